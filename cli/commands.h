@@ -1,0 +1,21 @@
+// The subcommands of `zerosim`. Each handler is wiring: parse its options, load, run, write. Handlers
+// return the process exit status: 0 success, 1 a run that failed its goal (e.g. validation), 2 bad usage
+// or bad input.
+#pragma once
+
+namespace zerosim::cli {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(int argc, char** argv);  // argv[0] is the command name
+};
+
+int RunCommand(int argc, char** argv);
+
+// Exit statuses.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+}  // namespace zerosim::cli

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# ZeroSim's one entry point for set-up, build, run and test. The single source of truth for what the
+# build needs: .ci/run and the README call this script and nothing else.
+#
+#   ./dev.sh run [ARGS...]   install what is missing, build, then `zerosim run ARGS...`
+#                            (no ARGS: the embedded default scenario)
+#   ./dev.sh test            install what is missing, build, run the whole test suite (ctest)
+#   ./dev.sh build           install what is missing and build
+#   ./dev.sh deps            only install what is missing
+#
+# Environment: BUILD_DIR (default build), BUILD_TYPE (default Release), JOBS (default: number of cores).
+# Idempotent: on a machine that already has the packages it installs nothing and rebuilds only what changed.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+BUILD_DIR=${BUILD_DIR:-build}
+BUILD_TYPE=${BUILD_TYPE:-Release}
+JOBS=${JOBS:-$(nproc)}
+
+# Debian 12 packages. SimGrid 3.32 has no CMake package in Debian: it is found with pkg-config.
+APT_PACKAGES=(
+  cmake g++ make pkg-config git
+  libsimgrid-dev libeigen3-dev libboost-program-options-dev libfmt-dev libgtest-dev
+  libtomlplusplus-dev nlohmann-json3-dev
+)
+# Python tools for the notebooks (run headless in the tests), from PyPI for the python3 on PATH.
+PIP_PACKAGES=(nbclient nbformat ipykernel matplotlib numpy)
+
+log() { printf '[dev.sh] %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    log "need root to run: $*"; exit 1
+  fi
+}
+
+install_deps() {
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    as_root apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+  local py_missing=()
+  for p in "${PIP_PACKAGES[@]}"; do
+    python3 -m pip show -q "$p" >/dev/null 2>&1 || py_missing+=("$p")
+  done
+  if [ ${#py_missing[@]} -gt 0 ]; then
+    log "installing Python packages: ${py_missing[*]}"
+    python3 -m pip install -q --disable-pip-version-check "${py_missing[@]}"
+  fi
+}
+
+build() {
+  local cuda_args=()
+  # nvcc is not on PATH on these machines; CUDA code is built only where the toolkit exists.
+  if [ -x /usr/local/cuda/bin/nvcc ]; then cuda_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc); fi
+  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "${cuda_args[@]}"
+  fi
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  deps) install_deps ;;
+  build) install_deps; build ;;
+  run) install_deps; build; exec "$BUILD_DIR/zerosim" run "$@" ;;
+  test) install_deps; build; cd "$BUILD_DIR" && exec ctest --output-on-failure -j "$JOBS" ;;
+  *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac

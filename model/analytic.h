@@ -1,0 +1,35 @@
+// The analytic evaluator: times a Schedule without simulating the network. Each collective takes its
+// uncontended time (collective_time.h); every other op its local cost (op_cost.h). Ops run in issue
+// order on their queues (CUDA streams, NCCL streams, the host thread), each starting when its queue is
+// free and its dependencies have finished, so one pass over the schedule gives every start and finish.
+//
+// The GPU is shared: a kernel or memory op on a side stream that overlaps the compute stream delays the
+// compute stream's next op by its own duration (work-conserving; the DES models this as CPU sharing).
+// What the analytic model cannot see: two collectives sharing a link at the same time (each is timed as
+// if alone). The SimGrid replay captures that contention.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "model/calibration.h"
+#include "model/cluster_spec.h"
+#include "model/schedule.h"
+
+namespace zerosim::model {
+
+struct Timing {
+  double iteration_s = 0;
+  double compute_s = 0;         // GEMM/attention time on the compute stream
+  double optimizer_s = 0;       // the optimizer step on the compute stream
+  double gpu_side_s = 0;        // kernels and memory passes on side streams (they share the GPU)
+  double compute_busy_s = 0;    // compute stream busy, side-stream GPU work included
+  double exposed_comm_s = 0;    // iteration_s - compute_busy_s: time the GPU waits for the network/host
+  std::array<double, kNumQueues> queue_busy_s{};
+  std::vector<double> start_s;   // per op
+  std::vector<double> finish_s;  // per op
+};
+
+Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibration& cal);
+
+}  // namespace zerosim::model

@@ -1,0 +1,74 @@
+// Calibration: what ZeroSim knows about one GPU type's speed beyond its datasheet. Loaded from
+// kernels/calibration/<gpu>.json (format: docs/calibration.md), written by `zerosim calibrate` on a GPU
+// ("measured") or by hand from a stated formula ("derived"). Every report prints its provenance.
+//
+// Quantization kernels cost t = alpha + bytes / beta, bytes being the fewest bytes the kernel must move
+// through device memory (KernelBytes in kernel_cost.h); alpha and beta are fitted by least squares to
+// the measured points when the file has them.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace zerosim::model {
+
+enum class Kernel {
+  kQuantizeInt8,            // qwZ: fp16 -> int8 codes + fp32 scale per group
+  kDequantizeInt8,          // qwZ: int8 + scales -> fp16
+  kQuantizeInt4,            // plain int4 quantization
+  kDequantizeInt4,          // qgZ hop 2 output: int4 + scales -> fp16
+  kSwizzleQuantizeInt4,     // qgZ hop 1 input: int4 with the two-hop slice order
+  kDequantReduceQuantInt4,  // qgZ between hops: k int4 inputs -> sum -> int4
+  kDequantReduceInt4,       // qgZ final: k int4 inputs -> sum / k -> fp16
+  kCount,
+};
+inline constexpr int kNumKernels = static_cast<int>(Kernel::kCount);
+
+// The name used in calibration files ("quantize_int8", ...).
+const char* KernelName(Kernel kernel);
+
+struct KernelFit {
+  double alpha_s = 0;   // per-launch cost
+  double beta_Bps = 0;  // effective bandwidth over KernelBytes
+};
+
+struct KernelPoint {
+  double bytes = 0;    // KernelBytes of the measured call
+  double seconds = 0;  // median time of the call
+};
+
+struct KernelCalibration {
+  KernelFit fit;
+  std::vector<KernelPoint> points;  // empty for derived calibrations
+};
+
+// Sustained fraction of tensor-core peak reached by a transformer block's GEMMs, as a function of the
+// tokens each GPU processes per micro-step: max_efficiency * T / (T + half_tokens). Larger GEMMs fill the
+// GPU better; the curve saturates at max_efficiency.
+struct GemmEfficiency {
+  double max_efficiency = 0;
+  double half_tokens = 0;
+  std::string source;  // where the two numbers come from
+};
+
+struct Calibration {
+  std::string gpu;         // GPU the numbers describe
+  std::string source;      // "measured" or "derived"
+  std::string provenance;  // how: benchmark command, driver, date; or the derivation formula
+  std::string path;        // file it was read from (set by the loader)
+  double copy_Bps = 0;     // device-to-device copy bandwidth, read + write bytes counted
+  std::array<KernelCalibration, kNumKernels> kernels;
+  GemmEfficiency gemm;
+
+  const KernelFit& fit(Kernel k) const { return kernels[static_cast<int>(k)].fit; }
+};
+
+// Least-squares fit (Eigen) of t = alpha + bytes / beta to `points`. Needs two points of distinct sizes;
+// a negative fitted alpha is clamped to 0 and beta refitted through the origin.
+KernelFit FitKernel(const std::vector<KernelPoint>& points);
+
+// GEMM efficiency at `tokens_per_gpu` tokens per micro-step.
+double GemmEfficiencyAt(const GemmEfficiency& gemm, double tokens_per_gpu);
+
+}  // namespace zerosim::model

@@ -1,0 +1,89 @@
+// ClusterSpec: the hardware a training job runs on. Nodes of identical GPUs joined by an intra-node fabric
+// (NVSwitch), NICs per node, and an inter-node fabric; plus the collective library's cost parameters
+// (NCCL's own latency/bandwidth model). All values SI: bytes, seconds, bytes per second, FLOP/s.
+// Bandwidths are per direction (full duplex links carry this much each way).
+#pragma once
+
+#include <string>
+
+namespace zerosim::model {
+
+struct GpuSpec {
+  std::string name;        // e.g. "V100-SXM3-32GB"
+  double peak_flops = 0;   // dense fp16/bf16 tensor-core peak, FLOP/s (datasheet)
+  double hbm_bytes = 0;    // device memory
+  double hbm_Bps = 0;      // device memory bandwidth (datasheet)
+};
+
+enum class IntraFabric { kNvSwitch };
+
+struct IntraNodeSpec {
+  IntraFabric fabric = IntraFabric::kNvSwitch;
+  double bandwidth_Bps = 0;  // per GPU port into the switch, per direction
+  double latency_s = 0;      // GPU to GPU, one way
+};
+
+// NICs of one node. GPU g of a node uses NIC floor(g * count / gpus_per_node) (contiguous rails).
+struct NicSpec {
+  int count = 0;
+  double bandwidth_Bps = 0;  // per NIC, per direction
+  double latency_s = 0;      // GPU to switch port, one way
+};
+
+enum class FabricKind {
+  kSingleSwitch,   // every NIC on one non-blocking switch
+  kFatTree,        // leaves of `nodes_per_leaf` nodes; leaf uplinks oversubscribed
+  kRailOptimized,  // NIC r of every node on rail switch r (rails joined by a non-blocking spine)
+};
+
+struct InterNodeSpec {
+  FabricKind kind = FabricKind::kSingleSwitch;
+  double switch_latency_s = 0;   // per switch traversal
+  int nodes_per_leaf = 0;        // fat tree only
+  double oversubscription = 1;   // fat tree only: leaf downlink / uplink bandwidth (4 means 4:1)
+};
+
+// One NCCL protocol's cost model (NCCL src/graph/tuning.cc): a collective of nsteps ring steps, of
+// which nInterSteps cross nodes, takes base + (nsteps - nInter)*intra_step + nInter*inter_step plus its
+// bytes over the bus bandwidth times bandwidth_factor.
+struct NcclProtocol {
+  double base_latency_s = 0;
+  double intra_step_latency_s = 0;
+  double inter_step_latency_s = 0;
+  double bandwidth_factor = 1;  // fraction of the link bandwidth the protocol reaches
+};
+
+// The collective library. NCCL picks, per call, the protocol with the smallest modelled time; so do we.
+struct CollectiveLibrary {
+  NcclProtocol ll;
+  NcclProtocol ll128;
+  NcclProtocol simple;
+  // Achieved fraction of the link bandwidth by large transfers, per tier (protocol overheads aside).
+  double intra_bandwidth_efficiency = 1;
+  double inter_bandwidth_efficiency = 1;
+};
+
+// Defaults: NCCL's tuning model (src/graph/tuning.cc, NCCL 2.7-2.8, the V100-era release): ring
+// latencies in microseconds, base {LL 3.6, LL128 10.0, Simple 8.4}, per step over NVLink
+// {0.47, 1.9, 3.4}, per step over the network {2.7, 4.0, 9.6}; LL reaches 1/4 of the bandwidth across
+// nodes, LL128 0.92.
+CollectiveLibrary DefaultNcclLibrary();
+
+struct ClusterSpec {
+  std::string name;
+  int nodes = 0;
+  int gpus_per_node = 0;
+  GpuSpec gpu;
+  IntraNodeSpec intra;
+  NicSpec nic;
+  InterNodeSpec fabric;
+  CollectiveLibrary nccl = DefaultNcclLibrary();
+
+  int total_gpus() const { return nodes * gpus_per_node; }
+  // All NICs of one node together, per direction.
+  double node_nic_Bps() const { return nic.count * nic.bandwidth_Bps; }
+};
+
+const char* FabricKindName(FabricKind kind);
+
+}  // namespace zerosim::model

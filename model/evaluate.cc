@@ -1,0 +1,64 @@
+#include "model/evaluate.h"
+
+#include <fmt/format.h>
+
+#include "model/schedule_builder.h"
+#include "model/units.h"
+
+namespace zerosim::model {
+namespace {
+
+PhaseBytes ToPhaseBytes(const std::array<double, 4>& by_purpose) {
+  PhaseBytes b;
+  b.forward_allgather = by_purpose[static_cast<size_t>(Purpose::kForwardAllGather)];
+  b.backward_allgather = by_purpose[static_cast<size_t>(Purpose::kBackwardAllGather)];
+  b.gradient_reduce = by_purpose[static_cast<size_t>(Purpose::kGradientReduce)];
+  return b;
+}
+
+}  // namespace
+
+double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
+  const double tokens = static_cast<double>(world_size) * z.train_micro_batch_size_per_gpu * m.seq_len *
+                        z.gradient_accumulation_steps;
+  return TrainingFlops(m, tokens, z.activation_checkpointing);
+}
+
+VariantReport AssembleVariant(const std::string& name, const std::string& engine, const ModelSpec& m,
+                              const ZeroConfig& z, const ClusterSpec& c, const Schedule& s, const Timing& t,
+                              const TierVolumes& v) {
+  VariantReport r;
+  r.name = name;
+  r.engine = engine;
+  r.zero = z;
+  r.seq_len = m.seq_len;
+  r.iteration_time_s = t.iteration_s;
+  const int p = c.total_gpus();
+  r.tflops_per_gpu = IterationFlops(m, z, p) / (t.iteration_s * p) / kTera;
+  r.tokens_per_s =
+      static_cast<double>(p) * z.train_micro_batch_size_per_gpu * m.seq_len * z.gradient_accumulation_steps /
+      t.iteration_s;
+  r.exposed_comm_s = t.exposed_comm_s;
+  r.compute_s = t.compute_s;
+  r.optimizer_s = t.optimizer_s;
+  r.gpu_side_s = t.gpu_side_s;
+  r.bytes.cross_node = ToPhaseBytes(v.cross_node);
+  r.bytes.intra_node = ToPhaseBytes(v.intra_node);
+  r.memory = EstimateMemory(m, z, c, s);
+  r.num_ops = static_cast<int>(s.ops.size());
+  if (r.memory.total_bytes > r.memory.hbm_bytes) {
+    r.feasible = false;
+    r.infeasible_reason = fmt::format("needs {:.1f} GiB per GPU, the {} has {:.1f} GiB", r.memory.total_bytes / kGiB,
+                                      c.gpu.name, r.memory.hbm_bytes / kGiB);
+  }
+  return r;
+}
+
+VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
+                                      const ClusterSpec& c, const Calibration& cal) {
+  const Schedule s = BuildSchedule(m, z, c);
+  const Timing t = EvaluateAnalytic(s, c, cal);
+  return AssembleVariant(name, "analytic", m, z, c, s, t, SumTraffic(s));
+}
+
+}  // namespace zerosim::model

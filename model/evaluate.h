@@ -1,0 +1,32 @@
+// Evaluate a configuration: build its schedule, time it, and assemble the VariantReport (throughput,
+// exposed communication, per-tier volumes, memory and feasibility). The SimGrid engine reuses
+// AssembleVariant with its own timing and measured volumes.
+#pragma once
+
+#include <string>
+
+#include "model/analytic.h"
+#include "model/calibration.h"
+#include "model/cluster_spec.h"
+#include "model/model_spec.h"
+#include "model/report.h"
+#include "model/schedule.h"
+#include "model/traffic.h"
+#include "model/zero_config.h"
+
+namespace zerosim::model {
+
+// Turns a schedule's timing and volumes into a report. Feasibility: the memory estimate must fit the
+// GPU's HBM.
+VariantReport AssembleVariant(const std::string& name, const std::string& engine, const ModelSpec& m,
+                              const ZeroConfig& z, const ClusterSpec& c, const Schedule& s, const Timing& t,
+                              const TierVolumes& v);
+
+// BuildSchedule + EvaluateAnalytic + AssembleVariant.
+VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
+                                      const ClusterSpec& c, const Calibration& cal);
+
+// FLOPs counted per iteration for throughput (Megatron's accounting, TrainingFlops) over all GPUs.
+double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size);
+
+}  // namespace zerosim::model

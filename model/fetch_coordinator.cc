@@ -1,0 +1,248 @@
+#include "model/fetch_coordinator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "model/kernel_cost.h"
+
+namespace zerosim::model {
+
+std::vector<TraceStep> BuildTrace(const ModuleGraph& g, bool activation_checkpointing) {
+  std::vector<TraceStep> trace;
+  const int n = static_cast<int>(g.modules.size());
+  for (int i = 0; i < n; ++i) trace.push_back({i, Phase::kForward});
+  const int first_block = g.num_blocks > 0 ? g.block_begin.front() : n;
+  const int after_blocks = g.num_blocks > 0 ? g.block_end.back() : n;
+  for (int i = n - 1; i >= after_blocks; --i) trace.push_back({i, Phase::kBackward});
+  for (int b = g.num_blocks - 1; b >= 0; --b) {
+    const int begin = g.block_begin[static_cast<size_t>(b)];
+    const int end = g.block_end[static_cast<size_t>(b)];
+    if (activation_checkpointing) {
+      for (int i = begin; i < end; ++i) trace.push_back({i, Phase::kRecompute});
+    }
+    for (int i = end - 1; i >= begin; --i) trace.push_back({i, Phase::kBackward});
+  }
+  for (int i = first_block - 1; i >= 0; --i) trace.push_back({i, Phase::kBackward});
+  return trace;
+}
+
+double QuantizationGroupSize(double numel, double target) {
+  const auto n = static_cast<int64_t>(std::llround(numel));
+  if (n <= 0) return 0;
+  const auto initial = static_cast<int64_t>(std::ceil(static_cast<double>(n) / target));
+  int64_t groups = initial;
+  constexpr int64_t kMaxSearch = 10'000'000;
+  while (groups < n && n % (8 * groups) != 0) {
+    if (++groups - initial > kMaxSearch) break;
+  }
+  if (n % (8 * groups) != 0) {
+    // DeepSpeed asserts here (shards must divide by 8); keep the target-sized groups.
+    return static_cast<double>(n) / static_cast<double>(initial);
+  }
+  while (n % (16 * groups) == 0 && static_cast<double>(n) / static_cast<double>(groups) > target) groups *= 2;
+  return static_cast<double>(n) / static_cast<double>(groups);
+}
+
+FetchCoordinator::FetchCoordinator(const ModuleGraph& g, const ZeroConfig& z, OpEmitter* emit)
+    : g_(g), z_(z), emit_(emit) {
+  const size_t np = g.params.size();
+  status_.assign(np, Status::kNotAvailable);
+  handle_of_.assign(np, -1);
+  most_recent_step_.assign(np, std::numeric_limits<long>::min() / 2);
+  for (size_t p = 0; p < np; ++p) {
+    if (g.params[p].numel() < z.stage3_param_persistence_threshold) status_[p] = Status::kPersistent;
+  }
+}
+
+double FetchCoordinator::persistent_elements() const {
+  double total = 0;
+  for (size_t p = 0; p < status_.size(); ++p) {
+    if (status_[p] == Status::kPersistent) total += g_.params[p].numel();
+  }
+  return total;
+}
+
+void FetchCoordinator::BeginPass(const std::vector<TraceStep>* trace) {
+  trace_ = trace;
+  queue_.clear();
+  for (int step = 0; step < static_cast<int>(trace->size()); ++step) {
+    for (int p : g_.modules[static_cast<size_t>((*trace)[static_cast<size_t>(step)].module)].params) {
+      queue_.push_back({p, step});
+    }
+  }
+  std::fill(most_recent_step_.begin(), most_recent_step_.end(), std::numeric_limits<long>::min() / 2);
+}
+
+bool FetchCoordinator::UsesSecondary(Phase use_phase, Phase hook_phase) const {
+  if (!z_.hpz_enabled()) return false;
+  if (z_.hpz_recompute_uses_secondary) return use_phase != Phase::kForward;
+  return hook_phase == Phase::kBackward;  // DeepSpeed v0.10: forward=False only in backward hooks
+}
+
+void FetchCoordinator::Gather(const std::vector<int>& params, const std::vector<Phase>& use_phase,
+                              Phase hook_phase) {
+  // DeepSpeed issues the parameters that have a secondary tensor first, then the others.
+  for (bool secondary : {true, false}) {
+    for (Purpose purpose : {Purpose::kForwardAllGather, Purpose::kBackwardAllGather}) {
+      std::vector<int> part;
+      for (size_t i = 0; i < params.size(); ++i) {
+        const Purpose pi =
+            use_phase[i] == Phase::kForward ? Purpose::kForwardAllGather : Purpose::kBackwardAllGather;
+        if (pi == purpose && UsesSecondary(use_phase[i], hook_phase) == secondary) part.push_back(params[i]);
+      }
+      if (!part.empty()) IssueGather(part, secondary, purpose);
+    }
+  }
+}
+
+void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose) {
+  const int world = emit_->group_size(GroupKind::kGlobal);
+  const GroupKind group = secondary ? GroupKind::kHpz : GroupKind::kGlobal;
+  const int group_size = emit_->group_size(group);
+  // Each rank's shard: ceil(numel / P) elements per parameter (DeepSpeed pads partitions); the hpZ
+  // secondary shard is the primary shard times P / h.
+  double shard = 0;
+  for (int p : params) shard += std::ceil(g_.params[static_cast<size_t>(p)].numel() / world);
+  if (secondary) shard *= static_cast<double>(world) / group_size;
+
+  Handle h;
+  h.shard_elements = shard * group_size;
+  if (group_size > 1) {
+    const Queue q = secondary ? Queue::kNcclHpz : Queue::kNcclDp;
+    if (z_.zero_quantized_weights) {
+      const int bits = z_.weight_quantization_bits;
+      h.quantized = true;
+      h.group_size = QuantizationGroupSize(shard, static_cast<double>(z_.weight_quantization_group_target));
+      KernelSpec k{Kernel::kQuantizeInt8, shard, bits, h.group_size, 1, 0};
+      k.bytes = KernelBytes(k.kernel, k.elements, k.bits, k.group_size, k.fan_in);
+      const int quant = emit_->Kernel(Queue::kAllGatherStream, k, {});
+      const double code_bytes = bits / 8.0;
+      h.ops[0] = emit_->Collective(q, CollectiveKind::kAllGather, group, shard * group_size * code_bytes,
+                                   code_bytes, purpose, {quant});
+      const double scale_bytes = 4.0 * (shard / h.group_size);
+      h.ops[1] = emit_->Collective(q, CollectiveKind::kAllGather, group, scale_bytes * group_size, 4.0,
+                                   purpose, {quant});
+    } else {
+      h.ops[0] = emit_->Collective(q, CollectiveKind::kAllGather, group, shard * group_size * 2.0, 2.0,
+                                   purpose, {emit_->tail(Queue::kAllGatherStream)});
+    }
+  }
+  const int id = static_cast<int>(handles_.size());
+  handles_.push_back(h);
+  for (int p : params) {
+    status_[static_cast<size_t>(p)] = Status::kInflight;
+    handle_of_[static_cast<size_t>(p)] = id;
+    live_ += g_.params[static_cast<size_t>(p)].numel();
+  }
+  peak_live_ = std::max(peak_live_, live_);
+}
+
+void FetchCoordinator::WaitHandle(int id) {
+  Handle& h = handles_[static_cast<size_t>(id)];
+  if (h.complete) return;
+  h.complete = true;
+  if (h.quantized) {
+    // AllGatherHandle.wait(): dequantize the gathered codes on the all-gather stream.
+    KernelSpec k{Kernel::kDequantizeInt8, h.shard_elements, z_.weight_quantization_bits, h.group_size, 1, 0};
+    k.bytes = KernelBytes(k.kernel, k.elements, k.bits, k.group_size, k.fan_in);
+    emit_->Kernel(Queue::kAllGatherStream, k, {h.ops[0], h.ops[1]});
+  } else if (h.ops[0] >= 0) {
+    emit_->Wait(Queue::kAllGatherStream, {h.ops[0]});
+  }
+}
+
+int FetchCoordinator::Fetch(int step) {
+  const TraceStep& ts = (*trace_)[static_cast<size_t>(step)];
+  const Module& mod = g_.modules[static_cast<size_t>(ts.module)];
+
+  // 1. Gather what the module needs and nobody fetched.
+  std::vector<int> need;
+  for (int p : mod.params) {
+    if (status_[static_cast<size_t>(p)] == Status::kNotAvailable) need.push_back(p);
+  }
+  if (!need.empty()) Gather(need, std::vector<Phase>(need.size(), ts.phase), ts.phase);
+
+  // 2. Wait for the module's in-flight parameters.
+  for (int p : mod.params) {
+    if (status_[static_cast<size_t>(p)] != Status::kInflight) continue;
+    if (static_cast<int>(fetch_events_.size()) > z_.max_ongoing_fetch_events) {
+      emit_->Host(0.0, fetch_events_.front());
+      fetch_events_.pop_front();
+    }
+    WaitHandle(handle_of_[static_cast<size_t>(p)]);
+    status_[static_cast<size_t>(p)] = Status::kAvailable;
+    handle_of_[static_cast<size_t>(p)] = -1;
+    fetch_events_.push_back(emit_->tail(Queue::kAllGatherStream));
+  }
+  const int compute_waits_for = emit_->tail(Queue::kAllGatherStream);
+
+  // 3. Prefetch. First pop this module's own entries off the parameter queue.
+  size_t not_yet_fetched = 0;
+  for (int p : mod.params) {
+    if (most_recent_step_[static_cast<size_t>(p)] < step) ++not_yet_fetched;
+  }
+  for (size_t popped = 0; !queue_.empty() && popped < not_yet_fetched; ++popped) {
+    const Entry e = queue_.front();
+    queue_.pop_front();
+    most_recent_step_[static_cast<size_t>(e.param)] = e.step;
+  }
+  if (z_.stage3_prefetch_bucket_size > 0) {
+    const double budget = std::min(z_.stage3_max_live_parameters - live_, z_.stage3_prefetch_bucket_size);
+    double numel = 0;
+    std::vector<int> prefetch;
+    std::vector<Phase> use_phase;
+    while (!queue_.empty() && numel < budget) {
+      const Entry e = queue_.front();
+      queue_.pop_front();
+      const auto p = static_cast<size_t>(e.param);
+      const bool fetch = status_[p] == Status::kNotAvailable &&
+                         std::find(prefetch.begin(), prefetch.end(), e.param) == prefetch.end();
+      most_recent_step_[p] = std::max(most_recent_step_[p], static_cast<long>(e.step));
+      if (fetch) {
+        prefetch.push_back(e.param);
+        use_phase.push_back((*trace_)[static_cast<size_t>(e.step)].phase);
+        numel += g_.params[p].numel();
+      }
+    }
+    if (!prefetch.empty()) Gather(prefetch, use_phase, ts.phase);
+  }
+  return compute_waits_for;
+}
+
+void FetchCoordinator::Release(int step) {
+  const Module& mod = g_.modules[static_cast<size_t>((*trace_)[static_cast<size_t>(step)].module)];
+  const long next = step + 1;
+  std::vector<int> candidates;
+  for (int p : mod.params) {
+    const auto i = static_cast<size_t>(p);
+    if (status_[i] != Status::kPersistent && most_recent_step_[i] <= next) candidates.push_back(p);
+  }
+  double traversed = 0;
+  for (size_t s = static_cast<size_t>(next); s < trace_->size() && !candidates.empty(); ++s) {
+    if (traversed >= z_.stage3_max_reuse_distance) break;
+    for (int p : g_.modules[static_cast<size_t>((*trace_)[s].module)].params) {
+      candidates.erase(std::remove(candidates.begin(), candidates.end(), p), candidates.end());
+      traversed += g_.params[static_cast<size_t>(p)].numel();
+    }
+  }
+  for (int p : candidates) {
+    const auto i = static_cast<size_t>(p);
+    if (status_[i] != Status::kAvailable) continue;
+    status_[i] = Status::kNotAvailable;
+    live_ -= g_.params[i].numel();
+  }
+}
+
+void FetchCoordinator::EndPass() {
+  for (size_t p = 0; p < status_.size(); ++p) {
+    if (status_[p] != Status::kInflight) continue;
+    WaitHandle(handle_of_[p]);
+    handle_of_[p] = -1;
+    status_[p] = Status::kNotAvailable;
+    live_ -= g_.params[p].numel();
+  }
+}
+
+}  // namespace zerosim::model

@@ -1,0 +1,99 @@
+// FetchCoordinator: emulates DeepSpeed stage 3's PartitionedParameterCoordinator (v0.10,
+// deepspeed/runtime/zero/partitioned_param_coordinator.py) on a recorded module trace, emitting the
+// gathers it would issue. Its decisions depend only on program order (the trace and element counts), never
+// on time, so they can be made statically, once, for both evaluators.
+//
+// Per module hook (fetch_sub_module):
+//  1. gather the module's parameters that are not available, as one coalesced all-gather;
+//  2. wait for each in-flight parameter of the module: the host blocks on the oldest fetch event when more
+//     than `max_ongoing_fetch_events` are outstanding; the wait (or the dequantization, with qwZ) runs on
+//     the all-gather stream; then the compute stream waits for the whole all-gather stream;
+//  3. prefetch: walk the parameter trace ahead, gathering parameters that are not available until
+//     `stage3_prefetch_bucket_size` elements (capped by the live-parameter budget) are in flight.
+// After the module's compute (release_sub_module): release its parameters unless the trace reuses them
+// within `stage3_max_reuse_distance` elements or a prefetch walk skipped one of their later uses.
+//
+// Gathers: qwZ quantizes the rank's shard (int8, DeepSpeed's adaptive group count) and all-gathers codes
+// and fp32 scales separately; hpZ gathers backward-phase uses from the secondary partition inside the hpZ
+// group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute).
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "model/module_graph.h"
+#include "model/op_emitter.h"
+#include "model/zero_config.h"
+
+namespace zerosim::model {
+
+struct TraceStep {
+  int module = 0;
+  Phase phase = Phase::kForward;  // kForward, kRecompute or kBackward
+};
+
+// The module trace of one forward + backward pass (what DeepSpeed records in its first iteration):
+// forward modules in order; then the logit layer and final LayerNorm backward; then per block, last first,
+// its recomputed forward (with activation checkpointing) and its backward modules in reverse; then the
+// embeddings backward.
+std::vector<TraceStep> BuildTrace(const ModuleGraph& g, bool activation_checkpointing);
+
+// DeepSpeed's adaptive qwZ group count for a shard of `numel` elements (CUDAQuantizer.quantize): start
+// at ceil(numel / target), grow until numel divides by 8 * groups, then double while the groups stay above
+// the target size and numel still divides. Returns elements per group.
+double QuantizationGroupSize(double numel, double target);
+
+class FetchCoordinator {
+ public:
+  FetchCoordinator(const ModuleGraph& g, const ZeroConfig& z, OpEmitter* emit);
+
+  // Starts a forward + backward pass over `trace` (DeepSpeed's reset_step).
+  void BeginPass(const std::vector<TraceStep>* trace);
+  // fetch_sub_module for trace step `step`. Returns the op the module's compute must wait for (the
+  // all-gather stream's tail), or -1.
+  int Fetch(int step);
+  // release_sub_module after step `step`'s compute.
+  void Release(int step);
+  // End of the pass: wait for and release whatever is still in flight.
+  void EndPass();
+
+  double peak_live_elements() const { return peak_live_; }
+  double persistent_elements() const;
+
+ private:
+  enum class Status { kNotAvailable, kInflight, kAvailable, kPersistent };
+  struct Handle {
+    int ops[2] = {-1, -1};  // the NCCL op(s): one, or codes + scales with qwZ
+    bool quantized = false;
+    bool complete = false;
+    double shard_elements = 0;
+    double group_size = 0;
+  };
+  struct Entry {
+    int param;
+    int step;
+  };
+
+  // Issues coalesced gathers for `params` from a hook of phase `hook_phase`; `use_phase` gives each
+  // param's next use. Splits by (group, purpose) as DeepSpeed splits by secondary-tensor presence.
+  void Gather(const std::vector<int>& params, const std::vector<Phase>& use_phase, Phase hook_phase);
+  void IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose);
+  void WaitHandle(int handle);
+  bool UsesSecondary(Phase use_phase, Phase hook_phase) const;
+
+  const ModuleGraph& g_;
+  const ZeroConfig& z_;
+  OpEmitter* emit_;
+  const std::vector<TraceStep>* trace_ = nullptr;
+
+  std::vector<Status> status_;
+  std::vector<int> handle_of_;         // per param: index into handles_, while in flight
+  std::vector<long> most_recent_step_;
+  std::vector<Handle> handles_;
+  std::deque<Entry> queue_;
+  std::deque<int> fetch_events_;       // ops whose completion the host may wait for
+  double live_ = 0;                    // DeepSpeed's __n_available_params
+  double peak_live_ = 0;
+};
+
+}  // namespace zerosim::model

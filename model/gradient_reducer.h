@@ -1,0 +1,53 @@
+// GradientReducer: emulates DeepSpeed stage 3's gradient path (v0.10, deepspeed/runtime/zero/stage3.py
+// reduce_independent_p_g_buckets_and_remove_grads and __reduce_and_partition_ipg_grads), emitting the
+// reduction ops on the reduce stream.
+//
+// As each module's backward produces its gradients: if the bucket would exceed `reduce_bucket_size`
+// elements, reduce the bucket first; then the reduce stream waits for the compute stream and copies the
+// gradient into the bucket buffer. Reducing a bucket first blocks the host on the oldest reduction when
+// more than `max_param_reduce_events` are outstanding, then:
+//  - ZeRO-3: one reduce-scatter of the whole bucket over all ranks (reduce_scatter_coalesced);
+//  - qgZ with more than one node (all_to_all_quant_reduce), per tensor in ds_id order: 1-D tensors by
+//    their own reduce-scatter on the world group; matrices by swizzled int4 quantization, intra-node
+//    all-to-all of codes and of scales, fused dequantize-reduce-requantize over the N local inputs,
+//    inter-node all-to-all of codes and of scales among same-local-rank GPUs, dequantization, and the
+//    final sum over the K node chunks (PyTorch adds).
+// At the end of the backward pass the last bucket is reduced and the host waits for the reduce stream.
+#pragma once
+
+#include <vector>
+
+#include "model/module_graph.h"
+#include "model/op_emitter.h"
+#include "model/zero_config.h"
+
+namespace zerosim::model {
+
+class GradientReducer {
+ public:
+  GradientReducer(const ModuleGraph& g, const ZeroConfig& z, int nodes, int gpus_per_node, OpEmitter* emit);
+
+  // The backward compute op `compute_op` has produced the final gradients of `params` (a parameter used
+  // twice, like a tied embedding, is ready after its last backward use: autograd accumulates both
+  // contributions before its gradient hook fires).
+  void OnGradientsReady(const std::vector<int>& params, int compute_op);
+  // independent_gradient_partition_epilogue: reduce what is left, then the host waits for the reductions.
+  void Epilogue();
+
+ private:
+  void ReduceBucket();
+  void ReduceMatrixQuantized(int param);
+  void FlushCopies();
+
+  const ModuleGraph& g_;
+  const ZeroConfig& z_;
+  int nodes_;
+  int gpus_per_node_;
+  OpEmitter* emit_;
+  std::vector<int> bucket_;
+  double bucket_elements_ = 0;
+  double pending_copy_bytes_ = 0;
+  std::vector<int> reduce_events_;
+};
+
+}  // namespace zerosim::model

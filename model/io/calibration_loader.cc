@@ -1,0 +1,169 @@
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/io/loaders.h"
+#include "model/io/table_reader.h"
+
+namespace zerosim::io {
+namespace {
+
+using nlohmann::json;
+
+// Strict access to one JSON object: required/optional members by name, unknown members reported.
+class JsonObject {
+ public:
+  JsonObject(const json& j, std::string file, std::string path, Status* status)
+      : j_(j), file_(std::move(file)), path_(std::move(path)), status_(status) {
+    if (!j_.is_object()) Fail("", "expected an object");
+  }
+
+  const json* Get(const std::string& key, bool required) {
+    known_.insert(key);
+    if (!j_.is_object()) return nullptr;
+    const auto it = j_.find(key);
+    if (it == j_.end()) {
+      if (required) Fail(key, "missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  std::string String(const std::string& key) {
+    const json* v = Get(key, true);
+    if (v == nullptr) return "";
+    if (!v->is_string()) {
+      Fail(key, "expected a string");
+      return "";
+    }
+    return v->get<std::string>();
+  }
+
+  double Positive(const std::string& key, bool required, double fallback) {
+    const json* v = Get(key, required);
+    if (v == nullptr) return fallback;
+    if (!v->is_number() || v->get<double>() <= 0) {
+      Fail(key, "expected a number greater than zero");
+      return fallback;
+    }
+    return v->get<double>();
+  }
+
+  double NonNegative(const std::string& key, bool required, double fallback) {
+    const json* v = Get(key, required);
+    if (v == nullptr) return fallback;
+    if (!v->is_number() || v->get<double>() < 0) {
+      Fail(key, "expected a number >= 0");
+      return fallback;
+    }
+    return v->get<double>();
+  }
+
+  JsonObject Object(const std::string& key) {
+    const json* v = Get(key, true);
+    static const json kEmpty = json::object();
+    return JsonObject(v != nullptr ? *v : kEmpty, file_, Join(key), status_);
+  }
+
+  void Fail(const std::string& key, const std::string& message) {
+    if (!status_->ok()) return;
+    *status_ = Status::Error(fmt::format("{}: key '{}': {}", file_, Join(key), message));
+  }
+
+  void Finish() {
+    if (!j_.is_object() || !status_->ok()) return;
+    for (const auto& [key, value] : j_.items()) {
+      if (known_.count(key) > 0) continue;
+      std::string hint;
+      for (const std::string& k : known_) {
+        if (EditDistance(key, k) <= 2) hint = fmt::format(" (did you mean '{}'?)", k);
+      }
+      Fail(key, "unknown key" + hint);
+      return;
+    }
+  }
+
+  std::string Join(const std::string& key) const {
+    if (path_.empty()) return key;
+    return key.empty() ? path_ : path_ + "." + key;
+  }
+
+ private:
+  const json& j_;
+  std::string file_;
+  std::string path_;
+  Status* status_;
+  std::set<std::string> known_;
+};
+
+}  // namespace
+
+StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std::string& path) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return Status::Error(fmt::format("{}: invalid JSON at byte {}: {}", path, e.byte, e.what()));
+  }
+  Status status;
+  model::Calibration cal;
+  cal.path = path;
+  JsonObject root(doc, path, "", &status);
+  const std::string format = root.String("format");
+  if (status.ok() && format != "zerosim-calibration-1") {
+    root.Fail("format", fmt::format("unsupported format \"{}\" (expected \"zerosim-calibration-1\")", format));
+  }
+  cal.gpu = root.String("gpu");
+  cal.source = root.String("source");
+  if (status.ok() && cal.source != "measured" && cal.source != "derived") {
+    root.Fail("source", fmt::format("\"{}\" is neither \"measured\" nor \"derived\"", cal.source));
+  }
+  cal.provenance = root.String("provenance");
+  cal.copy_Bps = root.Positive("copy_bandwidth_Bps", true, 1);
+
+  JsonObject gemm = root.Object("gemm_efficiency");
+  cal.gemm.max_efficiency = gemm.Positive("max", true, 1);
+  if (status.ok() && cal.gemm.max_efficiency > 1) gemm.Fail("max", "an efficiency cannot exceed 1");
+  cal.gemm.half_tokens = gemm.NonNegative("half_tokens", true, 0);
+  cal.gemm.source = gemm.String("source");
+  gemm.Finish();
+
+  JsonObject kernels = root.Object("kernels");
+  for (int k = 0; k < model::kNumKernels; ++k) {
+    const std::string name = model::KernelName(static_cast<model::Kernel>(k));
+    JsonObject kj = kernels.Object(name);
+    model::KernelCalibration& kc = cal.kernels[static_cast<size_t>(k)];
+    if (const json* pts = kj.Get("points", false)) {
+      if (!pts->is_array()) kj.Fail("points", "expected an array of [bytes, seconds] pairs");
+      for (const json& p : pts->is_array() ? *pts : json::array()) {
+        if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number() || p[0].get<double>() <= 0 ||
+            p[1].get<double>() <= 0) {
+          kj.Fail("points", "expected [bytes, seconds] pairs of positive numbers");
+          break;
+        }
+        kc.points.push_back({p[0].get<double>(), p[1].get<double>()});
+      }
+    }
+    const bool fit_from_points = kc.points.size() >= 2;
+    kc.fit.alpha_s = kj.NonNegative("alpha_s", !fit_from_points, 0);
+    kc.fit.beta_Bps = kj.Positive("beta_Bps", !fit_from_points, 1);
+    if (fit_from_points && status.ok()) {
+      kc.fit = model::FitKernel(kc.points);
+      if (kc.fit.beta_Bps <= 0) kj.Fail("points", "the points do not give a positive bandwidth");
+    }
+    kj.Finish();
+  }
+  kernels.Finish();
+  root.Finish();
+  if (!status.ok()) return status;
+  return cal;
+}
+
+StatusOr<model::Calibration> LoadCalibration(const FileSource& fs, const std::string& path) {
+  StatusOr<std::string> text = fs.Read(path);
+  if (!text.ok()) return text.status();
+  return ParseCalibration(*text, path);
+}
+
+}  // namespace zerosim::io

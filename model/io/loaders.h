@@ -1,0 +1,66 @@
+// Loaders for ZeroSim's input files. Formats and every key: docs/inputs.md. Each loader is strict:
+// unknown keys, missing keys, wrong units and impossible values are errors naming file, line and key.
+//
+//   topologies/*.toml            -> ClusterSpec (+ the GPU's calibration file)
+//   scenarios/models/*.toml      -> ModelSpec (seq_len comes from the scenario)
+//   kernels/calibration/*.json   -> Calibration
+//   scenarios/**/*.toml          -> Scenario: a topology, a model, training settings, a base ZeRO config
+//                                   and the variants to compare
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/calibration.h"
+#include "model/cluster_spec.h"
+#include "model/io/file_source.h"
+#include "model/model_spec.h"
+#include "model/report.h"
+#include "model/status.h"
+#include "model/zero_config.h"
+
+namespace zerosim::io {
+
+struct TopologyFile {
+  model::ClusterSpec cluster;
+  std::string calibration_path;  // resolved against the topology file
+  model::InputFile file;
+};
+StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& path);
+
+struct ModelFile {
+  model::ModelSpec model;  // seq_len = 0 until a scenario sets it
+  std::string source;      // where the shape comes from
+  model::InputFile file;
+};
+StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path);
+
+StatusOr<model::Calibration> LoadCalibration(const FileSource& fs, const std::string& path);
+// The same from text (the loader's core; `path` is used in messages and provenance).
+StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std::string& path);
+
+struct Variant {
+  std::string name;
+  model::ModelSpec model;  // the scenario's model with this variant's training settings
+  model::ZeroConfig zero;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  model::ClusterSpec cluster;
+  model::Calibration calibration;
+  std::string model_source;
+  std::vector<Variant> variants;
+  model::InputFile scenario_file;
+  model::InputFile topology_file;
+  model::InputFile model_file;
+  model::InputFile calibration_file;
+};
+StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path);
+
+// The provenance fields a scenario fixes (files, hashes, calibration); version and engine are added by
+// the caller.
+model::Provenance ScenarioProvenance(const Scenario& s);
+
+}  // namespace zerosim::io

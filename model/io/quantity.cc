@@ -1,0 +1,123 @@
+#include "model/io/quantity.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace zerosim::io {
+namespace {
+
+struct UnitInfo {
+  Dimension dim;
+  double scale;  // multiply the number by this to get SI
+};
+
+const std::map<std::string, UnitInfo, std::less<>>& Units() {
+  static const std::map<std::string, UnitInfo, std::less<>> units = [] {
+    std::map<std::string, UnitInfo, std::less<>> u;
+    const std::pair<const char*, double> si[] = {{"", 1}, {"K", 1e3}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}};
+    const std::pair<const char*, double> iec[] = {{"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0},
+                                                  {"Ti", 1099511627776.0}};
+    for (const auto& [p, s] : si) {
+      const std::string pre = p;
+      u[pre + "bps"] = {Dimension::kBandwidth, s / 8.0};
+      u[pre + "b/s"] = {Dimension::kBandwidth, s / 8.0};
+      u[pre + "Bps"] = {Dimension::kBandwidth, s};
+      u[pre + "B/s"] = {Dimension::kBandwidth, s};
+      u[pre + "B"] = {Dimension::kBytes, s};
+    }
+    for (const auto& [p, s] : iec) {
+      const std::string pre = p;
+      u[pre + "Bps"] = {Dimension::kBandwidth, s};
+      u[pre + "B/s"] = {Dimension::kBandwidth, s};
+      u[pre + "B"] = {Dimension::kBytes, s};
+    }
+    const std::pair<const char*, double> flop_prefix[] = {{"", 1}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}};
+    for (const auto& [p, s] : flop_prefix) {
+      const std::string pre = p;
+      for (const char* spelling : {"FLOPs", "FLOPS", "FLOP/s", "flops"}) u[pre + spelling] = {Dimension::kFlopRate, s};
+    }
+    u["s"] = {Dimension::kTime, 1};
+    u["ms"] = {Dimension::kTime, 1e-3};
+    u["us"] = {Dimension::kTime, 1e-6};
+    u["\xc2\xb5s"] = {Dimension::kTime, 1e-6};  // µs
+    u["ns"] = {Dimension::kTime, 1e-9};
+    return u;
+  }();
+  return units;
+}
+
+const char* Example(Dimension d) {
+  switch (d) {
+    case Dimension::kBandwidth:
+      return "\"100Gbps\" or \"150GBps\"";
+    case Dimension::kTime:
+      return "\"2us\" or \"1.5ms\"";
+    case Dimension::kBytes:
+      return "\"32GiB\" or \"80GB\"";
+    case Dimension::kFlopRate:
+      return "\"125TFLOPs\"";
+  }
+  return "";
+}
+
+}  // namespace
+
+const char* DimensionName(Dimension d) {
+  switch (d) {
+    case Dimension::kBandwidth:
+      return "a bandwidth";
+    case Dimension::kTime:
+      return "a time";
+    case Dimension::kBytes:
+      return "a size";
+    case Dimension::kFlopRate:
+      return "a FLOP rate";
+  }
+  return "a quantity";
+}
+
+StatusOr<double> ParseQuantity(std::string_view text, Dimension d) {
+  auto fail = [&](const std::string& why) {
+    return Status::Error(
+        fmt::format("expected {} like {}, got \"{}\" ({})", DimensionName(d), Example(d), text, why));
+  };
+  size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  double value = 0;
+  const char* begin = text.data() + i;
+  const auto [ptr, ec] = std::from_chars(begin, text.data() + text.size(), value);
+  if (ec != std::errc() || ptr == begin) return fail("no number");
+  std::string_view unit = text.substr(static_cast<size_t>(ptr - text.data()));
+  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.remove_prefix(1);
+  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.remove_suffix(1);
+  if (unit.empty()) return fail("no unit");
+  const auto it = Units().find(unit);
+  if (it == Units().end()) return fail(fmt::format("unknown unit \"{}\"", unit));
+  if (it->second.dim != d) {
+    return fail(fmt::format("\"{}\" is {}", unit, DimensionName(it->second.dim)));
+  }
+  if (!std::isfinite(value) || value < 0) return fail("must be a finite number >= 0");
+  return value * it->second.scale;
+}
+
+std::string FormatQuantity(double value, Dimension d) {
+  switch (d) {
+    case Dimension::kBandwidth:
+      return fmt::format("{:g} GB/s", value / 1e9);
+    case Dimension::kTime:
+      if (value < 1e-3) return fmt::format("{:g} us", value * 1e6);
+      if (value < 1) return fmt::format("{:g} ms", value * 1e3);
+      return fmt::format("{:g} s", value);
+    case Dimension::kBytes:
+      return fmt::format("{:.1f} GiB", value / 1073741824.0);
+    case Dimension::kFlopRate:
+      return fmt::format("{:g} TFLOP/s", value / 1e12);
+  }
+  return fmt::format("{:g}", value);
+}
+
+}  // namespace zerosim::io

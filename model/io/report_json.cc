@@ -1,0 +1,153 @@
+#include "model/io/report_json.h"
+
+namespace zerosim::io {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+ordered_json PhaseJson(const model::PhaseBytes& b, double scale) {
+  ordered_json j;
+  j["forward_allgather"] = b.forward_allgather * scale;
+  j["backward_allgather"] = b.backward_allgather * scale;
+  j["gradient_reduce"] = b.gradient_reduce * scale;
+  j["total"] = b.total() * scale;
+  return j;
+}
+
+ordered_json InputJson(const model::InputFile& f) { return {{"path", f.path}, {"hash", f.hash}}; }
+
+ordered_json ClusterJson(const model::ClusterSpec& c) {
+  ordered_json j;
+  j["name"] = c.name;
+  j["nodes"] = c.nodes;
+  j["gpus_per_node"] = c.gpus_per_node;
+  j["gpus"] = c.total_gpus();
+  j["gpu"] = {{"name", c.gpu.name},
+              {"peak_flops", c.gpu.peak_flops},
+              {"hbm_bytes", c.gpu.hbm_bytes},
+              {"hbm_Bps", c.gpu.hbm_Bps}};
+  j["intra_node"] = {{"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}, {"latency_s", c.intra.latency_s}};
+  j["nic"] = {{"count", c.nic.count}, {"bandwidth_Bps", c.nic.bandwidth_Bps}, {"latency_s", c.nic.latency_s}};
+  j["fabric"] = {{"kind", model::FabricKindName(c.fabric.kind)},
+                 {"switch_latency_s", c.fabric.switch_latency_s},
+                 {"nodes_per_leaf", c.fabric.nodes_per_leaf},
+                 {"oversubscription", c.fabric.oversubscription}};
+  auto proto = [](const model::NcclProtocol& p) {
+    return ordered_json{{"base_latency_s", p.base_latency_s},
+                        {"intra_step_latency_s", p.intra_step_latency_s},
+                        {"inter_step_latency_s", p.inter_step_latency_s},
+                        {"bandwidth_factor", p.bandwidth_factor}};
+  };
+  j["nccl"] = {{"ll", proto(c.nccl.ll)},
+               {"ll128", proto(c.nccl.ll128)},
+               {"simple", proto(c.nccl.simple)},
+               {"intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency},
+               {"inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency}};
+  return j;
+}
+
+ordered_json ModelJson(const model::ModelSpec& m) {
+  ordered_json j;
+  j["name"] = m.name;
+  j["layers"] = m.layers;
+  j["hidden"] = m.hidden;
+  j["heads"] = m.heads;
+  j["ffn_hidden"] = m.ffn_hidden;
+  j["vocab"] = m.vocab;
+  j["max_position_embeddings"] = m.max_position_embeddings;
+  j["tied_embeddings"] = m.tied_embeddings;
+  j["dtype"] = model::DTypeName(m.dtype);
+  j["parameters"] = model::TotalParams(m);
+  return j;
+}
+
+}  // namespace
+
+ordered_json ZeroToJson(const model::ZeroConfig& z) {
+  ordered_json j;
+  j["stage"] = z.stage;
+  j["zero_quantized_weights"] = z.zero_quantized_weights;
+  j["zero_hpz_partition_size"] = z.zero_hpz_partition_size;
+  j["zero_quantized_gradients"] = z.zero_quantized_gradients;
+  j["weight_quantization_bits"] = z.weight_quantization_bits;
+  j["gradient_quantization_bits"] = z.gradient_quantization_bits;
+  j["weight_quantization_group_target"] = z.weight_quantization_group_target;
+  j["stage3_prefetch_bucket_size"] = z.stage3_prefetch_bucket_size;
+  j["stage3_max_live_parameters"] = z.stage3_max_live_parameters;
+  j["stage3_max_reuse_distance"] = z.stage3_max_reuse_distance;
+  j["stage3_param_persistence_threshold"] = z.stage3_param_persistence_threshold;
+  j["reduce_bucket_size"] = z.reduce_bucket_size;
+  j["overlap_comm"] = z.overlap_comm;
+  j["contiguous_gradients"] = z.contiguous_gradients;
+  j["max_ongoing_fetch_events"] = z.max_ongoing_fetch_events;
+  j["max_param_reduce_events"] = z.max_param_reduce_events;
+  j["hpz_recompute_uses_secondary"] = z.hpz_recompute_uses_secondary;
+  j["host_overhead_per_module_s"] = z.host_overhead_per_module_s;
+  j["train_micro_batch_size_per_gpu"] = z.train_micro_batch_size_per_gpu;
+  j["gradient_accumulation_steps"] = z.gradient_accumulation_steps;
+  j["activation_checkpointing"] = z.activation_checkpointing;
+  return j;
+}
+
+ordered_json VariantToJson(const model::VariantReport& v) {
+  ordered_json j;
+  j["name"] = v.name;
+  j["engine"] = v.engine;
+  j["zero"] = ZeroToJson(v.zero);
+  j["seq_len"] = v.seq_len;
+  j["tokens_per_gpu"] = v.seq_len * v.zero.train_micro_batch_size_per_gpu;
+  j["feasible"] = v.feasible;
+  j["infeasible_reason"] = v.infeasible_reason;
+  j["iteration_time_s"] = v.iteration_time_s;
+  j["tflops_per_gpu"] = v.tflops_per_gpu;
+  j["tokens_per_s"] = v.tokens_per_s;
+  j["exposed_comm_s"] = v.exposed_comm_s;
+  j["compute_s"] = v.compute_s;
+  j["optimizer_s"] = v.optimizer_s;
+  j["gpu_side_s"] = v.gpu_side_s;
+  j["bytes"] = {{"cross_node", PhaseJson(v.bytes.cross_node, 1.0)}, {"intra_node", PhaseJson(v.bytes.intra_node, 1.0)}};
+  const model::MemoryBreakdown& m = v.memory;
+  j["memory_per_gpu_bytes"] = {{"parameters", m.parameters_bytes},
+                               {"gradients", m.gradients_bytes},
+                               {"optimizer_states", m.optimizer_states_bytes},
+                               {"hpz_secondary", m.hpz_secondary_bytes},
+                               {"gathered_parameters", m.gathered_parameters_bytes},
+                               {"buffers", m.buffers_bytes},
+                               {"activations", m.activations_bytes},
+                               {"total", m.total_bytes},
+                               {"hbm", m.hbm_bytes}};
+  j["schedule_ops"] = v.num_ops;
+  return j;
+}
+
+ordered_json ProvenanceToJson(const model::Provenance& p) {
+  ordered_json j;
+  j["zerosim_version"] = p.zerosim_version;
+  j["scenario"] = InputJson(p.scenario);
+  j["topology"] = InputJson(p.topology);
+  j["model"] = InputJson(p.model);
+  j["calibration"] = InputJson(p.calibration);
+  j["calibration_gpu"] = p.calibration_gpu;
+  j["calibration_source"] = p.calibration_source;
+  j["calibration_provenance"] = p.calibration_provenance;
+  j["gemm_efficiency_source"] = p.gemm_efficiency_source;
+  j["network_model"] = p.network_model;
+  j["simgrid_version"] = p.simgrid_version;
+  return j;
+}
+
+ordered_json ReportToJson(const model::Report& r) {
+  ordered_json j;
+  j["format"] = "zerosim-report-1";
+  j["provenance"] = ProvenanceToJson(r.provenance);
+  j["scenario"] = {{"name", r.scenario_name}, {"cluster", ClusterJson(r.cluster)}, {"model", ModelJson(r.model)}};
+  ordered_json variants = ordered_json::array();
+  for (const model::VariantReport& v : r.variants) variants.push_back(VariantToJson(v));
+  j["variants"] = variants;
+  return j;
+}
+
+std::string ReportJsonText(const model::Report& r) { return ReportToJson(r).dump(2) + "\n"; }
+
+}  // namespace zerosim::io

@@ -1,0 +1,134 @@
+#include "model/io/report_table.h"
+
+#include <functional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/units.h"
+
+namespace zerosim::io {
+namespace {
+
+using model::VariantReport;
+
+constexpr int kLabelWidth = 34;
+constexpr int kColumnWidth = 14;
+
+class Table {
+ public:
+  explicit Table(const std::vector<VariantReport>& v) : v_(v) {}
+
+  void Header() {
+    out_ += fmt::format("{:<{}}", "", kLabelWidth);
+    for (const VariantReport& r : v_) out_ += fmt::format("{:>{}}", r.name, kColumnWidth);
+    out_ += "\n";
+  }
+  // Rows after a section title are indented under it.
+  void Section(const std::string& title) {
+    out_ += fmt::format("  {}\n", title);
+    indent_ = "    ";
+  }
+  void Row(const std::string& label, const std::function<std::string(const VariantReport&)>& cell) {
+    out_ += fmt::format("{:<{}}", indent_ + label, kLabelWidth);
+    for (const VariantReport& r : v_) out_ += fmt::format("{:>{}}", cell(r), kColumnWidth);
+    out_ += "\n";
+  }
+  std::string str() const { return out_; }
+
+ private:
+  const std::vector<VariantReport>& v_;
+  std::string out_;
+  std::string indent_ = "  ";
+};
+
+std::string Num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+}  // namespace
+
+std::string FormatReportTable(const model::Report& r) {
+  const model::Provenance& p = r.provenance;
+  const model::ClusterSpec& c = r.cluster;
+  const model::ModelSpec& m = r.model;
+  std::string out;
+  out += fmt::format("ZeroSim {} · {}\n", p.zerosim_version, p.network_model);
+  out += fmt::format("scenario     {} · {} ({})\n", r.scenario_name, p.scenario.path, p.scenario.hash);
+  out += fmt::format("cluster      {}: {} nodes x {} {} = {} GPUs; NVSwitch {:g} GB/s per GPU; {} x {:g} Gbps NIC per node; "
+                     "{}\n",
+                     c.name, c.nodes, c.gpus_per_node, c.gpu.name, c.total_gpus(), c.intra.bandwidth_Bps / 1e9,
+                     c.nic.count, c.nic.bandwidth_Bps * 8 / 1e9, model::FabricKindName(c.fabric.kind));
+  out += fmt::format("model        {}: {:.2f} B parameters, {} layers, hidden {}, {} heads, vocab {}\n", m.name,
+                     model::TotalParams(m) / 1e9, m.layers, m.hidden, m.heads, m.vocab);
+  out += fmt::format("calibration  {} ({}): {}\n", p.calibration.path, p.calibration_source, p.calibration_provenance);
+  out += fmt::format("GEMM eff.    {}\n\n", p.gemm_efficiency_source);
+
+  Table t(r.variants);
+  t.Header();
+  t.Row("qwZ / hpZ / qgZ", [](const VariantReport& v) {
+    return fmt::format("{}/{}/{}", v.zero.zero_quantized_weights ? "on" : "-", v.zero.zero_hpz_partition_size,
+                       v.zero.zero_quantized_gradients ? "on" : "-");
+  });
+  t.Row("tokens per GPU (seq x micro)", [](const VariantReport& v) {
+    return fmt::format("{}x{}", v.seq_len, v.zero.train_micro_batch_size_per_gpu);
+  });
+  t.Row("iteration time (s)", [](const VariantReport& v) { return Num(v.iteration_time_s, 3); });
+  t.Row("TFLOPs per GPU", [](const VariantReport& v) { return Num(v.tflops_per_gpu, 1); });
+  t.Row("tokens per second", [](const VariantReport& v) { return Num(v.tokens_per_s, 0); });
+  const double base_time = r.variants.empty() ? 0 : r.variants.front().iteration_time_s;
+  t.Row("speedup vs " + (r.variants.empty() ? std::string() : r.variants.front().name),
+        [&](const VariantReport& v) { return fmt::format("{:.2f}x", base_time / v.iteration_time_s); });
+  t.Row("compute (s)", [](const VariantReport& v) { return Num(v.compute_s, 3); });
+  t.Row("quantization + copies (s)", [](const VariantReport& v) { return Num(v.gpu_side_s, 3); });
+  t.Row("optimizer step (s)", [](const VariantReport& v) { return Num(v.optimizer_s, 3); });
+  t.Row("exposed communication (s)", [](const VariantReport& v) { return Num(v.exposed_comm_s, 3); });
+
+  auto volume_rows = [&](const char* title, auto tier) {
+    t.Section(title);
+    t.Row("forward all-gather", [&](const VariantReport& v) { return Num(tier(v).forward_allgather / kGB, 1); });
+    t.Row("backward all-gather", [&](const VariantReport& v) { return Num(tier(v).backward_allgather / kGB, 1); });
+    t.Row("gradient reduction", [&](const VariantReport& v) { return Num(tier(v).gradient_reduce / kGB, 1); });
+    t.Row("total", [&](const VariantReport& v) { return Num(tier(v).total() / kGB, 1); });
+  };
+  volume_rows("cross-node GB per iteration, all GPUs", [](const VariantReport& v) { return v.bytes.cross_node; });
+  volume_rows("intra-node GB per iteration, all GPUs", [](const VariantReport& v) { return v.bytes.intra_node; });
+
+  t.Section("memory per GPU (GiB)");
+  t.Row("parameters + gradients", [](const VariantReport& v) {
+    return Num((v.memory.parameters_bytes + v.memory.gradients_bytes) / kGiB, 2);
+  });
+  t.Row("optimizer states", [](const VariantReport& v) { return Num(v.memory.optimizer_states_bytes / kGiB, 2); });
+  t.Row("hpZ secondary partition", [](const VariantReport& v) { return Num(v.memory.hpz_secondary_bytes / kGiB, 2); });
+  t.Row("gathered parameters", [](const VariantReport& v) { return Num(v.memory.gathered_parameters_bytes / kGiB, 2); });
+  t.Row("buffers", [](const VariantReport& v) { return Num(v.memory.buffers_bytes / kGiB, 2); });
+  t.Row("activations", [](const VariantReport& v) { return Num(v.memory.activations_bytes / kGiB, 2); });
+  t.Row("total / HBM", [](const VariantReport& v) {
+    return fmt::format("{:.1f}/{:.0f}", v.memory.total_bytes / kGiB, v.memory.hbm_bytes / kGiB);
+  });
+  t.Row("feasible", [](const VariantReport& v) { return std::string(v.feasible ? "yes" : "NO"); });
+  out += t.str();
+  for (const VariantReport& v : r.variants) {
+    if (!v.feasible) out += fmt::format("  {} is infeasible: {}\n", v.name, v.infeasible_reason);
+  }
+
+  // Cross-node volume per node in units of M, the model's size in fp16 bytes.
+  if (r.variants.size() >= 2 && c.nodes > 1) {
+    const double big_m = 2.0 * model::TotalParams(m);
+    const double per_node = 1.0 / c.nodes / big_m;
+    const int gpus = c.total_gpus();
+    out += fmt::format("\ncross-node volume per node, in M = {:.1f} GB (the model in fp16); ring factor (P-1)/P = {:.4f}, "
+                       "all-to-all factor (K-1)/K = {:.4f}\n",
+                       big_m / kGB, (gpus - 1.0) / gpus, (c.nodes - 1.0) / c.nodes);
+    const VariantReport& base = r.variants.front();
+    for (const VariantReport& v : r.variants) {
+      const model::PhaseBytes& b = v.bytes.cross_node;
+      out += fmt::format("  {:<12} {:.4f}M forward + {:.4f}M backward + {:.4f}M gradients = {:.4f}M", v.name,
+                         b.forward_allgather * per_node, b.backward_allgather * per_node, b.gradient_reduce * per_node,
+                         b.total() * per_node);
+      if (&v != &base && b.total() > 0) out += fmt::format("   ({:.2f}x less than {})", base.bytes.cross_node.total() / b.total(), base.name);
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace zerosim::io

@@ -1,0 +1,101 @@
+#include <fmt/format.h>
+
+#include "model/io/loaders.h"
+#include "model/io/table_reader.h"
+
+namespace zerosim::io {
+namespace {
+
+void ReadProtocol(TableReader* parent, std::string_view key, model::NcclProtocol* p) {
+  std::optional<TableReader> t = parent->OptionalTable(key);
+  if (!t) return;
+  p->base_latency_s = t->QuantityOr("base_latency", Dimension::kTime, p->base_latency_s, false);
+  p->intra_step_latency_s = t->QuantityOr("intra_step_latency", Dimension::kTime, p->intra_step_latency_s, false);
+  p->inter_step_latency_s = t->QuantityOr("inter_step_latency", Dimension::kTime, p->inter_step_latency_s, false);
+  p->bandwidth_factor = t->NumberOr("bandwidth_factor", p->bandwidth_factor, 1e-6, 1.0);
+  t->Finish();
+}
+
+}  // namespace
+
+StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& path) {
+  StatusOr<std::string> text = fs.Read(path);
+  if (!text.ok()) return text.status();
+  StatusOr<toml::table> doc = ParseToml(*text, path);
+  if (!doc.ok()) return doc.status();
+
+  Status status;
+  TopologyFile out;
+  out.file = {path, HashBytes(*text)};
+  model::ClusterSpec& c = out.cluster;
+  TableReader root(&doc.value(), path, "", &status);
+  c.name = root.String("name");
+  c.nodes = static_cast<int>(root.Int("nodes", 1));
+  c.gpus_per_node = static_cast<int>(root.Int("gpus_per_node", 1));
+
+  TableReader gpu = root.Table("gpu");
+  c.gpu.name = gpu.String("name");
+  c.gpu.peak_flops = gpu.Quantity("peak_flops", Dimension::kFlopRate, true);
+  c.gpu.hbm_bytes = gpu.Quantity("hbm", Dimension::kBytes, true);
+  c.gpu.hbm_Bps = gpu.Quantity("hbm_bandwidth", Dimension::kBandwidth, true);
+  const std::string calibration = gpu.String("calibration");
+  out.calibration_path = ResolvePath(path, calibration);
+  gpu.Finish();
+
+  TableReader intra = root.Table("intra_node");
+  const std::string fabric = intra.String("fabric");
+  if (status.ok() && fabric != "nvswitch") intra.Fail("fabric", fmt::format("unknown fabric \"{}\" (supported: nvswitch)", fabric));
+  c.intra.bandwidth_Bps = intra.Quantity("bandwidth", Dimension::kBandwidth, true);
+  c.intra.latency_s = intra.Quantity("latency", Dimension::kTime, false);
+  intra.Finish();
+
+  TableReader nic = root.Table("nic");
+  c.nic.count = static_cast<int>(nic.Int("count", c.nodes > 1 ? 1 : 0));
+  c.nic.bandwidth_Bps = nic.Quantity("bandwidth", Dimension::kBandwidth, true);
+  c.nic.latency_s = nic.Quantity("latency", Dimension::kTime, false);
+  if (status.ok() && c.nic.count > c.gpus_per_node) {
+    nic.Fail("count", fmt::format("{} NICs for {} GPUs per node: ZeroSim maps each GPU to one NIC (rails), so at "
+                                  "most one NIC per GPU",
+                                  c.nic.count, c.gpus_per_node));
+  }
+  if (status.ok() && c.nic.count > 0 && c.gpus_per_node % c.nic.count != 0) {
+    nic.Fail("count", fmt::format("{} NICs do not divide {} GPUs per node into equal rails", c.nic.count,
+                                  c.gpus_per_node));
+  }
+  nic.Finish();
+
+  TableReader fab = root.Table("fabric");
+  const std::string kind = fab.String("kind");
+  c.fabric.switch_latency_s = fab.Quantity("switch_latency", Dimension::kTime, false);
+  if (kind == "single_switch") {
+    c.fabric.kind = model::FabricKind::kSingleSwitch;
+  } else if (kind == "rail_optimized") {
+    c.fabric.kind = model::FabricKind::kRailOptimized;
+  } else if (kind == "fat_tree") {
+    c.fabric.kind = model::FabricKind::kFatTree;
+    c.fabric.nodes_per_leaf = static_cast<int>(fab.Int("nodes_per_leaf", 1));
+    c.fabric.oversubscription = fab.NumberOr("oversubscription", 1.0, 1.0, 1e6);
+    if (status.ok() && c.nodes % c.fabric.nodes_per_leaf != 0) {
+      fab.Fail("nodes_per_leaf", fmt::format("{} nodes do not fill leaves of {} nodes", c.nodes, c.fabric.nodes_per_leaf));
+    }
+  } else if (status.ok()) {
+    fab.Fail("kind", fmt::format("unknown fabric kind \"{}\" (supported: single_switch, fat_tree, rail_optimized)", kind));
+  }
+  fab.Finish();
+
+  if (std::optional<TableReader> nccl = root.OptionalTable("nccl")) {
+    ReadProtocol(&*nccl, "ll", &c.nccl.ll);
+    ReadProtocol(&*nccl, "ll128", &c.nccl.ll128);
+    ReadProtocol(&*nccl, "simple", &c.nccl.simple);
+    c.nccl.intra_bandwidth_efficiency =
+        nccl->NumberOr("intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency, 1e-6, 1.0);
+    c.nccl.inter_bandwidth_efficiency =
+        nccl->NumberOr("inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency, 1e-6, 1.0);
+    nccl->Finish();
+  }
+  root.Finish();
+  if (!status.ok()) return status;
+  return out;
+}
+
+}  // namespace zerosim::io

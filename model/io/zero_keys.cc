@@ -1,0 +1,85 @@
+#include "model/io/zero_keys.h"
+
+#include <fmt/format.h>
+
+namespace zerosim::io {
+
+model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, const model::ClusterSpec& c) {
+  model::ZeroConfig z = base;
+  z.stage = static_cast<int>(t->IntOr("stage", z.stage, 0));
+  if (z.stage != 3) t->Fail("stage", fmt::format("ZeroSim models ZeRO stage 3 (and ZeRO++ on it), got {}", z.stage));
+
+  z.zero_quantized_weights = t->BoolOr("zero_quantized_weights", z.zero_quantized_weights);
+  z.zero_hpz_partition_size = static_cast<int>(t->IntOr("zero_hpz_partition_size", z.zero_hpz_partition_size, 1));
+  if (t->Has("zero_hpz_partition_size") && c.gpus_per_node % z.zero_hpz_partition_size != 0) {
+    t->Fail("zero_hpz_partition_size",
+            fmt::format("hpZ partition size {} does not divide the {} GPUs per node of '{}'",
+                        z.zero_hpz_partition_size, c.gpus_per_node, c.name));
+  }
+  z.zero_quantized_gradients = t->BoolOr("zero_quantized_gradients", z.zero_quantized_gradients);
+
+  z.weight_quantization_bits = static_cast<int>(t->IntOr("weight_quantization_bits", z.weight_quantization_bits, 1));
+  if (z.weight_quantization_bits != 8) {
+    t->Fail("weight_quantization_bits", "qwZ's kernels quantize weights to int8 only (8)");
+  }
+  z.gradient_quantization_bits =
+      static_cast<int>(t->IntOr("gradient_quantization_bits", z.gradient_quantization_bits, 1));
+  if (z.gradient_quantization_bits != 4) {
+    t->Fail("gradient_quantization_bits", "qgZ's kernels quantize gradients to int4 only (4)");
+  }
+  z.weight_quantization_group_target = static_cast<int64_t>(
+      t->CountOr("weight_quantization_group_target", static_cast<double>(z.weight_quantization_group_target), 8));
+
+  z.stage3_prefetch_bucket_size = t->CountOr("stage3_prefetch_bucket_size", z.stage3_prefetch_bucket_size, 0);
+  z.stage3_max_live_parameters = t->CountOr("stage3_max_live_parameters", z.stage3_max_live_parameters, 0);
+  z.stage3_max_reuse_distance = t->CountOr("stage3_max_reuse_distance", z.stage3_max_reuse_distance, 0);
+  z.stage3_param_persistence_threshold =
+      t->CountOr("stage3_param_persistence_threshold", z.stage3_param_persistence_threshold, 0);
+  z.reduce_bucket_size = t->CountOr("reduce_bucket_size", z.reduce_bucket_size, 1);
+  z.overlap_comm = t->BoolOr("overlap_comm", z.overlap_comm);
+  if (!z.overlap_comm) t->Fail("overlap_comm", "ZeroSim models overlap_comm = true (DeepSpeed's stage-3 default) only");
+  z.contiguous_gradients = t->BoolOr("contiguous_gradients", z.contiguous_gradients);
+
+  z.max_ongoing_fetch_events = static_cast<int>(t->IntOr("max_ongoing_fetch_events", z.max_ongoing_fetch_events, 0));
+  z.max_param_reduce_events = static_cast<int>(t->IntOr("max_param_reduce_events", z.max_param_reduce_events, 0));
+  z.hpz_recompute_uses_secondary = t->BoolOr("hpz_recompute_uses_secondary", z.hpz_recompute_uses_secondary);
+  z.host_overhead_per_module_s =
+      t->QuantityOr("host_overhead_per_module", Dimension::kTime, z.host_overhead_per_module_s, false);
+  return z;
+}
+
+void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z) {
+  m->seq_len = static_cast<int>(t->IntOr("seq_len", m->seq_len, 1));
+  const bool tokens = t->Has("tokens_per_gpu");
+  const bool micro = t->Has("train_micro_batch_size_per_gpu");
+  if (tokens && micro) {
+    t->Fail("tokens_per_gpu", "give either tokens_per_gpu or train_micro_batch_size_per_gpu, not both");
+  }
+  if (micro) {
+    z->train_micro_batch_size_per_gpu =
+        static_cast<int>(t->IntOr("train_micro_batch_size_per_gpu", z->train_micro_batch_size_per_gpu, 1));
+  }
+  if (tokens) {
+    const int64_t n = t->IntOr("tokens_per_gpu", 1, 1);
+    if (m->seq_len <= 0 || n % m->seq_len != 0) {
+      t->Fail("tokens_per_gpu", fmt::format("{} tokens per GPU is not a whole number of {}-token sequences", n,
+                                            m->seq_len));
+    } else {
+      z->train_micro_batch_size_per_gpu = static_cast<int>(n / m->seq_len);
+    }
+  } else {
+    t->IntOr("tokens_per_gpu", 0, 1);  // mark the key as known for "did you mean"
+  }
+  z->gradient_accumulation_steps =
+      static_cast<int>(t->IntOr("gradient_accumulation_steps", z->gradient_accumulation_steps, 1));
+  z->activation_checkpointing = t->BoolOr("activation_checkpointing", z->activation_checkpointing);
+}
+
+void CheckTraining(TableReader* t, const model::ModelSpec& m) {
+  if (m.seq_len > m.max_position_embeddings) {
+    t->Fail("seq_len", fmt::format("sequence length {} exceeds the model's {} position embeddings", m.seq_len,
+                                   m.max_position_embeddings));
+  }
+}
+
+}  // namespace zerosim::io

@@ -1,0 +1,74 @@
+// Report: what ZeroSim tells a user about each configuration it evaluated, with the provenance that makes
+// the numbers reproducible. Serialised by model/io (JSON: docs/report.md; table: report_table.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/cluster_spec.h"
+#include "model/memory.h"
+#include "model/model_spec.h"
+#include "model/zero_config.h"
+
+namespace zerosim::model {
+
+// Bytes per iteration summed over all GPUs, per purpose.
+struct PhaseBytes {
+  double forward_allgather = 0;
+  double backward_allgather = 0;
+  double gradient_reduce = 0;
+  double total() const { return forward_allgather + backward_allgather + gradient_reduce; }
+};
+
+struct VolumeReport {
+  PhaseBytes cross_node;
+  PhaseBytes intra_node;
+};
+
+struct VariantReport {
+  std::string name;
+  std::string engine;  // "analytic" or "sim"
+  ZeroConfig zero;
+  int seq_len = 0;
+  bool feasible = true;
+  std::string infeasible_reason;
+  double iteration_time_s = 0;
+  double tflops_per_gpu = 0;    // Megatron's count (with recompute when checkpointing) / (t * P)
+  double tokens_per_s = 0;
+  double exposed_comm_s = 0;    // iteration time the compute stream spends waiting
+  double compute_s = 0;         // GEMM/attention time
+  double optimizer_s = 0;
+  double gpu_side_s = 0;        // quantization kernels and memory passes beside the compute stream
+  VolumeReport bytes;
+  MemoryBreakdown memory;
+  int num_ops = 0;              // size of the schedule
+};
+
+struct InputFile {
+  std::string path;
+  std::string hash;  // "fnv1a64:<16 hex digits>" of the file's bytes
+};
+
+struct Provenance {
+  std::string zerosim_version;
+  InputFile scenario;
+  InputFile topology;
+  InputFile model;
+  InputFile calibration;
+  std::string calibration_gpu;
+  std::string calibration_source;      // "measured" or "derived"
+  std::string calibration_provenance;
+  std::string gemm_efficiency_source;
+  std::string network_model;           // how communication was timed
+  std::string simgrid_version;         // empty for the analytic engine
+};
+
+struct Report {
+  Provenance provenance;
+  std::string scenario_name;
+  ModelSpec model;
+  ClusterSpec cluster;
+  std::vector<VariantReport> variants;
+};
+
+}  // namespace zerosim::model

@@ -1,0 +1,115 @@
+#include "model/schedule.h"
+
+#include <fmt/format.h>
+
+namespace zerosim::model {
+
+const char* QueueName(Queue q) {
+  switch (q) {
+    case Queue::kHost:
+      return "host";
+    case Queue::kCompute:
+      return "compute";
+    case Queue::kAllGatherStream:
+      return "allgather_stream";
+    case Queue::kReduceStream:
+      return "reduce_stream";
+    case Queue::kNcclDp:
+      return "nccl_dp";
+    case Queue::kNcclWorld:
+      return "nccl_world";
+    case Queue::kNcclHpz:
+      return "nccl_hpz";
+    case Queue::kNcclLocal:
+      return "nccl_local";
+    case Queue::kNcclCrossNode:
+      return "nccl_cross_node";
+    case Queue::kCount:
+      break;
+  }
+  return "?";
+}
+
+const char* PhaseName(Phase p) {
+  switch (p) {
+    case Phase::kForward:
+      return "fwd";
+    case Phase::kRecompute:
+      return "recompute";
+    case Phase::kBackward:
+      return "bwd";
+    case Phase::kOptimizer:
+      return "step";
+  }
+  return "?";
+}
+
+const char* PurposeName(Purpose p) {
+  switch (p) {
+    case Purpose::kNone:
+      return "none";
+    case Purpose::kForwardAllGather:
+      return "forward_allgather";
+    case Purpose::kBackwardAllGather:
+      return "backward_allgather";
+    case Purpose::kGradientReduce:
+      return "gradient_reduce";
+  }
+  return "?";
+}
+
+const char* CollectiveKindName(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::kAllGather:
+      return "all_gather";
+    case CollectiveKind::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveKind::kAllToAll:
+      return "all_to_all";
+  }
+  return "?";
+}
+
+const char* GroupKindName(GroupKind g) {
+  switch (g) {
+    case GroupKind::kGlobal:
+      return "global";
+    case GroupKind::kHpz:
+      return "hpz";
+    case GroupKind::kLocal:
+      return "local";
+    case GroupKind::kCrossNode:
+      return "cross_node";
+  }
+  return "?";
+}
+
+std::string DescribeOp(const Schedule& s, int index) {
+  const Op& op = s.ops[static_cast<size_t>(index)];
+  const std::string module =
+      op.module >= 0 ? s.graph.modules[static_cast<size_t>(op.module)].name : std::string("-");
+  std::string what;
+  switch (op.kind) {
+    case OpKind::kHost:
+      what = "host";
+      break;
+    case OpKind::kCompute:
+      what = "compute";
+      break;
+    case OpKind::kKernel:
+      what = KernelName(op.kernel.kernel);
+      break;
+    case OpKind::kMemory:
+      what = "memory";
+      break;
+    case OpKind::kCollective:
+      what = fmt::format("{}({})", CollectiveKindName(op.coll.kind), GroupKindName(op.coll.group));
+      break;
+    case OpKind::kWait:
+      what = "wait";
+      break;
+  }
+  return fmt::format("{} {} {}", PhaseName(op.phase), module, what);
+}
+
+}  // namespace zerosim::model

@@ -1,0 +1,128 @@
+// Schedule: one training iteration of one GPU rank, as the ordered operations DeepSpeed issues. All ranks
+// of a data-parallel ZeRO job run the same schedule, so one rank's schedule describes the job; collectives
+// say which group of ranks they span. This is the one artifact both evaluators consume (the analytic
+// model in analytic.h and the SimGrid replay in sim/), and the one place volumes are derived.
+//
+// Execution semantics (what an evaluator must honour):
+//  - `ops` are in host issue order. Every op runs on one queue; a queue runs its ops one at a time in
+//    issue order (a CUDA stream, an NCCL communicator's stream, or the host thread).
+//  - An op starts when its queue is free and every op in `deps` has finished. Deps always point to
+//    earlier ops, so evaluating in issue order is always possible.
+//  - Kernel and memory ops with `occupies_gpu` on a side stream share the GPU with the compute stream.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/calibration.h"
+#include "model/module_graph.h"
+
+namespace zerosim::model {
+
+enum class Phase : uint8_t { kForward, kRecompute, kBackward, kOptimizer };
+
+// What a collective moves, for the volume report.
+enum class Purpose : uint8_t { kNone, kForwardAllGather, kBackwardAllGather, kGradientReduce };
+
+enum class OpKind : uint8_t {
+  kHost,        // host (Python) work or a host-side synchronisation; `host_s` long
+  kCompute,     // GEMMs and attention of one module pass; `flops`
+  kKernel,      // a quantization kernel; `kernel`
+  kMemory,      // a memory-bound pass (gradient copy, optimizer step, PyTorch adds); `memory_bytes`
+  kCollective,  // an NCCL collective; `coll`
+  kWait,        // a stream waiting for other work (cudaStreamWaitEvent); zero duration
+};
+
+enum class Queue : uint8_t {
+  kHost,             // the Python thread that runs DeepSpeed's hooks
+  kCompute,          // the default CUDA stream: forward, backward, optimizer
+  kAllGatherStream,  // DeepSpeed's __allgather_stream: quantize / dequantize kernels, gather waits
+  kReduceStream,     // DeepSpeed's reduce_and_partition_stream: gradient copies and reduction
+  kNcclDp,           // NCCL stream of the data-parallel group: global all-gathers, reduce-scatters
+  kNcclWorld,        // NCCL stream of the default (world) group: qgZ's 1-D reduce-scatters
+  kNcclHpz,          // NCCL stream of the hpZ group: secondary-partition all-gathers
+  kNcclLocal,        // NCCL stream of the node-local group: qgZ hop 1 all-to-all
+  kNcclCrossNode,    // NCCL stream of the same-local-rank group: qgZ hop 2 all-to-all
+  kCount,
+};
+inline constexpr int kNumQueues = static_cast<int>(Queue::kCount);
+
+enum class CollectiveKind : uint8_t { kAllGather, kReduceScatter, kAllToAll };
+
+enum class GroupKind : uint8_t {
+  kGlobal,     // all P ranks; NCCL ring in node-major order
+  kHpz,        // zero_hpz_partition_size consecutive ranks of one node
+  kLocal,      // the N ranks of one node
+  kCrossNode,  // the K ranks with the same local rank, one per node
+};
+
+// Bytes one collective puts on each tier, derived from the group's placement (traffic.h).
+struct Traffic {
+  double intra_total_bytes = 0;      // summed over all GPUs, over the intra-node fabric
+  double cross_total_bytes = 0;      // summed over all GPUs, through NICs
+  double max_gpu_port_bytes = 0;     // busiest GPU port into the intra-node fabric, one direction
+  double max_node_nic_bytes = 0;     // busiest node's NICs together, one direction
+  double max_leaf_uplink_bytes = 0;  // busiest fat-tree leaf's uplinks together, one direction
+  int intra_steps = 0;               // sequential steps over the intra-node fabric (latency term)
+  int inter_steps = 0;               // sequential steps across nodes (latency term)
+};
+
+struct CollectiveSpec {
+  CollectiveKind kind = CollectiveKind::kAllGather;
+  GroupKind group = GroupKind::kGlobal;
+  int group_size = 0;
+  // Per rank: all-gather output, reduce-scatter input, all-to-all send buffer (incl. its own slice).
+  double buffer_bytes = 0;
+  double element_bytes = 2;  // on the wire: 2 fp16/bf16, 1 int8, 0.5 int4, 4 fp32 scales
+  Traffic traffic;
+};
+
+struct KernelSpec {
+  Kernel kernel = Kernel::kQuantizeInt8;
+  double elements = 0;    // see KernelBytes
+  int bits = 8;
+  double group_size = 0;  // elements per fp32 scale
+  int fan_in = 1;
+  double bytes = 0;       // KernelBytes(...)
+};
+
+struct Op {
+  OpKind kind = OpKind::kHost;
+  Queue queue = Queue::kHost;
+  Phase phase = Phase::kForward;
+  Purpose purpose = Purpose::kNone;
+  bool occupies_gpu = false;
+  int16_t micro_step = 0;
+  int32_t module = -1;  // ModuleGraph module this op serves, -1 if none
+  uint8_t num_deps = 0;
+  std::array<int32_t, 3> deps{};
+  double host_s = 0;        // kHost
+  double flops = 0;         // kCompute
+  double memory_bytes = 0;  // kMemory
+  KernelSpec kernel;        // kKernel
+  CollectiveSpec coll;      // kCollective
+};
+
+struct Schedule {
+  std::vector<Op> ops;  // issue order
+  ModuleGraph graph;
+  int world_size = 0;             // P
+  int micro_steps = 0;            // gradient accumulation steps
+  double tokens_per_micro_step = 0;  // per GPU
+  double peak_gathered_elements = 0;  // most parameter elements gathered at once (DeepSpeed's n_available)
+  double persistent_elements = 0;     // parameters that never leave the GPU (below persistence threshold)
+  double partitioned_elements = 0;    // all parameters (each rank holds 1/P of them)
+};
+
+// A short human-readable name of op `index`, e.g. "fwd L3 mlp.dense_h_to_4h all_gather(global)".
+std::string DescribeOp(const Schedule& s, int index);
+
+const char* QueueName(Queue q);
+const char* PhaseName(Phase p);
+const char* PurposeName(Purpose p);
+const char* CollectiveKindName(CollectiveKind k);
+const char* GroupKindName(GroupKind g);
+
+}  // namespace zerosim::model

@@ -1,0 +1,68 @@
+#include "model/schedule_builder.h"
+
+#include <cmath>
+#include <vector>
+
+#include "model/fetch_coordinator.h"
+#include "model/gradient_reducer.h"
+#include "model/op_emitter.h"
+
+namespace zerosim::model {
+
+Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+  Schedule s;
+  s.world_size = c.total_gpus();
+  s.micro_steps = z.gradient_accumulation_steps;
+  s.tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
+  s.graph = BuildModuleGraph(m, s.tokens_per_micro_step);
+  for (const Param& p : s.graph.params) s.partitioned_elements += p.numel();
+
+  const std::vector<TraceStep> trace = BuildTrace(s.graph, z.activation_checkpointing);
+  // Each parameter's gradient is final at its last backward use.
+  std::vector<int> last_backward(s.graph.params.size(), -1);
+  for (int step = 0; step < static_cast<int>(trace.size()); ++step) {
+    if (trace[static_cast<size_t>(step)].phase != Phase::kBackward) continue;
+    for (int p : s.graph.modules[static_cast<size_t>(trace[static_cast<size_t>(step)].module)].params) {
+      last_backward[static_cast<size_t>(p)] = step;
+    }
+  }
+  OpEmitter emit(&s, &c, z.zero_hpz_partition_size);
+  FetchCoordinator fetch(s.graph, z, &emit);
+  GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
+
+  for (int micro = 0; micro < z.gradient_accumulation_steps; ++micro) {
+    fetch.BeginPass(&trace);
+    for (int step = 0; step < static_cast<int>(trace.size()); ++step) {
+      const TraceStep& ts = trace[static_cast<size_t>(step)];
+      const Module& mod = s.graph.modules[static_cast<size_t>(ts.module)];
+      emit.SetContext(ts.phase, micro, ts.module);
+      emit.Host(z.host_overhead_per_module_s);
+      const int gathered = fetch.Fetch(step);
+      // Megatron's accounting: backward costs twice the forward; a recompute once.
+      const double flops = mod.forward_flops * (ts.phase == Phase::kBackward ? 2.0 : 1.0);
+      const int compute = emit.Compute(flops, {gathered});
+      fetch.Release(step);
+      if (ts.phase == Phase::kBackward) {
+        std::vector<int> ready;
+        for (int p : mod.params) {
+          if (last_backward[static_cast<size_t>(p)] == step) ready.push_back(p);
+        }
+        reduce.OnGradientsReady(ready, compute);
+      }
+    }
+    emit.SetContext(Phase::kBackward, micro, -1);
+    fetch.EndPass();
+    reduce.Epilogue();
+  }
+
+  emit.SetContext(Phase::kOptimizer, z.gradient_accumulation_steps - 1, -1);
+  emit.Host(z.host_overhead_per_module_s);
+  const double partition = std::ceil(s.partitioned_elements / s.world_size);
+  emit.Memory(Queue::kCompute, kAdamBytesPerParam * partition, {});
+
+  s.peak_gathered_elements = fetch.peak_live_elements();
+  s.persistent_elements = fetch.persistent_elements();
+  return s;
+}
+
+}  // namespace zerosim::model

@@ -1,0 +1,212 @@
+// Bad input of every class gets a message naming file, line and key (parsed from strings).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "model/io/loaders.h"
+
+namespace zerosim::io {
+namespace {
+
+const char* kTopology = R"(name = "test cluster"
+nodes = 4
+gpus_per_node = 8
+
+[gpu]
+name = "G"
+peak_flops = "100TFLOPs"
+hbm = "32GiB"
+hbm_bandwidth = "900GBps"
+calibration = "c.json"
+
+[intra_node]
+fabric = "nvswitch"
+bandwidth = "150GBps"
+latency = "1us"
+
+[nic]
+count = 2
+bandwidth = "100Gbps"
+latency = "1us"
+
+[fabric]
+kind = "single_switch"
+switch_latency = "0.2us"
+)";
+
+const char* kModel = R"(name = "tiny"
+source = "test"
+layers = 2
+hidden = 256
+heads = 4
+ffn_hidden = 1024
+vocab = 1000
+max_position_embeddings = 512
+tied_embeddings = true
+dtype = "fp16"
+)";
+
+const char* kScenario = R"(name = "test"
+topology = "t.toml"
+model = "m.toml"
+
+[training]
+seq_len = 512
+tokens_per_gpu = 1024
+activation_checkpointing = true
+
+[zero]
+stage = 3
+
+[[variant]]
+name = "ZeRO-3"
+
+[[variant]]
+name = "ZeRO++"
+zero_quantized_weights = true
+zero_hpz_partition_size = 8
+zero_quantized_gradients = true
+)";
+
+std::string Calibration() {
+  std::string kernels;
+  for (const char* k : {"quantize_int8", "dequantize_int8", "quantize_int4", "dequantize_int4", "swizzle_quantize_int4",
+                        "dequant_reduce_quant_int4", "dequant_reduce_int4"}) {
+    if (!kernels.empty()) kernels += ",\n";
+    kernels += std::string("    \"") + k + "\": {\"alpha_s\": 4e-6, \"beta_Bps\": 7e11}";
+  }
+  return "{\n  \"format\": \"zerosim-calibration-1\",\n  \"gpu\": \"G\",\n  \"source\": \"derived\",\n"
+         "  \"provenance\": \"test\",\n  \"copy_bandwidth_Bps\": 8e11,\n"
+         "  \"gemm_efficiency\": {\"max\": 0.5, \"half_tokens\": 256, \"source\": \"test\"},\n"
+         "  \"kernels\": {\n" + kernels + "\n  }\n}\n";
+}
+
+std::map<std::string, std::string> Files() {
+  return {{"s.toml", kScenario}, {"t.toml", kTopology}, {"m.toml", kModel}, {"c.json", Calibration()}};
+}
+
+// Loads s.toml after replacing `from` by `to` in `file`.
+StatusOr<Scenario> LoadEdited(const std::string& file, const std::string& from, const std::string& to) {
+  auto files = Files();
+  std::string& text = files[file];
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return LoadScenario(MemoryFileSource(files), "s.toml");
+}
+
+TEST(Loaders, TheValidFilesLoad) {
+  StatusOr<Scenario> s = LoadScenario(MemoryFileSource(Files()), "s.toml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->variants.size(), 2u);
+  EXPECT_EQ(s->cluster.total_gpus(), 32);
+  EXPECT_DOUBLE_EQ(s->cluster.nic.bandwidth_Bps, 12.5e9);
+  EXPECT_EQ(s->variants[0].zero.train_micro_batch_size_per_gpu, 2);  // 1024 tokens of 512
+  EXPECT_EQ(s->variants[1].zero.zero_hpz_partition_size, 8);
+  EXPECT_FALSE(s->variants[0].zero.zero_quantized_weights);
+  EXPECT_EQ(s->variants[1].model.seq_len, 512);
+  EXPECT_EQ(s->calibration.source, "derived");
+  EXPECT_EQ(s->topology_file.path, "t.toml");
+  EXPECT_EQ(s->scenario_file.hash.rfind("fnv1a64:", 0), 0u);
+}
+
+TEST(Loaders, AScenarioNeedsAVariant) {
+  auto files = Files();
+  std::string& text = files["s.toml"];
+  text.erase(text.find("[[variant]]"));
+  StatusOr<Scenario> s = LoadScenario(MemoryFileSource(files), "s.toml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("at least one [[variant]]"), std::string::npos) << s.status().message();
+}
+
+struct BadInput {
+  const char* name;
+  const char* file;
+  const char* from;
+  const char* to;
+  std::vector<std::string> expect;  // substrings of the message
+};
+
+// Names the case in test output (instead of its bytes).
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.name; }
+
+class BadInputs : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadInputs, AreReportedWithFileLineAndKey) {
+  const BadInput& c = GetParam();
+  StatusOr<Scenario> s = LoadEdited(c.file, c.from, c.to);
+  ASSERT_FALSE(s.ok()) << c.name;
+  for (const std::string& e : c.expect) {
+    EXPECT_NE(s.status().message().find(e), std::string::npos) << c.name << ": '" << e << "' not in: "
+                                                               << s.status().message();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Loaders, BadInputs,
+    ::testing::Values(
+        BadInput{"unknown key with a suggestion", "t.toml", "bandwidth = \"100Gbps\"", "bandwdith = \"100Gbps\"",
+                 {"t.toml:19:1", "[nic] bandwdith", "unknown key", "did you mean 'bandwidth'"}},
+        BadInput{"missing key", "t.toml", "latency = \"1us\"\n\n[fabric]", "\n[fabric]",
+                 {"t.toml:17", "missing key 'latency' in [nic]"}},
+        BadInput{"bad unit", "t.toml", "\"100Gbps\"", "\"100\"", {"t.toml:19", "[nic] bandwidth", "no unit"}},
+        BadInput{"wrong dimension", "t.toml", "latency = \"1us\"\n\n[nic]", "latency = \"1GBps\"\n\n[nic]",
+                 {"t.toml:15", "[intra_node] latency", "expected a time"}},
+        BadInput{"non-positive bandwidth", "t.toml", "\"150GBps\"", "\"0GBps\"",
+                 {"t.toml:14", "[intra_node] bandwidth", "greater than zero"}},
+        BadInput{"number without unit string", "t.toml", "\"150GBps\"", "150",
+                 {"t.toml:14", "as a string with a unit"}},
+        BadInput{"unknown fabric", "t.toml", "\"single_switch\"", "\"torus\"",
+                 {"t.toml:23", "[fabric] kind", "torus", "supported"}},
+        BadInput{"NICs do not divide the GPUs", "t.toml", "count = 2", "count = 3",
+                 {"t.toml:18", "[nic] count", "equal rails"}},
+        BadInput{"hpZ size not dividing the GPUs per node", "s.toml", "zero_hpz_partition_size = 8",
+                 "zero_hpz_partition_size = 3", {"s.toml:19", "zero_hpz_partition_size", "does not divide the 8 GPUs"}},
+        BadInput{"stage other than 3", "s.toml", "stage = 3", "stage = 2", {"s.toml:11", "[zero] stage", "stage 3"}},
+        BadInput{"tokens not a whole number of sequences", "s.toml", "tokens_per_gpu = 1024", "tokens_per_gpu = 1000",
+                 {"s.toml:7", "[training] tokens_per_gpu", "whole number"}},
+        BadInput{"sequence longer than the position table", "s.toml", "seq_len = 512\ntokens_per_gpu = 1024",
+                 "seq_len = 1024\ntokens_per_gpu = 1024", {"s.toml:6", "seq_len", "exceeds"}},
+        BadInput{"missing training key", "s.toml", "activation_checkpointing = true\n", "",
+                 {"s.toml:5", "missing key 'activation_checkpointing' in [training]"}},
+        BadInput{"duplicate variant", "s.toml", "name = \"ZeRO++\"", "name = \"ZeRO-3\"", {"s.toml:17", "two variants"}},
+        BadInput{"unknown variant key", "s.toml", "zero_quantized_gradients = true", "zero_quantised_gradients = true",
+                 {"s.toml:20", "zero_quantised_gradients", "did you mean 'zero_quantized_gradients'"}},
+        BadInput{"TOML syntax error", "m.toml", "layers = 2", "layers = = 2", {"m.toml:3"}},
+        BadInput{"hidden not divisible by heads", "m.toml", "heads = 4", "heads = 3", {"m.toml:5", "heads", "divisible"}},
+        BadInput{"referenced file missing", "s.toml", "\"m.toml\"", "\"nope.toml\"", {"nope.toml", "no such file"}},
+        BadInput{"calibration key missing", "c.json", "\"copy_bandwidth_Bps\": 8e11,", "",
+                 {"c.json", "copy_bandwidth_Bps", "missing"}},
+        BadInput{"calibration unknown kernel field", "c.json", "\"alpha_s\": 4e-6,", "\"alpha\": 4e-6,",
+                 {"c.json", "kernels.quantize_int8", "alpha"}},
+        BadInput{"calibration source neither measured nor derived", "c.json", "\"derived\"", "\"guessed\"",
+                 {"c.json", "source", "measured"}}),
+    [](const ::testing::TestParamInfo<BadInput>& param_info) {
+      std::string n = param_info.param.name;
+      for (char& ch : n) {
+        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      }
+      return n;
+    });
+
+TEST(Loaders, CalibrationFitsMeasuredPoints) {
+  std::string cal = Calibration();
+  const std::string from = "\"quantize_int8\": {\"alpha_s\": 4e-6, \"beta_Bps\": 7e11}";
+  cal.replace(cal.find(from), from.size(),
+              "\"quantize_int8\": {\"points\": [[1e6, 6e-6], [1e9, 2.004e-3], [2e9, 4.004e-3]]}");
+  StatusOr<model::Calibration> c = ParseCalibration(cal, "c.json");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const model::KernelFit& f = c->fit(model::Kernel::kQuantizeInt8);
+  EXPECT_NEAR(f.alpha_s, 4e-6, 1e-9);
+  EXPECT_NEAR(f.beta_Bps / 5e11, 1.0, 1e-6);
+}
+
+TEST(Loaders, PathsResolveAgainstTheNamingFile) {
+  EXPECT_EQ(ResolvePath("scenarios/default.toml", "../topologies/x.toml"), "topologies/x.toml");
+  EXPECT_EQ(ResolvePath("s.toml", "m.toml"), "m.toml");
+  EXPECT_EQ(ResolvePath("a/b/c.toml", "/abs/d.toml"), "/abs/d.toml");
+}
+
+}  // namespace
+}  // namespace zerosim::io

@@ -1,0 +1,63 @@
+// The JSON report's documented names exist, and the same inputs give the same bytes.
+#include <gtest/gtest.h>
+
+#include "model/evaluate.h"
+#include "model/io/embedded.h"
+#include "model/io/loaders.h"
+#include "model/io/report_json.h"
+#include "model/io/report_table.h"
+
+namespace zerosim::io {
+namespace {
+
+model::Report DefaultReport() {
+  StatusOr<Scenario> s = LoadScenario(MemoryFileSource(EmbeddedFiles()), kDefaultScenario);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  model::Report r;
+  r.provenance = ScenarioProvenance(*s);
+  r.scenario_name = s->name;
+  r.cluster = s->cluster;
+  r.model = s->variants.front().model;
+  for (const Variant& v : s->variants) {
+    r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration));
+  }
+  return r;
+}
+
+TEST(Report, JsonCarriesTheStableNames) {
+  const auto j = ReportToJson(DefaultReport());
+  ASSERT_TRUE(j.contains("provenance"));
+  ASSERT_TRUE(j["variants"].is_array());
+  ASSERT_EQ(j["variants"].size(), 2u);
+  for (const auto& v : j["variants"]) {
+    for (const char* key : {"name", "engine", "zero", "feasible", "iteration_time_s", "tflops_per_gpu", "tokens_per_s",
+                            "exposed_comm_s", "bytes", "memory_per_gpu_bytes"}) {
+      EXPECT_TRUE(v.contains(key)) << key;
+    }
+    for (const char* tier : {"cross_node", "intra_node"}) {
+      for (const char* phase : {"forward_allgather", "backward_allgather", "gradient_reduce", "total"}) {
+        EXPECT_TRUE(v["bytes"][tier].contains(phase)) << tier << "." << phase;
+      }
+    }
+    EXPECT_TRUE(v["memory_per_gpu_bytes"].contains("total"));
+    EXPECT_TRUE(v["zero"].contains("zero_hpz_partition_size"));
+  }
+  EXPECT_EQ(j["variants"][1]["zero"]["zero_hpz_partition_size"], 16);
+  EXPECT_EQ(j["provenance"]["calibration_source"], "derived");
+}
+
+TEST(Report, SameInputsGiveTheSameBytes) {
+  EXPECT_EQ(ReportJsonText(DefaultReport()), ReportJsonText(DefaultReport()));
+  EXPECT_EQ(FormatReportTable(DefaultReport()), FormatReportTable(DefaultReport()));
+}
+
+TEST(Report, TableShowsBothVariantsAndTheVolumeRatio) {
+  const std::string t = FormatReportTable(DefaultReport());
+  EXPECT_NE(t.find("ZeRO-3"), std::string::npos);
+  EXPECT_NE(t.find("ZeRO++"), std::string::npos);
+  EXPECT_NE(t.find("less than ZeRO-3"), std::string::npos);
+  EXPECT_NE(t.find("ring factor (P-1)/P"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zerosim::io

@@ -1,0 +1,71 @@
+#include "model/collective_time.h"
+
+#include <gtest/gtest.h>
+
+#include "model/traffic.h"
+#include "test_util.h"
+
+namespace zerosim::model {
+namespace {
+
+TEST(CollectiveTime, RingAllGatherEqualsTheClosedForm) {
+  const ClusterSpec c = testing::PaperCluster(4);
+  const int p = c.total_gpus(), k = c.nodes;
+  const double bytes = 906e6;  // one 18B block in fp16
+  const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, p, bytes, c);
+  EXPECT_EQ(t.inter_steps, k - 1);
+  EXPECT_EQ(t.intra_steps, p - k);
+  // NCCL Simple: base + (P-K) intra steps + (K-1) network steps; then (P-1)/P of the buffer through the
+  // slower of a GPU's NVSwitch port (150 GB/s) and the node's NICs (4 x 12.5 GB/s).
+  const NcclProtocol& s = c.nccl.simple;
+  const double expected = s.base_latency_s + (p - k) * s.intra_step_latency_s + (k - 1) * s.inter_step_latency_s +
+                          (p - 1.0) / p * bytes / (4 * 12.5e9);
+  const CollectiveTime got = EstimateCollective(t, c);
+  EXPECT_STREQ(got.protocol, "Simple");
+  EXPECT_NEAR(got.seconds / expected, 1.0, 1e-12);
+}
+
+TEST(CollectiveTime, IntraNodeRingIsLimitedByNvSwitch) {
+  const ClusterSpec c = testing::PaperCluster(1);
+  const double bytes = 1e9;
+  const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kHpz, 16, bytes, c);
+  EXPECT_EQ(t.cross_total_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(t.intra_total_bytes, c.total_gpus() * 15.0 / 16.0 * bytes);
+  const NcclProtocol& s = c.nccl.simple;
+  const double expected = s.base_latency_s + 15 * s.intra_step_latency_s + 15.0 / 16.0 * bytes / 150e9;
+  EXPECT_NEAR(EstimateCollective(t, c).seconds / expected, 1.0, 1e-12);
+}
+
+TEST(CollectiveTime, SmallMessagesUseALowLatencyProtocol) {
+  const ClusterSpec c = testing::PaperCluster(1);
+  const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, c.total_gpus(), 4096, c);
+  EXPECT_STREQ(EstimateCollective(t, c).protocol, "LL");
+}
+
+TEST(CollectiveTime, CrossNodeAllToAllSharesTheNodesNics) {
+  const ClusterSpec c = testing::PaperCluster(2);
+  const double buffer = 64e6;  // per GPU
+  const Traffic t = CollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kCrossNode, c.nodes, buffer, c);
+  const double out_per_gpu = buffer * (c.nodes - 1.0) / c.nodes;
+  EXPECT_DOUBLE_EQ(t.cross_total_bytes, c.total_gpus() * out_per_gpu);
+  EXPECT_DOUBLE_EQ(t.max_node_nic_bytes, c.gpus_per_node * out_per_gpu);
+  EXPECT_EQ(t.inter_steps, 1);
+}
+
+TEST(CollectiveTime, OversubscribedLeafUplinksSlowAllToAllButNotRings) {
+  ClusterSpec c = testing::PaperCluster(1, 16, 8);
+  c.fabric.kind = FabricKind::kFatTree;
+  c.fabric.nodes_per_leaf = 4;
+  c.fabric.oversubscription = 4;
+  const double bytes = 1e9;
+  ClusterSpec flat = c;
+  flat.fabric.oversubscription = 1;
+  const Traffic a2a = CollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kCrossNode, c.nodes, bytes, c);
+  // 4 nodes under a leaf send 12/15 of their traffic out of it, over uplinks of 4 NICs / 4.
+  EXPECT_GT(EstimateCollective(a2a, c).seconds, 3 * EstimateCollective(a2a, flat).seconds);
+  const Traffic ring = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, c.total_gpus(), bytes, c);
+  EXPECT_DOUBLE_EQ(EstimateCollective(ring, c).seconds, EstimateCollective(ring, flat).seconds);
+}
+
+}  // namespace
+}  // namespace zerosim::model

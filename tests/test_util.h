@@ -1,0 +1,60 @@
+// In-memory inputs for tests (no files): the ZeRO++ paper's cluster and models, a calibration.
+#pragma once
+
+#include "model/calibration.h"
+#include "model/cluster_spec.h"
+#include "model/model_spec.h"
+#include "model/zero_config.h"
+
+namespace zerosim::testing {
+
+// 24 x 16 V100 (or `nodes` x `gpus_per_node`), NVSwitch 150 GB/s per GPU, `nics` x 100 Gbps per node.
+inline model::ClusterSpec PaperCluster(int nics = 1, int nodes = 24, int gpus_per_node = 16) {
+  model::ClusterSpec c;
+  c.name = "paper";
+  c.nodes = nodes;
+  c.gpus_per_node = gpus_per_node;
+  c.gpu = {"V100", 125e12, 32.0 * 1024 * 1024 * 1024, 900e9};
+  c.intra = {model::IntraFabric::kNvSwitch, 150e9, 1e-6};
+  c.nic = {nics, 100e9 / 8, 1e-6};
+  c.fabric.kind = model::FabricKind::kSingleSwitch;
+  c.fabric.switch_latency_s = 0.2e-6;
+  return c;
+}
+
+// A GPT model of `layers` x `hidden` with the paper's vocabulary; ffn 4h, 2048 positions, seq 2048.
+inline model::ModelSpec Gpt(int layers, int hidden, int heads) {
+  model::ModelSpec m;
+  m.name = "gpt";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.ffn_hidden = 4 * hidden;
+  m.vocab = 50257;
+  m.max_position_embeddings = 2048;
+  m.seq_len = 2048;
+  return m;
+}
+
+inline model::ModelSpec Gpt18B() { return Gpt(40, 6144, 32); }
+
+inline model::ZeroConfig ZeroPlusPlus(int hpz = 16) {
+  model::ZeroConfig z;
+  z.zero_quantized_weights = true;
+  z.zero_hpz_partition_size = hpz;
+  z.zero_quantized_gradients = true;
+  return z;
+}
+
+// A calibration with round numbers (not a real GPU's).
+inline model::Calibration TestCalibration() {
+  model::Calibration cal;
+  cal.gpu = "test";
+  cal.source = "derived";
+  cal.copy_Bps = 800e9;
+  for (auto& k : cal.kernels) k.fit = {4e-6, 700e9};
+  cal.gemm = {0.5, 256, "test"};
+  return cal;
+}
+
+}  // namespace zerosim::testing
