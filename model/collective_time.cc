@@ -36,7 +36,7 @@ CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c) {
       transfer = std::max(transfer, t.max_leaf_uplink_bytes / bw);
     }
     const double total = latency + transfer;
-    if (total < best.seconds) best = {total, latency, transfer, n.name};
+    if (total < best.seconds) best = {total, latency, transfer, n.name, p};
   }
   return best;
 }

@@ -17,6 +17,7 @@ struct CollectiveTime {
   double latency_s = 0;   // the chosen protocol's latency term
   double transfer_s = 0;  // the chosen protocol's bandwidth term
   const char* protocol = "";
+  NcclProtocol params;  // the chosen protocol's cost parameters (the SimGrid replay applies them per step)
 };
 
 CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c);

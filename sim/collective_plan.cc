@@ -1,0 +1,212 @@
+#include "sim/collective_plan.h"
+
+#include <fmt/format.h>
+
+#include "model/collective_time.h"
+
+namespace zerosim::sim {
+
+using model::CollectiveKind;
+using model::GroupKind;
+
+const char* FidelityName(Fidelity f) { return f == Fidelity::kMacro ? "macro-flow" : "step-level"; }
+const char* ReductionName(Reduction r) { return r == Reduction::kSymmetric ? "symmetric" : "full"; }
+
+Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o) {
+  Layout l;
+  l.real_nodes = c.nodes;
+  l.sim_nodes = c.nodes;
+  l.gpus_per_node = c.gpus_per_node;
+  l.nics = c.nic.count;
+  l.hpz = hpz;
+  if (c.fabric.kind == model::FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0 &&
+      c.fabric.nodes_per_leaf < c.nodes) {
+    l.level_nodes.push_back(c.fabric.nodes_per_leaf);
+  }
+  l.symmetric = o.reduction == Reduction::kSymmetric && o.fidelity == Fidelity::kMacro;
+  const int unit = l.level_nodes.empty() ? 1 : l.level_nodes.back();
+  if (l.symmetric && c.nodes % unit == 0 && c.nodes >= 2 * unit) l.sim_nodes = 2 * unit;
+  return l;
+}
+
+PlatformSpec MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout, double gpu_flops,
+                              int actor_stack_kib) {
+  PlatformSpec p;
+  p.nodes = layout.sim_nodes;
+  p.gpus_per_node = c.gpus_per_node;
+  p.nics_per_node = c.nic.count;
+  p.gpu_flops = gpu_flops;
+  p.nvlink_Bps = c.intra.bandwidth_Bps;
+  p.nic_Bps = c.nic.bandwidth_Bps;
+  int below = 1;
+  for (int nodes : layout.level_nodes) {
+    // Level 0 is the leaf: its uplinks are what model::LeafUplinkBps gives the analytic model.
+    p.levels.push_back({nodes / below, model::LeafUplinkBps(c)});
+    below = nodes;
+  }
+  p.intra_efficiency = c.nccl.intra_bandwidth_efficiency;
+  p.inter_efficiency = c.nccl.inter_bandwidth_efficiency;
+  p.actor_stack_kib = actor_stack_kib;
+  return p;
+}
+
+int GroupInstances(GroupKind g, const Layout& l) {
+  switch (g) {
+    case GroupKind::kGlobal:
+      return 1;
+    case GroupKind::kHpz:
+      return l.sim_gpus() / l.hpz;
+    case GroupKind::kLocal:
+      return l.sim_nodes;
+    case GroupKind::kCrossNode:
+      return l.gpus_per_node;
+  }
+  return 1;
+}
+
+int GroupInstanceOf(GroupKind g, int gpu, const Layout& l) {
+  switch (g) {
+    case GroupKind::kGlobal:
+      return 0;
+    case GroupKind::kHpz:
+      return gpu / l.hpz;
+    case GroupKind::kLocal:
+      return gpu / l.gpus_per_node;
+    case GroupKind::kCrossNode:
+      return gpu % l.gpus_per_node;
+  }
+  return 0;
+}
+
+std::vector<int> GroupMembers(GroupKind g, int instance, const Layout& l) {
+  std::vector<int> m;
+  switch (g) {
+    case GroupKind::kGlobal:
+      for (int r = 0; r < l.sim_gpus(); ++r) m.push_back(r);
+      break;
+    case GroupKind::kHpz:
+      for (int r = 0; r < l.hpz; ++r) m.push_back(instance * l.hpz + r);
+      break;
+    case GroupKind::kLocal:
+      for (int r = 0; r < l.gpus_per_node; ++r) m.push_back(instance * l.gpus_per_node + r);
+      break;
+    case GroupKind::kCrossNode:
+      for (int k = 0; k < l.sim_nodes; ++k) m.push_back(k * l.gpus_per_node + instance);
+      break;
+  }
+  return m;
+}
+
+namespace {
+
+// The first GPU of a node served by NIC `rail` (GPU g uses NIC floor(g * nics / N)).
+int FirstGpuOfRail(int rail, const Layout& l) { return (rail * l.gpus_per_node + l.nics - 1) / l.nics; }
+
+// Ring edges member[i] -> member[i+1] (closing the ring), each carrying `bytes`. Cross-node edges of the
+// global ring are split over the node's NICs (NCCL's channels).
+void AddRingEdges(const std::vector<int>& members, double bytes, bool split_channels, const Layout& l,
+                  std::vector<Flow>* flows) {
+  const int n = l.gpus_per_node;
+  const int m = static_cast<int>(members.size());
+  for (int i = 0; i < m; ++i) {
+    const int a = members[static_cast<size_t>(i)];
+    const int b = members[static_cast<size_t>((i + 1) % m)];
+    if (a / n == b / n || !split_channels || l.nics == 1) {
+      flows->push_back({a, b, bytes});
+      continue;
+    }
+    for (int rail = 0; rail < l.nics; ++rail) {
+      const int first = FirstGpuOfRail(rail, l);
+      flows->push_back({a / n * n + first, b / n * n + first, bytes / l.nics});
+    }
+  }
+}
+
+// Macro all-to-all across nodes: GPU (node k, local rank r) sends buffer/K to every other node. Nodes
+// fall into classes by the lowest fabric level whose group they share with k (the same leaf, the same
+// pod, anywhere); one flow per class goes to k's mirror image in the next group of that class (the node
+// at k's offset in the next child group, cyclically), carrying the bytes of the whole class. Every NIC and
+// uplink then carries exactly what the uniform all-to-all puts on it.
+void AddCrossNodeAllToAll(const std::vector<int>& members, double out_bytes, const Layout& l,
+                          std::vector<Flow>* flows) {
+  const int n = l.gpus_per_node;
+  const int classes = static_cast<int>(l.level_nodes.size()) + 1;
+  for (int gpu : members) {
+    const int k = gpu / n;
+    for (int cls = 0; cls < classes; ++cls) {
+      const bool top = cls == classes - 1;
+      const int lower = cls == 0 ? 1 : l.level_nodes[static_cast<size_t>(cls - 1)];
+      const int upper_real = top ? l.real_nodes : l.level_nodes[static_cast<size_t>(cls)];
+      const int upper_sim = top ? l.sim_nodes : upper_real;
+      const int count = upper_real - lower;
+      if (count <= 0) continue;
+      const int target = k / upper_sim * upper_sim + ((k % upper_sim) / lower + 1) % (upper_sim / lower) * lower +
+                         k % lower;
+      const double bytes = count == l.real_nodes - 1 ? out_bytes : out_bytes * count / (l.real_nodes - 1);
+      flows->push_back({k * n + gpu % n, target * n + gpu % n, bytes});
+    }
+  }
+}
+
+std::vector<int> InstancesOf(GroupKind g, int instance, const Layout& l) {
+  if (instance >= 0) return {instance};
+  std::vector<int> all;
+  for (int i = 0; i < GroupInstances(g, l); ++i) all.push_back(i);
+  return all;
+}
+
+}  // namespace
+
+StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, const model::CollectiveTime& t,
+                                               const Layout& l, Fidelity f, int instance) {
+  const int g = c.group_size;
+  if (g <= 1) return std::vector<PlanStep>{{t.latency_s, {}}};
+  const std::vector<int> instances = InstancesOf(c.group, instance, l);
+  const model::NcclProtocol& p = t.params;
+
+  if (c.kind != CollectiveKind::kAllToAll) {
+    const bool split = c.group == GroupKind::kGlobal;
+    const double chunk = c.buffer_bytes / g;
+    if (f == Fidelity::kMacro) {
+      PlanStep step{t.latency_s, {}};
+      for (int i : instances) AddRingEdges(GroupMembers(c.group, i, l), (g - 1) * chunk, split, l, &step.flows);
+      return std::vector<PlanStep>{std::move(step)};
+    }
+    std::vector<Flow> edges;
+    for (int i : instances) AddRingEdges(GroupMembers(c.group, i, l), chunk, split, l, &edges);
+    std::vector<PlanStep> steps(static_cast<size_t>(g - 1));
+    for (int s = 0; s < g - 1; ++s) {
+      PlanStep& step = steps[static_cast<size_t>(s)];
+      step.latency_s = (s == 0 ? p.base_latency_s : 0) +
+                       (s < c.traffic.inter_steps ? p.inter_step_latency_s : p.intra_step_latency_s);
+      step.flows = edges;
+    }
+    return steps;
+  }
+
+  if (c.group != GroupKind::kLocal && c.group != GroupKind::kCrossNode) {
+    return Status::Error(fmt::format("all-to-all over the {} group is not simulated", model::GroupKindName(c.group)));
+  }
+  PlanStep step{t.latency_s, {}};
+  const double out_bytes = c.buffer_bytes * (g - 1) / g;
+  for (int i : instances) {
+    const std::vector<int> members = GroupMembers(c.group, i, l);
+    const int m = static_cast<int>(members.size());
+    if (f == Fidelity::kStep) {
+      for (int a : members) {
+        for (int b : members) {
+          if (a != b) step.flows.push_back({a, b, c.buffer_bytes / g});
+        }
+      }
+    } else if (c.group == GroupKind::kLocal) {
+      for (int j = 0; j < m; ++j) {
+        step.flows.push_back({members[static_cast<size_t>(j)], members[static_cast<size_t>((j + 1) % m)], out_bytes});
+      }
+    } else {
+      AddCrossNodeAllToAll(members, out_bytes, l, &step.flows);
+    }
+  }
+  return std::vector<PlanStep>{std::move(step)};
+}
+
+}  // namespace zerosim::sim

@@ -1,0 +1,71 @@
+// From a collective op to flows on the simulated platform: where the ranks sit (Layout), which ranks form
+// each group instance, and the steps of transfers a collective is made of at each fidelity.
+//
+// Placement (the same as model/traffic.h, so that the bytes SimGrid carries equal the schedule's):
+//  - a global ring runs node-major; its cross-node edges are spread over the node's NICs as NCCL spreads
+//    its channels (channel c leaves from and arrives at the first GPU of rail c);
+//  - hpZ rings are h consecutive ranks of a node; the local group is a node; the cross-node group is the
+//    ranks with one local rank, one per node;
+//  - qgZ's intra-node all-to-all sends (g-1)/g of the buffer out of every GPU port; the cross-node one
+//    sends buffer/K to each other node, aggregated per fabric class at the macro level (see .cc).
+#pragma once
+
+#include <vector>
+
+#include "model/cluster_spec.h"
+#include "model/collective_time.h"
+#include "model/schedule.h"
+#include "model/status.h"
+#include "sim/sim_options.h"
+#include "sim/simgrid_platform.h"
+
+namespace zerosim::sim {
+
+// The ranks and nodes the platform holds and how they stand for the real cluster.
+struct Layout {
+  int real_nodes = 0;     // K of the cluster
+  int sim_nodes = 0;      // nodes built on the platform (K, or two symmetry units)
+  int gpus_per_node = 0;  // N
+  int nics = 1;
+  int hpz = 1;
+  std::vector<int> level_nodes;  // nodes under one group of each fat-tree level, bottom-up (leaf, pod)
+  bool symmetric = false;        // one representative rank stands for every rank
+  int sim_gpus() const { return sim_nodes * gpus_per_node; }
+  // Real bytes per simulated byte: the platform holds sim_nodes of the real_nodes.
+  double scale() const { return static_cast<double>(real_nodes) / sim_nodes; }
+};
+
+// The layout for `c` replayed with `o`. Under kSymmetric, the platform shrinks to two symmetry units
+// (nodes on a flat fabric, leaves or pods of a fat tree) when the cluster holds at least two of them and
+// kStep was not asked for.
+Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o);
+
+// The SimGrid platform of `layout`: links and efficiencies from `c`; every GPU computes at `gpu_flops`.
+PlatformSpec MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout, double gpu_flops,
+                              int actor_stack_kib);
+
+// A payload of `bytes` from GPU `src` to GPU `dst` (platform indices).
+struct Flow {
+  int src = 0;
+  int dst = 0;
+  double bytes = 0;
+};
+
+// One step of a collective: a delay, then flows that all start together; the step ends when all arrived.
+struct PlanStep {
+  double latency_s = 0;
+  std::vector<Flow> flows;
+};
+
+// Instances of group kind `g` on the platform, the instance GPU `gpu` belongs to, and the members of one.
+int GroupInstances(model::GroupKind g, const Layout& l);
+int GroupInstanceOf(model::GroupKind g, int gpu, const Layout& l);
+std::vector<int> GroupMembers(model::GroupKind g, int instance, const Layout& l);
+
+// The steps of collective `c` timed by NCCL's protocol choice `t` (latency terms; the bandwidth factor is
+// applied by the caller as wire overhead), for group `instance`, or every instance if `instance` < 0.
+// Errors: a kind/group pair the schedule never emits (all-to-all over the global or hpZ group).
+StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, const model::CollectiveTime& t,
+                                               const Layout& l, Fidelity f, int instance);
+
+}  // namespace zerosim::sim

@@ -1,0 +1,33 @@
+// One simulation per process: SimGrid's engine is a process-wide singleton that cannot be reset (its
+// clock and models survive a second Engine). These helpers run work in a forked child and bring its
+// result back through a pipe, so that one process can run many simulations one after the other.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "model/calibration.h"
+#include "model/cluster_spec.h"
+#include "model/schedule.h"
+#include "model/status.h"
+#include "sim/sim_options.h"
+#include "sim/sim_result.h"
+
+namespace zerosim::sim {
+
+// Resources the child used (getrusage of the child).
+struct ChildUsage {
+  double max_rss_bytes = 0;
+  double cpu_s = 0;  // user + system
+};
+
+// Forks; the child runs `work` and sends back its bytes or its error, then exits without running the
+// parent's exit handlers. Returns what the child sent, or an error if it failed or died.
+StatusOr<std::string> RunInChild(const std::function<StatusOr<std::string>()>& work, ChildUsage* usage = nullptr);
+
+// SimulateSchedule (replay.h) in a child process.
+StatusOr<SimResult> SimulateIsolated(const model::Schedule& s, const model::ClusterSpec& c,
+                                     const model::Calibration& cal, const SimOptions& o,
+                                     ChildUsage* usage = nullptr);
+
+}  // namespace zerosim::sim

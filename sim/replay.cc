@@ -1,0 +1,289 @@
+#include "sim/replay.h"
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "model/collective_time.h"
+#include "model/op_cost.h"
+#include "sim/collective_plan.h"
+#include "sim/simgrid_platform.h"
+
+namespace zerosim::sim {
+
+using model::Op;
+using model::OpKind;
+using model::Queue;
+
+namespace {
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int HpzSize(const model::Schedule& s) {
+  for (const Op& op : s.ops) {
+    if (op.kind == OpKind::kCollective && op.coll.group == model::GroupKind::kHpz) return op.coll.group_size;
+  }
+  return 1;
+}
+
+class Replay {
+ public:
+  Replay(const model::Schedule& s, const model::ClusterSpec& c, const model::Calibration& cal,
+         const SimOptions& o, const Layout& layout, Platform* platform)
+      : s_(s), o_(o), layout_(layout), platform_(platform), local_(model::MakeLocalCostModel(s, c, cal)) {
+    const size_t n = s.ops.size();
+    ranks_ = layout.symmetric ? 1 : layout.sim_gpus();
+    done_.assign(static_cast<size_t>(ranks_) * n, 0);
+    nominal_.resize(n);
+    coll_time_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Op& op = s.ops[i];
+      queue_ops_[static_cast<size_t>(op.queue)].push_back(static_cast<int>(i));
+      if (op.kind == OpKind::kCollective) {
+        coll_time_[i] = model::EstimateCollective(op.coll.traffic, c);
+      } else {
+        nominal_[i] = model::LocalOpDuration(op, local_);
+      }
+    }
+    timing_.start_s.assign(n, 0);
+    timing_.finish_s.assign(n, 0);
+    traced_.assign(static_cast<size_t>(ranks_), false);
+    for (int r : o.trace_ranks) {
+      const int source = layout.symmetric ? 0 : r;
+      if (source >= 0 && source < ranks_) traced_[static_cast<size_t>(source)] = true;
+    }
+  }
+
+  // Creates every queue actor of every replayed rank.
+  void Spawn() {
+    actors_.resize(static_cast<size_t>(ranks_));
+    for (int rank = 0; rank < ranks_; ++rank) {
+      for (int q = 0; q < model::kNumQueues; ++q) {
+        if (queue_ops_[static_cast<size_t>(q)].empty()) continue;
+        auto a = std::make_unique<QueueActor>();
+        a->rank = rank;
+        a->queue = q;
+        QueueActor* raw = a.get();
+        actors_[static_cast<size_t>(rank)][static_cast<size_t>(q)] = std::move(a);
+        platform_->Spawn(fmt::format("r{}-{}", rank, model::QueueName(static_cast<Queue>(q))), rank,
+                         [this, raw] { RunQueue(raw); });
+        ++stats_.actors;
+      }
+    }
+  }
+
+  Status status() const { return status_; }
+
+  SimResult Result() {
+    SimResult r;
+    model::Timing& t = timing_;
+    double compute_queue_work = 0;
+    for (size_t i = 0; i < s_.ops.size(); ++i) {
+      const Op& op = s_.ops[i];
+      t.iteration_s = std::max(t.iteration_s, t.finish_s[i]);
+      t.queue_busy_s[static_cast<size_t>(op.queue)] += t.finish_s[i] - t.start_s[i];
+      if (op.queue == Queue::kCompute) {
+        (op.phase == model::Phase::kOptimizer ? t.optimizer_s : t.compute_s) += nominal_[i];
+        compute_queue_work += nominal_[i];
+      } else if (op.occupies_gpu) {
+        t.gpu_side_s += nominal_[i];
+      }
+    }
+    t.compute_busy_s = compute_queue_work + t.gpu_side_s;
+    t.exposed_comm_s = std::max(0.0, t.iteration_s - t.compute_busy_s);
+    r.timing = std::move(timing_);
+    r.volumes = volumes_;
+    r.stats = stats_;
+    r.stats.real_nodes = layout_.real_nodes;
+    r.stats.simulated_nodes = layout_.sim_nodes;
+    r.stats.simulated_ranks = ranks_;
+    r.stats.symmetric = layout_.symmetric;
+    // Under the symmetric reduction every rank's timeline is the representative's.
+    for (int rank : o_.trace_ranks) {
+      const int source = layout_.symmetric ? 0 : rank;
+      if (rank < 0 || rank >= layout_.real_nodes * layout_.gpus_per_node || source >= ranks_) continue;
+      for (const TraceEvent& e : trace_) {
+        if (e.rank == source) r.trace.push_back({rank, e.op, e.start_s, e.finish_s});
+      }
+    }
+    return r;
+  }
+
+ private:
+  static constexpr int kNotWaiting = -1;
+  static constexpr int kInCollective = -2;
+
+  struct QueueActor {
+    int rank = 0;
+    int queue = 0;
+    int waiting_on = kNotWaiting;  // op index, kInCollective, or kNotWaiting
+    Signal signal;
+  };
+
+  // Members of one group instance that have reached a collective and wait for it to finish.
+  struct Instance {
+    int arrived = 0;
+    std::vector<QueueActor*> waiters;
+  };
+
+  bool Done(int rank, int op) const {
+    return done_[static_cast<size_t>(rank) * s_.ops.size() + static_cast<size_t>(op)] != 0;
+  }
+
+  void WaitDone(QueueActor* a, int op) {
+    while (!Done(a->rank, op)) {
+      a->waiting_on = op;
+      a->signal.Wait();
+    }
+  }
+
+  void MarkDone(int rank, int op) {
+    done_[static_cast<size_t>(rank) * s_.ops.size() + static_cast<size_t>(op)] = 1;
+    for (auto& other : actors_[static_cast<size_t>(rank)]) {
+      if (other && other->waiting_on == op) {
+        other->waiting_on = kNotWaiting;
+        other->signal.Notify();
+      }
+    }
+  }
+
+  void RunQueue(QueueActor* a) {
+    for (int i : queue_ops_[static_cast<size_t>(a->queue)]) {
+      const Op& op = s_.ops[static_cast<size_t>(i)];
+      for (int d = 0; d < op.num_deps; ++d) WaitDone(a, op.deps[static_cast<size_t>(d)]);
+      const double start = Platform::Now();
+      switch (op.kind) {
+        case OpKind::kCompute:
+        case OpKind::kKernel:
+        case OpKind::kMemory:
+          if (nominal_[static_cast<size_t>(i)] > 0) {
+            Platform::Compute(nominal_[static_cast<size_t>(i)] * local_.effective_flops);
+            ++stats_.gpu_activities;
+          }
+          break;
+        case OpKind::kHost:
+          if (op.host_s > 0) Platform::Delay(op.host_s);
+          break;
+        case OpKind::kWait:
+          break;
+        case OpKind::kCollective:
+          JoinCollective(a, i);
+          break;
+      }
+      const double finish = Platform::Now();
+      if (a->rank == 0) {
+        timing_.start_s[static_cast<size_t>(i)] = start;
+        timing_.finish_s[static_cast<size_t>(i)] = finish;
+      }
+      if (traced_[static_cast<size_t>(a->rank)]) trace_.push_back({a->rank, i, start, finish});
+      MarkDone(a->rank, i);
+    }
+  }
+
+  // Every member of the op's group instance arrives here; the last to arrive runs the collective, then
+  // releases the others.
+  void JoinCollective(QueueActor* a, int op_index) {
+    const Op& op = s_.ops[static_cast<size_t>(op_index)];
+    if (layout_.symmetric) {
+      RunCollective(op_index, /*instance=*/-1);
+      return;
+    }
+    const int instances = GroupInstances(op.coll.group, layout_);
+    const int instance = GroupInstanceOf(op.coll.group, a->rank, layout_);
+    const int64_t key = static_cast<int64_t>(op_index) * instances + instance;
+    Instance& in = instances_[key];
+    const int members = static_cast<int>(GroupMembers(op.coll.group, instance, layout_).size());
+    if (++in.arrived < members) {
+      in.waiters.push_back(a);
+      a->waiting_on = kInCollective;
+      a->signal.Wait();
+      return;
+    }
+    const std::vector<QueueActor*> waiters = std::move(in.waiters);
+    instances_.erase(key);
+    RunCollective(op_index, instance);
+    for (QueueActor* w : waiters) {
+      w->waiting_on = kNotWaiting;
+      w->signal.Notify();
+    }
+  }
+
+  void RunCollective(int op_index, int instance) {
+    const Op& op = s_.ops[static_cast<size_t>(op_index)];
+    const model::CollectiveTime& t = coll_time_[static_cast<size_t>(op_index)];
+    StatusOr<std::vector<PlanStep>> plan = PlanCollective(op.coll, t, layout_, o_.fidelity, instance);
+    if (!plan.ok()) {
+      if (status_.ok()) status_ = plan.status();
+      return;
+    }
+    const double overhead = 1.0 / t.params.bandwidth_factor;
+    const auto purpose = static_cast<size_t>(op.purpose);
+    const double scale = layout_.symmetric ? layout_.scale() : 1.0;
+    std::vector<Transfer> transfers;
+    for (const PlanStep& step : *plan) {
+      if (step.latency_s > 0) Platform::Delay(step.latency_s);
+      transfers.clear();
+      for (const Flow& f : step.flows) {
+        const auto wire = static_cast<uint64_t>(std::llround(f.bytes * overhead));
+        if (wire == 0) continue;
+        transfers.push_back({f.src, f.dst, wire});
+        for (int link : platform_->Route(f.src, f.dst)) {
+          const LinkInfo& info = platform_->links()[static_cast<size_t>(link)];
+          if (!info.up) continue;
+          if (info.tier == LinkTier::kNic) volumes_.cross_node[purpose] += f.bytes * scale;
+          if (info.tier == LinkTier::kNvLink) volumes_.intra_node[purpose] += f.bytes * scale;
+        }
+      }
+      stats_.transfers += static_cast<int64_t>(transfers.size());
+      platform_->TransferAll(transfers);
+    }
+  }
+
+  const model::Schedule& s_;
+  const SimOptions& o_;
+  const Layout layout_;
+  Platform* platform_;
+  const model::LocalCostModel local_;
+  int ranks_ = 0;
+  std::array<std::vector<int>, model::kNumQueues> queue_ops_;
+  std::vector<double> nominal_;
+  std::vector<model::CollectiveTime> coll_time_;
+  std::vector<uint8_t> done_;
+  std::vector<std::array<std::unique_ptr<QueueActor>, model::kNumQueues>> actors_;
+  std::unordered_map<int64_t, Instance> instances_;
+  std::vector<bool> traced_;
+  std::vector<TraceEvent> trace_;
+  model::Timing timing_;
+  model::TierVolumes volumes_;
+  SimStats stats_;
+  Status status_;
+};
+
+}  // namespace
+
+StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::ClusterSpec& c,
+                                     const model::Calibration& cal, const SimOptions& o) {
+  const double t0 = WallSeconds();
+  const Layout layout = MakeLayout(c, HpzSize(s), o);
+  const model::LocalCostModel local = model::MakeLocalCostModel(s, c, cal);
+  StatusOr<std::unique_ptr<Platform>> platform =
+      Platform::Create(MakePlatformSpec(c, layout, local.effective_flops, o.actor_stack_kib));
+  if (!platform.ok()) return platform.status();
+  Replay replay(s, c, cal, o, layout, platform->get());
+  replay.Spawn();
+  const double t1 = WallSeconds();
+  (*platform)->Run();
+  const double t2 = WallSeconds();
+  if (!replay.status().ok()) return replay.status();
+  SimResult r = replay.Result();
+  r.stats.build_wall_s = t1 - t0;
+  r.stats.run_wall_s = t2 - t1;
+  return r;
+}
+
+}  // namespace zerosim::sim

@@ -1,0 +1,51 @@
+// What one SimGrid replay of a schedule produces, and its byte encoding (results cross a pipe from the
+// child process that ran the simulation: SimGrid allows one simulation per process).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/analytic.h"
+#include "model/status.h"
+#include "model/traffic.h"
+
+namespace zerosim::sim {
+
+struct SimStats {
+  int real_nodes = 0;
+  int simulated_nodes = 0;   // nodes built on the platform
+  int simulated_ranks = 0;   // ranks whose ops were replayed by actors
+  int actors = 0;
+  bool symmetric = false;    // one representative rank (Reduction::kSymmetric)
+  int64_t transfers = 0;     // host-to-host flows SimGrid carried
+  int64_t gpu_activities = 0;  // computations on GPU hosts
+  double build_wall_s = 0;   // wall time: schedule-to-platform setup
+  double run_wall_s = 0;     // wall time: SimGrid's run
+};
+
+// One op of one rank on simulated time.
+struct TraceEvent {
+  int32_t rank = 0;
+  int32_t op = 0;
+  double start_s = 0;
+  double finish_s = 0;
+};
+
+struct SimResult {
+  // Times of the representative rank (rank 0). compute_s, optimizer_s and gpu_side_s are the nominal
+  // durations of the GPU work (op_cost.h), compute_busy_s their sum (the GPU's busy time: sharing the GPU
+  // conserves work) and exposed_comm_s = iteration_s - compute_busy_s, as in the analytic Timing;
+  // start_s, finish_s and queue_busy_s are simulated.
+  model::Timing timing;
+  // Payload bytes SimGrid carried, summed over the cluster (the platform's share times Layout::scale()):
+  // through NIC egress links (cross-node) and NVSwitch port egress links (intra-node), per purpose.
+  model::TierVolumes volumes;
+  SimStats stats;
+  std::vector<TraceEvent> trace;
+};
+
+std::string SerializeSimResult(const SimResult& r);
+StatusOr<SimResult> DeserializeSimResult(const std::string& bytes);
+
+}  // namespace zerosim::sim

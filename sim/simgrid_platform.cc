@@ -1,0 +1,250 @@
+// Every SimGrid 3.32 call of ZeroSim (see the header). Written against the 3.32 API: zones are created by
+// the free functions sg4::create_*_zone (NetZone::add_netzone_* in 4.x), star routes take LinkInRoute
+// lists, and host-to-host transfers are Comm::sendto_async.
+#include "sim/simgrid_platform.h"
+
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/s4u.hpp>
+#include <simgrid/version.h>
+#include <xbt/log.h>
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+#include <utility>
+
+namespace zerosim::sim {
+
+namespace sg4 = simgrid::s4u;
+using simgrid::kernel::routing::NetPoint;
+using Dir = sg4::LinkInRoute::Direction;
+
+namespace {
+
+constexpr const char* kNetworkConfig = "network/model:CM02, network/crosstraffic:0, network/TCP-gamma:0";
+
+bool engine_created = false;
+
+// A zone's netpoint and the router through which its members reach the outside.
+struct Attachment {
+  NetPoint* netpoint = nullptr;
+  NetPoint* gateway = nullptr;
+};
+
+}  // namespace
+
+struct Signal::Impl {
+  sg4::SemaphorePtr semaphore = sg4::Semaphore::create(0);
+};
+
+Signal::Signal() : impl_(std::make_unique<Impl>()) {}
+Signal::~Signal() = default;
+void Signal::Wait() { impl_->semaphore->acquire(); }
+void Signal::Notify() { impl_->semaphore->release(); }
+
+struct Platform::Impl {
+  std::unique_ptr<sg4::Engine> engine;
+  std::vector<sg4::Host*> gpus;
+  std::unordered_map<const sg4::Link*, int> link_index;
+  std::unordered_map<uint64_t, std::vector<int>> routes;
+};
+
+Platform::Platform(const PlatformSpec& spec) : spec_(spec), impl_(std::make_unique<Impl>()) {}
+Platform::~Platform() = default;
+
+namespace {
+
+class Builder {
+ public:
+  Builder(const PlatformSpec& spec, std::vector<sg4::Host*>* gpus, std::vector<LinkInfo>* links,
+          std::unordered_map<const sg4::Link*, int>* index)
+      : spec_(spec), gpus_(gpus), links_(links), index_(index) {}
+
+  void Build() {
+    sg4::NetZone* top = sg4::create_star_zone("fabric");
+    const int top_level = static_cast<int>(spec_.levels.size());
+    const int per_group = NodesPerGroup(top_level - 1);
+    for (int first = 0; first < spec_.nodes; first += per_group) {
+      Attachment a = BuildGroup(top, top_level - 1, first);
+      top->add_route(a.netpoint, nullptr, a.gateway, nullptr, UplinkOf(top, top_level - 1, first), true);
+    }
+    top->seal();
+  }
+
+ private:
+  // Nodes under one group of `level` (-1: a node).
+  int NodesPerGroup(int level) const {
+    int n = 1;
+    for (int l = 0; l <= level; ++l) n *= spec_.levels[static_cast<size_t>(l)].children;
+    return n;
+  }
+
+  sg4::SplitDuplexLink* NewLink(sg4::NetZone* zone, const std::string& name, double bps, LinkTier tier) {
+    sg4::SplitDuplexLink* l = zone->create_split_duplex_link(name, bps);
+    l->set_latency(0)->seal();
+    for (bool up : {true, false}) {
+      const sg4::Link* half = up ? l->get_link_up() : l->get_link_down();
+      (*index_)[half] = static_cast<int>(links_->size());
+      links_->push_back({tier, up, half->get_name()});
+    }
+    return l;
+  }
+
+  // The links from a group of `level` starting at node `first` to its parent zone `parent`: its aggregate
+  // uplink, or nothing for a node (its NICs live inside the node zone).
+  std::vector<sg4::LinkInRoute> UplinkOf(sg4::NetZone* parent, int level, int first) {
+    if (level < 0) return {};
+    const std::string name = fmt::format("up{}-{}", level, first / NodesPerGroup(level));
+    return {{NewLink(parent, name, spec_.levels[static_cast<size_t>(level)].uplink_Bps, LinkTier::kUplink), Dir::UP}};
+  }
+
+  Attachment BuildGroup(sg4::NetZone* parent, int level, int first) {
+    if (level < 0) return BuildNode(parent, first);
+    sg4::NetZone* zone = sg4::create_star_zone(fmt::format("group{}-{}", level, first / NodesPerGroup(level)));
+    zone->set_parent(parent);
+    Attachment self;
+    const int per_child = NodesPerGroup(level - 1);
+    for (int c = 0; c < spec_.levels[static_cast<size_t>(level)].children; ++c) {
+      const int child_first = first + c * per_child;
+      Attachment a = BuildGroup(zone, level - 1, child_first);
+      zone->add_route(a.netpoint, nullptr, a.gateway, nullptr, UplinkOf(zone, level - 1, child_first), true);
+      // A router placed directly in a star zone cannot be routed to from a sub-zone in 3.32; the
+      // group's gateway is therefore its first member's.
+      if (self.gateway == nullptr) self.gateway = a.gateway;
+    }
+    zone->seal();
+    self.netpoint = zone->get_netpoint();
+    return self;
+  }
+
+  // A node: a full zone holding its GPUs, their NVSwitch ports, its NICs and its gateway.
+  Attachment BuildNode(sg4::NetZone* parent, int node) {
+    const int n = spec_.gpus_per_node;
+    const std::string prefix = fmt::format("node{}", node);
+    sg4::NetZone* zone = sg4::create_full_zone(prefix);
+    zone->set_parent(parent);
+    std::vector<sg4::Host*> hosts;
+    std::vector<sg4::SplitDuplexLink*> ports;
+    for (int g = 0; g < n; ++g) {
+      sg4::Host* h = zone->create_host(fmt::format("{}-gpu{}", prefix, g), spec_.gpu_flops);
+      h->seal();
+      hosts.push_back(h);
+      (*gpus_)[static_cast<size_t>(node * n + g)] = h;
+      ports.push_back(NewLink(zone, fmt::format("{}-nvl{}", prefix, g), spec_.nvlink_Bps, LinkTier::kNvLink));
+    }
+    std::vector<sg4::SplitDuplexLink*> nics;
+    for (int r = 0; r < spec_.nics_per_node; ++r) {
+      nics.push_back(NewLink(zone, fmt::format("{}-nic{}", prefix, r), spec_.nic_Bps, LinkTier::kNic));
+    }
+    NetPoint* gateway = zone->create_router(prefix + "-gw");
+    for (int i = 0; i < n; ++i) {
+      for (int j = i + 1; j < n; ++j) {
+        zone->add_route(hosts[static_cast<size_t>(i)]->get_netpoint(), hosts[static_cast<size_t>(j)]->get_netpoint(),
+                        nullptr, nullptr,
+                        {{ports[static_cast<size_t>(i)], Dir::UP}, {ports[static_cast<size_t>(j)], Dir::DOWN}}, true);
+      }
+      const int rail = i * spec_.nics_per_node / n;
+      zone->add_route(hosts[static_cast<size_t>(i)]->get_netpoint(), gateway, nullptr, nullptr,
+                      {{nics[static_cast<size_t>(rail)], Dir::UP}}, true);
+    }
+    zone->seal();
+    return {zone->get_netpoint(), gateway};
+  }
+
+  const PlatformSpec& spec_;
+  std::vector<sg4::Host*>* gpus_;
+  std::vector<LinkInfo>* links_;
+  std::unordered_map<const sg4::Link*, int>* index_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
+  if (engine_created) {
+    return Status::Error("SimGrid's engine was already created in this process (one simulation per process)");
+  }
+  if (spec.nodes <= 0 || spec.gpus_per_node <= 0 || spec.nics_per_node <= 0 || spec.gpu_flops <= 0 ||
+      spec.nvlink_Bps <= 0 || spec.nic_Bps <= 0) {
+    return Status::Error("platform: nodes, GPUs, NICs, speeds and bandwidths must be positive");
+  }
+  int per_top_group = 1;
+  for (const FabricLevel& l : spec.levels) {
+    if (l.children <= 0 || l.uplink_Bps <= 0) return Status::Error("platform: fabric levels need children and uplinks");
+    per_top_group *= l.children;
+  }
+  if (spec.nodes % per_top_group != 0) {
+    return Status::Error(fmt::format("platform: {} nodes do not fill groups of {} nodes", spec.nodes, per_top_group));
+  }
+  engine_created = true;
+  std::unique_ptr<Platform> p(new Platform(spec));
+  xbt_log_control_set("root.thres:critical");
+  static char arg0[] = "zerosim";
+  static char* argv[] = {arg0, nullptr};
+  int argc = 1;
+  p->impl_->engine = std::make_unique<sg4::Engine>(&argc, argv);
+  sg4::Engine::set_config("network/model:CM02");
+  sg4::Engine::set_config("network/crosstraffic:0");
+  sg4::Engine::set_config("network/TCP-gamma:0");
+  sg4::Engine::set_config(fmt::format("contexts/stack-size:{}", spec.actor_stack_kib));
+
+  p->impl_->gpus.resize(static_cast<size_t>(spec.nodes * spec.gpus_per_node));
+  Builder(spec, &p->impl_->gpus, &p->links_, &p->impl_->link_index).Build();
+
+  const double intra = spec.intra_efficiency;
+  const double inter = spec.inter_efficiency;
+  p->impl_->engine->get_netzone_root()->get_network_model()->set_bw_factor_cb(
+      [intra, inter](double, const sg4::Host* src, const sg4::Host* dst, const std::vector<sg4::Link*>&,
+                     const std::unordered_set<sg4::NetZone*>&) {
+        return src->get_englobing_zone() == dst->get_englobing_zone() ? intra : inter;
+      });
+  return p;
+}
+
+const std::vector<int>& Platform::Route(int src, int dst) {
+  const uint64_t key = (static_cast<uint64_t>(src) << 32) | static_cast<uint32_t>(dst);
+  auto it = impl_->routes.find(key);
+  if (it != impl_->routes.end()) return it->second;
+  std::vector<sg4::Link*> route;
+  double latency = 0;
+  impl_->gpus[static_cast<size_t>(src)]->route_to(impl_->gpus[static_cast<size_t>(dst)], route, &latency);
+  std::vector<int> ids;
+  ids.reserve(route.size());
+  for (const sg4::Link* l : route) ids.push_back(impl_->link_index.at(l));
+  return impl_->routes.emplace(key, std::move(ids)).first->second;
+}
+
+void Platform::Spawn(const std::string& name, int gpu, std::function<void()> body) {
+  sg4::Actor::create(name, impl_->gpus[static_cast<size_t>(gpu)], std::move(body));
+}
+
+double Platform::Run() {
+  impl_->engine->run();
+  return sg4::Engine::get_clock();
+}
+
+double Platform::Now() { return sg4::Engine::get_clock(); }
+
+void Platform::Compute(double flops) { sg4::this_actor::execute(flops); }
+
+void Platform::Delay(double seconds) { sg4::this_actor::sleep_for(seconds); }
+
+void Platform::TransferAll(const std::vector<Transfer>& transfers) {
+  std::vector<sg4::CommPtr> comms;
+  comms.reserve(transfers.size());
+  for (const Transfer& t : transfers) {
+    if (t.wire_bytes == 0) continue;
+    comms.push_back(sg4::Comm::sendto_async(impl_->gpus[static_cast<size_t>(t.src)],
+                                            impl_->gpus[static_cast<size_t>(t.dst)], t.wire_bytes));
+  }
+  for (const sg4::CommPtr& c : comms) c->wait();
+}
+
+std::string SimGridVersion() {
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch);
+  return fmt::format("{}.{}.{}", major, minor, patch);
+}
+
+const char* SimGridNetworkConfig() { return kNetworkConfig; }
+
+}  // namespace zerosim::sim

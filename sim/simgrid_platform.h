@@ -1,0 +1,129 @@
+// The seam between ZeroSim and SimGrid 3.32. Every SimGrid call of the project lives in
+// simgrid_platform.cc (engine configuration, zones, routes, actors, activities); the rest of sim/ talks to
+// the small typed interface below, which names GPUs and links by index and never exposes SimGrid types.
+//
+// The platform (per direction, every link full duplex, zero link latency: NCCL's latency is applied by
+// the replay as explicit delays, so that latency never biases max-min sharing):
+//  - each node is a zone of `gpus_per_node` GPU hosts; a GPU reaches another GPU of its node through its
+//    own NVSwitch port and the peer's (one link per GPU, `nvlink_Bps`), and leaves the node through the NIC
+//    of its rail (GPU g of N uses NIC floor(g * nics / N), `nic_Bps` each); cross-node traffic never
+//    touches the NVSwitch ports;
+//  - nodes hang off a non-blocking switch, directly (single switch; rail-optimized, whose rail switches and
+//    spine are non-blocking too) or through a hierarchy of groups (fat tree: leaves of nodes, optionally
+//    pods of leaves), each group joined to its parent by one aggregate uplink (`uplink_Bps`, ideal ECMP
+//    over the group's physical uplinks);
+//  - network model CM02 (plain max-min fair sharing) with cross-traffic off and TCP-gamma off; the
+//    collective library's per-tier bandwidth efficiency enters through SimGrid's bandwidth-factor
+//    callback: a transfer between GPUs of one node progresses at intra_efficiency of its share, any other
+//    at inter_efficiency (the link still carries its full share: the overhead occupies the wire).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/status.h"
+
+namespace zerosim::sim {
+
+// One level of a fat tree above the nodes: groups of `children` members of the level below (nodes for
+// the first level), each group joined to its parent by uplinks of `uplink_Bps` together, per direction.
+struct FabricLevel {
+  int children = 0;
+  double uplink_Bps = 0;
+};
+
+struct PlatformSpec {
+  int nodes = 0;
+  int gpus_per_node = 0;
+  int nics_per_node = 1;
+  double gpu_flops = 0;   // host speed of every GPU, FLOP/s
+  double nvlink_Bps = 0;  // per GPU port into the NVSwitch, per direction
+  double nic_Bps = 0;     // per NIC, per direction
+  std::vector<FabricLevel> levels;  // bottom-up; empty: every node on one non-blocking switch
+  double intra_efficiency = 1;      // bandwidth factor of transfers inside a node
+  double inter_efficiency = 1;      // bandwidth factor of transfers between nodes
+  int actor_stack_kib = 128;        // SimGrid contexts/stack-size
+};
+
+enum class LinkTier : uint8_t { kNvLink, kNic, kUplink };
+
+struct LinkInfo {
+  LinkTier tier = LinkTier::kNvLink;
+  bool up = true;  // away from the GPU (NVLink), out of the node (NIC), out of the group (uplink)
+  std::string name;
+};
+
+// A host-to-host transfer between two GPUs (indices: node * gpus_per_node + local rank).
+struct Transfer {
+  int src = 0;
+  int dst = 0;
+  uint64_t wire_bytes = 0;  // bytes the links carry (payload plus protocol overhead)
+};
+
+// A counting semaphore for actors: Wait() blocks the calling actor until Notify() was called once more
+// than Wait() returned. Create and use only while the platform exists.
+class Signal {
+ public:
+  Signal();
+  ~Signal();
+  Signal(const Signal&) = delete;
+  Signal& operator=(const Signal&) = delete;
+  void Wait();
+  void Notify();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class Platform {
+ public:
+  // Creates SimGrid's engine with ZeroSim's network configuration and builds `spec`. SimGrid's engine is
+  // a process-wide singleton: this succeeds once per process; a second call returns an error.
+  static StatusOr<std::unique_ptr<Platform>> Create(const PlatformSpec& spec);
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  const PlatformSpec& spec() const { return spec_; }
+  int num_gpus() const { return spec_.nodes * spec_.gpus_per_node; }
+  const std::vector<LinkInfo>& links() const { return links_; }
+
+  // Link indices of SimGrid's route from GPU `src` to GPU `dst` (cached per pair).
+  const std::vector<int>& Route(int src, int dst);
+
+  // Starts an actor running `body` on GPU `gpu`'s host when the simulation runs.
+  void Spawn(const std::string& name, int gpu, std::function<void()> body);
+
+  // Runs the simulation until every actor has returned; returns the simulated time in seconds.
+  double Run();
+
+  // --- Activities: call only from inside an actor. ---
+  // Simulated time now, seconds.
+  static double Now();
+  // Computes `flops` on the calling actor's GPU; concurrent computations on one GPU share its speed.
+  static void Compute(double flops);
+  // Waits `seconds` of simulated time without using any resource.
+  static void Delay(double seconds);
+  // Starts every transfer at once and returns when all have arrived. Transfers of 0 bytes are skipped.
+  void TransferAll(const std::vector<Transfer>& transfers);
+
+ private:
+  struct Impl;
+  explicit Platform(const PlatformSpec& spec);
+
+  PlatformSpec spec_;
+  std::vector<LinkInfo> links_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "3.32.0": the version of the SimGrid library linked in.
+std::string SimGridVersion();
+
+// The network configuration the platform pins, for provenance.
+const char* SimGridNetworkConfig();
+
+}  // namespace zerosim::sim

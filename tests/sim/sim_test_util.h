@@ -1,0 +1,54 @@
+// Helpers for the SimGrid replay tests: hand-made schedules of a few collectives, and running them.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "model/collective_time.h"
+#include "model/schedule.h"
+#include "model/traffic.h"
+#include "sim/isolation.h"
+#include "test_util.h"
+
+namespace zerosim::testing {
+
+// A collective op as OpEmitter makes one: traffic from model/traffic.h.
+inline model::Op CollectiveOp(const model::ClusterSpec& c, model::CollectiveKind kind, model::GroupKind group,
+                              double buffer_bytes, int hpz = 1, model::Queue queue = model::Queue::kNcclDp) {
+  model::Op op;
+  op.kind = model::OpKind::kCollective;
+  op.queue = queue;
+  op.purpose = model::Purpose::kForwardAllGather;
+  op.coll.kind = kind;
+  op.coll.group = group;
+  op.coll.group_size = model::GroupSize(group, c, hpz);
+  op.coll.buffer_bytes = buffer_bytes;
+  op.coll.traffic = model::CollectiveTraffic(kind, group, op.coll.group_size, buffer_bytes, c);
+  return op;
+}
+
+// A schedule holding `ops` (issued at time 0 unless they depend on each other).
+inline model::Schedule ScheduleOf(const model::ClusterSpec& c, std::vector<model::Op> ops) {
+  model::Schedule s;
+  s.ops = std::move(ops);
+  s.world_size = c.total_gpus();
+  s.micro_steps = 1;
+  s.tokens_per_micro_step = 2048;
+  return s;
+}
+
+// The simulated iteration time of `s` on `c` (in a child process).
+inline double SimulatedTime(const model::Schedule& s, const model::ClusterSpec& c,
+                            const sim::SimOptions& o = {}) {
+  StatusOr<sim::SimResult> r = sim::SimulateIsolated(s, c, TestCalibration(), o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? r->timing.iteration_s : -1;
+}
+
+// The analytic (NCCL cost model) time of one collective op alone.
+inline double AnalyticTime(const model::Op& op, const model::ClusterSpec& c) {
+  return model::EstimateCollective(op.coll.traffic, c).seconds;
+}
+
+}  // namespace zerosim::testing
