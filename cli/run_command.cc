@@ -1,6 +1,7 @@
-// `zerosim run [scenario.toml] [--json out.json]`
+// `zerosim run [scenario.toml] [--json out.json] [--engine analytic|sim|both] [--trace out.json]`
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -9,15 +10,81 @@
 #include "cli/scenario_runner.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
+#include "sim/chrome_trace.h"
 
 namespace zerosim::cli {
 
 namespace po = boost::program_options;
 
-int RunCommand(int argc, char** argv) {
+namespace {
+
+struct RunArgs {
   std::string scenario;
   std::string json_path;
-  std::string engine_name = "analytic";
+  std::string engine = "analytic";
+  std::string fidelity = "macro";
+  std::string reduction = "symmetric";
+  std::string trace_path;
+  std::string trace_ranks = "0";
+};
+
+// Parses "0,1,17" into ranks.
+StatusOr<std::vector<int>> ParseRanks(const std::string& text) {
+  std::vector<int> ranks;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      const int r = std::stoi(item, &used);
+      if (used != item.size() || r < 0) throw std::invalid_argument(item);
+      ranks.push_back(r);
+    } catch (const std::exception&) {
+      return Status::Error(fmt::format("--trace-ranks: '{}' is not a rank number", item));
+    }
+  }
+  if (ranks.empty()) return Status::Error("--trace-ranks: no rank given");
+  return ranks;
+}
+
+// The engine and SimOptions the arguments ask for.
+Status ResolveEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
+  if (a.engine == "analytic") {
+    *engine = Engine::kAnalytic;
+  } else if (a.engine == "sim") {
+    *engine = Engine::kSim;
+  } else if (a.engine == "both") {
+    *engine = Engine::kBoth;
+  } else {
+    return Status::Error(fmt::format("unknown engine '{}' (available: analytic, sim, both)", a.engine));
+  }
+  if (a.fidelity != "macro" && a.fidelity != "step") {
+    return Status::Error(fmt::format("unknown fidelity '{}' (available: macro, step)", a.fidelity));
+  }
+  o->fidelity = a.fidelity == "macro" ? sim::Fidelity::kMacro : sim::Fidelity::kStep;
+  if (a.reduction != "symmetric" && a.reduction != "full") {
+    return Status::Error(fmt::format("unknown reduction '{}' (available: symmetric, full)", a.reduction));
+  }
+  o->reduction = a.reduction == "symmetric" ? sim::Reduction::kSymmetric : sim::Reduction::kFull;
+  if (!a.trace_path.empty()) {
+    if (*engine == Engine::kAnalytic) return Status::Error("--trace needs the sim engine (--engine sim or both)");
+    StatusOr<std::vector<int>> ranks = ParseRanks(a.trace_ranks);
+    if (!ranks.ok()) return ranks.status();
+    o->trace_ranks = *ranks;
+  }
+  return Status::Ok();
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int RunCommand(int argc, char** argv) {
+  RunArgs a;
   po::options_description opts(
       "usage: zerosim run [scenario.toml] [options]\n\n"
       "Evaluates every variant of a scenario (ZeRO-3, ZeRO++ and any mix of qwZ/hpZ/qgZ) and prints a table:\n"
@@ -26,11 +93,21 @@ int RunCommand(int argc, char** argv) {
       "on 384 V100 with 1 x 100 Gbps per node). Scenario format: docs/inputs.md; JSON: docs/report.md.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")
-      ("json", po::value<std::string>(&json_path)->value_name("FILE"), "also write the full report as JSON to FILE")
-      ("engine", po::value<std::string>(&engine_name)->value_name("NAME"),
-       "how communication is timed: analytic (NCCL's cost model per tier; default)");
+      ("json", po::value<std::string>(&a.json_path)->value_name("FILE"), "also write the full report as JSON to FILE")
+      ("engine", po::value<std::string>(&a.engine)->value_name("NAME"),
+       "how communication is timed: analytic (NCCL's cost model per tier, each collective alone; default), sim "
+       "(SimGrid discrete-event replay: contention, overlap, topology), both (side by side, with the difference)")
+      ("fidelity", po::value<std::string>(&a.fidelity)->value_name("LEVEL"),
+       "sim: macro (one flow per ring edge; default) or step (every ring step a flow; validation, <= ~1k GPUs)")
+      ("reduction", po::value<std::string>(&a.reduction)->value_name("MODE"),
+       "sim: symmetric (one representative rank, two symmetry units of the fabric; default, exact) or full "
+       "(every rank, whole cluster)")
+      ("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
+       "sim: write a Chrome/Perfetto trace of the chosen ranks' ops on simulated time to FILE")
+      ("trace-ranks", po::value<std::string>(&a.trace_ranks)->value_name("LIST"),
+       "sim: ranks to trace, comma-separated (default 0)");
   po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario));
+  hidden.add_options()("scenario", po::value<std::string>(&a.scenario));
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
@@ -48,26 +125,40 @@ int RunCommand(int argc, char** argv) {
     std::cout << opts << "\n";
     return kExitOk;
   }
-  if (engine_name != "analytic") {
-    fmt::print(stderr, "zerosim run: unknown engine '{}' (available: analytic)\n", engine_name);
+  Engine engine = Engine::kAnalytic;
+  sim::SimOptions sim_options;
+  if (Status st = ResolveEngine(a, &engine, &sim_options); !st.ok()) {
+    fmt::print(stderr, "zerosim run: {}\n", st.message());
     return kExitUsage;
   }
 
-  StatusOr<io::Scenario> s = LoadScenarioOrDefault(scenario);
+  StatusOr<io::Scenario> s = LoadScenarioOrDefault(a.scenario);
   if (!s.ok()) {
     fmt::print(stderr, "zerosim run: error: {}\n", s.status().message());
     return kExitUsage;
   }
-  const model::Report report = EvaluateScenario(*s, Engine::kAnalytic);
-  fmt::print("{}", io::FormatReportTable(report));
-  if (!json_path.empty()) {
-    std::ofstream out(json_path, std::ios::binary);
-    out << io::ReportJsonText(report);
-    if (!out) {
-      fmt::print(stderr, "zerosim run: error: cannot write {}\n", json_path);
+  std::vector<sim::SimRun> runs;
+  const StatusOr<model::Report> report = EvaluateScenario(*s, engine, sim_options, &runs);
+  if (!report.ok()) {
+    fmt::print(stderr, "zerosim run: error: {}\n", report.status().message());
+    return kExitFailed;
+  }
+  fmt::print("{}", io::FormatReportTable(*report));
+  if (!a.json_path.empty()) {
+    if (!WriteFile(a.json_path, io::ReportJsonText(*report))) {
+      fmt::print(stderr, "zerosim run: error: cannot write {}\n", a.json_path);
       return kExitFailed;
     }
-    fmt::print("\nreport written to {}\n", json_path);
+    fmt::print("\nreport written to {}\n", a.json_path);
+  }
+  if (!a.trace_path.empty()) {
+    std::vector<sim::TracedRun> traced;
+    for (size_t i = 0; i < runs.size(); ++i) traced.push_back({s->variants[i].name, &runs[i].schedule, &runs[i].result});
+    if (!WriteFile(a.trace_path, sim::ChromeTraceJson(traced))) {
+      fmt::print(stderr, "zerosim run: error: cannot write {}\n", a.trace_path);
+      return kExitFailed;
+    }
+    fmt::print("trace of ranks {} written to {} (open it in https://ui.perfetto.dev)\n", a.trace_ranks, a.trace_path);
   }
   return kExitOk;
 }

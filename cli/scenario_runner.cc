@@ -3,8 +3,16 @@
 #include "model/evaluate.h"
 #include "model/io/embedded.h"
 #include "model/version.h"
+#include "sim/simgrid_platform.h"
 
 namespace zerosim::cli {
+
+namespace {
+
+constexpr const char* kAnalyticModel =
+    "analytic engine: NCCL's ring/all-to-all cost model per link tier, each collective uncontended";
+
+}  // namespace
 
 StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path) {
   if (path.empty()) {
@@ -15,21 +23,34 @@ StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path) {
   return io::LoadScenario(disk, path);
 }
 
-model::Report EvaluateScenario(const io::Scenario& s, Engine engine) {
+StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, const sim::SimOptions& sim_options,
+                                         std::vector<sim::SimRun>* sim_runs) {
   model::Report r;
   r.provenance = io::ScenarioProvenance(s);
   r.provenance.zerosim_version = Version();
   r.scenario_name = s.name;
   r.cluster = s.cluster;
   r.model = s.variants.empty() ? model::ModelSpec{} : s.variants.front().model;
-  switch (engine) {
-    case Engine::kAnalytic:
-      r.provenance.network_model =
-          "analytic engine: NCCL's ring/all-to-all cost model per link tier, each collective uncontended";
-      for (const io::Variant& v : s.variants) {
-        r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration));
-      }
-      break;
+  const bool analytic = engine != Engine::kSim;
+  const bool simulated = engine != Engine::kAnalytic;
+  if (analytic && simulated) {
+    r.provenance.network_model = std::string(kAnalyticModel) + " | " + sim::SimNetworkModel(sim_options);
+  } else {
+    r.provenance.network_model = analytic ? kAnalyticModel : sim::SimNetworkModel(sim_options);
+  }
+  if (simulated) r.provenance.simgrid_version = sim::SimGridVersion();
+  for (const io::Variant& v : s.variants) {
+    if (analytic) {
+      r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration));
+    }
+    if (simulated) {
+      sim::SimRun run;
+      StatusOr<model::VariantReport> sv =
+          sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, sim_options, &run);
+      if (!sv.ok()) return sv.status();
+      r.variants.push_back(std::move(sv).value());
+      if (sim_runs != nullptr) sim_runs->push_back(std::move(run));
+    }
   }
   return r;
 }

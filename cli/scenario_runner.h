@@ -3,19 +3,28 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/io/loaders.h"
 #include "model/report.h"
 #include "model/status.h"
+#include "sim/sim_evaluate.h"
+#include "sim/sim_options.h"
 
 namespace zerosim::cli {
 
-enum class Engine { kAnalytic };
+// kAnalytic: NCCL's cost model per collective (model/analytic.h). kSim: the SimGrid replay (sim/).
+// kBoth: each variant by both, the analytic column first.
+enum class Engine { kAnalytic, kSim, kBoth };
 
 // `path` empty: the embedded default scenario.
 StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path);
 
-// Evaluates every variant of `s` with `engine`.
-model::Report EvaluateScenario(const io::Scenario& s, Engine engine);
+// Evaluates every variant of `s` with `engine`; the sim engine runs each variant's simulation in its own
+// child process with `sim_options`. `sim_runs`, if given, receives each simulated variant's schedule and
+// replay (in variant order).
+StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine,
+                                         const sim::SimOptions& sim_options = {},
+                                         std::vector<sim::SimRun>* sim_runs = nullptr);
 
 }  // namespace zerosim::cli

@@ -12,6 +12,13 @@ namespace {
 
 using model::VariantReport;
 
+bool MixedEngines(const std::vector<VariantReport>& v) {
+  for (const VariantReport& r : v) {
+    if (r.engine != v.front().engine) return true;
+  }
+  return false;
+}
+
 constexpr int kLabelWidth = 34;
 constexpr int kColumnWidth = 14;
 
@@ -23,6 +30,7 @@ class Table {
     out_ += fmt::format("{:<{}}", "", kLabelWidth);
     for (const VariantReport& r : v_) out_ += fmt::format("{:>{}}", r.name, kColumnWidth);
     out_ += "\n";
+    if (MixedEngines(v_)) Row("engine", [](const VariantReport& r) { return r.engine; });
   }
   // Rows after a section title are indented under it.
   void Section(const std::string& title) {
@@ -43,6 +51,31 @@ class Table {
 };
 
 std::string Num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+// The first variant evaluated by the same engine as `v` (the baseline of its speedup).
+const VariantReport* BaselineOf(const std::vector<VariantReport>& all, const VariantReport& v) {
+  for (const VariantReport& r : all) {
+    if (r.engine == v.engine) return &r;
+  }
+  return &v;
+}
+
+// With both engines: each variant's sim result against its analytic one.
+std::string EngineComparison(const std::vector<VariantReport>& all) {
+  std::string out = "\nsim vs analytic\n";
+  out += fmt::format("  {:<14}{:>14}{:>14}{:>12}{:>16}{:>14}\n", "variant", "analytic (s)", "sim (s)", "sim - an.",
+                     "exposed an. (s)", "sim (s)");
+  for (const VariantReport& a : all) {
+    if (a.engine != "analytic") continue;
+    for (const VariantReport& s : all) {
+      if (s.engine != "sim" || s.name != a.name) continue;
+      out += fmt::format("  {:<14}{:>14.4f}{:>14.4f}{:>+11.2f}%{:>16.4f}{:>14.4f}\n", a.name, a.iteration_time_s,
+                         s.iteration_time_s, 100.0 * (s.iteration_time_s / a.iteration_time_s - 1.0),
+                         a.exposed_comm_s, s.exposed_comm_s);
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -74,9 +107,9 @@ std::string FormatReportTable(const model::Report& r) {
   t.Row("iteration time (s)", [](const VariantReport& v) { return Num(v.iteration_time_s, 3); });
   t.Row("TFLOPs per GPU", [](const VariantReport& v) { return Num(v.tflops_per_gpu, 1); });
   t.Row("tokens per second", [](const VariantReport& v) { return Num(v.tokens_per_s, 0); });
-  const double base_time = r.variants.empty() ? 0 : r.variants.front().iteration_time_s;
-  t.Row("speedup vs " + (r.variants.empty() ? std::string() : r.variants.front().name),
-        [&](const VariantReport& v) { return fmt::format("{:.2f}x", base_time / v.iteration_time_s); });
+  t.Row("speedup vs " + (r.variants.empty() ? std::string() : r.variants.front().name), [&](const VariantReport& v) {
+    return fmt::format("{:.2f}x", BaselineOf(r.variants, v)->iteration_time_s / v.iteration_time_s);
+  });
   t.Row("compute (s)", [](const VariantReport& v) { return Num(v.compute_s, 3); });
   t.Row("quantization + copies (s)", [](const VariantReport& v) { return Num(v.gpu_side_s, 3); });
   t.Row("optimizer step (s)", [](const VariantReport& v) { return Num(v.optimizer_s, 3); });
@@ -109,6 +142,7 @@ std::string FormatReportTable(const model::Report& r) {
   for (const VariantReport& v : r.variants) {
     if (!v.feasible) out += fmt::format("  {} is infeasible: {}\n", v.name, v.infeasible_reason);
   }
+  if (MixedEngines(r.variants)) out += EngineComparison(r.variants);
 
   // Cross-node volume per node in units of M, the model's size in fp16 bytes.
   if (r.variants.size() >= 2 && c.nodes > 1) {
@@ -118,10 +152,12 @@ std::string FormatReportTable(const model::Report& r) {
     out += fmt::format("\ncross-node volume per node, in M = {:.1f} GB (the model in fp16); ring factor (P-1)/P = {:.4f}, "
                        "all-to-all factor (K-1)/K = {:.4f}\n",
                        big_m / kGB, (gpus - 1.0) / gpus, (c.nodes - 1.0) / c.nodes);
-    const VariantReport& base = r.variants.front();
+    const bool mixed = MixedEngines(r.variants);
     for (const VariantReport& v : r.variants) {
+      const VariantReport& base = *BaselineOf(r.variants, v);
       const model::PhaseBytes& b = v.bytes.cross_node;
-      out += fmt::format("  {:<12} {:.4f}M forward + {:.4f}M backward + {:.4f}M gradients = {:.4f}M", v.name,
+      const std::string label = mixed ? fmt::format("{} ({})", v.name, v.engine) : v.name;
+      out += fmt::format("  {:<{}} {:.4f}M forward + {:.4f}M backward + {:.4f}M gradients = {:.4f}M", label, mixed ? 18 : 12,
                          b.forward_allgather * per_node, b.backward_allgather * per_node, b.gradient_reduce * per_node,
                          b.total() * per_node);
       if (&v != &base && b.total() > 0) out += fmt::format("   ({:.2f}x less than {})", base.bytes.cross_node.total() / b.total(), base.name);

@@ -1,0 +1,36 @@
+#include "sim/sim_evaluate.h"
+
+#include <fmt/format.h>
+
+#include "model/evaluate.h"
+#include "model/schedule_builder.h"
+#include "sim/isolation.h"
+#include "sim/simgrid_platform.h"
+
+namespace zerosim::sim {
+
+StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
+                                                  const model::ZeroConfig& z, const model::ClusterSpec& c,
+                                                  const model::Calibration& cal, const SimOptions& o,
+                                                  SimRun* run) {
+  model::Schedule s = model::BuildSchedule(m, z, c);
+  StatusOr<SimResult> r = SimulateIsolated(s, c, cal, o);
+  if (!r.ok()) return Status::Error(fmt::format("{}: {}", name, r.status().message()));
+  model::VariantReport v = model::AssembleVariant(name, "sim", m, z, c, s, r->timing, r->volumes);
+  if (run != nullptr) {
+    run->schedule = std::move(s);
+    run->result = std::move(r).value();
+  }
+  return v;
+}
+
+std::string SimNetworkModel(const SimOptions& o) {
+  return fmt::format(
+      "sim engine: SimGrid {} flow-level max-min sharing ({}); {} collectives, NCCL's latency per protocol as "
+      "delays, its bandwidth factor as wire overhead, tier efficiency through the bandwidth-factor callback; {} "
+      "replay",
+      SimGridVersion(), SimGridNetworkConfig(), FidelityName(o.fidelity),
+      o.fidelity == Fidelity::kStep ? "full" : ReductionName(o.reduction));
+}
+
+}  // namespace zerosim::sim

@@ -1,0 +1,35 @@
+// The `sim` engine's entry point for a configuration: the schedule replayed on SimGrid (in a child
+// process), assembled into the same VariantReport as the analytic engine (model/evaluate.h), with the
+// bytes per tier SimGrid measured.
+#pragma once
+
+#include <string>
+
+#include "model/calibration.h"
+#include "model/cluster_spec.h"
+#include "model/model_spec.h"
+#include "model/report.h"
+#include "model/schedule.h"
+#include "model/status.h"
+#include "model/zero_config.h"
+#include "sim/sim_options.h"
+#include "sim/sim_result.h"
+
+namespace zerosim::sim {
+
+// The schedule a variant replayed and what the replay produced (for traces and statistics).
+struct SimRun {
+  model::Schedule schedule;
+  SimResult result;
+};
+
+// BuildSchedule + SimulateIsolated + AssembleVariant (engine "sim"). `run`, if given, receives both.
+StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
+                                                  const model::ZeroConfig& z, const model::ClusterSpec& c,
+                                                  const model::Calibration& cal, const SimOptions& o,
+                                                  SimRun* run = nullptr);
+
+// How the sim engine timed communication, for the report's provenance `network_model`.
+std::string SimNetworkModel(const SimOptions& o);
+
+}  // namespace zerosim::sim
