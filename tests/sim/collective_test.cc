@@ -52,3 +52,38 @@ TEST(Collective, UncontendedEqualsClosedForm256Gpus) {
 
 }  // namespace
 }  // namespace zerosim::testing
+
+namespace zerosim::testing {
+namespace {
+
+// Step-level (511 ring steps, 310k flows) against macro-flow (38 flows on two symmetric nodes) at 512 GPUs.
+TEST(Collective, MacroFlowEqualsStepLevelAt512Gpus) {
+  const model::ClusterSpec c = PaperCluster(4, 32, 16);
+  const model::Op op = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kGlobal, 1.5e9);
+  sim::SimOptions step;
+  step.fidelity = sim::Fidelity::kStep;
+  const double macro_s = SimulatedTime(ScheduleOf(c, {op}), c);
+  const double step_s = SimulatedTime(ScheduleOf(c, {op}), c, step);
+  EXPECT_NEAR(step_s / macro_s, 1.0, 0.01);
+  EXPECT_NEAR(macro_s / AnalyticTime(op, c), 1.0, 1e-6);
+}
+
+// The same under contention: a 4:1 fat tree with 2 nodes per leaf (the cross-leaf ring edges get half a
+// node's NIC bandwidth) and an hpZ all-gather sharing the NVSwitch ports.
+TEST(Collective, MacroFlowEqualsStepLevelUnderContention) {
+  model::ClusterSpec c = PaperCluster(1, 32, 16);
+  c.fabric.kind = model::FabricKind::kFatTree;
+  c.fabric.nodes_per_leaf = 2;
+  c.fabric.oversubscription = 4;
+  const model::Op global = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kGlobal, 0.5e9);
+  const model::Op hpz =
+      CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kHpz, 4e9, 16, model::Queue::kNcclHpz);
+  sim::SimOptions step;
+  step.fidelity = sim::Fidelity::kStep;
+  const double macro_s = SimulatedTime(ScheduleOf(c, {global, hpz}), c);
+  const double step_s = SimulatedTime(ScheduleOf(c, {global, hpz}), c, step);
+  EXPECT_NEAR(step_s / macro_s, 1.0, 0.01);
+}
+
+}  // namespace
+}  // namespace zerosim::testing

@@ -1,0 +1,67 @@
+// Bytes conservation: the payload SimGrid carried over NIC and NVSwitch links equals the schedule's bytes
+// per tier and purpose (model/traffic.h), for ZeRO-3 and each ZeRO++ switch, on several fabrics, with and
+// without the symmetric reduction.
+#include <gtest/gtest.h>
+
+#include "model/schedule_builder.h"
+#include "sim_test_util.h"
+
+namespace zerosim::testing {
+namespace {
+
+struct Variant {
+  const char* name;
+  model::ZeroConfig zero;
+};
+
+std::vector<Variant> Variants(int gpus_per_node) {
+  model::ZeroConfig qwz, hpz, qgz;
+  qwz.zero_quantized_weights = true;
+  hpz.zero_hpz_partition_size = gpus_per_node / 2;
+  qgz.zero_quantized_gradients = true;
+  return {{"ZeRO-3", {}}, {"qwZ", qwz}, {"hpZ", hpz}, {"qgZ", qgz}, {"ZeRO++", ZeroPlusPlus(gpus_per_node)}};
+}
+
+void ExpectConserved(const model::ClusterSpec& c, sim::Reduction reduction) {
+  const model::ModelSpec m = Gpt(2, 1024, 16);
+  for (const Variant& v : Variants(c.gpus_per_node)) {
+    const model::Schedule s = model::BuildSchedule(m, v.zero, c);
+    sim::SimOptions o;
+    o.reduction = reduction;
+    StatusOr<sim::SimResult> r = sim::SimulateIsolated(s, c, TestCalibration(), o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const model::TierVolumes expected = model::SumTraffic(s);
+    for (size_t p = 1; p < 4; ++p) {
+      const char* purpose = model::PurposeName(static_cast<model::Purpose>(p));
+      EXPECT_NEAR(r->volumes.cross_node[p], expected.cross_node[p], 1e-9 * expected.cross_node[p] + 1e-3)
+          << v.name << " cross-node " << purpose << " on " << c.name;
+      EXPECT_NEAR(r->volumes.intra_node[p], expected.intra_node[p], 1e-9 * expected.intra_node[p] + 1e-3)
+          << v.name << " intra-node " << purpose << " on " << c.name;
+    }
+    EXPECT_GT(expected.cross_total(), 0);
+  }
+}
+
+TEST(Bytes, ConservedOnOneSwitch) {
+  ExpectConserved(PaperCluster(1, 4, 8), sim::Reduction::kFull);
+  ExpectConserved(PaperCluster(1, 6, 8), sim::Reduction::kSymmetric);
+}
+
+TEST(Bytes, ConservedWithRails) {
+  model::ClusterSpec c = PaperCluster(4, 4, 8);
+  c.fabric.kind = model::FabricKind::kRailOptimized;
+  ExpectConserved(c, sim::Reduction::kFull);
+  ExpectConserved(c, sim::Reduction::kSymmetric);
+}
+
+TEST(Bytes, ConservedOnAnOversubscribedFatTree) {
+  model::ClusterSpec c = PaperCluster(2, 6, 8);
+  c.fabric.kind = model::FabricKind::kFatTree;
+  c.fabric.nodes_per_leaf = 2;
+  c.fabric.oversubscription = 4;
+  ExpectConserved(c, sim::Reduction::kFull);
+  ExpectConserved(c, sim::Reduction::kSymmetric);
+}
+
+}  // namespace
+}  // namespace zerosim::testing
