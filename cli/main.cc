@@ -14,6 +14,8 @@ using zerosim::cli::Command;
 const Command kCommands[] = {
     {"run", "evaluate a scenario: ZeRO-3 vs ZeRO++ throughput, exposed communication, volumes, memory",
      zerosim::cli::RunCommand},
+    {"bench", "time and measure the SimGrid replay of one iteration at 384, 1,024 and 4,096 GPUs",
+     zerosim::cli::BenchCommand},
 };
 
 void Usage(FILE* out) {
