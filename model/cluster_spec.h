@@ -41,6 +41,11 @@ struct InterNodeSpec {
   double switch_latency_s = 0;   // per switch traversal
   int nodes_per_leaf = 0;        // fat tree only
   double oversubscription = 1;   // fat tree only: leaf downlink / uplink bandwidth (4 means 4:1)
+  // Three-level fat tree only (0: two levels): leaves under one pod (aggregation) switch, and the pod's
+  // downlink / uplink bandwidth towards the core. The analytic model times the leaf level only; the
+  // SimGrid replay builds both.
+  int leaves_per_pod = 0;
+  double pod_oversubscription = 1;
 };
 
 // One NCCL protocol's cost model (NCCL src/graph/tuning.cc): a collective of nsteps ring steps, of

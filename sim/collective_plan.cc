@@ -22,6 +22,8 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o) {
   if (c.fabric.kind == model::FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0 &&
       c.fabric.nodes_per_leaf < c.nodes) {
     l.level_nodes.push_back(c.fabric.nodes_per_leaf);
+    const int per_pod = c.fabric.nodes_per_leaf * c.fabric.leaves_per_pod;
+    if (c.fabric.leaves_per_pod > 1 && per_pod < c.nodes) l.level_nodes.push_back(per_pod);
   }
   l.symmetric = o.reduction == Reduction::kSymmetric && o.fidelity == Fidelity::kMacro;
   const int unit = l.level_nodes.empty() ? 1 : l.level_nodes.back();
@@ -38,11 +40,15 @@ PlatformSpec MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout,
   p.gpu_flops = gpu_flops;
   p.nvlink_Bps = c.intra.bandwidth_Bps;
   p.nic_Bps = c.nic.bandwidth_Bps;
+  // The leaf's uplinks are what model::LeafUplinkBps gives the analytic model; a pod's carry its leaves'
+  // uplinks together over its own oversubscription.
   int below = 1;
-  for (int nodes : layout.level_nodes) {
-    // Level 0 is the leaf: its uplinks are what model::LeafUplinkBps gives the analytic model.
-    p.levels.push_back({nodes / below, model::LeafUplinkBps(c)});
-    below = nodes;
+  double uplink_Bps = model::LeafUplinkBps(c);
+  for (size_t i = 0; i < layout.level_nodes.size(); ++i) {
+    const int children = layout.level_nodes[i] / below;
+    if (i > 0) uplink_Bps = children * uplink_Bps / c.fabric.pod_oversubscription;
+    p.levels.push_back({children, uplink_Bps});
+    below = layout.level_nodes[i];
   }
   p.intra_efficiency = c.nccl.intra_bandwidth_efficiency;
   p.inter_efficiency = c.nccl.inter_bandwidth_efficiency;

@@ -32,7 +32,9 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
   j["fabric"] = {{"kind", model::FabricKindName(c.fabric.kind)},
                  {"switch_latency_s", c.fabric.switch_latency_s},
                  {"nodes_per_leaf", c.fabric.nodes_per_leaf},
-                 {"oversubscription", c.fabric.oversubscription}};
+                 {"oversubscription", c.fabric.oversubscription},
+                 {"leaves_per_pod", c.fabric.leaves_per_pod},
+                 {"pod_oversubscription", c.fabric.pod_oversubscription}};
   auto proto = [](const model::NcclProtocol& p) {
     return ordered_json{{"base_latency_s", p.base_latency_s},
                         {"intra_step_latency_s", p.intra_step_latency_s},

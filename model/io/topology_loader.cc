@@ -78,6 +78,14 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
     if (status.ok() && c.nodes % c.fabric.nodes_per_leaf != 0) {
       fab.Fail("nodes_per_leaf", fmt::format("{} nodes do not fill leaves of {} nodes", c.nodes, c.fabric.nodes_per_leaf));
     }
+    c.fabric.leaves_per_pod = static_cast<int>(fab.IntOr("leaves_per_pod", 0, 0));
+    if (c.fabric.leaves_per_pod > 0) {
+      c.fabric.pod_oversubscription = fab.NumberOr("pod_oversubscription", 1.0, 1.0, 1e6);
+      const int per_pod = c.fabric.nodes_per_leaf * c.fabric.leaves_per_pod;
+      if (status.ok() && c.nodes % per_pod != 0) {
+        fab.Fail("leaves_per_pod", fmt::format("{} nodes do not fill pods of {} nodes", c.nodes, per_pod));
+      }
+    }
   } else if (status.ok()) {
     fab.Fail("kind", fmt::format("unknown fabric kind \"{}\" (supported: single_switch, fat_tree, rail_optimized)", kind));
   }

@@ -63,5 +63,15 @@ TEST(Bytes, ConservedOnAnOversubscribedFatTree) {
   ExpectConserved(c, sim::Reduction::kSymmetric);
 }
 
+TEST(Bytes, ConservedOnAThreeLevelFatTree) {
+  model::ClusterSpec c = PaperCluster(2, 12, 4);
+  c.fabric.kind = model::FabricKind::kFatTree;
+  c.fabric.nodes_per_leaf = 2;
+  c.fabric.leaves_per_pod = 2;
+  c.fabric.pod_oversubscription = 4;
+  ExpectConserved(c, sim::Reduction::kFull);
+  ExpectConserved(c, sim::Reduction::kSymmetric);
+}
+
 }  // namespace
 }  // namespace zerosim::testing
