@@ -1,12 +1,12 @@
 // `zerosim bench`: wall time and peak memory of the SimGrid replay of one training iteration, per case,
 // each case in its own process (one SimGrid engine per process). Prints figures; not a timed test.
 #include <chrono>
-#include <iostream>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/scenario_runner.h"
 #include "model/io/embedded.h"
 #include "model/schedule_builder.h"
@@ -50,25 +50,14 @@ int BenchCommand(int argc, char** argv) {
       ("reduction", po::value<std::string>(&reduction)->value_name("MODE"),
        "symmetric (default) or full (every rank on the whole cluster: slow past a few hundred GPUs)")
       ("max-gpus", po::value<int>(&max_gpus)->value_name("N"), "skip cases with more than N GPUs");
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    fmt::print(stderr, "zerosim bench: {}\n\n", e.what());
-    std::cerr << opts << "\n";
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
-  if (reduction != "symmetric" && reduction != "full") {
-    fmt::print(stderr, "zerosim bench: unknown reduction '{}' (available: symmetric, full)\n", reduction);
+  if (std::optional<int> stop = ParseCommandLine("bench", argc, argv, opts)) return *stop;
+  StatusOr<sim::Reduction> parsed = ParseReduction(reduction);
+  if (!parsed.ok()) {
+    fmt::print(stderr, "zerosim bench: {}\n", parsed.status().message());
     return kExitUsage;
   }
   sim::SimOptions o;
-  o.reduction = reduction == "full" ? sim::Reduction::kFull : sim::Reduction::kSymmetric;
+  o.reduction = *parsed;
 
   StatusOr<io::Scenario> base = LoadScenarioOrDefault("");
   if (!base.ok()) {

@@ -1,12 +1,12 @@
 // `zerosim run [scenario.toml] [--json out.json] [--engine analytic|sim|both] [--trace out.json]`
 #include <fstream>
-#include <iostream>
 #include <sstream>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/scenario_runner.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
@@ -62,10 +62,9 @@ Status ResolveEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
     return Status::Error(fmt::format("unknown fidelity '{}' (available: macro, step)", a.fidelity));
   }
   o->fidelity = a.fidelity == "macro" ? sim::Fidelity::kMacro : sim::Fidelity::kStep;
-  if (a.reduction != "symmetric" && a.reduction != "full") {
-    return Status::Error(fmt::format("unknown reduction '{}' (available: symmetric, full)", a.reduction));
-  }
-  o->reduction = a.reduction == "symmetric" ? sim::Reduction::kSymmetric : sim::Reduction::kFull;
+  StatusOr<sim::Reduction> reduction = ParseReduction(a.reduction);
+  if (!reduction.ok()) return reduction.status();
+  o->reduction = *reduction;
   if (!a.trace_path.empty()) {
     if (*engine == Engine::kAnalytic) return Status::Error("--trace needs the sim engine (--engine sim or both)");
     StatusOr<std::vector<int>> ranks = ParseRanks(a.trace_ranks);
@@ -108,23 +107,9 @@ int RunCommand(int argc, char** argv) {
        "sim: ranks to trace, comma-separated (default 0)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::string>(&a.scenario));
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("scenario", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    fmt::print(stderr, "zerosim run: {}\n\n", e.what());
-    std::cerr << opts << "\n";
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (std::optional<int> stop = ParseCommandLine("run", argc, argv, opts, &hidden, &pos)) return *stop;
   Engine engine = Engine::kAnalytic;
   sim::SimOptions sim_options;
   if (Status st = ResolveEngine(a, &engine, &sim_options); !st.ok()) {

@@ -54,23 +54,11 @@ TEST(Bytes, ConservedWithRails) {
   ExpectConserved(c, sim::Reduction::kSymmetric);
 }
 
-TEST(Bytes, ConservedOnAnOversubscribedFatTree) {
-  model::ClusterSpec c = PaperCluster(2, 6, 8);
-  c.fabric.kind = model::FabricKind::kFatTree;
-  c.fabric.nodes_per_leaf = 2;
-  c.fabric.oversubscription = 4;
-  ExpectConserved(c, sim::Reduction::kFull);
-  ExpectConserved(c, sim::Reduction::kSymmetric);
-}
-
-TEST(Bytes, ConservedOnAThreeLevelFatTree) {
-  model::ClusterSpec c = PaperCluster(2, 12, 4);
-  c.fabric.kind = model::FabricKind::kFatTree;
-  c.fabric.nodes_per_leaf = 2;
-  c.fabric.leaves_per_pod = 2;
-  c.fabric.pod_oversubscription = 4;
-  ExpectConserved(c, sim::Reduction::kFull);
-  ExpectConserved(c, sim::Reduction::kSymmetric);
+TEST(Bytes, ConservedOnFatTrees) {
+  for (const model::ClusterSpec& c : {FatTree(PaperCluster(2, 6, 8), 2, 4), FatTree(PaperCluster(2, 12, 4), 2, 1, 2, 4)}) {
+    ExpectConserved(c, sim::Reduction::kFull);
+    ExpectConserved(c, sim::Reduction::kSymmetric);
+  }
 }
 
 }  // namespace

@@ -50,12 +50,6 @@ TEST(Collective, UncontendedEqualsClosedForm256Gpus) {
   ExpectMatchesClosedForm(PaperCluster(2, 16, 16), sim::Reduction::kSymmetric);
 }
 
-}  // namespace
-}  // namespace zerosim::testing
-
-namespace zerosim::testing {
-namespace {
-
 // Step-level (511 ring steps, 310k flows) against macro-flow (38 flows on two symmetric nodes) at 512 GPUs.
 TEST(Collective, MacroFlowEqualsStepLevelAt512Gpus) {
   const model::ClusterSpec c = PaperCluster(4, 32, 16);
@@ -71,10 +65,7 @@ TEST(Collective, MacroFlowEqualsStepLevelAt512Gpus) {
 // The same under contention: a 4:1 fat tree with 2 nodes per leaf (the cross-leaf ring edges get half a
 // node's NIC bandwidth) and an hpZ all-gather sharing the NVSwitch ports.
 TEST(Collective, MacroFlowEqualsStepLevelUnderContention) {
-  model::ClusterSpec c = PaperCluster(1, 32, 16);
-  c.fabric.kind = model::FabricKind::kFatTree;
-  c.fabric.nodes_per_leaf = 2;
-  c.fabric.oversubscription = 4;
+  const model::ClusterSpec c = FatTree(PaperCluster(1, 32, 16), 2, 4);
   const model::Op global = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kGlobal, 0.5e9);
   const model::Op hpz =
       CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kHpz, 4e9, 16, model::Queue::kNcclHpz);

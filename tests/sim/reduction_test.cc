@@ -49,21 +49,13 @@ TEST(Reduction, ExactWithRails) {
 }
 
 TEST(Reduction, ExactOnAnOversubscribedFatTree) {
-  model::ClusterSpec c = PaperCluster(2, 8, 4);  // 4 leaves of 2 nodes, 2 leaves simulated
-  c.fabric.kind = model::FabricKind::kFatTree;
-  c.fabric.nodes_per_leaf = 2;
-  c.fabric.oversubscription = 3;
-  ExpectReductionExact(c, Gpt(3, 1024, 16));
+  // 4 leaves of 2 nodes, 2 leaves simulated.
+  ExpectReductionExact(FatTree(PaperCluster(2, 8, 4), 2, 3), Gpt(3, 1024, 16));
 }
 
 TEST(Reduction, ExactOnAThreeLevelFatTree) {
-  model::ClusterSpec c = PaperCluster(2, 12, 4);  // 3 pods of 2 leaves of 2 nodes, 2 pods simulated
-  c.fabric.kind = model::FabricKind::kFatTree;
-  c.fabric.nodes_per_leaf = 2;
-  c.fabric.oversubscription = 2;
-  c.fabric.leaves_per_pod = 2;
-  c.fabric.pod_oversubscription = 4;
-  ExpectReductionExact(c, Gpt(3, 1024, 16));
+  // 3 pods of 2 leaves of 2 nodes, 2 pods simulated.
+  ExpectReductionExact(FatTree(PaperCluster(2, 12, 4), 2, 2, 2, 4), Gpt(3, 1024, 16));
 }
 
 }  // namespace

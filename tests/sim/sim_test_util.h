@@ -28,6 +28,18 @@ inline model::Op CollectiveOp(const model::ClusterSpec& c, model::CollectiveKind
   return op;
 }
 
+// `c` with its nodes on a fat tree: leaves of `nodes_per_leaf` at `oversubscription`, and optionally pods
+// of `leaves_per_pod` leaves at `pod_oversubscription`.
+inline model::ClusterSpec FatTree(model::ClusterSpec c, int nodes_per_leaf, double oversubscription,
+                                  int leaves_per_pod = 0, double pod_oversubscription = 1) {
+  c.fabric.kind = model::FabricKind::kFatTree;
+  c.fabric.nodes_per_leaf = nodes_per_leaf;
+  c.fabric.oversubscription = oversubscription;
+  c.fabric.leaves_per_pod = leaves_per_pod;
+  c.fabric.pod_oversubscription = pod_oversubscription;
+  return c;
+}
+
 // A schedule holding `ops` (issued at time 0 unless they depend on each other).
 inline model::Schedule ScheduleOf(const model::ClusterSpec& c, std::vector<model::Op> ops) {
   model::Schedule s;
