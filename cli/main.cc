@@ -14,6 +14,8 @@ using zerosim::cli::Command;
 const Command kCommands[] = {
     {"run", "evaluate a scenario: ZeRO-3 vs ZeRO++ throughput, exposed communication, volumes, memory",
      zerosim::cli::RunCommand},
+    {"validate", "compare scenarios with published numbers ([[expect]] tables); the regression gate",
+     zerosim::cli::ValidateCommand},
 };
 
 void Usage(FILE* out) {

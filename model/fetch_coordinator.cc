@@ -32,15 +32,20 @@ double QuantizationGroupSize(double numel, double target) {
   const auto n = static_cast<int64_t>(std::llround(numel));
   if (n <= 0) return 0;
   const auto initial = static_cast<int64_t>(std::ceil(static_cast<double>(n) / target));
-  int64_t groups = initial;
-  constexpr int64_t kMaxSearch = 10'000'000;
-  while (groups < n && n % (8 * groups) != 0) {
-    if (++groups - initial > kMaxSearch) break;
-  }
-  if (n % (8 * groups) != 0) {
+  // DeepSpeed searches groups = initial, initial + 1, ... for the first count with n % (8 * groups) == 0,
+  // i.e. the smallest divisor of n / 8 that is at least `initial`. Find it among the divisors directly.
+  if (n % 8 != 0) {
     // DeepSpeed asserts here (shards must divide by 8); keep the target-sized groups.
     return static_cast<double>(n) / static_cast<double>(initial);
   }
+  const int64_t m = n / 8;
+  int64_t groups = m;  // m itself always divides m
+  for (int64_t d = 1; d * d <= m; ++d) {
+    if (m % d != 0) continue;
+    if (d >= initial) groups = std::min(groups, d);
+    if (m / d >= initial) groups = std::min(groups, m / d);
+  }
+  if (groups >= n) return static_cast<double>(n) / static_cast<double>(initial);
   while (n % (16 * groups) == 0 && static_cast<double>(n) / static_cast<double>(groups) > target) groups *= 2;
   return static_cast<double>(n) / static_cast<double>(groups);
 }
