@@ -13,6 +13,7 @@ struct Command {
 
 int RunCommand(int argc, char** argv);
 int ValidateCommand(int argc, char** argv);
+int FitCommand(int argc, char** argv);
 
 // Exit statuses.
 inline constexpr int kExitOk = 0;

@@ -16,6 +16,8 @@ const Command kCommands[] = {
      zerosim::cli::RunCommand},
     {"validate", "compare scenarios with published numbers ([[expect]] tables); the regression gate",
      zerosim::cli::ValidateCommand},
+    {"fit", "fit at most three calibration parameters to the published expectations (Eigen least squares)",
+     zerosim::cli::FitCommand},
 };
 
 void Usage(FILE* out) {
