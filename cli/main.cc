@@ -14,6 +14,10 @@ using zerosim::cli::Command;
 const Command kCommands[] = {
     {"run", "evaluate a scenario: ZeRO-3 vs ZeRO++ throughput, exposed communication, volumes, memory",
      zerosim::cli::RunCommand},
+    {"validate", "compare scenarios with published numbers ([[expect]] tables); the regression gate",
+     zerosim::cli::ValidateCommand},
+    {"fit", "fit at most three calibration parameters to the published expectations (Eigen least squares)",
+     zerosim::cli::FitCommand},
     {"bench", "time and measure the SimGrid replay of one iteration at 384, 1,024 and 4,096 GPUs",
      zerosim::cli::BenchCommand},
 };

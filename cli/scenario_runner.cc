@@ -23,6 +23,11 @@ StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path) {
   return io::LoadScenario(disk, path);
 }
 
+model::Report EvaluateAnalyticScenario(const io::Scenario& s) {
+  StatusOr<model::Report> r = EvaluateScenario(s, Engine::kAnalytic);
+  return std::move(r).value();  // the analytic engine always succeeds
+}
+
 StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, const sim::SimOptions& sim_options,
                                          std::vector<sim::SimRun>* sim_runs) {
   model::Report r;

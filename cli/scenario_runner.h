@@ -20,6 +20,9 @@ enum class Engine { kAnalytic, kSim, kBoth };
 // `path` empty: the embedded default scenario.
 StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path);
 
+// Every variant of `s` by the analytic engine (which cannot fail).
+model::Report EvaluateAnalyticScenario(const io::Scenario& s);
+
 // Evaluates every variant of `s` with `engine`; the sim engine runs each variant's simulation in its own
 // child process with `sim_options`. `sim_runs`, if given, receives each simulated variant's schedule and
 // replay (in variant order).
