@@ -35,7 +35,7 @@ class Replay {
  public:
   Replay(const model::Schedule& s, const model::ClusterSpec& c, const model::Calibration& cal,
          const SimOptions& o, const Layout& layout, Platform* platform)
-      : s_(s), o_(o), layout_(layout), platform_(platform), local_(model::MakeLocalCostModel(s, c, cal)) {
+      : s_(s), c_(c), o_(o), layout_(layout), platform_(platform), local_(model::MakeLocalCostModel(s, c, cal)) {
     const size_t n = s.ops.size();
     ranks_ = layout.symmetric ? 1 : layout.sim_gpus();
     done_.assign(static_cast<size_t>(ranks_) * n, 0);
@@ -94,7 +94,7 @@ class Replay {
         t.gpu_side_s += nominal_[i];
       }
     }
-    t.compute_busy_s = compute_queue_work + t.gpu_side_s;
+    t.compute_busy_s = compute_queue_work + t.gpu_side_s + t.interference_s;
     t.exposed_comm_s = std::max(0.0, t.iteration_s - t.compute_busy_s);
     r.timing = std::move(timing_);
     r.volumes = volumes_;
@@ -221,6 +221,13 @@ class Replay {
       if (status_.ok()) status_ = plan.status();
       return;
     }
+    // NCCL's kernels take `compute_interference` of each member GPU while the collective runs.
+    const double interference = c_.nccl.compute_interference;
+    std::vector<int> loaded;
+    if (interference > 0) {
+      loaded = layout_.symmetric ? std::vector<int>{0} : GroupMembers(op.coll.group, instance, layout_);
+    }
+    const int load = loaded.empty() ? -1 : platform_->StartGpuLoad(loaded, interference);
     const double overhead = 1.0 / t.params.bandwidth_factor;
     const auto purpose = static_cast<size_t>(op.purpose);
     const double scale = layout_.symmetric ? layout_.scale() : 1.0;
@@ -242,9 +249,16 @@ class Replay {
       stats_.transfers += static_cast<int64_t>(transfers.size());
       platform_->TransferAll(transfers);
     }
+    if (load >= 0) {
+      const std::vector<double> busy = platform_->StopGpuLoad(load);
+      for (size_t i = 0; i < loaded.size() && i < busy.size(); ++i) {
+        if (loaded[i] == 0) timing_.interference_s += busy[i];
+      }
+    }
   }
 
   const model::Schedule& s_;
+  const model::ClusterSpec& c_;
   const SimOptions& o_;
   const Layout layout_;
   Platform* platform_;

@@ -59,7 +59,8 @@ std::string SerializeSimResult(const SimResult& r) {
   Writer w;
   w.Put(kMagic);
   const model::Timing& t = r.timing;
-  for (double v : {t.iteration_s, t.compute_s, t.optimizer_s, t.gpu_side_s, t.compute_busy_s, t.exposed_comm_s}) {
+  for (double v : {t.iteration_s, t.compute_s, t.optimizer_s, t.gpu_side_s, t.interference_s, t.compute_busy_s,
+                   t.exposed_comm_s}) {
     w.Put(v);
   }
   w.Put(t.queue_busy_s);
@@ -78,8 +79,8 @@ StatusOr<SimResult> DeserializeSimResult(const std::string& bytes) {
   uint32_t magic = 0;
   model::Timing& t = r.timing;
   bool ok = rd.Get(&magic) && magic == kMagic;
-  for (double* v : {&t.iteration_s, &t.compute_s, &t.optimizer_s, &t.gpu_side_s, &t.compute_busy_s,
-                    &t.exposed_comm_s}) {
+  for (double* v : {&t.iteration_s, &t.compute_s, &t.optimizer_s, &t.gpu_side_s, &t.interference_s,
+                    &t.compute_busy_s, &t.exposed_comm_s}) {
     ok = ok && rd.Get(v);
   }
   ok = ok && rd.Get(&t.queue_busy_s) && rd.GetVector(&t.start_s) && rd.GetVector(&t.finish_s) &&

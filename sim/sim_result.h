@@ -34,8 +34,9 @@ struct TraceEvent {
 
 struct SimResult {
   // Times of the representative rank (rank 0). compute_s, optimizer_s and gpu_side_s are the nominal
-  // durations of the GPU work (op_cost.h), compute_busy_s their sum (the GPU's busy time: sharing the GPU
-  // conserves work) and exposed_comm_s = iteration_s - compute_busy_s, as in the analytic Timing;
+  // durations of the GPU work (op_cost.h); interference_s the GPU time NCCL's kernels took while
+  // collectives ran (compute_interference); compute_busy_s their sum (the GPU's busy time: sharing the
+  // GPU conserves work) and exposed_comm_s = iteration_s - compute_busy_s, as in the analytic Timing;
   // start_s, finish_s and queue_busy_s are simulated.
   model::Timing timing;
   // Payload bytes SimGrid carried, summed over the cluster (the platform's share times Layout::scale()):

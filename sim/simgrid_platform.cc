@@ -47,6 +47,8 @@ struct Platform::Impl {
   std::vector<sg4::Host*> gpus;
   std::unordered_map<const sg4::Link*, int> link_index;
   std::unordered_map<uint64_t, std::vector<int>> routes;
+  std::unordered_map<int, std::vector<sg4::ExecPtr>> loads;
+  int next_load = 0;
 };
 
 Platform::Platform(const PlatformSpec& spec) : spec_(spec), impl_(std::make_unique<Impl>()) {}
@@ -237,6 +239,43 @@ void Platform::TransferAll(const std::vector<Transfer>& transfers) {
                                             impl_->gpus[static_cast<size_t>(t.dst)], t.wire_bytes));
   }
   for (const sg4::CommPtr& c : comms) c->wait();
+}
+
+namespace {
+
+// A background load runs for at most this long at full speed; a collective never lasts that long.
+constexpr double kLoadHorizonS = 1e4;
+// The load's weight against other computations on its GPU: it gets its bound whenever it asks for it.
+constexpr double kLoadPriority = 1e6;
+
+}  // namespace
+
+int Platform::StartGpuLoad(const std::vector<int>& gpus, double fraction) {
+  std::vector<sg4::ExecPtr> execs;
+  for (int g : gpus) {
+    sg4::Host* host = impl_->gpus[static_cast<size_t>(g)];
+    const double speed = host->get_speed();
+    sg4::ExecPtr e = sg4::Exec::init();
+    e->set_host(host)->set_flops_amount(speed * kLoadHorizonS)->set_bound(fraction * speed);
+    e->set_priority(kLoadPriority)->start();
+    execs.push_back(std::move(e));
+  }
+  const int handle = impl_->next_load++;
+  impl_->loads.emplace(handle, std::move(execs));
+  return handle;
+}
+
+std::vector<double> Platform::StopGpuLoad(int handle) {
+  std::vector<double> seconds;
+  auto it = impl_->loads.find(handle);
+  if (it == impl_->loads.end()) return seconds;
+  for (const sg4::ExecPtr& e : it->second) {
+    const double speed = e->get_host()->get_speed();
+    seconds.push_back((speed * kLoadHorizonS - e->get_remaining()) / speed);
+    e->cancel();
+  }
+  impl_->loads.erase(it);
+  return seconds;
 }
 
 std::string SimGridVersion() {

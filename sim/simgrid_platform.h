@@ -110,6 +110,11 @@ class Platform {
   static void Delay(double seconds);
   // Starts every transfer at once and returns when all have arrived. Transfers of 0 bytes are skipped.
   void TransferAll(const std::vector<Transfer>& transfers);
+  // Starts a background load on each GPU in `gpus`: until StopGpuLoad, it takes `fraction` (0..1] of the
+  // GPU's speed, ahead of the GPU's other computations (they share what is left). Returns its handle.
+  int StartGpuLoad(const std::vector<int>& gpus, double fraction);
+  // Ends load `handle`; returns the GPU-seconds it consumed on each of its GPUs (in StartGpuLoad's order).
+  std::vector<double> StopGpuLoad(int handle);
 
  private:
   struct Impl;

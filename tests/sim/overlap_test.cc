@@ -49,6 +49,26 @@ TEST(Overlap, ExposedCommunicationTendsToTheNonOverlappablePart) {
   }
 }
 
+TEST(Overlap, CollectivesTakeTheirInterferenceShareOfTheGpu) {
+  // A gather running beside a GEMM twice its length: NCCL's kernels take compute_interference of the GPU
+  // while the gather runs, so the GEMM finishes that share of the gather later.
+  for (double f : {0.25, 0.5, 1.0}) {
+    model::ClusterSpec c = PaperCluster(1, 4, 8);
+    c.nccl.compute_interference = f;
+    const model::Op ag = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kGlobal, 1e9);
+    const double t_comm = AnalyticTime(ag, c);
+    const double flops_per_s = c.gpu.peak_flops * model::GemmEfficiencyAt(TestCalibration().gemm, 2048);
+    model::Op gemm = Compute(2 * t_comm * flops_per_s, 0);
+    gemm.num_deps = 0;
+    StatusOr<sim::SimResult> r = sim::SimulateIsolated(ScheduleOf(c, {ag, gemm}), c, TestCalibration(), {});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_NEAR(r->timing.finish_s[1], (2 + f) * t_comm, 1e-5 * t_comm) << f;
+    EXPECT_NEAR(r->timing.interference_s, f * t_comm, 1e-5 * t_comm) << f;
+    const model::Timing a = model::EvaluateAnalytic(ScheduleOf(c, {ag, gemm}), c, TestCalibration());
+    EXPECT_NEAR(r->timing.iteration_s, a.iteration_s, 1e-5 * a.iteration_s) << f;
+  }
+}
+
 TEST(Overlap, SlowGpusHideAWholeIterationsCommunication) {
   // The paper's 18B on 384 GPUs with GPUs 20x slower: compute dwarfs communication, and what stays
   // exposed is a small, fixed part, the same in the DES and the analytic model.
