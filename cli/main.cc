@@ -16,6 +16,10 @@ const Command kCommands[] = {
      zerosim::cli::RunCommand},
     {"validate", "compare scenarios with published numbers ([[expect]] tables); the regression gate",
      zerosim::cli::ValidateCommand},
+    {"sweep", "evaluate a sweep of cluster and ZeRO configurations (JSONL, parallel, sharded, resumable)",
+     zerosim::cli::SweepCommand},
+    {"plan", "rank cluster configurations with their best ZeRO setting; the cost/throughput Pareto front",
+     zerosim::cli::PlanCommand},
     {"fit", "fit at most three calibration parameters to the published expectations (Eigen least squares)",
      zerosim::cli::FitCommand},
 };
