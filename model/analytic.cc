@@ -12,17 +12,20 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   Timing t;
   const std::vector<CompactOp>& ops = s.compact.size() == s.ops.size() ? s.compact : CompactOps(s.ops);
   const size_t n = ops.size();
-  // Per-kind rates, and each distinct collective traffic estimated once.
-  const double compute_s_per_flop = 1.0 / MakeLocalCostModel(s, c, cal).effective_flops;
-  std::array<double, kNumKernels> kernel_alpha{}, kernel_s_per_byte{};
+  // The rate table: every op's duration is offset + slope * amount (CompactOp::rate); each distinct
+  // collective traffic is estimated once.
+  std::vector<double> offset(static_cast<size_t>(kCompactRateCollectives) + s.traffic_classes.size(), 0.0);
+  std::vector<double> slope(offset.size(), 0.0);
+  slope[kCompactRateHost] = 1.0;
+  slope[kCompactRateCompute] = 1.0 / MakeLocalCostModel(s, c, cal).effective_flops;
+  slope[kCompactRateMemory] = 1.0 / cal.copy_Bps;
   for (int k = 0; k < kNumKernels; ++k) {
-    kernel_alpha[static_cast<size_t>(k)] = cal.kernels[static_cast<size_t>(k)].fit.alpha_s;
-    kernel_s_per_byte[static_cast<size_t>(k)] = 1.0 / cal.kernels[static_cast<size_t>(k)].fit.beta_Bps;
+    offset[static_cast<size_t>(kCompactRateKernels + k)] = cal.kernels[static_cast<size_t>(k)].fit.alpha_s;
+    slope[static_cast<size_t>(kCompactRateKernels + k)] = 1.0 / cal.kernels[static_cast<size_t>(k)].fit.beta_Bps;
   }
-  const double memory_s_per_byte = 1.0 / cal.copy_Bps;
-  std::vector<double> class_s;
-  class_s.reserve(s.traffic_classes.size());
-  for (const Traffic& tr : s.traffic_classes) class_s.push_back(EstimateCollective(tr, c).seconds);
+  for (size_t i = 0; i < s.traffic_classes.size(); ++i) {
+    offset[static_cast<size_t>(kCompactRateCollectives) + i] = EstimateCollective(s.traffic_classes[i], c).seconds;
+  }
   const double interference = c.nccl.compute_interference;
 
   // Finish times, in a per-thread buffer reused across calls (sweeps evaluate thousands of schedules).
@@ -38,26 +41,8 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     const auto q = static_cast<size_t>(op.queue);
     double start = queue_free[q];
     for (int d = 0; d < op.num_deps; ++d) start = std::max(start, finish[static_cast<size_t>(op.deps[static_cast<size_t>(d)])]);
-    double dur = 0;
-    switch (op.kind) {
-      case OpKind::kHost:
-        dur = op.amount;
-        break;
-      case OpKind::kCompute:
-        dur = op.amount * compute_s_per_flop;
-        break;
-      case OpKind::kKernel:
-        dur = kernel_alpha[static_cast<size_t>(op.index)] + op.amount * kernel_s_per_byte[static_cast<size_t>(op.index)];
-        break;
-      case OpKind::kMemory:
-        dur = op.amount * memory_s_per_byte;
-        break;
-      case OpKind::kCollective:
-        dur = class_s[static_cast<size_t>(op.index)];
-        break;
-      case OpKind::kWait:
-        break;
-    }
+    const auto r = static_cast<size_t>(op.rate);
+    const double dur = offset[r] + slope[r] * op.amount;
     if (timeline) t.start_s[i] = start;
     finish[i] = start + dur;
     queue_free[q] = start + dur;

@@ -97,22 +97,26 @@ std::vector<CompactOp> CompactOps(const std::vector<Op>& ops) {
     c.deps = op.deps;
     switch (op.kind) {
       case OpKind::kHost:
+        c.rate = kCompactRateHost;
         c.amount = op.host_s;
         break;
       case OpKind::kCompute:
+        c.rate = kCompactRateCompute;
         c.amount = op.flops;
         break;
       case OpKind::kKernel:
+        c.rate = kCompactRateKernels + static_cast<int32_t>(op.kernel.kernel);
         c.amount = op.kernel.bytes;
-        c.index = static_cast<int32_t>(op.kernel.kernel);
         break;
       case OpKind::kMemory:
+        c.rate = kCompactRateMemory;
         c.amount = op.memory_bytes;
         break;
       case OpKind::kCollective:
-        c.index = op.coll.traffic_class;
+        c.rate = kCompactRateCollectives + op.coll.traffic_class;
         break;
       case OpKind::kWait:
+        c.rate = kCompactRateWait;
         break;
     }
     out.push_back(c);

@@ -116,9 +116,18 @@ struct CompactOp {
   bool optimizer = false;  // the optimizer step (reported apart from compute)
   uint8_t num_deps = 0;
   std::array<int32_t, 3> deps{};
-  int32_t index = 0;  // kernel: Kernel; collective: traffic class
+  // Duration = rate_offset[rate] + rate_slope[rate] * amount, with the rate table built per evaluation:
+  // kCompactRateWait, kCompactRateHost, kCompactRateCompute, kCompactRateMemory, then one rate per kernel
+  // (kCompactRateKernels + Kernel), then one per collective traffic class (after the kernels).
+  int32_t rate = 0;
   double amount = 0;  // host: seconds; compute: FLOPs; kernel and memory: bytes
 };
+inline constexpr int32_t kCompactRateWait = 0;
+inline constexpr int32_t kCompactRateHost = 1;
+inline constexpr int32_t kCompactRateCompute = 2;
+inline constexpr int32_t kCompactRateMemory = 3;
+inline constexpr int32_t kCompactRateKernels = 4;
+inline constexpr int32_t kCompactRateCollectives = kCompactRateKernels + kNumKernels;
 std::vector<CompactOp> CompactOps(const std::vector<Op>& ops);
 
 // Cross-node and intra-node bytes of a schedule, per purpose, summed over all GPUs.
