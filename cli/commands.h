@@ -12,6 +12,7 @@ struct Command {
 };
 
 int RunCommand(int argc, char** argv);
+int CalibrateCommand(int argc, char** argv);
 
 // Exit statuses.
 inline constexpr int kExitOk = 0;

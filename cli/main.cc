@@ -14,6 +14,7 @@ using zerosim::cli::Command;
 const Command kCommands[] = {
     {"run", "evaluate a scenario: ZeRO-3 vs ZeRO++ throughput, exposed communication, volumes, memory",
      zerosim::cli::RunCommand},
+    {"calibrate", "measure the quantization kernels on this GPU and write a calibration file", zerosim::cli::CalibrateCommand},
 };
 
 void Usage(FILE* out) {

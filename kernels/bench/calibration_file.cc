@@ -1,0 +1,116 @@
+#include "kernels/bench/calibration_file.h"
+
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "model/version.h"
+
+namespace zerosim::kernels::bench {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string Num(double v) { return ordered_json(v).dump(); }
+std::string Str(const std::string& s) { return ordered_json(s).dump(); }
+
+// `text` with every line after the first indented by `indent`.
+std::string Indent(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += indent;
+  }
+  return out;
+}
+
+double RoundSignificant(double v, int digits) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  return std::stod(fmt::format("{:.{}e}", v, digits - 1));
+}
+
+}  // namespace
+
+std::string CalibrationFileText(const CalibrationFile& f) {
+  std::string out = "{\n";
+  out += "  \"format\": \"zerosim-calibration-1\",\n";
+  out += "  \"gpu\": " + Str(f.gpu) + ",\n";
+  out += "  \"source\": " + Str(f.source) + ",\n";
+  out += "  \"provenance\": " + Str(f.provenance) + ",\n";
+  out += "  \"copy_bandwidth_Bps\": " + Num(f.copy_Bps) + ",\n";
+  out += "  \"gemm_efficiency\": " + Indent(f.gemm_efficiency.dump(2), "  ") + ",\n";
+  out += "  \"kernels\": {\n";
+  for (int k = 0; k < model::kNumKernels; ++k) {
+    const model::KernelCalibration& kc = f.kernels[static_cast<size_t>(k)];
+    out += fmt::format("    \"{}\": {{\n", model::KernelName(static_cast<model::Kernel>(k)));
+    if (!kc.points.empty()) {
+      out += "      \"points\": [\n";
+      for (size_t i = 0; i < kc.points.size(); ++i) {
+        out += fmt::format("        [{}, {}]{}\n", Num(kc.points[i].bytes), Num(kc.points[i].seconds),
+                           i + 1 < kc.points.size() ? "," : "");
+      }
+      out += "      ]\n";
+    } else {
+      out += "      \"alpha_s\": " + Num(kc.fit.alpha_s) + ",\n";
+      out += "      \"beta_Bps\": " + Num(kc.fit.beta_Bps) + "\n";
+    }
+    out += k + 1 < model::kNumKernels ? "    },\n" : "    }\n";
+  }
+  out += "  }\n}\n";
+  return out;
+}
+
+StatusOr<ExistingCalibration> ReadExistingCalibration(const io::FileSource& fs, const std::string& path) {
+  StatusOr<std::string> text = fs.Read(path);
+  if (!text.ok()) return text.status();
+  const ordered_json doc = ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("gemm_efficiency") || !doc["gemm_efficiency"].is_object() ||
+      !doc.contains("gpu") || !doc["gpu"].is_string()) {
+    return Status::Error(path + ": not a calibration file with \"gpu\" and \"gemm_efficiency\"");
+  }
+  return ExistingCalibration{doc["gpu"].get<std::string>(), doc["gemm_efficiency"]};
+}
+
+CalibrationFile MeasuredCalibration(const BenchResult& r, const BenchOptions& o, const std::string& gpu,
+                                    const Stamp& stamp, nlohmann::ordered_json gemm_efficiency) {
+  CalibrationFile f;
+  f.gpu = gpu;
+  f.source = "measured";
+  f.copy_Bps = r.copy_Bps;
+  f.gemm_efficiency = std::move(gemm_efficiency);
+  for (size_t k = 0; k < f.kernels.size(); ++k) f.kernels[k].points = r.points[k];
+  f.provenance = fmt::format(
+      "measured by `{}` on {} ({}; driver {}, CUDA runtime {}, L2 {} MiB), {}, ZeroSim {}. Each point: bytes per "
+      "model/kernel_cost.h and the median of {} calls timed with CUDA events (after {} warm-up calls); inputs "
+      "rotate over {} MiB of device memory and L2 is flushed first, so calls read DRAM. Tensors of {} to {} "
+      "bytes of {} values (x2 steps), groups of {}, fan-in {} for the reduce kernels, swizzle {} nodes x {} GPUs "
+      "(fewer partitions for tensors too small to split). copy_bandwidth_Bps: cudaMemcpyAsync device to device "
+      "of {} bytes, read + write counted. Kernels: kernels/cuda (sm_90 build).",
+      stamp.command, r.device, gpu, r.driver, r.cuda_runtime, r.l2_bytes >> 20, stamp.date, Version(),
+      o.repetitions, o.warmup, r.rotate_bytes >> 20, o.min_bytes, r.max_bytes, ValueTypeName(o.type), o.group_size,
+      o.fan_in, o.swizzle.nodes, o.swizzle.gpus_per_node, r.max_bytes);
+  return f;
+}
+
+CalibrationFile DerivedCalibration(const model::Calibration& from, double ratio, const std::string& ratio_text,
+                                   const std::string& gpu, const Stamp& stamp, nlohmann::ordered_json gemm_efficiency) {
+  CalibrationFile f;
+  f.gpu = gpu;
+  f.source = "derived";
+  f.copy_Bps = RoundSignificant(from.copy_Bps * ratio, 5);
+  f.gemm_efficiency = std::move(gemm_efficiency);
+  for (size_t k = 0; k < f.kernels.size(); ++k) {
+    f.kernels[k].fit.alpha_s = from.kernels[k].fit.alpha_s;
+    f.kernels[k].fit.beta_Bps = RoundSignificant(from.kernels[k].fit.beta_Bps * ratio, 5);
+  }
+  f.provenance = fmt::format(
+      "derived, nothing measured on this GPU: {} ({}, {}) scaled by the memory-bandwidth ratio {} = {:.6g}. "
+      "copy_bandwidth_Bps and every beta_Bps are the source's{} times the ratio, rounded to 5 significant "
+      "digits; every alpha_s (launch cost) is the source's. Written by `{}`, {}. Source provenance: {}",
+      from.path, from.gpu, from.source, ratio_text, ratio, from.source == "measured" ? " (fitted to its points)" : "",
+      stamp.command, stamp.date, from.provenance);
+  return f;
+}
+
+}  // namespace zerosim::kernels::bench
