@@ -1,6 +1,5 @@
 // `zerosim calibrate --out FILE [options]`: measure the quantization kernels on this machine's GPU and
 // write a "measured" calibration file; or, with --derive-from, write a "derived" one for another GPU.
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -21,19 +20,6 @@ namespace {
 
 namespace po = boost::program_options;
 namespace bench = kernels::bench;
-
-bench::Stamp MakeStamp(int argc, char** argv) {
-  bench::Stamp stamp;
-  stamp.command = "zerosim";
-  for (int i = 0; i < argc; ++i) stamp.command += std::string(" ") + argv[i];
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  stamp.date = date;
-  return stamp;
-}
 
 StatusOr<int64_t> Bytes(const std::string& text) {
   StatusOr<double> b = io::ParseQuantity(text, io::Dimension::kBytes);
@@ -99,13 +85,7 @@ int Measure(const Args& a, const bench::Stamp& stamp, const bench::ExistingCalib
     fmt::print(stderr, "zerosim calibrate: benchmark failed: {}\n", r.status().message());
     return kExitFailed;
   }
-  fmt::print("\nfits of t = alpha + bytes / beta (what the simulator will use):\n");
-  for (int k = 0; k < model::kNumKernels; ++k) {
-    const model::KernelFit fit = model::FitKernel(r->points[static_cast<size_t>(k)]);
-    fmt::print("  {:<28} alpha {:7.2f} us   beta {:8.1f} GB/s   {:5.1f}% of copy\n",
-               model::KernelName(static_cast<model::Kernel>(k)), fit.alpha_s * 1e6, fit.beta_Bps / 1e9,
-               100 * fit.beta_Bps / r->copy_Bps);
-  }
+  bench::PrintFits(*r, stdout);
   const bench::CalibrationFile f = bench::MeasuredCalibration(*r, a.bench, existing.gpu, stamp, existing.gemm_efficiency);
   return WriteCalibration(bench::CalibrationFileText(f), a.out);
 }
@@ -187,7 +167,9 @@ int CalibrateCommand(int argc, char** argv) {
     return kExitUsage;
   }
   if (existing->gpu.empty()) existing.value().gpu = kernels::gpu::DeviceName();
-  const bench::Stamp stamp = MakeStamp(argc, argv);
+  std::string command = "zerosim";
+  for (int i = 0; i < argc; ++i) command += std::string(" ") + argv[i];
+  const bench::Stamp stamp = bench::StampNow(command);
   return a.derive_from.empty() ? Measure(a, stamp, *existing) : Derive(a, stamp, *existing);
 }
 

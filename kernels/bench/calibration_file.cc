@@ -1,6 +1,7 @@
 #include "kernels/bench/calibration_file.h"
 
 #include <cmath>
+#include <ctime>
 #include <string>
 
 #include <fmt/format.h>
@@ -31,6 +32,25 @@ double RoundSignificant(double v, int digits) {
 }
 
 }  // namespace
+
+Stamp StampNow(std::string command) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return Stamp{std::move(command), date};
+}
+
+void PrintFits(const BenchResult& r, std::FILE* out) {
+  fmt::print(out, "\nfits of t = alpha + bytes / beta (what the simulator will use):\n");
+  for (int k = 0; k < model::kNumKernels; ++k) {
+    const model::KernelFit fit = model::FitKernel(r.points[static_cast<size_t>(k)]);
+    fmt::print(out, "  {:<28} alpha {:7.2f} us   beta {:8.1f} GB/s   {:5.1f}% of copy\n",
+               model::KernelName(static_cast<model::Kernel>(k)), fit.alpha_s * 1e6, fit.beta_Bps / 1e9,
+               100 * fit.beta_Bps / r.copy_Bps);
+  }
+}
 
 std::string CalibrationFileText(const CalibrationFile& f) {
   std::string out = "{\n";

@@ -31,6 +31,12 @@ struct Stamp {
   std::string date;     // UTC, ISO 8601
 };
 
+// A stamp for `command`, dated now.
+Stamp StampNow(std::string command);
+
+// Prints each kernel's fit of t = alpha + bytes / beta to its points and beta's fraction of the copy.
+void PrintFits(const BenchResult& result, std::FILE* out);
+
 // The file's text: two-space indentation, one [bytes, seconds] point per line, ending in a newline.
 std::string CalibrationFileText(const CalibrationFile& file);
 
