@@ -17,13 +17,14 @@ Status CheckSpec(const QuantSpec& spec) {
 }
 
 Status CheckSwizzle(const Swizzle& swizzle, int64_t elements, const QuantSpec& spec) {
-  if (swizzle.nodes < 1 || swizzle.gpus_per_node < 1) return Status::Error("swizzle needs nodes, GPUs per node >= 1");
+  if (swizzle.nodes < 1 || swizzle.gpus_per_node < 1)
+    return Status::Error("swizzle needs nodes, GPUs per node >= 1");
   const int64_t partitions = static_cast<int64_t>(swizzle.nodes) * swizzle.gpus_per_node;
   if (partitions == 1) return Status::Ok();
   if (elements % partitions != 0 || (elements / partitions) % spec.group_size != 0) {
-    return Status::Error("swizzled quantization needs " + std::to_string(elements) + " elements to split into " +
-                         std::to_string(partitions) + " partitions of whole groups of " +
-                         std::to_string(spec.group_size));
+    return Status::Error("swizzled quantization needs " + std::to_string(elements) +
+                         " elements to split into " + std::to_string(partitions) +
+                         " partitions of whole groups of " + std::to_string(spec.group_size));
   }
   return Status::Ok();
 }

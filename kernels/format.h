@@ -47,9 +47,9 @@ enum class ValueType { kFp16, kBf16 };
 const char* ValueTypeName(ValueType type);
 
 struct QuantSpec {
-  int bits = 8;                          // 8 or 4
-  int64_t group_size = 2048;             // elements per fp32 scale; even, >= 2
-  ValueType type = ValueType::kFp16;     // the 16-bit float type of the unquantized values
+  int bits = 8;                       // 8 or 4
+  int64_t group_size = 2048;          // elements per fp32 scale; even, >= 2
+  ValueType type = ValueType::kFp16;  // the 16-bit float type of the unquantized values
 };
 
 // qgZ's swizzled order for a tensor split into nodes x gpus_per_node equal partitions: partition
@@ -61,9 +61,7 @@ struct Swizzle {
 };
 
 // Bytes of codes for `elements` values at `bits` bits.
-constexpr int64_t CodeBytes(int64_t elements, int bits) {
-  return bits == 8 ? elements : (elements + 1) / 2;
-}
+constexpr int64_t CodeBytes(int64_t elements, int bits) { return bits == 8 ? elements : (elements + 1) / 2; }
 
 // Number of groups (and fp32 scales) for `elements` values in groups of `group_size`.
 constexpr int64_t NumGroups(int64_t elements, int64_t group_size) {

@@ -27,7 +27,8 @@ Status DeviceStatus();
 // The device's name, e.g. "NVIDIA H200"; empty when DeviceStatus() is not ok.
 std::string DeviceName();
 
-StatusOr<Quantized> Quantize(const std::vector<uint16_t>& values, const QuantSpec& spec, const Swizzle& swizzle = {});
+StatusOr<Quantized> Quantize(const std::vector<uint16_t>& values, const QuantSpec& spec,
+                             const Swizzle& swizzle = {});
 StatusOr<std::vector<uint16_t>> Dequantize(const Quantized& q, const QuantSpec& spec);
 StatusOr<Quantized> DequantReduceQuant(const std::vector<Quantized>& inputs, const QuantSpec& spec);
 StatusOr<std::vector<uint16_t>> DequantReduce(const std::vector<Quantized>& inputs, const QuantSpec& spec);

@@ -119,11 +119,17 @@ ZS_HD float DequantizeValue(int code, float scale) { return MulRn(static_cast<fl
 
 // int8 codes: one two's-complement byte.
 ZS_HD uint8_t Int8Byte(int code) { return static_cast<uint8_t>(code & 0xFF); }
-ZS_HD int Int8Code(uint8_t byte) { return byte >= 128 ? static_cast<int>(byte) - 256 : static_cast<int>(byte); }
+ZS_HD int Int8Code(uint8_t byte) {
+  return byte >= 128 ? static_cast<int>(byte) - 256 : static_cast<int>(byte);
+}
 
 // int4 codes: element 2i in the low nibble, element 2i + 1 in the high nibble, 4-bit two's complement.
-ZS_HD uint8_t PackNibbles(int low, int high) { return static_cast<uint8_t>((low & 0xF) | ((high & 0xF) << 4)); }
-ZS_HD int NibbleCode(unsigned nibble) { return nibble >= 8 ? static_cast<int>(nibble) - 16 : static_cast<int>(nibble); }
+ZS_HD uint8_t PackNibbles(int low, int high) {
+  return static_cast<uint8_t>((low & 0xF) | ((high & 0xF) << 4));
+}
+ZS_HD int NibbleCode(unsigned nibble) {
+  return nibble >= 8 ? static_cast<int>(nibble) - 16 : static_cast<int>(nibble);
+}
 ZS_HD int LowNibble(uint8_t byte) { return NibbleCode(byte & 0xFu); }
 ZS_HD int HighNibble(uint8_t byte) { return NibbleCode(byte >> 4); }
 

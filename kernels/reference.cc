@@ -49,8 +49,8 @@ Status CheckQuantized(const Quantized& q, const QuantSpec& spec) {
   if (q.elements < 0 || q.codes.size() != static_cast<size_t>(CodeBytes(q.elements, spec.bits)) ||
       q.scales.size() != static_cast<size_t>(NumGroups(q.elements, spec.group_size))) {
     return Status::Error("quantized buffer of " + std::to_string(q.elements) + " elements has " +
-                         std::to_string(q.codes.size()) + " code bytes and " + std::to_string(q.scales.size()) +
-                         " scales");
+                         std::to_string(q.codes.size()) + " code bytes and " +
+                         std::to_string(q.scales.size()) + " scales");
   }
   return Status::Ok();
 }
@@ -79,7 +79,8 @@ void SetCodeAt(std::vector<uint8_t>& codes, int64_t index, int bits, int code) {
   byte = index % 2 == 0 ? PackNibbles(code, HighNibble(byte)) : PackNibbles(LowNibble(byte), code);
 }
 
-StatusOr<Quantized> QuantizeFloats(const std::vector<float>& values, const QuantSpec& spec, const Swizzle& swizzle) {
+StatusOr<Quantized> QuantizeFloats(const std::vector<float>& values, const QuantSpec& spec,
+                                   const Swizzle& swizzle) {
   const auto n = static_cast<int64_t>(values.size());
   if (Status s = CheckSpec(spec); !s.ok()) return s;
   if (Status s = CheckSwizzle(swizzle, n, spec); !s.ok()) return s;
@@ -104,7 +105,8 @@ StatusOr<std::vector<float>> DequantizeToFloats(const Quantized& q, const QuantS
   return out;
 }
 
-StatusOr<Quantized> Quantize(const std::vector<uint16_t>& values, const QuantSpec& spec, const Swizzle& swizzle) {
+StatusOr<Quantized> Quantize(const std::vector<uint16_t>& values, const QuantSpec& spec,
+                             const Swizzle& swizzle) {
   std::vector<float> x(values.size());
   for (size_t i = 0; i < values.size(); ++i) x[i] = ToFloat(values[i], spec.type);
   return QuantizeFloats(x, spec, swizzle);

@@ -43,7 +43,8 @@ StatusOr<std::vector<float>> DequantizeToFloats(const Quantized& q, const QuantS
 
 // fp16/bf16 values (bit patterns of spec.type) -> codes and scales. With a Swizzle (CheckSwizzle must
 // pass), groups are stored in qgZ's swizzled order.
-StatusOr<Quantized> Quantize(const std::vector<uint16_t>& values, const QuantSpec& spec, const Swizzle& swizzle = {});
+StatusOr<Quantized> Quantize(const std::vector<uint16_t>& values, const QuantSpec& spec,
+                             const Swizzle& swizzle = {});
 
 // Codes and scales -> fp16/bf16 values.
 StatusOr<std::vector<uint16_t>> Dequantize(const Quantized& q, const QuantSpec& spec);

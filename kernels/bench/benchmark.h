@@ -32,13 +32,13 @@ struct BenchOptions {
 };
 
 struct BenchResult {
-  std::string device;          // e.g. "NVIDIA H200"
-  std::string driver;          // kernel module version (e.g. "550.54.15") or the driver's CUDA version
-  std::string cuda_runtime;    // e.g. "13.0"
+  std::string device;        // e.g. "NVIDIA H200"
+  std::string driver;        // kernel module version (e.g. "550.54.15") or the driver's CUDA version
+  std::string cuda_runtime;  // e.g. "13.0"
   int64_t l2_bytes = 0;
-  int64_t rotate_bytes = 0;    // device memory the inputs and outputs rotate over
-  int64_t max_bytes = 0;       // the largest size actually run (smaller than asked if memory is short)
-  double copy_Bps = 0;         // device-to-device copy at max_bytes, read + write counted
+  int64_t rotate_bytes = 0;  // device memory the inputs and outputs rotate over
+  int64_t max_bytes = 0;     // the largest size actually run (smaller than asked if memory is short)
+  double copy_Bps = 0;       // device-to-device copy at max_bytes, read + write counted
   std::vector<model::KernelPoint> copy_points;
   std::array<std::vector<model::KernelPoint>, model::kNumKernels> points;
 };

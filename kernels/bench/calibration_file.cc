@@ -101,20 +101,25 @@ CalibrationFile MeasuredCalibration(const BenchResult& r, const BenchOptions& o,
   f.gemm_efficiency = std::move(gemm_efficiency);
   for (size_t k = 0; k < f.kernels.size(); ++k) f.kernels[k].points = r.points[k];
   f.provenance = fmt::format(
-      "measured by `{}` on {} ({}; driver {}, CUDA runtime {}, L2 {} MiB), {}, ZeroSim {}. Each point: bytes per "
-      "model/kernel_cost.h and the median of {} calls timed with CUDA events (after {} warm-up calls); inputs "
+      "measured by `{}` on {} ({}; driver {}, CUDA runtime {}, L2 {} MiB), {}, ZeroSim {}. Each point: bytes "
+      "per "
+      "model/kernel_cost.h and the median of {} calls timed with CUDA events (after {} warm-up calls); "
+      "inputs "
       "rotate over {} MiB of device memory and L2 is flushed first, so calls read DRAM. Tensors of {} to {} "
-      "bytes of {} values (x2 steps), groups of {}, fan-in {} for the reduce kernels, swizzle {} nodes x {} GPUs "
-      "(fewer partitions for tensors too small to split). copy_bandwidth_Bps: cudaMemcpyAsync device to device "
+      "bytes of {} values (x2 steps), groups of {}, fan-in {} for the reduce kernels, swizzle {} nodes x {} "
+      "GPUs "
+      "(fewer partitions for tensors too small to split). copy_bandwidth_Bps: cudaMemcpyAsync device to "
+      "device "
       "of {} bytes, read + write counted. Kernels: kernels/cuda (sm_90 build).",
       stamp.command, r.device, gpu, r.driver, r.cuda_runtime, r.l2_bytes >> 20, stamp.date, Version(),
-      o.repetitions, o.warmup, r.rotate_bytes >> 20, o.min_bytes, r.max_bytes, ValueTypeName(o.type), o.group_size,
-      o.fan_in, o.swizzle.nodes, o.swizzle.gpus_per_node, r.max_bytes);
+      o.repetitions, o.warmup, r.rotate_bytes >> 20, o.min_bytes, r.max_bytes, ValueTypeName(o.type),
+      o.group_size, o.fan_in, o.swizzle.nodes, o.swizzle.gpus_per_node, r.max_bytes);
   return f;
 }
 
-CalibrationFile DerivedCalibration(const model::Calibration& from, double ratio, const std::string& ratio_text,
-                                   const std::string& gpu, const Stamp& stamp, nlohmann::ordered_json gemm_efficiency) {
+CalibrationFile DerivedCalibration(const model::Calibration& from, double ratio,
+                                   const std::string& ratio_text, const std::string& gpu, const Stamp& stamp,
+                                   nlohmann::ordered_json gemm_efficiency) {
   CalibrationFile f;
   f.gpu = gpu;
   f.source = "derived";
@@ -128,8 +133,8 @@ CalibrationFile DerivedCalibration(const model::Calibration& from, double ratio,
       "derived, nothing measured on this GPU: {} ({}, {}) scaled by the memory-bandwidth ratio {} = {:.6g}. "
       "copy_bandwidth_Bps and every beta_Bps are the source's{} times the ratio, rounded to 5 significant "
       "digits; every alpha_s (launch cost) is the source's. Written by `{}`, {}. Source provenance: {}",
-      from.path, from.gpu, from.source, ratio_text, ratio, from.source == "measured" ? " (fitted to its points)" : "",
-      stamp.command, stamp.date, from.provenance);
+      from.path, from.gpu, from.source, ratio_text, ratio,
+      from.source == "measured" ? " (fitted to its points)" : "", stamp.command, stamp.date, from.provenance);
   return f;
 }
 

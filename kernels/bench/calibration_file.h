@@ -48,13 +48,15 @@ struct ExistingCalibration {
 StatusOr<ExistingCalibration> ReadExistingCalibration(const io::FileSource& fs, const std::string& path);
 
 // A measured calibration from a benchmark run on `gpu` (the name the topology files use).
-CalibrationFile MeasuredCalibration(const BenchResult& result, const BenchOptions& options, const std::string& gpu,
-                                    const Stamp& stamp, nlohmann::ordered_json gemm_efficiency);
+CalibrationFile MeasuredCalibration(const BenchResult& result, const BenchOptions& options,
+                                    const std::string& gpu, const Stamp& stamp,
+                                    nlohmann::ordered_json gemm_efficiency);
 
 // `from` scaled to another GPU: copy bandwidth and every kernel's beta times `ratio`, alpha unchanged
 // (launch cost does not scale with memory bandwidth), rounded to 5 significant digits. `ratio_text` says
 // where the ratio comes from, e.g. "900 GB/s / 4.8 TB/s (datasheet HBM)".
-CalibrationFile DerivedCalibration(const model::Calibration& from, double ratio, const std::string& ratio_text,
-                                   const std::string& gpu, const Stamp& stamp, nlohmann::ordered_json gemm_efficiency);
+CalibrationFile DerivedCalibration(const model::Calibration& from, double ratio,
+                                   const std::string& ratio_text, const std::string& gpu, const Stamp& stamp,
+                                   nlohmann::ordered_json gemm_efficiency);
 
 }  // namespace zerosim::kernels::bench

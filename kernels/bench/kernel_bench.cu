@@ -25,14 +25,15 @@ constexpr int64_t kAlign = 256;
 int64_t AlignUp(int64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
 Status CudaError(const char* what, cudaError_t err) {
-  return Status::Error(std::string(what) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  return Status::Error(std::string(what) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
+                       ")");
 }
 
-#define ZS_CUDA_TRY(what, call)                               \
-  do {                                                        \
-    if (cudaError_t err_ = (call); err_ != cudaSuccess) {     \
-      return CudaError(what, err_);                           \
-    }                                                         \
+#define ZS_CUDA_TRY(what, call)                           \
+  do {                                                    \
+    if (cudaError_t err_ = (call); err_ != cudaSuccess) { \
+      return CudaError(what, err_);                       \
+    }                                                     \
   } while (0)
 
 // What one call reads and writes: a slab of device memory with its regions at 256-byte aligned offsets.
@@ -118,10 +119,11 @@ __device__ uint32_t Hash(uint64_t x) {
   return static_cast<uint32_t>(x);
 }
 
-__global__ void FillKernel(Slab s, int64_t values, int64_t code_bytes, int64_t scales, bool bf16, uint64_t seed) {
+__global__ void FillKernel(Slab s, int64_t values, int64_t code_bytes, int64_t scales, bool bf16,
+                           uint64_t seed) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < values || i < code_bytes || i < scales;
-       i += stride) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < values || i < code_bytes || i < scales; i += stride) {
     const uint32_t h = Hash(seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(i));
     if (i < values) {
       const float u = ((h & 0xFF) + ((h >> 8) & 0xFF) + ((h >> 16) & 0xFF) + (h >> 24)) / 255.0f - 2.0f;
@@ -146,7 +148,8 @@ cudaError_t LaunchKernel(Kernel k, const Slab& s, int64_t n, const BenchOptions&
     case Kernel::kDequantizeInt4:
       return cuda::LaunchDequantize(s.codes, s.scales, n, spec, s.out_values, stream);
     case Kernel::kDequantReduceQuantInt4:
-      return cuda::LaunchDequantReduceQuant(s.codes, s.scales, o.fan_in, n, spec, s.out_codes, s.out_scales, stream);
+      return cuda::LaunchDequantReduceQuant(s.codes, s.scales, o.fan_in, n, spec, s.out_codes, s.out_scales,
+                                            stream);
     case Kernel::kDequantReduceInt4:
       return cuda::LaunchDequantReduce(s.codes, s.scales, o.fan_in, n, spec, s.out_values, stream);
     case Kernel::kCount:
@@ -209,7 +212,8 @@ class Bench {
     const int64_t calls = o_.warmup + o_.repetitions;
     for (int64_t i = 0; i < std::min(slabs, calls); ++i) {
       const Slab s = layout.At(arena_ + i * slab);
-      FillKernel<<<1024, 256>>>(s, layout.values / 2, layout.codes, layout.scales / 4, bf16, static_cast<uint64_t>(i + 1));
+      FillKernel<<<1024, 256>>>(s, layout.values / 2, layout.codes, layout.scales / 4, bf16,
+                                static_cast<uint64_t>(i + 1));
     }
     ZS_CUDA_TRY("fill", cudaGetLastError());
     ZS_CUDA_TRY("L2 flush", cudaMemsetAsync(flush_, 0, static_cast<size_t>(flush_bytes_)));
@@ -234,11 +238,14 @@ class Bench {
  private:
   int64_t ArenaFor(int64_t max_elements) const {
     int64_t slab = 2 * 2 * max_elements;  // the copy: source and destination
-    for (int k = 0; k < model::kNumKernels; ++k) slab = std::max(slab, LayoutFor(static_cast<Kernel>(k), max_elements, o_).bytes());
+    for (int k = 0; k < model::kNumKernels; ++k)
+      slab = std::max(slab, LayoutFor(static_cast<Kernel>(k), max_elements, o_).bytes());
     return std::max(2 * slab, rotate_ + slab);
   }
 
-  static std::string VersionString(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+  static std::string VersionString(int v) {
+    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+  }
 
   // "550.54.15" from /proc/driver/nvidia/version, or "" where there is no such file.
   static std::string KernelModuleVersion() {
@@ -248,7 +255,8 @@ class Bench {
     std::istringstream words(line);
     std::string w;
     while (words >> w) {
-      if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
+      if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos)
+        return w;
     }
     return "";
   }
@@ -295,14 +303,13 @@ StatusOr<BenchResult> RunKernelBenchmark(const BenchOptions& o, std::FILE* log) 
 
   for (int k = 0; k < model::kNumKernels; ++k) {
     const auto kernel = static_cast<Kernel>(k);
-    std::fprintf(log, "\n%s (groups of %lld, fan-in %d, %s)\n%14s %14s %12s %10s %8s\n", model::KernelName(kernel),
-                 static_cast<long long>(o.group_size), FanIn(kernel, o), ValueTypeName(o.type), "elements",
-                 "bytes", "median us", "GB/s", "of copy");
+    std::fprintf(log, "\n%s (groups of %lld, fan-in %d, %s)\n%14s %14s %12s %10s %8s\n",
+                 model::KernelName(kernel), static_cast<long long>(o.group_size), FanIn(kernel, o),
+                 ValueTypeName(o.type), "elements", "bytes", "median us", "GB/s", "of copy");
     for (int64_t bytes = o.min_bytes; bytes <= r.max_bytes; bytes *= 2) {
       const int64_t n = bytes / 2;
-      StatusOr<double> t = bench.Time(LayoutFor(kernel, n, o), o.type == ValueType::kBf16, [&](const Slab& s) {
-        return LaunchKernel(kernel, s, n, o, nullptr);
-      });
+      StatusOr<double> t = bench.Time(LayoutFor(kernel, n, o), o.type == ValueType::kBf16,
+                                      [&](const Slab& s) { return LaunchKernel(kernel, s, n, o, nullptr); });
       if (!t.ok()) return Status::Error(std::string(model::KernelName(kernel)) + ": " + t.status().message());
       const double moved = model::KernelBytes(kernel, static_cast<double>(n), BitsOf(kernel),
                                               static_cast<double>(o.group_size), FanIn(kernel, o));

@@ -17,7 +17,8 @@ constexpr size_t kGuardBytes = 256;
 constexpr int kPoison = 0xFF;
 
 Status CudaError(const char* what, cudaError_t err) {
-  return Status::Error(std::string(what) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  return Status::Error(std::string(what) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
+                       ")");
 }
 
 // One device allocation, freed on scope exit.
@@ -47,7 +48,8 @@ class DeviceBuffer {
   Status Download(std::vector<T>& host, const char* name) const {
     host.resize(bytes_ / sizeof(T));
     std::vector<uint8_t> all(bytes_ + kGuardBytes);
-    if (cudaError_t err = cudaMemcpy(all.data(), ptr_, all.size(), cudaMemcpyDeviceToHost); err != cudaSuccess) {
+    if (cudaError_t err = cudaMemcpy(all.data(), ptr_, all.size(), cudaMemcpyDeviceToHost);
+        err != cudaSuccess) {
       return CudaError("copy to host", err);
     }
     for (size_t i = bytes_; i < all.size(); ++i) {
@@ -76,7 +78,8 @@ struct DeviceChunks {
   DeviceBuffer scales;
   DeviceChunks(const std::vector<Quantized>& inputs, const QuantSpec& spec)
       : codes(inputs.size() * static_cast<size_t>(CodeBytes(inputs[0].elements, spec.bits))),
-        scales(inputs.size() * static_cast<size_t>(NumGroups(inputs[0].elements, spec.group_size)) * sizeof(float)) {}
+        scales(inputs.size() * static_cast<size_t>(NumGroups(inputs[0].elements, spec.group_size)) *
+               sizeof(float)) {}
   Status Upload(const std::vector<Quantized>& inputs) {
     if (codes.error() != cudaSuccess) return CudaError("allocate", codes.error());
     if (scales.error() != cudaSuccess) return CudaError("allocate", scales.error());
@@ -86,8 +89,10 @@ struct DeviceChunks {
       all_codes.insert(all_codes.end(), in.codes.begin(), in.codes.end());
       all_scales.insert(all_scales.end(), in.scales.begin(), in.scales.end());
     }
-    if (cudaError_t err = codes.Upload(all_codes); err != cudaSuccess) return CudaError("copy to device", err);
-    if (cudaError_t err = scales.Upload(all_scales); err != cudaSuccess) return CudaError("copy to device", err);
+    if (cudaError_t err = codes.Upload(all_codes); err != cudaSuccess)
+      return CudaError("copy to device", err);
+    if (cudaError_t err = scales.Upload(all_scales); err != cudaSuccess)
+      return CudaError("copy to device", err);
     return Status::Ok();
   }
 };
@@ -100,7 +105,8 @@ struct DeviceQuantized {
       : codes(static_cast<size_t>(CodeBytes(elements, spec.bits))),
         scales(static_cast<size_t>(NumGroups(elements, spec.group_size)) * sizeof(float)) {}
   Status Poison() {
-    if (codes.error() != cudaSuccess || scales.error() != cudaSuccess) return CudaError("allocate", cudaErrorMemoryAllocation);
+    if (codes.error() != cudaSuccess || scales.error() != cudaSuccess)
+      return CudaError("allocate", cudaErrorMemoryAllocation);
     if (cudaError_t err = codes.Poison(); err != cudaSuccess) return CudaError("poison", err);
     if (cudaError_t err = scales.Poison(); err != cudaSuccess) return CudaError("poison", err);
     return Status::Ok();
@@ -125,7 +131,8 @@ StatusOr<std::vector<Out>> RunElementwise(const std::vector<In>& input, size_t o
   if (Status s = DeviceStatus(); !s.ok()) return s;
   DeviceBuffer in(input.size() * sizeof(In));
   DeviceBuffer out(out_count * sizeof(Out));
-  if (in.error() != cudaSuccess || out.error() != cudaSuccess) return CudaError("allocate", cudaErrorMemoryAllocation);
+  if (in.error() != cudaSuccess || out.error() != cudaSuccess)
+    return CudaError("allocate", cudaErrorMemoryAllocation);
   if (cudaError_t err = in.Upload(input); err != cudaSuccess) return CudaError("copy to device", err);
   if (cudaError_t err = out.Poison(); err != cudaSuccess) return CudaError("poison", err);
   if (Status s = Finish(launch(in.as<In>(), out.as<Out>())); !s.ok()) return s;
@@ -152,7 +159,8 @@ std::string DeviceName() {
   return prop.name;
 }
 
-StatusOr<Quantized> Quantize(const std::vector<uint16_t>& values, const QuantSpec& spec, const Swizzle& swizzle) {
+StatusOr<Quantized> Quantize(const std::vector<uint16_t>& values, const QuantSpec& spec,
+                             const Swizzle& swizzle) {
   const auto n = static_cast<int64_t>(values.size());
   if (Status s = CheckSpec(spec); !s.ok()) return s;
   if (Status s = CheckSwizzle(swizzle, n, spec); !s.ok()) return s;
@@ -162,8 +170,8 @@ StatusOr<Quantized> Quantize(const std::vector<uint16_t>& values, const QuantSpe
   if (cudaError_t err = in.Upload(values); err != cudaSuccess) return CudaError("copy to device", err);
   DeviceQuantized out(n, spec);
   if (Status s = out.Poison(); !s.ok()) return s;
-  const cudaError_t launch =
-      cuda::LaunchQuantize(in.as<uint16_t>(), n, spec, swizzle, out.codes.as<uint8_t>(), out.scales.as<float>(), nullptr);
+  const cudaError_t launch = cuda::LaunchQuantize(in.as<uint16_t>(), n, spec, swizzle,
+                                                  out.codes.as<uint8_t>(), out.scales.as<float>(), nullptr);
   if (Status s = Finish(launch); !s.ok()) return s;
   return out.Download(n);
 }
@@ -179,9 +187,9 @@ StatusOr<Quantized> DequantReduceQuant(const std::vector<Quantized>& inputs, con
   if (Status s = in.Upload(inputs); !s.ok()) return s;
   DeviceQuantized out(n, spec);
   if (Status s = out.Poison(); !s.ok()) return s;
-  const cudaError_t launch =
-      cuda::LaunchDequantReduceQuant(in.codes.as<uint8_t>(), in.scales.as<float>(), static_cast<int>(inputs.size()), n,
-                                     spec, out.codes.as<uint8_t>(), out.scales.as<float>(), nullptr);
+  const cudaError_t launch = cuda::LaunchDequantReduceQuant(
+      in.codes.as<uint8_t>(), in.scales.as<float>(), static_cast<int>(inputs.size()), n, spec,
+      out.codes.as<uint8_t>(), out.scales.as<float>(), nullptr);
   if (Status s = Finish(launch); !s.ok()) return s;
   return out.Download(n);
 }
@@ -194,8 +202,9 @@ StatusOr<std::vector<uint16_t>> DequantReduce(const std::vector<Quantized>& inpu
   DeviceBuffer out(static_cast<size_t>(n) * sizeof(uint16_t));
   if (out.error() != cudaSuccess) return CudaError("allocate", out.error());
   if (cudaError_t err = out.Poison(); err != cudaSuccess) return CudaError("poison", err);
-  const cudaError_t launch = cuda::LaunchDequantReduce(in.codes.as<uint8_t>(), in.scales.as<float>(),
-                                                       static_cast<int>(inputs.size()), n, spec, out.as<uint16_t>(), nullptr);
+  const cudaError_t launch =
+      cuda::LaunchDequantReduce(in.codes.as<uint8_t>(), in.scales.as<float>(),
+                                static_cast<int>(inputs.size()), n, spec, out.as<uint16_t>(), nullptr);
   if (Status s = Finish(launch); !s.ok()) return s;
   std::vector<uint16_t> result;
   if (Status s = out.Download(result, "the values"); !s.ok()) return s;

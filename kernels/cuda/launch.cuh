@@ -16,24 +16,26 @@
 namespace zerosim::kernels::cuda {
 
 // quantize_int8 / quantize_int4, and swizzle_quantize_int4 with a Swizzle other than {1, 1}.
-cudaError_t LaunchQuantize(const uint16_t* values, int64_t elements, const QuantSpec& spec, const Swizzle& swizzle,
-                           uint8_t* codes, float* scales, cudaStream_t stream);
+cudaError_t LaunchQuantize(const uint16_t* values, int64_t elements, const QuantSpec& spec,
+                           const Swizzle& swizzle, uint8_t* codes, float* scales, cudaStream_t stream);
 
 // dequantize_int8 / dequantize_int4.
-cudaError_t LaunchDequantize(const uint8_t* codes, const float* scales, int64_t elements, const QuantSpec& spec,
-                             uint16_t* values, cudaStream_t stream);
+cudaError_t LaunchDequantize(const uint8_t* codes, const float* scales, int64_t elements,
+                             const QuantSpec& spec, uint16_t* values, cudaStream_t stream);
 
 // dequant_reduce_quant_int4: `fan_in` chunks of `chunk_elements` -> sum -> codes and scales of one chunk.
-cudaError_t LaunchDequantReduceQuant(const uint8_t* codes, const float* scales, int fan_in, int64_t chunk_elements,
-                                     const QuantSpec& spec, uint8_t* out_codes, float* out_scales,
-                                     cudaStream_t stream);
+cudaError_t LaunchDequantReduceQuant(const uint8_t* codes, const float* scales, int fan_in,
+                                     int64_t chunk_elements, const QuantSpec& spec, uint8_t* out_codes,
+                                     float* out_scales, cudaStream_t stream);
 
 // dequant_reduce_int4: `fan_in` chunks -> sum / fan_in -> `chunk_elements` values.
 cudaError_t LaunchDequantReduce(const uint8_t* codes, const float* scales, int fan_in, int64_t chunk_elements,
                                 const QuantSpec& spec, uint16_t* values, cudaStream_t stream);
 
 // The kernels' fp16/bf16 conversions, elementwise (tests).
-cudaError_t LaunchToFloats(const uint16_t* bits, int64_t count, ValueType type, float* out, cudaStream_t stream);
-cudaError_t LaunchFromFloats(const float* values, int64_t count, ValueType type, uint16_t* out, cudaStream_t stream);
+cudaError_t LaunchToFloats(const uint16_t* bits, int64_t count, ValueType type, float* out,
+                           cudaStream_t stream);
+cudaError_t LaunchFromFloats(const float* values, int64_t count, ValueType type, uint16_t* out,
+                             cudaStream_t stream);
 
 }  // namespace zerosim::kernels::cuda

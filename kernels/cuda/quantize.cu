@@ -86,7 +86,8 @@ GroupLayout MakeLayout(int64_t elements, const QuantSpec& spec, const Swizzle& s
   layout.nodes = swizzle.nodes;
   layout.gpus_per_node = swizzle.gpus_per_node;
   const int64_t partition = elements / (static_cast<int64_t>(swizzle.nodes) * swizzle.gpus_per_node);
-  layout.groups_per_partition = NumGroups(partition, spec.group_size) > 0 ? NumGroups(partition, spec.group_size) : 1;
+  layout.groups_per_partition =
+      NumGroups(partition, spec.group_size) > 0 ? NumGroups(partition, spec.group_size) : 1;
   return layout;
 }
 
@@ -105,15 +106,16 @@ cudaError_t LaunchGroups(const Source& source, const GroupLayout& layout, uint8_
 template <int kBits, int V>
 cudaError_t QuantizeValues(const uint16_t* values, ValueType type, const GroupLayout& layout, uint8_t* codes,
                            float* scales, cudaStream_t stream) {
-  if (type == ValueType::kBf16) return LaunchGroups<kBits, V>(ValueSource<true, V>{values}, layout, codes, scales, stream);
+  if (type == ValueType::kBf16)
+    return LaunchGroups<kBits, V>(ValueSource<true, V>{values}, layout, codes, scales, stream);
   return LaunchGroups<kBits, V>(ValueSource<false, V>{values}, layout, codes, scales, stream);
 }
 
 template <int kBits, int V>
 cudaError_t ReduceChunks(const uint8_t* codes, const float* scales, int fan_in, const GroupLayout& layout,
                          uint8_t* out_codes, float* out_scales, cudaStream_t stream) {
-  const ChunkSumSource<kBits, V> source{codes,  scales, fan_in, CodeBytes(layout.elements, kBits),
-                                        layout.groups, layout.group_size};
+  const ChunkSumSource<kBits, V> source{
+      codes, scales, fan_in, CodeBytes(layout.elements, kBits), layout.groups, layout.group_size};
   return LaunchGroups<kBits, V>(source, layout, out_codes, out_scales, stream);
 }
 
@@ -121,8 +123,8 @@ bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 
 }  // namespace
 
-cudaError_t LaunchQuantize(const uint16_t* values, int64_t elements, const QuantSpec& spec, const Swizzle& swizzle,
-                           uint8_t* codes, float* scales, cudaStream_t stream) {
+cudaError_t LaunchQuantize(const uint16_t* values, int64_t elements, const QuantSpec& spec,
+                           const Swizzle& swizzle, uint8_t* codes, float* scales, cudaStream_t stream) {
   if (elements < 0 || !CheckSpec(spec).ok() || !CheckSwizzle(swizzle, elements, spec).ok()) {
     return cudaErrorInvalidValue;
   }
@@ -136,9 +138,9 @@ cudaError_t LaunchQuantize(const uint16_t* values, int64_t elements, const Quant
                     : QuantizeValues<4, 2>(values, spec.type, layout, codes, scales, stream);
 }
 
-cudaError_t LaunchDequantReduceQuant(const uint8_t* codes, const float* scales, int fan_in, int64_t chunk_elements,
-                                     const QuantSpec& spec, uint8_t* out_codes, float* out_scales,
-                                     cudaStream_t stream) {
+cudaError_t LaunchDequantReduceQuant(const uint8_t* codes, const float* scales, int fan_in,
+                                     int64_t chunk_elements, const QuantSpec& spec, uint8_t* out_codes,
+                                     float* out_scales, cudaStream_t stream) {
   if (fan_in < 1 || chunk_elements < 0 || !CheckSpec(spec).ok()) return cudaErrorInvalidValue;
   const bool vectorized =
       spec.group_size % 8 == 0 && chunk_elements % 8 == 0 && Aligned16(codes) && Aligned16(out_codes);

@@ -63,8 +63,8 @@ TEST(CalibrationFile, DerivedFileScalesBandwidthsAndKeepsLaunchCost) {
   from.path = "big.json";
   from.copy_Bps = 4.3e12;
   for (auto& k : from.kernels) k.fit = {4e-6, 3.655e12};
-  const CalibrationFile f = DerivedCalibration(from, 2039.0 / 4800, "2039 GB/s / 4800 GB/s", "Small", {"cmd", "today"},
-                                               nlohmann::ordered_json::parse(kGemm));
+  const CalibrationFile f = DerivedCalibration(from, 2039.0 / 4800, "2039 GB/s / 4800 GB/s", "Small",
+                                               {"cmd", "today"}, nlohmann::ordered_json::parse(kGemm));
   StatusOr<model::Calibration> c = io::ParseCalibration(CalibrationFileText(f), "small.json");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->source, "derived");
@@ -79,8 +79,8 @@ TEST(CalibrationFile, ShippedFilesAreDerivedFromH200ByMemoryBandwidth) {
   const std::string dir = std::string(ZEROSIM_SOURCE_DIR) + "/kernels/calibration/";
   StatusOr<model::Calibration> h200 = io::LoadCalibration(io::DiskFileSource(), dir + "h200.json");
   ASSERT_TRUE(h200.ok()) << h200.status().message();
-  const std::pair<const char*, double> derived[] = {{"v100.json", 900.0 / 4800}, {"a100.json", 2039.0 / 4800},
-                                                    {"h100.json", 3350.0 / 4800}};
+  const std::pair<const char*, double> derived[] = {
+      {"v100.json", 900.0 / 4800}, {"a100.json", 2039.0 / 4800}, {"h100.json", 3350.0 / 4800}};
   for (const auto& [file, ratio] : derived) {
     StatusOr<model::Calibration> c = io::LoadCalibration(io::DiskFileSource(), dir + file);
     ASSERT_TRUE(c.ok()) << c.status().message();

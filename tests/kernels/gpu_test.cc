@@ -20,11 +20,11 @@ namespace {
 
 using testing::Distribution;
 
-#define SKIP_WITHOUT_DEVICE()                                               \
-  do {                                                                      \
-    if (Status s = gpu::DeviceStatus(); !s.ok()) {                          \
-      GTEST_SKIP() << "no CUDA device: " << s.message();                    \
-    }                                                                       \
+#define SKIP_WITHOUT_DEVICE()                            \
+  do {                                                   \
+    if (Status s = gpu::DeviceStatus(); !s.ok()) {       \
+      GTEST_SKIP() << "no CUDA device: " << s.message(); \
+    }                                                    \
   } while (0)
 
 void ExpectSameQuantized(const Quantized& gpu, const Quantized& cpu, const std::string& what) {
@@ -41,8 +41,12 @@ std::vector<uint16_t> Inputs(int64_t n, const QuantSpec& spec, uint64_t seed) {
   std::vector<uint16_t> x = testing::RandomValues(n, spec.type, static_cast<Distribution>(seed % 4), seed);
   std::mt19937_64 rng(seed);
   const bool fp16 = spec.type == ValueType::kFp16;
-  const uint16_t specials[] = {fp16 ? kHalfNanBits : kBf16NanBits, static_cast<uint16_t>(fp16 ? 0x7C00 : 0x7F80),
-                               static_cast<uint16_t>(fp16 ? 0xFC00 : 0xFF80), 0x8000, 0x0001, 0x8003};
+  const uint16_t specials[] = {fp16 ? kHalfNanBits : kBf16NanBits,
+                               static_cast<uint16_t>(fp16 ? 0x7C00 : 0x7F80),
+                               static_cast<uint16_t>(fp16 ? 0xFC00 : 0xFF80),
+                               0x8000,
+                               0x0001,
+                               0x8003};
   for (int i = 0; i < 4 && n > 0; ++i) x[rng() % static_cast<uint64_t>(n)] = specials[rng() % 6];
   if (n > 3 * spec.group_size) std::fill(x.begin() + spec.group_size, x.begin() + 2 * spec.group_size, 0);
   return x;
@@ -56,7 +60,7 @@ struct Shape {
 
 // Vectorized (group % 8 == 0) and element-wise paths, small and large groups, both value types.
 const Shape kShapes[] = {{8, 2048, ValueType::kFp16}, {4, 2048, ValueType::kBf16}, {8, 64, ValueType::kBf16},
-                         {4, 6144, ValueType::kFp16}, {4, 10, ValueType::kFp16}, {8, 2, ValueType::kBf16},
+                         {4, 6144, ValueType::kFp16}, {4, 10, ValueType::kFp16},   {8, 2, ValueType::kBf16},
                          {4, 8192, ValueType::kBf16}, {8, 512, ValueType::kFp16}};
 const int64_t kSizes[] = {0, 1, 2, 7, 8, 9, 255, 4096, 4097, 65535, 1 << 20, (1 << 20) + 6, 3'000'001};
 
@@ -67,11 +71,20 @@ TEST(Gpu, ConversionsMatchTheSoftwareOnes) {
     for (uint32_t b = 0; b < all.size(); ++b) all[b] = static_cast<uint16_t>(b);
     const std::vector<float> widened = *gpu::ToFloats(all, type);
     for (uint32_t b = 0; b < all.size(); ++b) {
-      ASSERT_EQ(BitsFromFloat(widened[b]), BitsFromFloat(ToFloat(all[b], type))) << ValueTypeName(type) << " " << b;
+      ASSERT_EQ(BitsFromFloat(widened[b]), BitsFromFloat(ToFloat(all[b], type)))
+          << ValueTypeName(type) << " " << b;
     }
     std::mt19937 rng(31);
-    std::vector<float> f = {0.0f, -0.0f, 65504.0f, 65520.0f, 0x1p-25f, 0x1.8p-24f, 0x1p-119f, 0x1.ffp127f,
-                            std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+    std::vector<float> f = {0.0f,
+                            -0.0f,
+                            65504.0f,
+                            65520.0f,
+                            0x1p-25f,
+                            0x1.8p-24f,
+                            0x1p-119f,
+                            0x1.ffp127f,
+                            std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
                             std::numeric_limits<float>::denorm_min()};
     for (int i = 0; i < 1 << 20; ++i) f.push_back(FloatFromBits(static_cast<uint32_t>(rng())));
     for (uint32_t b = 0; b < 0x7C00; ++b) {  // just below, at and above every fp16 midpoint
@@ -128,7 +141,8 @@ TEST(Gpu, FusedReducesMatchTheReference) {
       for (int64_t n : {int64_t{1}, int64_t{9}, int64_t{4096}, int64_t{100'003}, int64_t{1} << 20}) {
         std::vector<Quantized> inputs;
         for (int i = 0; i < k; ++i) inputs.push_back(*Quantize(Inputs(n, spec, ++seed), spec));
-        const std::string what = testing::SpecName(spec) + " k=" + std::to_string(k) + " n=" + std::to_string(n);
+        const std::string what =
+            testing::SpecName(spec) + " k=" + std::to_string(k) + " n=" + std::to_string(n);
         StatusOr<Quantized> drq = gpu::DequantReduceQuant(inputs, spec);
         ASSERT_TRUE(drq.ok()) << what << ": " << drq.status().message();
         ExpectSameQuantized(*drq, *DequantReduceQuant(inputs, spec), what);

@@ -48,7 +48,10 @@ uint16_t NearestOracle(float f, ValueType type) {
   uint16_t hi = largest;
   while (hi - lo > 1) {  // invariant: value(lo) <= a < value(hi), or a == top
     const auto mid = static_cast<uint16_t>((lo + hi) / 2);
-    if (DefinitionValue(mid, type) <= a) lo = mid; else hi = mid;
+    if (DefinitionValue(mid, type) <= a)
+      lo = mid;
+    else
+      hi = mid;
   }
   if (DefinitionValue(hi, type) <= a) return sign | hi;
   const double down = a - DefinitionValue(lo, type);
@@ -64,19 +67,19 @@ TEST(Half, KnownFp16Values) {
   EXPECT_EQ(FloatToHalfBits(1.0f), 0x3C00);
   EXPECT_EQ(FloatToHalfBits(-2.0f), 0xC000);
   EXPECT_EQ(FloatToHalfBits(0.5f), 0x3800);
-  EXPECT_EQ(FloatToHalfBits(65504.0f), 0x7BFF);             // largest finite
-  EXPECT_EQ(FloatToHalfBits(65519.99f), 0x7BFF);            // below the halfway point to 2^16
-  EXPECT_EQ(FloatToHalfBits(65520.0f), 0x7C00);             // halfway, odd mantissa: up to Inf
+  EXPECT_EQ(FloatToHalfBits(65504.0f), 0x7BFF);   // largest finite
+  EXPECT_EQ(FloatToHalfBits(65519.99f), 0x7BFF);  // below the halfway point to 2^16
+  EXPECT_EQ(FloatToHalfBits(65520.0f), 0x7C00);   // halfway, odd mantissa: up to Inf
   EXPECT_EQ(FloatToHalfBits(1e6f), 0x7C00);
   EXPECT_EQ(FloatToHalfBits(-1e6f), 0xFC00);
-  EXPECT_EQ(FloatToHalfBits(0x1p-14f), 0x0400);             // smallest normal
-  EXPECT_EQ(FloatToHalfBits(0x1p-24f), 0x0001);             // smallest subnormal
-  EXPECT_EQ(FloatToHalfBits(0x1p-25f), 0x0000);             // halfway to it: ties to even (0)
-  EXPECT_EQ(FloatToHalfBits(0x1.000002p-25f), 0x0001);      // just above halfway
-  EXPECT_EQ(FloatToHalfBits(0x1.8p-24f), 0x0002);           // 1.5 units: tie, to even (2)
-  EXPECT_EQ(FloatToHalfBits(0x1.002p0f), 0x3C00);           // 1 + 2^-11 (tie): to even 1.0
-  EXPECT_EQ(FloatToHalfBits(0x1.006p0f), 0x3C02);           // 1 + 3 * 2^-11 (tie): to even 1 + 2^-9
-  EXPECT_EQ(FloatToHalfBits(0x1.ffep-15f), 0x0400);         // rounds up out of the subnormals
+  EXPECT_EQ(FloatToHalfBits(0x1p-14f), 0x0400);         // smallest normal
+  EXPECT_EQ(FloatToHalfBits(0x1p-24f), 0x0001);         // smallest subnormal
+  EXPECT_EQ(FloatToHalfBits(0x1p-25f), 0x0000);         // halfway to it: ties to even (0)
+  EXPECT_EQ(FloatToHalfBits(0x1.000002p-25f), 0x0001);  // just above halfway
+  EXPECT_EQ(FloatToHalfBits(0x1.8p-24f), 0x0002);       // 1.5 units: tie, to even (2)
+  EXPECT_EQ(FloatToHalfBits(0x1.002p0f), 0x3C00);       // 1 + 2^-11 (tie): to even 1.0
+  EXPECT_EQ(FloatToHalfBits(0x1.006p0f), 0x3C02);       // 1 + 3 * 2^-11 (tie): to even 1 + 2^-9
+  EXPECT_EQ(FloatToHalfBits(0x1.ffep-15f), 0x0400);     // rounds up out of the subnormals
   EXPECT_EQ(FloatToHalfBits(std::numeric_limits<float>::infinity()), 0x7C00);
   EXPECT_EQ(FloatToHalfBits(std::numeric_limits<float>::quiet_NaN()), kHalfNanBits);
   EXPECT_EQ(FloatToHalfBits(-std::numeric_limits<float>::quiet_NaN()), kHalfNanBits);
@@ -95,14 +98,14 @@ TEST(Half, KnownFp16Values) {
 TEST(Half, KnownBf16Values) {
   EXPECT_EQ(FloatToBf16Bits(1.0f), 0x3F80);
   EXPECT_EQ(FloatToBf16Bits(-0.0f), 0x8000);
-  EXPECT_EQ(FloatToBf16Bits(0x1.01p0f), 0x3F80);            // 1 + 2^-8 (tie): to even 1.0
-  EXPECT_EQ(FloatToBf16Bits(0x1.03p0f), 0x3F82);            // 1 + 3 * 2^-8 (tie): to even 1 + 2^-6
-  EXPECT_EQ(FloatToBf16Bits(0x1.010002p0f), 0x3F81);        // just above the tie
-  EXPECT_EQ(FloatToBf16Bits(0x1.fep127f), 0x7F7F);          // largest finite bf16
-  EXPECT_EQ(FloatToBf16Bits(0x1.ffp127f), 0x7F80);          // halfway past it, odd: up to Inf
+  EXPECT_EQ(FloatToBf16Bits(0x1.01p0f), 0x3F80);      // 1 + 2^-8 (tie): to even 1.0
+  EXPECT_EQ(FloatToBf16Bits(0x1.03p0f), 0x3F82);      // 1 + 3 * 2^-8 (tie): to even 1 + 2^-6
+  EXPECT_EQ(FloatToBf16Bits(0x1.010002p0f), 0x3F81);  // just above the tie
+  EXPECT_EQ(FloatToBf16Bits(0x1.fep127f), 0x7F7F);    // largest finite bf16
+  EXPECT_EQ(FloatToBf16Bits(0x1.ffp127f), 0x7F80);    // halfway past it, odd: up to Inf
   EXPECT_EQ(FloatToBf16Bits(std::numeric_limits<float>::max()), 0x7F80);
   EXPECT_EQ(FloatToBf16Bits(std::numeric_limits<float>::denorm_min()), 0x0000);
-  EXPECT_EQ(FloatToBf16Bits(0x1p-133f), 0x0001);            // bf16 subnormals are fp32 subnormals
+  EXPECT_EQ(FloatToBf16Bits(0x1p-133f), 0x0001);  // bf16 subnormals are fp32 subnormals
   EXPECT_EQ(FloatToBf16Bits(std::numeric_limits<float>::quiet_NaN()), kBf16NanBits);
   EXPECT_EQ(Bf16BitsToFloat(0x3F80), 1.0f);
   EXPECT_EQ(Bf16BitsToFloat(0xFF80), -std::numeric_limits<float>::infinity());
@@ -137,7 +140,8 @@ TEST(Half, NarrowingMatchesTheNearestValueOracle) {
   // Values near every fp16 rounding boundary: the midpoints between neighbours and one fp32 ulp around.
   for (uint32_t b = 0; b < 0x7C00; ++b) {
     const double mid = (DefinitionValue(static_cast<uint16_t>(b), ValueType::kFp16) +
-                        DefinitionValue(static_cast<uint16_t>(b + 1), ValueType::kFp16)) / 2;
+                        DefinitionValue(static_cast<uint16_t>(b + 1), ValueType::kFp16)) /
+                       2;
     const auto m = static_cast<float>(mid);
     samples.insert(samples.end(), {m, std::nextafter(m, 0.0f), std::nextafter(m, 1e9f), -m});
   }

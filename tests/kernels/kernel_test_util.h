@@ -76,7 +76,8 @@ inline double OutputRoundingBound(double v, ValueType type) {
 }
 
 // Quantizes `x` with the reference, or fails the test.
-inline Quantized MustQuantize(const std::vector<uint16_t>& x, const QuantSpec& spec, const Swizzle& swizzle = {}) {
+inline Quantized MustQuantize(const std::vector<uint16_t>& x, const QuantSpec& spec,
+                              const Swizzle& swizzle = {}) {
   StatusOr<Quantized> q = Quantize(x, spec, swizzle);
   if (!q.ok()) throw std::runtime_error(q.status().message());
   return *q;
@@ -86,13 +87,15 @@ inline Quantized MustQuantize(const std::vector<uint16_t>& x, const QuantSpec& s
 inline std::vector<Quantized> RandomChunks(int k, int64_t n, const QuantSpec& spec, uint64_t seed) {
   std::vector<Quantized> chunks;
   for (int i = 0; i < k; ++i) {
-    chunks.push_back(MustQuantize(RandomValues(n, spec.type, Distribution::kGaussian, seed + static_cast<uint64_t>(i)), spec));
+    chunks.push_back(MustQuantize(
+        RandomValues(n, spec.type, Distribution::kGaussian, seed + static_cast<uint64_t>(i)), spec));
   }
   return chunks;
 }
 
 inline std::string SpecName(const QuantSpec& spec) {
-  return "int" + std::to_string(spec.bits) + "_g" + std::to_string(spec.group_size) + "_" + ValueTypeName(spec.type);
+  return "int" + std::to_string(spec.bits) + "_g" + std::to_string(spec.group_size) + "_" +
+         ValueTypeName(spec.type);
 }
 
 }  // namespace zerosim::kernels::testing

@@ -32,7 +32,8 @@ TEST(Swizzle, PaperExampleTwoNodesFourGpus) {
 
 TEST(Swizzle, MatchesABruteForceIndexMap) {
   for (int bits : {4, 8}) {
-    for (auto [nodes, gpus] : {std::pair{2, 4}, std::pair{3, 2}, std::pair{4, 8}, std::pair{1, 8}, std::pair{5, 1}}) {
+    for (auto [nodes, gpus] :
+         {std::pair{2, 4}, std::pair{3, 2}, std::pair{4, 8}, std::pair{1, 8}, std::pair{5, 1}}) {
       const QuantSpec spec{bits, 6, ValueType::kBf16};
       const int64_t partition = 3 * spec.group_size;
       const int64_t n = partition * nodes * gpus;
@@ -98,7 +99,8 @@ TEST(FusedReduce, NonFiniteInputsStayVisible) {
   const QuantSpec spec{4, 4, ValueType::kFp16};
   std::vector<uint16_t> a(8, FloatToHalfBits(7));
   a[1] = 0x7C00;  // +Inf
-  const std::vector<Quantized> inputs = {MustQuantize(a, spec), MustQuantize(std::vector<uint16_t>(8, FloatToHalfBits(7)), spec)};
+  const std::vector<Quantized> inputs = {MustQuantize(a, spec),
+                                         MustQuantize(std::vector<uint16_t>(8, FloatToHalfBits(7)), spec)};
   const Quantized r = *DequantReduceQuant(inputs, spec);
   EXPECT_TRUE(std::isnan(r.scales[0]));
   EXPECT_EQ(r.scales[1], 2.0f);
@@ -139,7 +141,8 @@ TEST(Qgz, TwoHopReductionDeliversEachRankItsAveragedPartition) {
   for (int m = 0; m < nodes; ++m) {
     for (int d = 0; d < gpus; ++d) {
       std::vector<Quantized> received;
-      for (int j = 0; j < gpus; ++j) received.push_back(Slice(hop1[static_cast<size_t>(m * gpus + j)], d * block, block, spec));
+      for (int j = 0; j < gpus; ++j)
+        received.push_back(Slice(hop1[static_cast<size_t>(m * gpus + j)], d * block, block, spec));
       reduced[static_cast<size_t>(m * gpus + d)] = *DequantReduceQuant(received, spec);
     }
   }
@@ -149,7 +152,8 @@ TEST(Qgz, TwoHopReductionDeliversEachRankItsAveragedPartition) {
     for (int d = 0; d < gpus; ++d) {
       std::vector<Quantized> received;
       for (int from = 0; from < nodes; ++from) {
-        received.push_back(Slice(reduced[static_cast<size_t>(from * gpus + d)], m * partition, partition, spec));
+        received.push_back(
+            Slice(reduced[static_cast<size_t>(from * gpus + d)], m * partition, partition, spec));
       }
       const std::vector<uint16_t> out = *DequantReduce(received, spec);
       const int64_t p = m * gpus + d;

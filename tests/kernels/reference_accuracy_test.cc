@@ -37,7 +37,8 @@ TEST_P(ErrorBound, EveryElementWithinHalfAStep) {
   double worst_steps = 0;  // the largest error seen, in quantization steps
   for (int64_t g = 0; g < NumGroups(n, group); ++g) {
     double absmax = 0;
-    for (int64_t i = g * group; i < std::min(n, (g + 1) * group); ++i) absmax = std::max<double>(absmax, std::fabs(xf[i]));
+    for (int64_t i = g * group; i < std::min(n, (g + 1) * group); ++i)
+      absmax = std::max<double>(absmax, std::fabs(xf[i]));
     const double bound = QuantErrorBound(absmax, bits);
     EXPECT_FLOAT_EQ(q.scales[static_cast<size_t>(g)], static_cast<float>(absmax / qmax));
     for (int64_t i = g * group; i < std::min(n, (g + 1) * group); ++i) {
@@ -60,18 +61,20 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   return testing::SpecName({bits, group, type}) + "_" + testing::DistributionName(dist);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Reference, ErrorBound,
-    ::testing::Combine(::testing::Values(8, 4), ::testing::Values(int64_t{64}, int64_t{2048}),
-                       ::testing::Values(ValueType::kFp16, ValueType::kBf16),
-                       ::testing::Values(Distribution::kUniform, Distribution::kGaussian, Distribution::kHeavyTailed,
-                                         Distribution::kSmallGaussian)),
-    CaseName);
+INSTANTIATE_TEST_SUITE_P(Reference, ErrorBound,
+                         ::testing::Combine(::testing::Values(8, 4),
+                                            ::testing::Values(int64_t{64}, int64_t{2048}),
+                                            ::testing::Values(ValueType::kFp16, ValueType::kBf16),
+                                            ::testing::Values(Distribution::kUniform, Distribution::kGaussian,
+                                                              Distribution::kHeavyTailed,
+                                                              Distribution::kSmallGaussian)),
+                         CaseName);
 
 struct L2Errors {
-  double output = 0;     // sqrt(sum (x - y)^2 / sum x^2), y the fp16/bf16 output
-  double fp32 = 0;       // the same with y the fp32 dequantized value
-  double predicted = 0;  // rounding errors uniform over each group's step s: sqrt(sum_groups n s^2 / 12 / sum x^2)
+  double output = 0;  // sqrt(sum (x - y)^2 / sum x^2), y the fp16/bf16 output
+  double fp32 = 0;    // the same with y the fp32 dequantized value
+  double predicted =
+      0;  // rounding errors uniform over each group's step s: sqrt(sum_groups n s^2 / 12 / sum x^2)
 };
 
 L2Errors RelativeL2(int bits, int64_t group, ValueType type, uint64_t seed) {

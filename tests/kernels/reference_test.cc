@@ -72,7 +72,8 @@ TEST(Reference, AllZeroGroupHasZeroScaleAndDequantizesToPositiveZero) {
     EXPECT_EQ(BitsFromFloat(q.scales[0]), 0u);
     for (int i = 0; i < 4; ++i) EXPECT_EQ(CodeAt(q.codes, i, bits), 0);
     const std::vector<uint16_t> y = *Dequantize(q, spec);
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(y[static_cast<size_t>(i)], 0x0000) << "the sign of zero is not kept";
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(y[static_cast<size_t>(i)], 0x0000) << "the sign of zero is not kept";
   }
 }
 
@@ -124,8 +125,8 @@ TEST(Reference, NonFiniteValuesPoisonTheirGroupOnly) {
 TEST(Reference, TinyBf16GroupsFlushToZero) {
   const QuantSpec spec{8, 2, ValueType::kBf16};
   // 1e-37 < 2^-119: flushed. 2^-119 itself keeps a normal scale of 2^-119 / 127.
-  const std::vector<uint16_t> x = {FloatToBf16Bits(1e-37f), FloatToBf16Bits(-1e-38f), FloatToBf16Bits(0x1p-119f),
-                                   FloatToBf16Bits(0x1p-120f)};
+  const std::vector<uint16_t> x = {FloatToBf16Bits(1e-37f), FloatToBf16Bits(-1e-38f),
+                                   FloatToBf16Bits(0x1p-119f), FloatToBf16Bits(0x1p-120f)};
   const Quantized q = MustQuantize(x, spec);
   EXPECT_EQ(q.scales[0], 0.0f);
   EXPECT_EQ(CodeAt(q.codes, 0, 8), 0);

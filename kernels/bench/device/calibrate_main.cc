@@ -50,14 +50,16 @@ int main(int argc, char** argv) {
   if (from.empty() || out.empty() || argc % 2 == 0) {
     return Fail("usage: calibrate --from SHIPPED.json --out OUT.json [--max-size BYTES] [--repetitions N]");
   }
-  StatusOr<bench::ExistingCalibration> shipped = bench::ReadExistingCalibration(zerosim::io::DiskFileSource(), from);
+  StatusOr<bench::ExistingCalibration> shipped =
+      bench::ReadExistingCalibration(zerosim::io::DiskFileSource(), from);
   if (!shipped.ok()) return Fail(shipped.status().message());
   const bench::Stamp stamp = bench::StampNow(command);
 
   StatusOr<bench::BenchResult> r = bench::RunKernelBenchmark(options, stdout);
   if (!r.ok()) return Fail(r.status().message());
   bench::PrintFits(*r, stdout);
-  const bench::CalibrationFile f = bench::MeasuredCalibration(*r, options, shipped->gpu, stamp, shipped->gemm_efficiency);
+  const bench::CalibrationFile f =
+      bench::MeasuredCalibration(*r, options, shipped->gpu, stamp, shipped->gemm_efficiency);
   std::ofstream file(out, std::ios::binary);
   file << bench::CalibrationFileText(f);
   if (!file) return Fail("cannot write " + out);
