@@ -59,7 +59,9 @@ build() {
   # nvcc is not on PATH on these machines; CUDA code is built only where the toolkit exists.
   if [ -x /usr/local/cuda/bin/nvcc ]; then cuda_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc); fi
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "${cuda_args[@]}"
+    # The notebooks' tests use the python3 on PATH, the one pip installed their packages for.
+    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DPython3_EXECUTABLE="$(command -v python3)" \
+      "${cuda_args[@]}"
   fi
   cmake --build "$BUILD_DIR" -j "$JOBS"
 }

@@ -14,7 +14,12 @@ using zerosim::cli::Command;
 const Command kCommands[] = {
     {"run", "evaluate a scenario: ZeRO-3 vs ZeRO++ throughput, exposed communication, volumes, memory",
      zerosim::cli::RunCommand},
-    {"calibrate", "measure the quantization kernels on this GPU and write a calibration file", zerosim::cli::CalibrateCommand},
+    {"validate", "compare scenarios with published numbers ([[expect]] tables); the regression gate",
+     zerosim::cli::ValidateCommand},
+    {"fit", "fit at most three calibration parameters to the published expectations (Eigen least squares)",
+     zerosim::cli::FitCommand},
+    {"calibrate", "measure the quantization kernels on this GPU and write a calibration file",
+     zerosim::cli::CalibrateCommand},
 };
 
 void Usage(FILE* out) {

@@ -29,6 +29,10 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     t.queue_busy_s[q] += dur;
     if (op.queue == Queue::kCompute) {
       (op.phase == Phase::kOptimizer ? t.optimizer_s : t.compute_s) += dur;
+    } else if (op.kind == OpKind::kCollective && c.nccl.compute_interference > 0) {
+      const double lost = c.nccl.compute_interference * dur;
+      queue_free[compute_q] = std::max(queue_free[compute_q], start) + lost;
+      t.interference_s += lost;
     } else if (op.occupies_gpu) {
       // Shares the GPU: the compute stream loses this much time.
       queue_free[compute_q] = std::max(queue_free[compute_q], start) + dur;
@@ -37,7 +41,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     end = std::max(end, start + dur);
   }
   t.iteration_s = std::max(end, queue_free[compute_q]);
-  t.compute_busy_s = t.queue_busy_s[compute_q] + t.gpu_side_s;
+  t.compute_busy_s = t.queue_busy_s[compute_q] + t.gpu_side_s + t.interference_s;
   t.exposed_comm_s = std::max(0.0, t.iteration_s - t.compute_busy_s);
   return t;
 }

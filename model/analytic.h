@@ -4,7 +4,8 @@
 // free and its dependencies have finished, so one pass over the schedule gives every start and finish.
 //
 // The GPU is shared: a kernel or memory op on a side stream that overlaps the compute stream delays the
-// compute stream's next op by its own duration (work-conserving; the DES models this as CPU sharing).
+// compute stream's next op by its own duration (work-conserving; the DES models this as CPU sharing), and
+// a collective delays it by compute_interference (cluster_spec.h) times its duration.
 // What the analytic model cannot see: two collectives sharing a link at the same time (each is timed as
 // if alone). The SimGrid replay captures that contention.
 #pragma once
@@ -23,7 +24,8 @@ struct Timing {
   double compute_s = 0;         // GEMM/attention time on the compute stream
   double optimizer_s = 0;       // the optimizer step on the compute stream
   double gpu_side_s = 0;        // kernels and memory passes on side streams (they share the GPU)
-  double compute_busy_s = 0;    // compute stream busy, side-stream GPU work included
+  double interference_s = 0;    // compute-stream time lost to concurrent collectives
+  double compute_busy_s = 0;    // compute stream busy, side-stream GPU work and interference included
   double exposed_comm_s = 0;    // iteration_s - compute_busy_s: time the GPU waits for the network/host
   std::array<double, kNumQueues> queue_busy_s{};
   std::vector<double> start_s;   // per op

@@ -61,6 +61,10 @@ struct CollectiveLibrary {
   // Achieved fraction of the link bandwidth by large transfers, per tier (protocol overheads aside).
   double intra_bandwidth_efficiency = 1;
   double inter_bandwidth_efficiency = 1;
+  // Fraction of a collective's duration the GPU's compute stream loses while the collective runs
+  // (NCCL kernels occupy SMs and memory bandwidth beside the GEMMs). 0: communication overlaps compute for
+  // free (NCCL's own model has no such term); 1: the GPU runs them one after the other.
+  double compute_interference = 0;
 };
 
 // Defaults: NCCL's tuning model (src/graph/tuning.cc, NCCL 2.7-2.8, the V100-era release): ring

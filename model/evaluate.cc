@@ -18,6 +18,10 @@ PhaseBytes ToPhaseBytes(const std::array<double, 4>& by_purpose) {
 
 }  // namespace
 
+double CrossNodeVolumeInM(const VariantReport& v, int nodes) {
+  return v.bytes.cross_node.total() / (nodes * 2.0 * TotalParams(v.model));
+}
+
 double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
   const double tokens = static_cast<double>(world_size) * z.train_micro_batch_size_per_gpu * m.seq_len *
                         z.gradient_accumulation_steps;
@@ -31,7 +35,7 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.name = name;
   r.engine = engine;
   r.zero = z;
-  r.seq_len = m.seq_len;
+  r.model = m;
   r.iteration_time_s = t.iteration_s;
   const int p = c.total_gpus();
   r.tflops_per_gpu = IterationFlops(m, z, p) / (t.iteration_s * p) / kTera;
@@ -42,6 +46,7 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.compute_s = t.compute_s;
   r.optimizer_s = t.optimizer_s;
   r.gpu_side_s = t.gpu_side_s;
+  r.comm_interference_s = t.interference_s;
   r.bytes.cross_node = ToPhaseBytes(v.cross_node);
   r.bytes.intra_node = ToPhaseBytes(v.intra_node);
   r.memory = EstimateMemory(m, z, c, s);

@@ -26,6 +26,10 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal);
 
+// Cross-node bytes per node per iteration in units of M, the model's size in fp16 bytes (the ZeRO++
+// paper's "3M vs 0.75M"): bytes.cross_node.total / (nodes * 2 * parameters).
+double CrossNodeVolumeInM(const VariantReport& v, int nodes);
+
 // FLOPs counted per iteration for throughput (Megatron's accounting, TrainingFlops) over all GPUs.
 double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size);
 

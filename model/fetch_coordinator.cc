@@ -32,15 +32,20 @@ double QuantizationGroupSize(double numel, double target) {
   const auto n = static_cast<int64_t>(std::llround(numel));
   if (n <= 0) return 0;
   const auto initial = static_cast<int64_t>(std::ceil(static_cast<double>(n) / target));
-  int64_t groups = initial;
-  constexpr int64_t kMaxSearch = 10'000'000;
-  while (groups < n && n % (8 * groups) != 0) {
-    if (++groups - initial > kMaxSearch) break;
-  }
-  if (n % (8 * groups) != 0) {
+  // DeepSpeed searches groups = initial, initial + 1, ... for the first count with n % (8 * groups) == 0,
+  // i.e. the smallest divisor of n / 8 that is at least `initial`. Find it among the divisors directly.
+  if (n % 8 != 0) {
     // DeepSpeed asserts here (shards must divide by 8); keep the target-sized groups.
     return static_cast<double>(n) / static_cast<double>(initial);
   }
+  const int64_t m = n / 8;
+  int64_t groups = m;  // m itself always divides m
+  for (int64_t d = 1; d * d <= m; ++d) {
+    if (m % d != 0) continue;
+    if (d >= initial) groups = std::min(groups, d);
+    if (m / d >= initial) groups = std::min(groups, m / d);
+  }
+  if (groups >= n) return static_cast<double>(n) / static_cast<double>(initial);
   while (n % (16 * groups) == 0 && static_cast<double>(n) / static_cast<double>(groups) > target) groups *= 2;
   return static_cast<double>(n) / static_cast<double>(groups);
 }
@@ -75,6 +80,15 @@ void FetchCoordinator::BeginPass(const std::vector<TraceStep>* trace) {
   std::fill(most_recent_step_.begin(), most_recent_step_.end(), std::numeric_limits<long>::min() / 2);
 }
 
+double FetchCoordinator::GroupSize(double shard_elements) {
+  const auto key = static_cast<int64_t>(std::llround(shard_elements));
+  const auto it = group_size_cache_.find(key);
+  if (it != group_size_cache_.end()) return it->second;
+  const double g = QuantizationGroupSize(shard_elements, static_cast<double>(z_.weight_quantization_group_target));
+  group_size_cache_.emplace(key, g);
+  return g;
+}
+
 bool FetchCoordinator::UsesSecondary(Phase use_phase, Phase hook_phase) const {
   if (!z_.hpz_enabled()) return false;
   if (z_.hpz_recompute_uses_secondary) return use_phase != Phase::kForward;
@@ -86,7 +100,8 @@ void FetchCoordinator::Gather(const std::vector<int>& params, const std::vector<
   // DeepSpeed issues the parameters that have a secondary tensor first, then the others.
   for (bool secondary : {true, false}) {
     for (Purpose purpose : {Purpose::kForwardAllGather, Purpose::kBackwardAllGather}) {
-      std::vector<int> part;
+      std::vector<int>& part = part_;
+      part.clear();
       for (size_t i = 0; i < params.size(); ++i) {
         const Purpose pi =
             use_phase[i] == Phase::kForward ? Purpose::kForwardAllGather : Purpose::kBackwardAllGather;
@@ -114,7 +129,7 @@ void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondar
     if (z_.zero_quantized_weights) {
       const int bits = z_.weight_quantization_bits;
       h.quantized = true;
-      h.group_size = QuantizationGroupSize(shard, static_cast<double>(z_.weight_quantization_group_target));
+      h.group_size = GroupSize(shard);
       KernelSpec k{Kernel::kQuantizeInt8, shard, bits, h.group_size, 1, 0};
       k.bytes = KernelBytes(k.kernel, k.elements, k.bits, k.group_size, k.fan_in);
       const int quant = emit_->Kernel(Queue::kAllGatherStream, k, {});
@@ -158,11 +173,14 @@ int FetchCoordinator::Fetch(int step) {
   const Module& mod = g_.modules[static_cast<size_t>(ts.module)];
 
   // 1. Gather what the module needs and nobody fetched.
-  std::vector<int> need;
+  need_.clear();
   for (int p : mod.params) {
-    if (status_[static_cast<size_t>(p)] == Status::kNotAvailable) need.push_back(p);
+    if (status_[static_cast<size_t>(p)] == Status::kNotAvailable) need_.push_back(p);
   }
-  if (!need.empty()) Gather(need, std::vector<Phase>(need.size(), ts.phase), ts.phase);
+  if (!need_.empty()) {
+    use_phase_.assign(need_.size(), ts.phase);
+    Gather(need_, use_phase_, ts.phase);
+  }
 
   // 2. Wait for the module's in-flight parameters.
   for (int p : mod.params) {
@@ -191,8 +209,10 @@ int FetchCoordinator::Fetch(int step) {
   if (z_.stage3_prefetch_bucket_size > 0) {
     const double budget = std::min(z_.stage3_max_live_parameters - live_, z_.stage3_prefetch_bucket_size);
     double numel = 0;
-    std::vector<int> prefetch;
-    std::vector<Phase> use_phase;
+    std::vector<int>& prefetch = prefetch_;
+    std::vector<Phase>& use_phase = use_phase_;
+    prefetch.clear();
+    use_phase.clear();
     while (!queue_.empty() && numel < budget) {
       const Entry e = queue_.front();
       queue_.pop_front();
@@ -214,7 +234,8 @@ int FetchCoordinator::Fetch(int step) {
 void FetchCoordinator::Release(int step) {
   const Module& mod = g_.modules[static_cast<size_t>((*trace_)[static_cast<size_t>(step)].module)];
   const long next = step + 1;
-  std::vector<int> candidates;
+  std::vector<int>& candidates = candidates_;
+  candidates.clear();
   for (int p : mod.params) {
     const auto i = static_cast<size_t>(p);
     if (status_[i] != Status::kPersistent && most_recent_step_[i] <= next) candidates.push_back(p);

@@ -18,7 +18,9 @@
 // group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute).
 #pragma once
 
+#include <cstdint>
 #include <deque>
+#include <unordered_map>
 #include <vector>
 
 #include "model/module_graph.h"
@@ -80,6 +82,7 @@ class FetchCoordinator {
   void IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose);
   void WaitHandle(int handle);
   bool UsesSecondary(Phase use_phase, Phase hook_phase) const;
+  double GroupSize(double shard_elements);
 
   const ModuleGraph& g_;
   const ZeroConfig& z_;
@@ -92,6 +95,13 @@ class FetchCoordinator {
   std::vector<Handle> handles_;
   std::deque<Entry> queue_;
   std::deque<int> fetch_events_;       // ops whose completion the host may wait for
+  std::unordered_map<int64_t, double> group_size_cache_;  // QuantizationGroupSize by shard elements
+  // Scratch buffers reused across hooks (no allocation per hook).
+  std::vector<int> need_;
+  std::vector<int> prefetch_;
+  std::vector<Phase> use_phase_;
+  std::vector<int> candidates_;
+  std::vector<int> part_;
   double live_ = 0;                    // DeepSpeed's __n_available_params
   double peak_live_ = 0;
 };

@@ -28,8 +28,8 @@ struct VolumeReport {
 struct VariantReport {
   std::string name;
   std::string engine;  // "analytic" or "sim"
+  ModelSpec model;  // with the variant's seq_len
   ZeroConfig zero;
-  int seq_len = 0;
   bool feasible = true;
   std::string infeasible_reason;
   double iteration_time_s = 0;
@@ -39,6 +39,7 @@ struct VariantReport {
   double compute_s = 0;         // GEMM/attention time
   double optimizer_s = 0;
   double gpu_side_s = 0;        // quantization kernels and memory passes beside the compute stream
+  double comm_interference_s = 0;  // compute time lost to concurrent collectives
   VolumeReport bytes;
   MemoryBreakdown memory;
   int num_ops = 0;              // size of the schedule

@@ -26,10 +26,12 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
       last_backward[static_cast<size_t>(p)] = step;
     }
   }
+  s.ops.reserve(trace.size() * static_cast<size_t>(z.gradient_accumulation_steps) * 8 + 64);
   OpEmitter emit(&s, &c, z.zero_hpz_partition_size);
   FetchCoordinator fetch(s.graph, z, &emit);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
 
+  std::vector<int> ready;
   for (int micro = 0; micro < z.gradient_accumulation_steps; ++micro) {
     fetch.BeginPass(&trace);
     for (int step = 0; step < static_cast<int>(trace.size()); ++step) {
@@ -43,7 +45,7 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
       const int compute = emit.Compute(flops, {gathered});
       fetch.Release(step);
       if (ts.phase == Phase::kBackward) {
-        std::vector<int> ready;
+        ready.clear();
         for (int p : mod.params) {
           if (last_backward[static_cast<size_t>(p)] == step) ready.push_back(p);
         }

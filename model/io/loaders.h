@@ -41,8 +41,27 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
 
 struct Variant {
   std::string name;
-  model::ModelSpec model;  // the scenario's model with this variant's training settings
+  model::ModelSpec model;  // the scenario's (or the variant's own) model with its training settings
   model::ZeroConfig zero;
+};
+
+// A published number a scenario must reproduce (`zerosim validate`).
+enum class Metric {
+  kTflopsPerGpu,      // "tflops_per_gpu"
+  kSpeedup,           // "speedup": baseline's iteration time over the variant's
+  kCrossNodeVolumeM,  // "cross_node_volume_M": cross-node bytes per node per iteration, in units of M
+                      // (the model's fp16 size)
+};
+const char* MetricName(Metric m);
+
+struct Expectation {
+  std::string variant;
+  std::string baseline;  // speedup only: the variant it is relative to
+  Metric metric = Metric::kTflopsPerGpu;
+  double value = 0;      // published
+  double tolerance = 0;  // allowed relative error
+  std::string source;    // the figure or table it comes from
+  int line = 0;          // in the scenario file
 };
 
 struct Scenario {
@@ -52,6 +71,7 @@ struct Scenario {
   model::Calibration calibration;
   std::string model_source;
   std::vector<Variant> variants;
+  std::vector<Expectation> expectations;
   model::InputFile scenario_file;
   model::InputFile topology_file;
   model::InputFile model_file;

@@ -43,7 +43,8 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
                {"ll128", proto(c.nccl.ll128)},
                {"simple", proto(c.nccl.simple)},
                {"intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency},
-               {"inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency}};
+               {"inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency},
+               {"compute_interference", c.nccl.compute_interference}};
   return j;
 }
 
@@ -94,9 +95,10 @@ ordered_json VariantToJson(const model::VariantReport& v) {
   ordered_json j;
   j["name"] = v.name;
   j["engine"] = v.engine;
+  j["model"] = ModelJson(v.model);
   j["zero"] = ZeroToJson(v.zero);
-  j["seq_len"] = v.seq_len;
-  j["tokens_per_gpu"] = v.seq_len * v.zero.train_micro_batch_size_per_gpu;
+  j["seq_len"] = v.model.seq_len;
+  j["tokens_per_gpu"] = v.model.seq_len * v.zero.train_micro_batch_size_per_gpu;
   j["feasible"] = v.feasible;
   j["infeasible_reason"] = v.infeasible_reason;
   j["iteration_time_s"] = v.iteration_time_s;
@@ -106,6 +108,7 @@ ordered_json VariantToJson(const model::VariantReport& v) {
   j["compute_s"] = v.compute_s;
   j["optimizer_s"] = v.optimizer_s;
   j["gpu_side_s"] = v.gpu_side_s;
+  j["comm_interference_s"] = v.comm_interference_s;
   j["bytes"] = {{"cross_node", PhaseJson(v.bytes.cross_node, 1.0)}, {"intra_node", PhaseJson(v.bytes.intra_node, 1.0)}};
   const model::MemoryBreakdown& m = v.memory;
   j["memory_per_gpu_bytes"] = {{"parameters", m.parameters_bytes},

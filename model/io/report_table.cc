@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "model/evaluate.h"
 #include "model/units.h"
 
 namespace zerosim::io {
@@ -64,12 +65,17 @@ std::string FormatReportTable(const model::Report& r) {
 
   Table t(r.variants);
   t.Header();
+  bool one_model = true;
+  for (const VariantReport& v : r.variants) one_model = one_model && v.model.name == m.name;
+  if (!one_model) {
+    t.Row("model (B parameters)", [](const VariantReport& v) { return Num(model::TotalParams(v.model) / 1e9, 1); });
+  }
   t.Row("qwZ / hpZ / qgZ", [](const VariantReport& v) {
     return fmt::format("{}/{}/{}", v.zero.zero_quantized_weights ? "on" : "-", v.zero.zero_hpz_partition_size,
                        v.zero.zero_quantized_gradients ? "on" : "-");
   });
   t.Row("tokens per GPU (seq x micro)", [](const VariantReport& v) {
-    return fmt::format("{}x{}", v.seq_len, v.zero.train_micro_batch_size_per_gpu);
+    return fmt::format("{}x{}", v.model.seq_len, v.zero.train_micro_batch_size_per_gpu);
   });
   t.Row("iteration time (s)", [](const VariantReport& v) { return Num(v.iteration_time_s, 3); });
   t.Row("TFLOPs per GPU", [](const VariantReport& v) { return Num(v.tflops_per_gpu, 1); });
@@ -80,6 +86,7 @@ std::string FormatReportTable(const model::Report& r) {
   t.Row("compute (s)", [](const VariantReport& v) { return Num(v.compute_s, 3); });
   t.Row("quantization + copies (s)", [](const VariantReport& v) { return Num(v.gpu_side_s, 3); });
   t.Row("optimizer step (s)", [](const VariantReport& v) { return Num(v.optimizer_s, 3); });
+  t.Row("compute lost to comm. (s)", [](const VariantReport& v) { return Num(v.comm_interference_s, 3); });
   t.Row("exposed communication (s)", [](const VariantReport& v) { return Num(v.exposed_comm_s, 3); });
 
   auto volume_rows = [&](const char* title, auto tier) {
@@ -110,21 +117,22 @@ std::string FormatReportTable(const model::Report& r) {
     if (!v.feasible) out += fmt::format("  {} is infeasible: {}\n", v.name, v.infeasible_reason);
   }
 
-  // Cross-node volume per node in units of M, the model's size in fp16 bytes.
+  // Cross-node volume per node in units of M, each variant's model size in fp16 bytes.
   if (r.variants.size() >= 2 && c.nodes > 1) {
-    const double big_m = 2.0 * model::TotalParams(m);
-    const double per_node = 1.0 / c.nodes / big_m;
     const int gpus = c.total_gpus();
-    out += fmt::format("\ncross-node volume per node, in M = {:.1f} GB (the model in fp16); ring factor (P-1)/P = {:.4f}, "
-                       "all-to-all factor (K-1)/K = {:.4f}\n",
-                       big_m / kGB, (gpus - 1.0) / gpus, (c.nodes - 1.0) / c.nodes);
+    out += fmt::format("\ncross-node volume per node in units of M (the model in fp16: {:.1f} GB for {}); ring factor "
+                       "(P-1)/P = {:.4f}, all-to-all factor (K-1)/K = {:.4f}\n",
+                       2.0 * model::TotalParams(m) / kGB, m.name, (gpus - 1.0) / gpus, (c.nodes - 1.0) / c.nodes);
     const VariantReport& base = r.variants.front();
     for (const VariantReport& v : r.variants) {
+      const double per_node = 1.0 / (c.nodes * 2.0 * model::TotalParams(v.model));
       const model::PhaseBytes& b = v.bytes.cross_node;
       out += fmt::format("  {:<12} {:.4f}M forward + {:.4f}M backward + {:.4f}M gradients = {:.4f}M", v.name,
                          b.forward_allgather * per_node, b.backward_allgather * per_node, b.gradient_reduce * per_node,
-                         b.total() * per_node);
-      if (&v != &base && b.total() > 0) out += fmt::format("   ({:.2f}x less than {})", base.bytes.cross_node.total() / b.total(), base.name);
+                         model::CrossNodeVolumeInM(v, c.nodes));
+      if (&v != &base && b.total() > 0 && v.model.name == base.model.name) {
+        out += fmt::format("   ({:.2f}x less than {})", base.bytes.cross_node.total() / b.total(), base.name);
+      }
       out += "\n";
     }
   }

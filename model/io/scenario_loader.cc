@@ -1,3 +1,4 @@
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -7,6 +8,69 @@
 #include "model/io/zero_keys.h"
 
 namespace zerosim::io {
+namespace {
+
+bool HasVariant(const Scenario& s, const std::string& name) {
+  for (const Variant& v : s.variants) {
+    if (v.name == name) return true;
+  }
+  return false;
+}
+
+// [[expect]] tables: published numbers to reproduce.
+void ReadExpectations(TableReader* root, const toml::table& doc, const std::string& path, Scenario& s,
+                      Status* status) {
+  root->MarkKnown("expect");
+  const toml::node* list = doc.get("expect");
+  if (list == nullptr) return;
+  if (!list->is_array_of_tables()) {
+    root->Fail("expect", "expected [[expect]] tables");
+    return;
+  }
+  int i = 0;
+  for (const toml::node& e : *list->as_array()) {
+    TableReader et(e.as_table(), path, fmt::format("expect.{}", i++), status);
+    Expectation x;
+    x.line = static_cast<int>(e.source().begin.line);
+    x.variant = et.String("variant");
+    const std::string metric = et.String("metric");
+    x.value = et.NumberOr("value", 0, 1e-12, 1e12);
+    if (!et.Has("value")) et.Count("value", 0);  // report it missing
+    x.tolerance = et.NumberOr("tolerance", 0, 0, 10);
+    if (!et.Has("tolerance")) et.Count("tolerance", 0);
+    x.source = et.String("source");
+    if (metric == "tflops_per_gpu") {
+      x.metric = Metric::kTflopsPerGpu;
+    } else if (metric == "speedup") {
+      x.metric = Metric::kSpeedup;
+      x.baseline = et.String("baseline");
+    } else if (metric == "cross_node_volume_M") {
+      x.metric = Metric::kCrossNodeVolumeM;
+    } else if (status->ok()) {
+      et.Fail("metric", fmt::format("unknown metric \"{}\" (tflops_per_gpu, speedup, cross_node_volume_M)", metric));
+    }
+    if (status->ok() && !HasVariant(s, x.variant)) et.Fail("variant", fmt::format("no variant named \"{}\"", x.variant));
+    if (status->ok() && !x.baseline.empty() && !HasVariant(s, x.baseline)) {
+      et.Fail("baseline", fmt::format("no variant named \"{}\"", x.baseline));
+    }
+    et.Finish();
+    s.expectations.push_back(std::move(x));
+  }
+}
+
+}  // namespace
+
+const char* MetricName(Metric m) {
+  switch (m) {
+    case Metric::kTflopsPerGpu:
+      return "tflops_per_gpu";
+    case Metric::kSpeedup:
+      return "speedup";
+    case Metric::kCrossNodeVolumeM:
+      return "cross_node_volume_M";
+  }
+  return "?";
+}
 
 StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   StatusOr<std::string> text = fs.Read(path);
@@ -69,6 +133,13 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
       Variant var;
       var.name = vt.String("name");
       var.model = base_model;
+      if (std::optional<std::string> own = vt.OptionalString("model"); own && status.ok()) {
+        // A variant may use another model; the scenario's training settings still apply.
+        StatusOr<ModelFile> m = LoadModel(fs, ResolvePath(path, *own));
+        if (!m.ok()) return m.status();
+        var.model = m->model;
+        var.model.seq_len = base_model.seq_len;
+      }
       var.zero = ReadZeroKeys(&vt, base_zero, s.cluster);
       ReadTrainingKeys(&vt, &var.model, &var.zero);
       CheckTraining(&vt, var.model);
@@ -77,6 +148,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
       s.variants.push_back(std::move(var));
     }
   }
+  ReadExpectations(&root, doc.value(), path, s, &status);
   root.Finish();
   if (!status.ok()) return status;
   return s;

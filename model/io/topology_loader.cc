@@ -91,6 +91,7 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
         nccl->NumberOr("intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency, 1e-6, 1.0);
     c.nccl.inter_bandwidth_efficiency =
         nccl->NumberOr("inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency, 1e-6, 1.0);
+    c.nccl.compute_interference = nccl->NumberOr("compute_interference", c.nccl.compute_interference, 0.0, 1.0);
     nccl->Finish();
   }
   root.Finish();

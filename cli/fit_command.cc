@@ -1,0 +1,194 @@
+// `zerosim fit [scenario...] --param NAME[=INITIAL] ... [--check]`
+//
+// Fits at most three calibration parameters to every tflops_per_gpu expectation of the given scenarios at
+// once (bounded Levenberg-Marquardt on log(simulated / published), Eigen), then prints the fitted values,
+// their standard errors and the validation table. The fitted values are not written anywhere: the user
+// copies them, with the command that produced them, into the files the table names. `--check` refits
+// from the values in the files and fails if any moves by more than 1%: the checked-in values must be the
+// fit's optimum, so the fit stays rerunnable.
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/scenario_runner.h"
+#include "cli/validation.h"
+#include "model/least_squares.h"
+
+namespace zerosim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct Knob {
+  const char* name;
+  const char* where;  // the file key the fitted value belongs to
+  double lower;
+  double upper;
+  double (*get)(const io::Scenario&);
+  void (*set)(io::Scenario&, double);
+};
+
+const Knob kKnobs[] = {
+    {"gemm.max_efficiency", "calibration file: gemm_efficiency.max", 0.05, 1.0,
+     [](const io::Scenario& s) { return s.calibration.gemm.max_efficiency; },
+     [](io::Scenario& s, double v) { s.calibration.gemm.max_efficiency = v; }},
+    {"gemm.half_tokens", "calibration file: gemm_efficiency.half_tokens", 0.0, 1e5,
+     [](const io::Scenario& s) { return s.calibration.gemm.half_tokens; },
+     [](io::Scenario& s, double v) { s.calibration.gemm.half_tokens = v; }},
+    {"nccl.inter_bandwidth_efficiency", "topology: [nccl] inter_bandwidth_efficiency", 0.05, 1.0,
+     [](const io::Scenario& s) { return s.cluster.nccl.inter_bandwidth_efficiency; },
+     [](io::Scenario& s, double v) { s.cluster.nccl.inter_bandwidth_efficiency = v; }},
+    {"nccl.intra_bandwidth_efficiency", "topology: [nccl] intra_bandwidth_efficiency", 0.05, 1.0,
+     [](const io::Scenario& s) { return s.cluster.nccl.intra_bandwidth_efficiency; },
+     [](io::Scenario& s, double v) { s.cluster.nccl.intra_bandwidth_efficiency = v; }},
+    {"nccl.compute_interference", "topology: [nccl] compute_interference", 0.0, 1.0,
+     [](const io::Scenario& s) { return s.cluster.nccl.compute_interference; },
+     [](io::Scenario& s, double v) { s.cluster.nccl.compute_interference = v; }},
+    {"host_overhead_per_module", "scenario: [zero] host_overhead_per_module (seconds)", 0.0, 0.05,
+     [](const io::Scenario& s) { return s.variants.empty() ? 0.0 : s.variants.front().zero.host_overhead_per_module_s; },
+     [](io::Scenario& s, double v) {
+       for (io::Variant& var : s.variants) var.zero.host_overhead_per_module_s = v;
+     }},
+};
+
+const Knob* FindKnob(const std::string& name) {
+  for (const Knob& k : kKnobs) {
+    if (name == k.name) return &k;
+  }
+  return nullptr;
+}
+
+std::vector<PointResult> Evaluate(const std::vector<io::Scenario>& scenarios) {
+  std::vector<PointResult> points;
+  for (const io::Scenario& s : scenarios) {
+    const std::vector<PointResult> p = CheckExpectations(s, EvaluateScenario(s, Engine::kAnalytic));
+    points.insert(points.end(), p.begin(), p.end());
+  }
+  return points;
+}
+
+}  // namespace
+
+int FitCommand(int argc, char** argv) {
+  std::vector<std::string> files, param_args;
+  bool check = false;
+  std::string knob_list;
+  for (const Knob& k : kKnobs) knob_list += fmt::format("\n  {:<34} ({})", k.name, k.where);
+  po::options_description opts(
+      "usage: zerosim fit [scenario.toml...] --param NAME[=INITIAL] [--param ...] [--check]\n\n"
+      "Fits up to three parameters to every published TFLOPs-per-GPU expectation of the scenarios at once\n"
+      "(with no scenario: every scenario with expectations under ./scenarios), by bounded least squares on\n"
+      "log(simulated / published). Parameters:" + knob_list + "\n\noptions");
+  opts.add_options()("help,h", "print this help")
+      ("param", po::value<std::vector<std::string>>(&param_args)->value_name("NAME[=X]"),
+       "a parameter to fit, optionally with a starting value (default: the value in the files)")
+      ("check", po::bool_switch(&check), "fail if the fit moves any parameter from the files' value by more than 1%");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value<std::vector<std::string>>(&files));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("scenario", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    fmt::print(stderr, "zerosim fit: {}\n\n", e.what());
+    std::cerr << opts << "\n";
+    return kExitUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  if (param_args.empty() || param_args.size() > 3) {
+    fmt::print(stderr, "zerosim fit: give one to three --param (at most three parameters may be fitted)\n");
+    return kExitUsage;
+  }
+  if (files.empty()) {
+    if (!std::filesystem::is_directory("scenarios")) {
+      fmt::print(stderr, "zerosim fit: no ./scenarios directory: run from the source tree or name scenarios\n");
+      return kExitUsage;
+    }
+    files = FindScenarioFiles("scenarios");
+  }
+  std::vector<io::Scenario> scenarios;
+  for (const std::string& f : files) {
+    StatusOr<io::Scenario> s = LoadScenarioOrDefault(f);
+    if (!s.ok()) {
+      fmt::print(stderr, "zerosim fit: error: {}\n", s.status().message());
+      return kExitUsage;
+    }
+    if (!s->expectations.empty()) scenarios.push_back(std::move(s).value());
+  }
+  if (scenarios.empty()) {
+    fmt::print(stderr, "zerosim fit: no scenario with expectations\n");
+    return kExitUsage;
+  }
+
+  std::vector<const Knob*> knobs;
+  std::vector<model::FitParameter> params;
+  for (const std::string& arg : param_args) {
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    const Knob* k = FindKnob(name);
+    if (k == nullptr) {
+      fmt::print(stderr, "zerosim fit: unknown parameter '{}' (see --help)\n", name);
+      return kExitUsage;
+    }
+    double initial = k->get(scenarios.front());
+    if (eq != std::string::npos) initial = std::stod(arg.substr(eq + 1));
+    knobs.push_back(k);
+    params.push_back({name, initial, k->lower, k->upper});
+  }
+  std::vector<double> file_values;
+  for (const Knob* k : knobs) file_values.push_back(k->get(scenarios.front()));
+
+  const model::ResidualFunction residuals = [&](const std::vector<double>& x) {
+    std::vector<io::Scenario> trial = scenarios;
+    for (io::Scenario& s : trial) {
+      for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, x[i]);
+    }
+    std::vector<double> r;
+    for (const PointResult& p : Evaluate(trial)) {
+      if (p.metric == io::Metric::kTflopsPerGpu) r.push_back(std::log(p.simulated / p.published));
+    }
+    return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(r.size())).eval();
+  };
+  const model::FitResult fit = model::FitLeastSquares(residuals, params);
+
+  fmt::print("fitted {} parameter(s) to {} published TFLOPs values ({} iterations{}):\n", fit.params.size(),
+             fit.residuals.size(), fit.iterations, fit.converged ? "" : ", NOT converged");
+  for (size_t i = 0; i < fit.params.size(); ++i) {
+    fmt::print("  {:<34} {:.6g} +- {:.2g}   (files: {:.6g}; belongs in {})\n", fit.params[i].name, fit.params[i].value,
+               fit.std_errors[i], file_values[i], knobs[i]->where);
+  }
+  fmt::print("  rms log residual {:.4f} (about {:.1f}% per point)\n\n",
+             std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())),
+             100 * std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())));
+  for (io::Scenario& s : scenarios) {
+    for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, fit.params[i].value);
+  }
+  fmt::print("{}", FormatValidation(Evaluate(scenarios)));
+
+  if (check) {
+    for (size_t i = 0; i < fit.params.size(); ++i) {
+      const double moved = std::abs(fit.params[i].value - file_values[i]) / std::max(std::abs(file_values[i]), 1e-12);
+      if (moved > 0.01) {
+        fmt::print("\nCHECK FAILED: {} fits to {:.6g} but the files hold {:.6g}: rerun the fit and update {}\n",
+                   fit.params[i].name, fit.params[i].value, file_values[i], knobs[i]->where);
+        return kExitFailed;
+      }
+    }
+    fmt::print("\ncheck passed: the files hold the fit's optimum (every parameter within 1%)\n");
+  }
+  return kExitOk;
+}
+
+}  // namespace zerosim::cli

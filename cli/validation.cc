@@ -1,0 +1,166 @@
+#include "cli/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/evaluate.h"
+
+namespace zerosim::cli {
+
+namespace {
+
+const model::VariantReport* Find(const model::Report& r, const std::string& name) {
+  for (const model::VariantReport& v : r.variants) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+// The goals of issue #5, printed beside the errors.
+std::string Target(io::Metric m) {
+  switch (m) {
+    case io::Metric::kTflopsPerGpu:
+      return "target: every point within 15%";
+    case io::Metric::kSpeedup:
+      return "target: every point within 10%, median within 5%";
+    case io::Metric::kCrossNodeVolumeM:
+      return "target: within 3%";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool PointResult::within() const { return std::abs(error) <= tolerance; }
+
+std::string PointResult::key() const {
+  return fmt::format("{}|{}|{}|{}", scenario, variant, io::MetricName(metric), baseline);
+}
+
+std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::Report& r) {
+  std::vector<PointResult> out;
+  for (const io::Expectation& e : s.expectations) {
+    const model::VariantReport* v = Find(r, e.variant);
+    if (v == nullptr) continue;  // the loader checked the names
+    PointResult p;
+    p.scenario = s.scenario_file.path;
+    p.variant = e.variant;
+    p.baseline = e.baseline;
+    p.metric = e.metric;
+    p.published = e.value;
+    p.tolerance = e.tolerance;
+    p.source = e.source;
+    switch (e.metric) {
+      case io::Metric::kTflopsPerGpu:
+        p.simulated = v->tflops_per_gpu;
+        break;
+      case io::Metric::kSpeedup: {
+        const model::VariantReport* b = Find(r, e.baseline);
+        p.simulated = b != nullptr ? b->iteration_time_s / v->iteration_time_s : 0;
+        break;
+      }
+      case io::Metric::kCrossNodeVolumeM:
+        p.simulated = model::CrossNodeVolumeInM(*v, r.cluster.nodes);
+        break;
+    }
+    p.error = (p.simulated - p.published) / p.published;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+ErrorSummary Summarise(const std::vector<PointResult>& points, io::Metric metric) {
+  ErrorSummary s;
+  std::vector<double> errors;
+  for (const PointResult& p : points) {
+    if (p.metric != metric) continue;
+    errors.push_back(std::abs(p.error));
+    if (std::abs(p.error) >= s.worst) {
+      s.worst = std::abs(p.error);
+      s.worst_point = fmt::format("{} ({})", p.variant, std::filesystem::path(p.scenario).stem().string());
+    }
+  }
+  s.count = static_cast<int>(errors.size());
+  if (errors.empty()) return s;
+  std::sort(errors.begin(), errors.end());
+  const size_t n = errors.size();
+  s.median = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  return s;
+}
+
+std::string FormatValidation(const std::vector<PointResult>& points) {
+  std::string out = fmt::format("{:<14} {:<18} {:<20} {:>10} {:>10} {:>8} {:>6}  {}\n", "scenario", "variant", "metric",
+                                "published", "simulated", "error", "tol.", "");
+  for (const PointResult& p : points) {
+    out += fmt::format("{:<14} {:<18} {:<20} {:>10.3f} {:>10.3f} {:>+7.1f}% {:>5.0f}%  {}\n",
+                       std::filesystem::path(p.scenario).stem().string(), p.variant, io::MetricName(p.metric),
+                       p.published, p.simulated, 100 * p.error, 100 * p.tolerance, p.within() ? "ok" : "OUTSIDE");
+  }
+  out += "\n";
+  for (io::Metric m : {io::Metric::kTflopsPerGpu, io::Metric::kSpeedup, io::Metric::kCrossNodeVolumeM}) {
+    const ErrorSummary s = Summarise(points, m);
+    if (s.count == 0) continue;
+    out += fmt::format("{:<20} {:>3} points: median |error| {:5.1f}%, worst {:5.1f}% ({})   [{}]\n", io::MetricName(m),
+                       s.count, 100 * s.median, 100 * s.worst, s.worst_point, Target(m));
+  }
+  return out;
+}
+
+std::string BaselineJson(const std::vector<PointResult>& points, const std::string& engine) {
+  nlohmann::ordered_json j;
+  j["format"] = "zerosim-validation-baseline-1";
+  j["engine"] = engine;
+  nlohmann::ordered_json pts = nlohmann::ordered_json::object();
+  for (const PointResult& p : points) pts[p.key()] = std::abs(p.error);
+  j["abs_error"] = pts;
+  return j.dump(2) + "\n";
+}
+
+StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointResult>& points,
+                                                       const std::string& baseline_json, std::string* notes) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(baseline_json);
+  } catch (const nlohmann::json::parse_error& e) {
+    return Status::Error(fmt::format("baseline: invalid JSON: {}", e.what()));
+  }
+  if (!j.contains("abs_error") || !j["abs_error"].is_object()) {
+    return Status::Error("baseline: no 'abs_error' object");
+  }
+  std::vector<std::string> worse;
+  for (const PointResult& p : points) {
+    const auto it = j["abs_error"].find(p.key());
+    if (it == j["abs_error"].end() || !it->is_number()) {
+      *notes += fmt::format("not in the baseline (not gated): {}\n", p.key());
+      continue;
+    }
+    const double was = it->get<double>();
+    if (std::abs(p.error) > was + 1e-9) {
+      worse.push_back(fmt::format("{}: |error| {:.2f}% is worse than the baseline's {:.2f}%", p.key(),
+                                  100 * std::abs(p.error), 100 * was));
+    }
+  }
+  return worse;
+}
+
+std::vector<std::string> FindScenarioFiles(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const std::filesystem::path& p = it->path();
+    if (!it->is_regular_file() || p.extension() != ".toml") continue;
+    bool in_models = false;
+    for (const auto& part : p) in_models = in_models || part == "models";
+    if (!in_models) out.push_back(p.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace zerosim::cli

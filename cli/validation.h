@@ -1,0 +1,54 @@
+// Validation against published numbers: each [[expect]] of a scenario compared with the evaluated
+// report, the errors summarised, and a baseline of per-point errors for the regression gate.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/io/loaders.h"
+#include "model/report.h"
+#include "model/status.h"
+
+namespace zerosim::cli {
+
+struct PointResult {
+  std::string scenario;  // scenario file
+  std::string variant;
+  std::string baseline;  // speedup only
+  io::Metric metric = io::Metric::kTflopsPerGpu;
+  double published = 0;
+  double simulated = 0;
+  double error = 0;      // (simulated - published) / published
+  double tolerance = 0;
+  std::string source;
+  bool within() const;
+  // Identifies the point across runs: "file|variant|metric|baseline".
+  std::string key() const;
+};
+
+// Compares every expectation of `s` with `r` (evaluated from `s`, variants in the same order).
+std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::Report& r);
+
+// Median and worst absolute relative error of the points of one metric.
+struct ErrorSummary {
+  int count = 0;
+  double median = 0;
+  double worst = 0;
+  std::string worst_point;
+};
+ErrorSummary Summarise(const std::vector<PointResult>& points, io::Metric metric);
+
+// The validation table, then the summary per metric with the targets beside it.
+std::string FormatValidation(const std::vector<PointResult>& points);
+
+// The regression gate's baseline: |error| per point key, as JSON.
+std::string BaselineJson(const std::vector<PointResult>& points, const std::string& engine);
+// Points whose |error| exceeds the baseline's (beyond 1e-9), one line each; points the baseline lacks are
+// listed as not gated.
+StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointResult>& points,
+                                                       const std::string& baseline_json, std::string* notes);
+
+// Every scenario file under `dir` (recursively, models/ excluded), sorted.
+std::vector<std::string> FindScenarioFiles(const std::string& dir);
+
+}  // namespace zerosim::cli
