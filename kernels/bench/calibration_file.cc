@@ -26,10 +26,8 @@ std::string Indent(const std::string& text, const std::string& indent) {
   return out;
 }
 
-double RoundSignificant(double v, int digits) {
-  if (v == 0 || !std::isfinite(v)) return v;
-  return std::stod(fmt::format("{:.{}e}", v, digits - 1));
-}
+// `v` to a multiple of 0.1 GB/s (1e8 B/s), ties to even.
+double RoundToTenthGBps(double v) { return std::nearbyint(v / 1e8) * 1e8; }
 
 }  // namespace
 
@@ -123,16 +121,16 @@ CalibrationFile DerivedCalibration(const model::Calibration& from, double ratio,
   CalibrationFile f;
   f.gpu = gpu;
   f.source = "derived";
-  f.copy_Bps = RoundSignificant(from.copy_Bps * ratio, 5);
+  f.copy_Bps = RoundToTenthGBps(from.copy_Bps * ratio);
   f.gemm_efficiency = std::move(gemm_efficiency);
   for (size_t k = 0; k < f.kernels.size(); ++k) {
     f.kernels[k].fit.alpha_s = from.kernels[k].fit.alpha_s;
-    f.kernels[k].fit.beta_Bps = RoundSignificant(from.kernels[k].fit.beta_Bps * ratio, 5);
+    f.kernels[k].fit.beta_Bps = RoundToTenthGBps(from.kernels[k].fit.beta_Bps * ratio);
   }
   f.provenance = fmt::format(
       "derived, nothing measured on this GPU: {} ({}, {}) scaled by the memory-bandwidth ratio {} = {:.6g}. "
-      "copy_bandwidth_Bps and every beta_Bps are the source's{} times the ratio, rounded to 5 significant "
-      "digits; every alpha_s (launch cost) is the source's. Written by `{}`, {}. Source provenance: {}",
+      "copy_bandwidth_Bps and every beta_Bps are the source's{} times the ratio, rounded to 0.1 GB/s (ties "
+      "to even); every alpha_s (launch cost) is the source's. Written by `{}`, {}. Source provenance: {}",
       from.path, from.gpu, from.source, ratio_text, ratio,
       from.source == "measured" ? " (fitted to its points)" : "", stamp.command, stamp.date, from.provenance);
   return f;

@@ -53,7 +53,7 @@ CalibrationFile MeasuredCalibration(const BenchResult& result, const BenchOption
                                     nlohmann::ordered_json gemm_efficiency);
 
 // `from` scaled to another GPU: copy bandwidth and every kernel's beta times `ratio`, alpha unchanged
-// (launch cost does not scale with memory bandwidth), rounded to 5 significant digits. `ratio_text` says
+// (launch cost does not scale with memory bandwidth), rounded to 0.1 GB/s. `ratio_text` says
 // where the ratio comes from, e.g. "900 GB/s / 4.8 TB/s (datasheet HBM)".
 CalibrationFile DerivedCalibration(const model::Calibration& from, double ratio,
                                    const std::string& ratio_text, const std::string& gpu, const Stamp& stamp,
