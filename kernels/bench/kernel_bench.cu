@@ -78,6 +78,14 @@ int FanIn(Kernel k, const BenchOptions& o) {
   return (k == Kernel::kDequantReduceQuantInt4 || k == Kernel::kDequantReduceInt4) ? o.fan_in : 1;
 }
 
+// The device-to-device copy of `bytes`: a source and a destination.
+SlabLayout CopyLayout(int64_t bytes) {
+  SlabLayout l;
+  l.values = bytes;
+  l.out_values = bytes;
+  return l;
+}
+
 SlabLayout LayoutFor(Kernel k, int64_t n, const BenchOptions& o) {
   const int bits = BitsOf(k);
   const int fan_in = FanIn(k, o);
@@ -237,7 +245,7 @@ class Bench {
 
  private:
   int64_t ArenaFor(int64_t max_elements) const {
-    int64_t slab = 2 * 2 * max_elements;  // the copy: source and destination
+    int64_t slab = CopyLayout(2 * max_elements).bytes();
     for (int k = 0; k < model::kNumKernels; ++k)
       slab = std::max(slab, LayoutFor(static_cast<Kernel>(k), max_elements, o_).bytes());
     return std::max(2 * slab, rotate_ + slab);
@@ -288,10 +296,7 @@ StatusOr<BenchResult> RunKernelBenchmark(const BenchOptions& o, std::FILE* log) 
 
   // The ceiling: device-to-device copy, read + write counted.
   for (int64_t bytes = o.min_bytes; bytes <= r.max_bytes; bytes *= 2) {
-    SlabLayout copy;
-    copy.values = bytes;
-    copy.out_values = bytes;
-    StatusOr<double> t = bench.Time(copy, false, [&](const Slab& s) {
+    StatusOr<double> t = bench.Time(CopyLayout(bytes), false, [&](const Slab& s) {
       return cudaMemcpyAsync(s.out_values, s.values, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice);
     });
     if (!t.ok()) return t.status();
