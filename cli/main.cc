@@ -22,6 +22,8 @@ const Command kCommands[] = {
      zerosim::cli::PlanCommand},
     {"fit", "fit at most three calibration parameters to the published expectations (Eigen least squares)",
      zerosim::cli::FitCommand},
+    {"calibrate", "measure the quantization kernels on this GPU and write a calibration file",
+     zerosim::cli::CalibrateCommand},
 };
 
 void Usage(FILE* out) {
