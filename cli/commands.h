@@ -14,6 +14,9 @@ struct Command {
 int RunCommand(int argc, char** argv);
 int ValidateCommand(int argc, char** argv);
 int FitCommand(int argc, char** argv);
+int SweepCommand(int argc, char** argv);
+int PlanCommand(int argc, char** argv);
+int CalibrateCommand(int argc, char** argv);
 int BenchCommand(int argc, char** argv);
 
 // Exit statuses.

@@ -157,7 +157,9 @@ std::vector<std::string> FindScenarioFiles(const std::string& dir) {
     if (!it->is_regular_file() || p.extension() != ".toml") continue;
     bool in_models = false;
     for (const auto& part : p) in_models = in_models || part == "models";
-    if (!in_models) out.push_back(p.string());
+    const bool sweep = p.filename().string().size() > 11 &&
+                       p.filename().string().compare(p.filename().string().size() - 11, 11, ".sweep.toml") == 0;
+    if (!in_models && !sweep) out.push_back(p.string());
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -48,7 +48,7 @@ std::string BaselineJson(const std::vector<PointResult>& points, const std::stri
 StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointResult>& points,
                                                        const std::string& baseline_json, std::string* notes);
 
-// Every scenario file under `dir` (recursively, models/ excluded), sorted.
+// Every scenario file under `dir` (recursively; models/ and *.sweep.toml excluded), sorted.
 std::vector<std::string> FindScenarioFiles(const std::string& dir);
 
 }  // namespace zerosim::cli

@@ -28,10 +28,11 @@ struct Timing {
   double compute_busy_s = 0;    // compute stream busy, side-stream GPU work and interference included
   double exposed_comm_s = 0;    // iteration_s - compute_busy_s: time the GPU waits for the network/host
   std::array<double, kNumQueues> queue_busy_s{};
-  std::vector<double> start_s;   // per op
-  std::vector<double> finish_s;  // per op
+  std::vector<double> start_s;   // per op (when asked for)
+  std::vector<double> finish_s;  // per op (when asked for)
 };
 
-Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibration& cal);
+// `timeline` = false leaves start_s and finish_s empty (faster; sweeps need only the totals).
+Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibration& cal, bool timeline = true);
 
 }  // namespace zerosim::model

@@ -1,5 +1,7 @@
 #include "model/evaluate.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/schedule_builder.h"
@@ -61,9 +63,43 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
 
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal) {
-  const Schedule s = BuildSchedule(m, z, c);
-  const Timing t = EvaluateAnalytic(s, c, cal);
-  return AssembleVariant(name, "analytic", m, z, c, s, t, SumTraffic(s));
+  return EvaluateAnalyticVariant(name, m, z, c, cal, BuildSchedule(m, z, c));
+}
+
+VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
+                                      const ClusterSpec& c, const Calibration& cal, const Schedule& s) {
+  const Timing t = EvaluateAnalytic(s, c, cal, /*timeline=*/false);
+  return AssembleVariant(name, "analytic", m, z, c, s, t, s.volumes);
+}
+
+bool SameScheduleShape(const ClusterSpec& a, const ClusterSpec& b) {
+  return a.nodes == b.nodes && a.gpus_per_node == b.gpus_per_node && a.fabric.kind == b.fabric.kind &&
+         a.fabric.nodes_per_leaf == b.fabric.nodes_per_leaf;
+}
+
+const Schedule& ScheduleCache::Get(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+  ++clock_;
+  for (Entry& e : entries_) {
+    if (e.z == z && e.m == m && SameScheduleShape(e.c, c)) {
+      e.last_use = clock_;
+      return e.s;
+    }
+  }
+  ++builds_;
+  Entry* slot = nullptr;
+  if (entries_.size() < capacity_) {
+    entries_.push_back(Entry{m, z, c, {}, 0});
+    slot = &entries_.back();
+  } else {
+    slot = &*std::min_element(entries_.begin(), entries_.end(),
+                              [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
+    slot->m = m;
+    slot->z = z;
+    slot->c = c;
+  }
+  slot->s = BuildSchedule(m, z, c);
+  slot->last_use = clock_;
+  return slot->s;
 }
 
 }  // namespace zerosim::model

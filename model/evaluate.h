@@ -25,6 +25,37 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
 // BuildSchedule + EvaluateAnalytic + AssembleVariant.
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal);
+// The same with a schedule already built for (m, z, c) (or for a cluster of the same shape: see
+// SameScheduleShape).
+VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
+                                      const ClusterSpec& c, const Calibration& cal, const Schedule& s);
+
+// True when BuildSchedule gives the same schedule for both clusters: the schedule depends on the cluster
+// only through the group placement (nodes, GPUs per node, fabric kind and leaf size), never through
+// bandwidths, latencies or the GPU model.
+bool SameScheduleShape(const ClusterSpec& a, const ClusterSpec& b);
+
+// Keeps the last few schedules built (least recently used out) and rebuilds only for a model, ZeRO config
+// or cluster shape it does not hold (sweeps order their axes so that consecutive points share them).
+class ScheduleCache {
+ public:
+  explicit ScheduleCache(size_t capacity = 8) : capacity_(capacity) {}
+  const Schedule& Get(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
+  int builds() const { return builds_; }
+
+ private:
+  struct Entry {
+    ModelSpec m;
+    ZeroConfig z;
+    ClusterSpec c;
+    Schedule s;
+    long last_use = 0;
+  };
+  size_t capacity_;
+  std::vector<Entry> entries_;
+  long clock_ = 0;
+  int builds_ = 0;
+};
 
 // Cross-node bytes per node per iteration in units of M, the model's size in fp16 bytes (the ZeRO++
 // paper's "3M vs 0.75M"): bytes.cross_node.total / (nodes * 2 * parameters).

@@ -18,11 +18,7 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
 
   r.buffers_bytes = z.contiguous_gradients ? bytes * z.reduce_bucket_size : 0;
   if (z.zero_quantized_gradients && c.nodes > 1) {
-    double largest = 0;
-    for (const Param& prm : s.graph.params) {
-      if (prm.is_matrix()) largest = std::max(largest, prm.numel());
-    }
-    r.buffers_bytes += 2.0 * largest * z.gradient_quantization_bits / 8.0;
+    r.buffers_bytes += 2.0 * s.largest_matrix_elements * z.gradient_quantization_bits / 8.0;
   }
 
   const double b = z.train_micro_batch_size_per_gpu, sl = m.seq_len, h = m.hidden, a = m.heads;

@@ -29,6 +29,8 @@ struct ModelSpec {
   int seq_len = 0;                  // training sequence length (s) <= max_position_embeddings
   bool tied_embeddings = true;      // the logit layer reuses the word embedding (Megatron's default)
   DType dtype = DType::kFp16;       // parameter and activation dtype
+
+  bool operator==(const ModelSpec&) const = default;
 };
 
 // Parameters of one transformer block: QKV 3h^2+3h, attention output h^2+h, MLP 2hf+f+h, two

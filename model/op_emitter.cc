@@ -38,6 +38,9 @@ int OpEmitter::Append(Op op, std::initializer_list<int> deps) {
 }
 
 int OpEmitter::Host(double seconds, int dep) {
+  // Host work of no duration that waits for nothing changes no time: later ops depend on the host's
+  // previous op instead, which finishes at the same moment.
+  if (seconds == 0 && dep < 0) return tail(Queue::kHost);
   Op op;
   op.kind = OpKind::kHost;
   op.queue = Queue::kHost;
@@ -90,6 +93,14 @@ int OpEmitter::Collective(Queue q, CollectiveKind kind, GroupKind group, double 
   op.coll.buffer_bytes = buffer_bytes;
   op.coll.element_bytes = element_bytes;
   op.coll.traffic = CollectiveTraffic(kind, group, op.coll.group_size, buffer_bytes, *cluster_);
+  for (const auto& [t, id] : traffic_index_) {
+    if (t == op.coll.traffic) op.coll.traffic_class = id;
+  }
+  if (op.coll.traffic_class < 0) {
+    op.coll.traffic_class = static_cast<int>(s_->traffic_classes.size());
+    s_->traffic_classes.push_back(op.coll.traffic);
+    traffic_index_.emplace_back(op.coll.traffic, op.coll.traffic_class);
+  }
   return Append(op, deps);
 }
 

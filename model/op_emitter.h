@@ -7,6 +7,8 @@
 #pragma once
 
 #include <initializer_list>
+#include <utility>
+#include <vector>
 
 #include "model/cluster_spec.h"
 #include "model/schedule.h"
@@ -28,7 +30,8 @@ class OpEmitter {
   // Last op issued on `q`, or -1.
   int tail(Queue q) const { return tail_[static_cast<int>(q)]; }
 
-  // Host work of `seconds`, after `dep` (a GPU op the host synchronises on) if dep >= 0.
+  // Host work of `seconds`, after `dep` (a GPU op the host synchronises on) if dep >= 0. Emits nothing
+  // (and returns the host's last op) for zero seconds and no dep: such an op would change no time.
   int Host(double seconds, int dep = -1);
   int Compute(double flops, std::initializer_list<int> deps);
   int Kernel(Queue q, const KernelSpec& k, std::initializer_list<int> deps);
@@ -47,6 +50,7 @@ class OpEmitter {
   const ClusterSpec* cluster_;
   int hpz_size_;
   int tail_[kNumQueues];
+  std::vector<std::pair<Traffic, int>> traffic_index_;  // distinct traffic -> class (few per schedule)
   Phase phase_ = Phase::kForward;
   int micro_step_ = 0;
   int module_ = -1;

@@ -84,6 +84,46 @@ const char* GroupKindName(GroupKind g) {
   return "?";
 }
 
+std::vector<CompactOp> CompactOps(const std::vector<Op>& ops) {
+  std::vector<CompactOp> out;
+  out.reserve(ops.size());
+  for (const Op& op : ops) {
+    CompactOp c;
+    c.kind = op.kind;
+    c.queue = op.queue;
+    c.occupies_gpu = op.occupies_gpu;
+    c.optimizer = op.phase == Phase::kOptimizer;
+    c.num_deps = op.num_deps;
+    c.deps = op.deps;
+    switch (op.kind) {
+      case OpKind::kHost:
+        c.rate = kCompactRateHost;
+        c.amount = op.host_s;
+        break;
+      case OpKind::kCompute:
+        c.rate = kCompactRateCompute;
+        c.amount = op.flops;
+        break;
+      case OpKind::kKernel:
+        c.rate = kCompactRateKernels + static_cast<int32_t>(op.kernel.kernel);
+        c.amount = op.kernel.bytes;
+        break;
+      case OpKind::kMemory:
+        c.rate = kCompactRateMemory;
+        c.amount = op.memory_bytes;
+        break;
+      case OpKind::kCollective:
+        c.rate = kCompactRateCollectives + op.coll.traffic_class;
+        break;
+      case OpKind::kWait:
+        c.rate = kCompactRateWait;
+        break;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 std::string DescribeOp(const Schedule& s, int index) {
   const Op& op = s.ops[static_cast<size_t>(index)];
   const std::string module =

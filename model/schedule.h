@@ -60,6 +60,7 @@ enum class GroupKind : uint8_t {
 
 // Bytes one collective puts on each tier, derived from the group's placement (traffic.h).
 struct Traffic {
+  bool operator==(const Traffic&) const = default;
   double intra_total_bytes = 0;      // summed over all GPUs, over the intra-node fabric
   double cross_total_bytes = 0;      // summed over all GPUs, through NICs
   double max_gpu_port_bytes = 0;     // busiest GPU port into the intra-node fabric, one direction
@@ -77,6 +78,7 @@ struct CollectiveSpec {
   double buffer_bytes = 0;
   double element_bytes = 2;  // on the wire: 2 fp16/bf16, 1 int8, 0.5 int4, 4 fp32 scales
   Traffic traffic;
+  int traffic_class = -1;    // index into Schedule::traffic_classes: collectives with equal traffic share it
 };
 
 struct KernelSpec {
@@ -105,8 +107,41 @@ struct Op {
   CollectiveSpec coll;      // kCollective
 };
 
+// A compact copy of the ops with just what timing needs (32 bytes an op instead of ~180), built once per
+// schedule by CompactOps; the analytic evaluator walks it.
+struct CompactOp {
+  OpKind kind = OpKind::kWait;
+  Queue queue = Queue::kHost;
+  bool occupies_gpu = false;
+  bool optimizer = false;  // the optimizer step (reported apart from compute)
+  uint8_t num_deps = 0;
+  std::array<int32_t, 3> deps{};
+  // Duration = rate_offset[rate] + rate_slope[rate] * amount, with the rate table built per evaluation:
+  // kCompactRateWait, kCompactRateHost, kCompactRateCompute, kCompactRateMemory, then one rate per kernel
+  // (kCompactRateKernels + Kernel), then one per collective traffic class (after the kernels).
+  int32_t rate = 0;
+  double amount = 0;  // host: seconds; compute: FLOPs; kernel and memory: bytes
+};
+inline constexpr int32_t kCompactRateWait = 0;
+inline constexpr int32_t kCompactRateHost = 1;
+inline constexpr int32_t kCompactRateCompute = 2;
+inline constexpr int32_t kCompactRateMemory = 3;
+inline constexpr int32_t kCompactRateKernels = 4;
+inline constexpr int32_t kCompactRateCollectives = kCompactRateKernels + kNumKernels;
+std::vector<CompactOp> CompactOps(const std::vector<Op>& ops);
+
+// Cross-node and intra-node bytes of a schedule, per purpose, summed over all GPUs.
+struct TierVolumes {
+  std::array<double, 4> cross_node{};  // indexed by Purpose
+  std::array<double, 4> intra_node{};
+  double cross_total() const { return cross_node[1] + cross_node[2] + cross_node[3]; }
+  double intra_total() const { return intra_node[1] + intra_node[2] + intra_node[3]; }
+};
+
 struct Schedule {
   std::vector<Op> ops;  // issue order
+  std::vector<CompactOp> compact;  // CompactOps(ops), for the evaluators
+  std::vector<Traffic> traffic_classes;  // the distinct Traffic values of the collectives (evaluate once)
   ModuleGraph graph;
   int world_size = 0;             // P
   int micro_steps = 0;            // gradient accumulation steps
@@ -114,6 +149,8 @@ struct Schedule {
   double peak_gathered_elements = 0;  // most parameter elements gathered at once (DeepSpeed's n_available)
   double persistent_elements = 0;     // parameters that never leave the GPU (below persistence threshold)
   double partitioned_elements = 0;    // all parameters (each rank holds 1/P of them)
+  double largest_matrix_elements = 0; // the biggest 2-D parameter
+  TierVolumes volumes;                // SumTraffic(*this)
 };
 
 // A short human-readable name of op `index`, e.g. "fwd L3 mlp.dense_h_to_4h all_gather(global)".

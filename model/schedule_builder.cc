@@ -1,11 +1,13 @@
 #include "model/schedule_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "model/fetch_coordinator.h"
 #include "model/gradient_reducer.h"
 #include "model/op_emitter.h"
+#include "model/traffic.h"
 
 namespace zerosim::model {
 
@@ -62,6 +64,11 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
   const double partition = std::ceil(s.partitioned_elements / s.world_size);
   emit.Memory(Queue::kCompute, kAdamBytesPerParam * partition, {});
 
+  s.compact = CompactOps(s.ops);
+  s.volumes = SumTraffic(s);
+  for (const Param& p : s.graph.params) {
+    if (p.is_matrix()) s.largest_matrix_elements = std::max(s.largest_matrix_elements, p.numel());
+  }
   s.peak_gathered_elements = fetch.peak_live_elements();
   s.persistent_elements = fetch.persistent_elements();
   return s;

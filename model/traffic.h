@@ -23,13 +23,8 @@ int GroupSize(GroupKind group, const ClusterSpec& cluster, int hpz_size);
 Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, double buffer_bytes,
                           const ClusterSpec& cluster);
 
-// Cross-node and intra-node bytes of a whole schedule, per purpose, summed over all GPUs.
-struct TierVolumes {
-  std::array<double, 4> cross_node{};  // indexed by Purpose
-  std::array<double, 4> intra_node{};
-  double cross_total() const { return cross_node[1] + cross_node[2] + cross_node[3]; }
-  double intra_total() const { return intra_node[1] + intra_node[2] + intra_node[3]; }
-};
+// Cross-node and intra-node bytes of a whole schedule, per purpose, summed over all GPUs (BuildSchedule
+// stores the result in Schedule::volumes).
 TierVolumes SumTraffic(const Schedule& s);
 
 }  // namespace zerosim::model

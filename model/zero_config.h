@@ -54,6 +54,7 @@ struct ZeroConfig {
   double host_overhead_per_module_s = 0;
 
   bool hpz_enabled() const { return zero_hpz_partition_size > 1; }
+  bool operator==(const ZeroConfig&) const = default;
 };
 
 }  // namespace zerosim::model

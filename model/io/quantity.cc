@@ -45,6 +45,10 @@ const std::map<std::string, UnitInfo, std::less<>>& Units() {
     u["us"] = {Dimension::kTime, 1e-6};
     u["\xc2\xb5s"] = {Dimension::kTime, 1e-6};  // µs
     u["ns"] = {Dimension::kTime, 1e-9};
+    u["min"] = {Dimension::kTime, 60};
+    u["h"] = {Dimension::kTime, 3600};
+    u["d"] = {Dimension::kTime, 86400};
+    u["y"] = {Dimension::kTime, 365 * 86400.0};  // 365 days
     return u;
   }();
   return units;

@@ -13,7 +13,7 @@ namespace zerosim::io {
 enum class Dimension {
   kBandwidth,  // bits or bytes per second: bps Kbps Mbps Gbps Tbps, Bps KBps MBps GBps TBps, KiBps MiBps
                // GiBps TiBps; "/s" spellings too (Gb/s, GB/s, GiB/s). Result in bytes per second.
-  kTime,       // s ms us (or µs) ns. Result in seconds.
+  kTime,       // s ms us (or µs) ns, and min h d y (y = 365 d) for amortization. Result in seconds.
   kBytes,      // B KB MB GB TB (powers of 1000), KiB MiB GiB TiB (powers of 1024).
   kFlopRate,   // FLOPs or FLOPS or FLOP/s with a prefix: GFLOPs TFLOPs PFLOPs. Result in FLOP/s.
 };

@@ -6,6 +6,7 @@
 #include "model/evaluate.h"
 #include "model/io/embedded.h"
 #include "model/io/loaders.h"
+#include "model/io/sweep.h"
 
 namespace zerosim::io {
 namespace {
@@ -54,6 +55,11 @@ TEST(ShippedInputs, ScenariosLoadAndEvaluate) {
   int scenarios = 0;
   for (const std::string& f : files) {
     if (f.find("/models/") != std::string::npos) continue;
+    if (f.size() > 11 && f.compare(f.size() - 11, 11, ".sweep.toml") == 0) {
+      StatusOr<SweepSpec> sweep = LoadSweep(DiskFileSource(), f);
+      EXPECT_TRUE(sweep.ok()) << sweep.status().message();
+      continue;
+    }
     ++scenarios;
     StatusOr<Scenario> s = LoadScenario(DiskFileSource(), f);
     ASSERT_TRUE(s.ok()) << s.status().message();

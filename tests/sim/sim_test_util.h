@@ -43,6 +43,12 @@ inline model::ClusterSpec FatTree(model::ClusterSpec c, int nodes_per_leaf, doub
 // A schedule holding `ops` (issued at time 0 unless they depend on each other).
 inline model::Schedule ScheduleOf(const model::ClusterSpec& c, std::vector<model::Op> ops) {
   model::Schedule s;
+  for (model::Op& op : ops) {
+    if (op.kind != model::OpKind::kCollective) continue;
+    op.coll.traffic_class = static_cast<int>(s.traffic_classes.size());
+    s.traffic_classes.push_back(op.coll.traffic);
+  }
+  s.compact = model::CompactOps(ops);
   s.ops = std::move(ops);
   s.world_size = c.total_gpus();
   s.micro_steps = 1;

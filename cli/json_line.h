@@ -1,0 +1,37 @@
+// A fast writer of one-line JSON objects with keys in insertion order, for sweep rows (thousands per
+// second). Numbers use the shortest text that reads back to the same double (fmt), so rows are
+// deterministic; strings are escaped by nlohmann_json.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace zerosim::cli {
+
+class JsonLine {
+ public:
+  JsonLine& Add(std::string_view key, double v) { return Raw(key, std::isfinite(v) ? fmt::format("{}", v) : "null"); }
+  JsonLine& Add(std::string_view key, int v) { return Raw(key, fmt::format("{}", v)); }
+  JsonLine& Add(std::string_view key, size_t v) { return Raw(key, fmt::format("{}", v)); }
+  JsonLine& Add(std::string_view key, bool v) { return Raw(key, v ? "true" : "false"); }
+  JsonLine& Add(std::string_view key, std::string_view v) { return Raw(key, nlohmann::json(std::string(v)).dump()); }
+  JsonLine& Add(std::string_view key, const char* v) { return Add(key, std::string_view(v)); }
+  JsonLine& Add(std::string_view key, const JsonLine& object) { return Raw(key, object.str()); }
+  // `json` must already be valid JSON text.
+  JsonLine& Raw(std::string_view key, std::string_view json) {
+    text_ += text_.empty() ? "{" : ",";
+    text_ += nlohmann::json(std::string(key)).dump();
+    text_ += ':';
+    text_ += json;
+    return *this;
+  }
+  std::string str() const { return text_.empty() ? "{}" : text_ + "}"; }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace zerosim::cli

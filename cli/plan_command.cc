@@ -1,0 +1,202 @@
+// `zerosim plan <sweep.toml> [--budget-usd X] [--target-days D] [--top N]`
+//
+// For each cluster configuration of a sweep (its axes), finds the best ZeRO setting (qwZ on or off, qgZ
+// on or off, every hpZ partition size that divides the GPUs per node) that fits in HBM, then ranks the
+// clusters: under a budget, by time to train; under a target time, by cost; otherwise by cost per
+// million tokens. Prints the ranking and the Pareto front of throughput against cost per token.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "model/evaluate.h"
+#include "model/io/sweep.h"
+#include "model/pareto.h"
+#include "model/schedule_builder.h"
+#include "model/units.h"
+
+namespace zerosim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct Choice {
+  size_t point = 0;
+  std::string cluster;  // axis values
+  model::VariantReport best;
+  double zero3_tokens_per_s = 0;  // plain ZeRO-3 on the same cluster (0 when it does not fit)
+  model::CostResult cost;
+};
+
+std::vector<model::ZeroConfig> ZeroSettings(const model::ZeroConfig& base, const model::ClusterSpec& c) {
+  std::vector<model::ZeroConfig> out;
+  for (bool qwz : {false, true}) {
+    for (bool qgz : {false, true}) {
+      if (qgz && c.nodes < 2) continue;  // qgZ needs more than one node
+      for (int h = 1; h <= c.gpus_per_node; ++h) {
+        if (c.gpus_per_node % h != 0) continue;
+        model::ZeroConfig z = base;
+        z.zero_quantized_weights = qwz;
+        z.zero_quantized_gradients = qgz;
+        z.zero_hpz_partition_size = h;
+        out.push_back(z);
+      }
+    }
+  }
+  return out;
+}
+
+std::string Setting(const model::ZeroConfig& z) {
+  if (!z.zero_quantized_weights && !z.zero_quantized_gradients && z.zero_hpz_partition_size == 1) return "ZeRO-3";
+  std::string s;
+  if (z.zero_quantized_weights) s += "qwZ ";
+  if (z.zero_hpz_partition_size > 1) s += fmt::format("hpZ{} ", z.zero_hpz_partition_size);
+  if (z.zero_quantized_gradients) s += "qgZ ";
+  s.pop_back();
+  return s;
+}
+
+std::string Duration(double s) {
+  if (s <= 0) return "-";
+  if (s >= 86400) return fmt::format("{:.1f} d", s / 86400);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+}  // namespace
+
+int PlanCommand(int argc, char** argv) {
+  std::string file;
+  double budget_usd = 0, target_days = 0;
+  int top = 20;
+  po::options_description opts(
+      "usage: zerosim plan <sweep.toml> [options]\n\n"
+      "Ranks the cluster configurations of a sweep (its axes; ZeRO axes are not allowed: plan chooses the\n"
+      "ZeRO setting itself) with the best ZeRO setting for each, under the HBM limit, and prints the Pareto\n"
+      "front of throughput against cost per token. The sweep needs [cost]; `train_tokens` gives the time and\n"
+      "cost of a training run.\n\noptions");
+  opts.add_options()("help,h", "print this help")
+      ("budget-usd", po::value<double>(&budget_usd)->value_name("X"), "keep clusters that train within X USD; rank by time")
+      ("target-days", po::value<double>(&target_days)->value_name("D"), "keep clusters that train within D days; rank by cost")
+      ("top", po::value<int>(&top)->value_name("N"), "rows of the ranking to print (default 20)");
+  po::options_description hidden;
+  hidden.add_options()("sweep", po::value<std::string>(&file));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("sweep", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    fmt::print(stderr, "zerosim plan: {}\n\n", e.what());
+    std::cerr << opts << "\n";
+    return kExitUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  StatusOr<io::SweepSpec> spec = io::LoadSweep(io::DiskFileSource(), file);
+  if (!spec.ok()) {
+    fmt::print(stderr, "zerosim plan: error: {}\n", spec.status().message());
+    return kExitUsage;
+  }
+  if (!spec->has_price) {
+    fmt::print(stderr, "zerosim plan: {} has no [cost] table: plan ranks by cost\n", file);
+    return kExitUsage;
+  }
+  if ((budget_usd > 0 || target_days > 0) && spec->train_tokens <= 0) {
+    fmt::print(stderr, "zerosim plan: --budget-usd and --target-days need `train_tokens` in {}\n", file);
+    return kExitUsage;
+  }
+  for (const io::Axis& a : spec->axes) {
+    if (a.key.rfind("zero_", 0) == 0) {
+      fmt::print(stderr, "zerosim plan: axis '{}': plan chooses the ZeRO setting itself; remove ZeRO axes\n", a.key);
+      return kExitUsage;
+    }
+  }
+
+  std::map<std::string, model::Schedule> schedules;  // by cluster shape, model and setting
+  std::vector<Choice> choices;
+  int infeasible = 0;
+  for (size_t i = 0; i < io::PointCount(*spec); ++i) {
+    const io::SweepPoint p = io::MakePoint(*spec, i);
+    if (!p.infeasible.empty() || p.variants.empty()) {
+      ++infeasible;
+      continue;
+    }
+    const io::Variant& base = p.variants.front();
+    Choice c;
+    c.point = i;
+    for (const auto& [k, v] : p.axes) c.cluster += fmt::format("{}{}={}", c.cluster.empty() ? "" : " ", k, v);
+    bool found = false;
+    const std::vector<model::ZeroConfig> settings = ZeroSettings(base.zero, p.cluster);
+    for (size_t k = 0; k < settings.size(); ++k) {
+      const model::ZeroConfig& z = settings[k];
+      const std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", p.cluster.nodes, p.cluster.gpus_per_node,
+                                          static_cast<int>(p.cluster.fabric.kind), p.cluster.fabric.nodes_per_leaf,
+                                          base.model.name, base.model.seq_len, k);
+      auto it = schedules.find(key);
+      if (it == schedules.end()) it = schedules.emplace(key, model::BuildSchedule(base.model, z, p.cluster)).first;
+      const model::VariantReport r =
+          model::EvaluateAnalyticVariant(Setting(z), base.model, z, p.cluster, p.calibration, it->second);
+      if (k == 0 && r.feasible) c.zero3_tokens_per_s = r.tokens_per_s;
+      if (r.feasible && (!found || r.tokens_per_s > c.best.tokens_per_s)) {
+        c.best = r;
+        found = true;
+      }
+    }
+    if (!found) {
+      ++infeasible;
+      continue;
+    }
+    c.cost = model::EstimateCost(p.cluster, spec->price, c.best.tokens_per_s, spec->train_tokens);
+    choices.push_back(std::move(c));
+  }
+
+  std::vector<Choice> ranked;
+  for (const Choice& c : choices) {
+    if (budget_usd > 0 && c.cost.cost_to_train_usd > budget_usd) continue;
+    if (target_days > 0 && c.cost.time_to_train_s > target_days * 86400) continue;
+    ranked.push_back(c);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const Choice& a, const Choice& b) {
+    if (budget_usd > 0) return a.cost.time_to_train_s < b.cost.time_to_train_s;
+    return a.cost.usd_per_million_tokens < b.cost.usd_per_million_tokens;
+  });
+
+  fmt::print("plan '{}': {} cluster configurations ({} cannot train this model), {} kept{}\n\n", spec->name,
+             choices.size() + static_cast<size_t>(infeasible), infeasible, ranked.size(),
+             budget_usd > 0   ? fmt::format(" under a budget of {:.3g} USD, fastest first", budget_usd)
+             : target_days > 0 ? fmt::format(" within {:g} days, cheapest first", target_days)
+                               : ", cheapest per token first");
+  auto header = [] {
+    fmt::print("{:>4}  {:<58} {:<16} {:>7} {:>11} {:>8} {:>10} {:>9} {:>11}\n", "rank", "cluster", "best ZeRO", "TFLOPs",
+               "tokens/s", "vs Z3", "USD/Mtok", "train", "train USD");
+  };
+  auto row = [](const std::string& rank, const Choice& c) {
+    const std::string gain = c.zero3_tokens_per_s > 0 ? fmt::format("{:.2f}x", c.best.tokens_per_s / c.zero3_tokens_per_s)
+                                                      : "Z3 OOM";
+    fmt::print("{:>4}  {:<58} {:<16} {:>7.1f} {:>11.0f} {:>8} {:>10.3f} {:>9} {:>11.3g}\n", rank, c.cluster.substr(0, 58),
+               c.best.name, c.best.tflops_per_gpu, c.best.tokens_per_s, gain, c.cost.usd_per_million_tokens,
+               Duration(c.cost.time_to_train_s), c.cost.cost_to_train_usd);
+  };
+  header();
+  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < top; ++i) row(std::to_string(i + 1), ranked[i]);
+
+  std::vector<model::TradeOff> trade;
+  for (const Choice& c : choices) trade.push_back({c.best.tokens_per_s, c.cost.usd_per_million_tokens});
+  const std::vector<int> front = model::ParetoFront(trade);
+  fmt::print("\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n");
+  header();
+  for (int i : front) row("*", choices[static_cast<size_t>(i)]);
+  return ranked.empty() ? kExitFailed : kExitOk;
+}
+
+}  // namespace zerosim::cli

@@ -1,0 +1,300 @@
+#include "cli/sweep_runner.h"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/json_line.h"
+
+namespace zerosim::cli {
+
+std::vector<size_t> ShardPoints(size_t points, int shard, int shards) {
+  std::vector<size_t> out;
+  const size_t begin = points * static_cast<size_t>(shard - 1) / static_cast<size_t>(shards);
+  const size_t end = points * static_cast<size_t>(shard) / static_cast<size_t>(shards);
+  for (size_t i = begin; i < end; ++i) out.push_back(i);
+  return out;
+}
+
+std::vector<model::VariantReport> EvaluatePoint(const io::SweepPoint& p, model::ScheduleCache* cache) {
+  std::vector<model::VariantReport> out;
+  for (const io::Variant& v : p.variants) {
+    if (!p.infeasible.empty()) {
+      model::VariantReport r;
+      r.name = v.name;
+      r.engine = "analytic";
+      r.model = v.model;
+      r.zero = v.zero;
+      r.feasible = false;
+      r.infeasible_reason = p.infeasible;
+      out.push_back(std::move(r));
+      continue;
+    }
+    const model::Schedule& s = cache->Get(v.model, v.zero, p.cluster);
+    out.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, s));
+  }
+  return out;
+}
+
+std::string PointRows(const io::SweepSpec& spec, const io::SweepPoint& p,
+                      const std::vector<model::VariantReport>& reports) {
+  std::string out;
+  const model::ClusterSpec& c = p.cluster;
+  JsonLine axes;
+  for (const auto& [k, v] : p.axes) axes.Add(k, v);
+  JsonLine cluster;
+  cluster.Add("gpu", c.gpu.name)
+      .Add("nodes", c.nodes)
+      .Add("gpus_per_node", c.gpus_per_node)
+      .Add("gpus", c.total_gpus())
+      .Add("nic_count", c.nic.count)
+      .Add("nic_bandwidth_Bps", c.nic.bandwidth_Bps)
+      .Add("fabric", model::FabricKindName(c.fabric.kind))
+      .Add("oversubscription", c.fabric.oversubscription);
+  for (const model::VariantReport& r : reports) {
+    JsonLine j;
+    j.Add("sweep", spec.name).Add("point", p.index).Add("axes", axes).Add("variant", r.name).Add("engine", r.engine);
+    j.Add("cluster", cluster);
+    j.Add("model", JsonLine().Add("name", r.model.name).Add("parameters", model::TotalParams(r.model)));
+    j.Add("tokens_per_gpu", r.model.seq_len * r.zero.train_micro_batch_size_per_gpu);
+    j.Add("zero", JsonLine()
+                      .Add("zero_quantized_weights", r.zero.zero_quantized_weights)
+                      .Add("zero_hpz_partition_size", r.zero.zero_hpz_partition_size)
+                      .Add("zero_quantized_gradients", r.zero.zero_quantized_gradients));
+    j.Add("feasible", r.feasible).Add("infeasible_reason", r.infeasible_reason);
+    if (r.iteration_time_s > 0) {
+      j.Add("iteration_time_s", r.iteration_time_s)
+          .Add("tflops_per_gpu", r.tflops_per_gpu)
+          .Add("tokens_per_s", r.tokens_per_s)
+          .Add("exposed_comm_s", r.exposed_comm_s)
+          .Add("cross_node_bytes", r.bytes.cross_node.total())
+          .Add("intra_node_bytes", r.bytes.intra_node.total())
+          .Add("memory_per_gpu_bytes", r.memory.total_bytes);
+      if (spec.has_price) {
+        const model::CostResult cost = model::EstimateCost(c, spec.price, r.tokens_per_s, spec.train_tokens);
+        j.Add("cost", JsonLine()
+                          .Add("capex_usd", cost.capex_usd)
+                          .Add("usd_per_hour", cost.usd_per_hour)
+                          .Add("usd_per_million_tokens", cost.usd_per_million_tokens)
+                          .Add("train_tokens", spec.train_tokens)
+                          .Add("time_to_train_s", cost.time_to_train_s)
+                          .Add("cost_to_train_usd", cost.cost_to_train_usd));
+      }
+    }
+    out += j.str() + "\n";
+  }
+  return out;
+}
+
+namespace {
+
+// Points already complete in an output file: each point writes `rows_per_point` lines at once, in point
+// order, so a killed run leaves complete points and at most one torn point at the end; the torn point
+// (and a torn last line) is cut off.
+StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_point) {
+  std::set<size_t> done;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return done;  // no output yet
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  std::map<size_t, size_t> rows;  // point -> rows seen
+  size_t pos = 0, keep = 0;
+  while (pos < text.size()) {
+    const size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;  // torn last line
+    size_t point = 0;
+    try {
+      point = nlohmann::json::parse(text.substr(pos, nl - pos)).at("point").get<size_t>();
+    } catch (const std::exception& e) {
+      return Status::Error(fmt::format("{}: cannot resume: line at byte {} is not a sweep row ({})", path, pos, e.what()));
+    }
+    pos = nl + 1;
+    if (++rows[point] == rows_per_point) {
+      done.insert(point);
+      keep = pos;
+    }
+  }
+  if (keep != text.size()) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text.substr(0, keep);
+  }
+  return done;
+}
+
+class Progress {
+ public:
+  Progress(size_t total, bool enabled) : total_(total), enabled_(enabled), tty_(isatty(2) != 0) {}
+  void Update(size_t done, bool final = false) {
+    if (!enabled_) return;
+    const double now = Seconds();
+    if (!final && now - last_ < (tty_ ? 0.1 : 5.0)) return;
+    last_ = now;
+    const double rate = now > 0 ? static_cast<double>(done) / now : 0;
+    const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
+    const double frac = total_ > 0 ? static_cast<double>(done) / static_cast<double>(total_) : 1;
+    if (tty_) {
+      const int width = 30;
+      const int filled = static_cast<int>(frac * width);
+      fmt::print(stderr, "\r[{}{}] {:3.0f}% {}/{} points, {:.0f}/s, ETA {:.0f}s   ", std::string(static_cast<size_t>(filled), '='),
+                 std::string(static_cast<size_t>(width - filled), ' '), 100 * frac, done, total_, rate, eta);
+      if (final) fmt::print(stderr, "\n");
+    } else {
+      fmt::print(stderr, "sweep: {}/{} points ({:.0f}%), {:.0f} points/s, ETA {:.0f}s\n", done, total_, 100 * frac, rate, eta);
+    }
+  }
+  double Seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  size_t total_;
+  bool enabled_;
+  bool tty_;
+  double last_ = -1e9;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+bool WriteAll(int fd, const std::string& data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    const ssize_t n = write(fd, data.data() + off, data.size() - off);
+    if (n <= 0) return false;
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// A worker: evaluates its points and sends "<index> <length>\n<rows>" messages through `fd`.
+[[noreturn]] void Worker(const io::SweepSpec& spec, const std::vector<size_t>& points, int fd) {
+  model::ScheduleCache cache;
+  for (size_t i : points) {
+    const io::SweepPoint p = io::MakePoint(spec, i);
+    const std::string rows = PointRows(spec, p, EvaluatePoint(p, &cache));
+    if (!WriteAll(fd, fmt::format("{} {}\n", i, rows.size()) + rows)) _exit(3);
+  }
+  close(fd);
+  _exit(0);
+}
+
+}  // namespace
+
+StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& o) {
+  SweepStats stats;
+  const std::vector<size_t> shard = ShardPoints(io::PointCount(spec), o.shard, o.shards);
+  stats.points_total = shard.size();
+  const bool to_stdout = o.out.empty() || o.out == "-";
+  std::set<size_t> done;
+  if (!to_stdout) {
+    StatusOr<std::set<size_t>> d = ResumeState(o.out, std::max<size_t>(1, spec.base.variants.size()));
+    if (!d.ok()) return d.status();
+    done = *d;
+  }
+  std::vector<size_t> pending;
+  for (size_t i : shard) {
+    if (done.count(i) == 0) pending.push_back(i);
+  }
+  stats.points_skipped = shard.size() - pending.size();
+
+  std::FILE* out = to_stdout ? stdout : std::fopen(o.out.c_str(), "ab");
+  if (out == nullptr) return Status::Error(fmt::format("cannot open {} for writing", o.out));
+  Progress progress(pending.size(), o.progress);
+  std::fflush(stdout);
+  std::fflush(stderr);
+
+  const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(pending.size())));
+  if (jobs <= 1) {
+    model::ScheduleCache cache;
+    for (size_t n = 0; n < pending.size(); ++n) {
+      const io::SweepPoint p = io::MakePoint(spec, pending[n]);
+      const std::string rows = PointRows(spec, p, EvaluatePoint(p, &cache));
+      std::fwrite(rows.data(), 1, rows.size(), out);
+      std::fflush(out);
+      progress.Update(n + 1);
+    }
+    stats.schedules_built = cache.builds();
+  } else {
+    // Worker w takes every jobs-th pending point; the parent writes rows in point order.
+    std::vector<int> fds;
+    std::vector<pid_t> pids;
+    for (int w = 0; w < jobs; ++w) {
+      std::vector<size_t> mine;
+      for (size_t n = static_cast<size_t>(w); n < pending.size(); n += static_cast<size_t>(jobs)) mine.push_back(pending[n]);
+      int pipefd[2];
+      if (pipe(pipefd) != 0) return Status::Error("pipe() failed");
+      const pid_t pid = fork();
+      if (pid < 0) return Status::Error("fork() failed");
+      if (pid == 0) {
+        close(pipefd[0]);
+        for (int fd : fds) close(fd);
+        Worker(spec, mine, pipefd[1]);
+      }
+      close(pipefd[1]);
+      fds.push_back(pipefd[0]);
+      pids.push_back(pid);
+    }
+    std::vector<std::string> buffers(fds.size());
+    std::map<size_t, std::string> ready;
+    size_t next = 0, written = 0;
+    size_t open_fds = fds.size();
+    std::vector<pollfd> pfds;
+    for (int fd : fds) pfds.push_back({fd, POLLIN, 0});
+    char chunk[1 << 16];
+    while (open_fds > 0) {
+      if (poll(pfds.data(), pfds.size(), -1) < 0) continue;
+      for (size_t w = 0; w < pfds.size(); ++w) {
+        if (pfds[w].fd < 0 || (pfds[w].revents & (POLLIN | POLLHUP)) == 0) continue;
+        const ssize_t n = read(pfds[w].fd, chunk, sizeof(chunk));
+        if (n <= 0) {
+          close(pfds[w].fd);
+          pfds[w].fd = -1;
+          --open_fds;
+          continue;
+        }
+        buffers[w].append(chunk, static_cast<size_t>(n));
+        // Parse complete messages.
+        for (;;) {
+          const size_t nl = buffers[w].find('\n');
+          if (nl == std::string::npos) break;
+          size_t index = 0, length = 0;
+          if (std::sscanf(buffers[w].c_str(), "%zu %zu", &index, &length) != 2) break;
+          if (buffers[w].size() < nl + 1 + length) break;
+          ready[index] = buffers[w].substr(nl + 1, length);
+          buffers[w].erase(0, nl + 1 + length);
+        }
+      }
+      while (next < pending.size() && ready.count(pending[next]) > 0) {
+        const std::string& rows = ready[pending[next]];
+        std::fwrite(rows.data(), 1, rows.size(), out);
+        ready.erase(pending[next]);
+        ++next;
+        ++written;
+      }
+      std::fflush(out);
+      progress.Update(written);
+    }
+    bool failed = false;
+    for (pid_t pid : pids) {
+      int status = 0;
+      waitpid(pid, &status, 0);
+      failed = failed || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    }
+    if (failed || next != pending.size()) {
+      if (!to_stdout) std::fclose(out);
+      return Status::Error(fmt::format("a sweep worker failed after {} of {} points; rerun to resume", next, pending.size()));
+    }
+  }
+  if (!to_stdout) std::fclose(out);
+  progress.Update(pending.size(), true);
+  stats.points_run = pending.size();
+  stats.wall_s = progress.Seconds();
+  return stats;
+}
+
+}  // namespace zerosim::cli

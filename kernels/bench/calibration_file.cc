@@ -1,0 +1,139 @@
+#include "kernels/bench/calibration_file.h"
+
+#include <cmath>
+#include <ctime>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "model/version.h"
+
+namespace zerosim::kernels::bench {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string Num(double v) { return ordered_json(v).dump(); }
+std::string Str(const std::string& s) { return ordered_json(s).dump(); }
+
+// `text` with every line after the first indented by `indent`.
+std::string Indent(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += indent;
+  }
+  return out;
+}
+
+// `v` to a multiple of 0.1 GB/s (1e8 B/s), ties to even.
+double RoundToTenthGBps(double v) { return std::nearbyint(v / 1e8) * 1e8; }
+
+}  // namespace
+
+Stamp StampNow(std::string command) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return Stamp{std::move(command), date};
+}
+
+void PrintFits(const BenchResult& r, std::FILE* out) {
+  fmt::print(out, "\nfits of t = alpha + bytes / beta (what the simulator will use):\n");
+  for (int k = 0; k < model::kNumKernels; ++k) {
+    const model::KernelFit fit = model::FitKernel(r.points[static_cast<size_t>(k)]);
+    fmt::print(out, "  {:<28} alpha {:7.2f} us   beta {:8.1f} GB/s   {:5.1f}% of copy\n",
+               model::KernelName(static_cast<model::Kernel>(k)), fit.alpha_s * 1e6, fit.beta_Bps / 1e9,
+               100 * fit.beta_Bps / r.copy_Bps);
+  }
+}
+
+std::string CalibrationFileText(const CalibrationFile& f) {
+  std::string out = "{\n";
+  out += "  \"format\": \"zerosim-calibration-1\",\n";
+  out += "  \"gpu\": " + Str(f.gpu) + ",\n";
+  out += "  \"source\": " + Str(f.source) + ",\n";
+  out += "  \"provenance\": " + Str(f.provenance) + ",\n";
+  out += "  \"copy_bandwidth_Bps\": " + Num(f.copy_Bps) + ",\n";
+  out += "  \"gemm_efficiency\": " + Indent(f.gemm_efficiency.dump(2), "  ") + ",\n";
+  out += "  \"kernels\": {\n";
+  for (int k = 0; k < model::kNumKernels; ++k) {
+    const model::KernelCalibration& kc = f.kernels[static_cast<size_t>(k)];
+    out += fmt::format("    \"{}\": {{\n", model::KernelName(static_cast<model::Kernel>(k)));
+    if (!kc.points.empty()) {
+      out += "      \"points\": [\n";
+      for (size_t i = 0; i < kc.points.size(); ++i) {
+        out += fmt::format("        [{}, {}]{}\n", Num(kc.points[i].bytes), Num(kc.points[i].seconds),
+                           i + 1 < kc.points.size() ? "," : "");
+      }
+      out += "      ]\n";
+    } else {
+      out += "      \"alpha_s\": " + Num(kc.fit.alpha_s) + ",\n";
+      out += "      \"beta_Bps\": " + Num(kc.fit.beta_Bps) + "\n";
+    }
+    out += k + 1 < model::kNumKernels ? "    },\n" : "    }\n";
+  }
+  out += "  }\n}\n";
+  return out;
+}
+
+StatusOr<ExistingCalibration> ReadExistingCalibration(const io::FileSource& fs, const std::string& path) {
+  StatusOr<std::string> text = fs.Read(path);
+  if (!text.ok()) return text.status();
+  const ordered_json doc = ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("gemm_efficiency") || !doc["gemm_efficiency"].is_object() ||
+      !doc.contains("gpu") || !doc["gpu"].is_string()) {
+    return Status::Error(path + ": not a calibration file with \"gpu\" and \"gemm_efficiency\"");
+  }
+  return ExistingCalibration{doc["gpu"].get<std::string>(), doc["gemm_efficiency"]};
+}
+
+CalibrationFile MeasuredCalibration(const BenchResult& r, const BenchOptions& o, const std::string& gpu,
+                                    const Stamp& stamp, nlohmann::ordered_json gemm_efficiency) {
+  CalibrationFile f;
+  f.gpu = gpu;
+  f.source = "measured";
+  f.copy_Bps = r.copy_Bps;
+  f.gemm_efficiency = std::move(gemm_efficiency);
+  for (size_t k = 0; k < f.kernels.size(); ++k) f.kernels[k].points = r.points[k];
+  f.provenance = fmt::format(
+      "measured by `{}` on {} ({}; driver {}, CUDA runtime {}, L2 {} MiB), {}, ZeroSim {}. Each point: bytes "
+      "per "
+      "model/kernel_cost.h and the median of {} calls timed with CUDA events (after {} warm-up calls); "
+      "inputs "
+      "rotate over {} MiB of device memory and L2 is flushed first, so calls read DRAM. Tensors of {} to {} "
+      "bytes of {} values (x2 steps), groups of {}, fan-in {} for the reduce kernels, swizzle {} nodes x {} "
+      "GPUs "
+      "(fewer partitions for tensors too small to split). copy_bandwidth_Bps: cudaMemcpyAsync device to "
+      "device "
+      "of {} bytes, read + write counted. Kernels: kernels/cuda (sm_90 build).",
+      stamp.command, r.device, gpu, r.driver, r.cuda_runtime, r.l2_bytes >> 20, stamp.date, Version(),
+      o.repetitions, o.warmup, r.rotate_bytes >> 20, o.min_bytes, r.max_bytes, ValueTypeName(o.type),
+      o.group_size, o.fan_in, o.swizzle.nodes, o.swizzle.gpus_per_node, r.max_bytes);
+  return f;
+}
+
+CalibrationFile DerivedCalibration(const model::Calibration& from, double ratio,
+                                   const std::string& ratio_text, const std::string& gpu, const Stamp& stamp,
+                                   nlohmann::ordered_json gemm_efficiency) {
+  CalibrationFile f;
+  f.gpu = gpu;
+  f.source = "derived";
+  f.copy_Bps = RoundToTenthGBps(from.copy_Bps * ratio);
+  f.gemm_efficiency = std::move(gemm_efficiency);
+  for (size_t k = 0; k < f.kernels.size(); ++k) {
+    f.kernels[k].fit.alpha_s = from.kernels[k].fit.alpha_s;
+    f.kernels[k].fit.beta_Bps = RoundToTenthGBps(from.kernels[k].fit.beta_Bps * ratio);
+  }
+  f.provenance = fmt::format(
+      "derived, nothing measured on this GPU: {} ({}, {}) scaled by the memory-bandwidth ratio {} = {:.6g}. "
+      "copy_bandwidth_Bps and every beta_Bps are the source's{} times the ratio, rounded to 0.1 GB/s (ties "
+      "to even); every alpha_s (launch cost) is the source's. Written by `{}`, {}. Source provenance: {}",
+      from.path, from.gpu, from.source, ratio_text, ratio,
+      from.source == "measured" ? " (fitted to its points)" : "", stamp.command, stamp.date, from.provenance);
+  return f;
+}
+
+}  // namespace zerosim::kernels::bench

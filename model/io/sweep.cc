@@ -1,0 +1,331 @@
+#include "model/io/sweep.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "model/io/table_reader.h"
+
+namespace zerosim::io {
+namespace {
+
+enum class Kind { kFile, kInt, kBandwidth, kNumber, kBool, kCount };
+
+const std::map<std::string, Kind>& AxisKinds() {
+  static const std::map<std::string, Kind> kinds = {
+      {"topology", Kind::kFile},
+      {"model", Kind::kFile},
+      {"nodes", Kind::kInt},
+      {"gpus_per_node", Kind::kInt},
+      {"nic.count", Kind::kInt},
+      {"nic.bandwidth", Kind::kBandwidth},
+      {"intra.bandwidth", Kind::kBandwidth},
+      {"fabric.oversubscription", Kind::kNumber},
+      {"fabric.nodes_per_leaf", Kind::kInt},
+      {"tokens_per_gpu", Kind::kInt},
+      {"seq_len", Kind::kInt},
+      {"zero_quantized_weights", Kind::kBool},
+      {"zero_hpz_partition_size", Kind::kInt},
+      {"zero_quantized_gradients", Kind::kBool},
+      {"reduce_bucket_size", Kind::kCount},
+      {"stage3_prefetch_bucket_size", Kind::kCount},
+      {"stage3_max_live_parameters", Kind::kCount},
+  };
+  return kinds;
+}
+
+std::string Where(const std::string& file, const toml::node& n) {
+  return fmt::format("{}:{}:{}", file, n.source().begin.line, n.source().begin.column);
+}
+
+// Parses one axis value; returns an error message or "".
+std::string ParseValue(const toml::node& n, Kind kind, AxisValue* v) {
+  switch (kind) {
+    case Kind::kFile:
+      if (!n.is_string()) return "expected a file path (string)";
+      v->text = n.as_string()->get();
+      return "";
+    case Kind::kInt:
+      if (!n.is_integer() || n.as_integer()->get() < 1) return "expected a whole number >= 1";
+      v->number = static_cast<double>(n.as_integer()->get());
+      v->text = std::to_string(n.as_integer()->get());
+      return "";
+    case Kind::kBandwidth: {
+      if (!n.is_string()) return "expected a bandwidth string like \"400Gbps\"";
+      v->text = n.as_string()->get();
+      StatusOr<double> q = ParseQuantity(v->text, Dimension::kBandwidth);
+      if (!q.ok()) return q.status().message();
+      if (*q <= 0) return "must be greater than zero";
+      v->number = *q;
+      return "";
+    }
+    case Kind::kNumber:
+    case Kind::kCount:
+      if (!n.is_number()) return "expected a number";
+      v->number = n.is_integer() ? static_cast<double>(n.as_integer()->get()) : n.as_floating_point()->get();
+      if (!(v->number >= (kind == Kind::kNumber ? 1.0 : 0.0))) return "out of range";
+      v->text = fmt::format("{:g}", v->number);
+      return "";
+    case Kind::kBool:
+      if (!n.is_boolean()) return "expected true or false";
+      v->boolean = n.as_boolean()->get();
+      v->text = v->boolean ? "true" : "false";
+      return "";
+  }
+  return "";
+}
+
+void ReadPrices(TableReader* cost, SweepSpec* s, Status* status) {
+  model::PriceModel& p = s->price;
+  p.gpu_hour_usd = cost->NumberOr("gpu_hour_usd", 0, 0, 1e9);
+  const bool owned = cost->Has("capex_per_gpu_usd");
+  if ((p.gpu_hour_usd > 0) == owned && status->ok()) {
+    cost->Fail(owned ? "capex_per_gpu_usd" : "gpu_hour_usd",
+               "give either gpu_hour_usd (rent) or capex_per_gpu_usd with its amortization (own), not both");
+  }
+  if (!owned) return;
+  p.capex_per_gpu_usd = cost->NumberOr("capex_per_gpu_usd", 0, 0, 1e12);
+  p.amortization_s = cost->Quantity("amortization", Dimension::kTime, true);
+  p.power_per_gpu_w = cost->NumberOr("power_per_gpu_w", 0, 0, 1e6);
+  p.pue = cost->NumberOr("pue", 1, 1, 10);
+  p.energy_usd_per_kwh = cost->NumberOr("energy_usd_per_kwh", 0, 0, 1e3);
+  // The price tables are keyed by bandwidth ("400Gbps"); LoadSweep reads them from the raw TOML.
+  for (const char* table : {"nic_usd", "switch_port_usd"}) {
+    cost->MarkKnown(table);
+    if (!cost->Has(table)) cost->Fail(table, fmt::format("missing [cost.{}] (prices by NIC bandwidth)", table));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& SweepAxisKeys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& [name, kind] : AxisKinds()) k.push_back(name);
+    return k;
+  }();
+  return keys;
+}
+
+StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
+  StatusOr<std::string> text = fs.Read(path);
+  if (!text.ok()) return text.status();
+  StatusOr<toml::table> doc = ParseToml(*text, path);
+  if (!doc.ok()) return doc.status();
+
+  Status status;
+  SweepSpec s;
+  s.file = {path, HashBytes(*text)};
+  TableReader root(&doc.value(), path, "", &status);
+  s.name = root.String("name");
+  s.description = root.OptionalString("description").value_or("");
+  const std::string base = root.String("base");
+  s.train_tokens = root.CountOr("train_tokens", 0, 0);
+  if (!status.ok()) return status;
+  StatusOr<Scenario> sc = LoadScenario(fs, ResolvePath(path, base));
+  if (!sc.ok()) return sc.status();
+  s.base = std::move(sc).value();
+
+  // [axes]
+  root.MarkKnown("axes");
+  const toml::table* axes = doc->get_as<toml::table>("axes");
+  if (axes == nullptr) {
+    root.Fail("axes", "a sweep needs an [axes] table (e.g. \"nic.bandwidth\" = [\"200Gbps\", \"400Gbps\"])");
+    return status;
+  }
+  for (const auto& [k, node] : *axes) {
+    const std::string key(k.str());
+    const auto kind = AxisKinds().find(key);
+    if (kind == AxisKinds().end()) {
+      std::string hint;
+      for (const std::string& cand : SweepAxisKeys()) {
+        if (EditDistance(key, cand) <= 2) hint = fmt::format(" (did you mean '{}'?)", cand);
+      }
+      return Status::Error(fmt::format("{}: [axes] {}: unknown axis{}; axes: {}", Where(path, node), key, hint,
+                                       fmt::join(SweepAxisKeys(), ", ")));
+    }
+    if (!node.is_array() || node.as_array()->empty()) {
+      return Status::Error(fmt::format("{}: [axes] {}: expected a non-empty list of values", Where(path, node), key));
+    }
+    Axis axis{key, {}};
+    for (const toml::node& item : *node.as_array()) {
+      AxisValue v;
+      const std::string error = ParseValue(item, kind->second, &v);
+      if (!error.empty()) return Status::Error(fmt::format("{}: [axes] {}: {}", Where(path, item), key, error));
+      if (key == "topology") {
+        StatusOr<TopologyFile> t = LoadTopology(fs, ResolvePath(path, v.text));
+        if (!t.ok()) return t.status();
+        StatusOr<model::Calibration> cal = LoadCalibration(fs, t->calibration_path);
+        if (!cal.ok()) return cal.status();
+        v.file = static_cast<int>(s.topologies.size());
+        s.topologies.emplace_back(std::move(t).value(), std::move(cal).value());
+      } else if (key == "model") {
+        StatusOr<ModelFile> m = LoadModel(fs, ResolvePath(path, v.text));
+        if (!m.ok()) return m.status();
+        v.file = static_cast<int>(s.models.size());
+        s.models.push_back(std::move(m).value());
+      }
+      axis.values.push_back(std::move(v));
+    }
+    s.axes.push_back(std::move(axis));
+  }
+
+  // Axes that shape the schedule vary slowest, so that consecutive points share a schedule; the axes that
+  // only change bandwidths vary fastest. Alphabetical within each group.
+  std::stable_partition(s.axes.begin(), s.axes.end(), [](const Axis& a) {
+    return a.key != "nic.bandwidth" && a.key != "nic.count" && a.key != "intra.bandwidth" &&
+           a.key != "fabric.oversubscription";
+  });
+
+  // [constraints]
+  if (std::optional<TableReader> c = root.OptionalTable("constraints")) {
+    s.total_gpus = static_cast<int>(c->IntOr("total_gpus", 0, 1));
+    s.min_total_gpus = static_cast<int>(c->IntOr("min_total_gpus", 0, 1));
+    s.max_total_gpus = static_cast<int>(c->IntOr("max_total_gpus", 0, 1));
+    c->Finish();
+  }
+
+  // [cost]
+  if (std::optional<TableReader> cost = root.OptionalTable("cost")) {
+    s.has_price = true;
+    ReadPrices(&*cost, &s, &status);
+    const toml::table* raw = doc->get_as<toml::table>("cost");
+    for (const char* table : {"nic_usd", "switch_port_usd"}) {
+      const toml::table* t = raw != nullptr ? raw->get_as<toml::table>(table) : nullptr;
+      if (t == nullptr || s.price.rented()) continue;
+      auto& target = std::string(table) == "nic_usd" ? s.price.nic_usd_by_Bps : s.price.switch_port_usd_by_Bps;
+      for (const auto& [k, node] : *t) {
+        StatusOr<double> bw = ParseQuantity(k.str(), Dimension::kBandwidth);
+        if (!bw.ok()) {
+          return Status::Error(fmt::format("{}: [cost.{}] {}: the key must be a bandwidth: {}", Where(path, node), table,
+                                           k.str(), bw.status().message()));
+        }
+        if (!node.is_number()) {
+          return Status::Error(fmt::format("{}: [cost.{}] {}: expected a price in USD", Where(path, node), table, k.str()));
+        }
+        target[*bw] = node.is_integer() ? static_cast<double>(node.as_integer()->get()) : node.as_floating_point()->get();
+      }
+    }
+    cost->Finish();
+  }
+  root.Finish();
+  if (!status.ok()) return status;
+
+  // Enumerate the product and keep the points that satisfy the constraints.
+  size_t product = 1;
+  for (const Axis& a : s.axes) product *= a.values.size();
+  for (size_t i = 0; i < product; ++i) {
+    s.product_index.push_back(i);
+    const SweepPoint p = MakePoint(s, s.product_index.size() - 1);
+    const int gpus = p.cluster.total_gpus();
+    const bool keep = (s.total_gpus == 0 || gpus == s.total_gpus) && (s.min_total_gpus == 0 || gpus >= s.min_total_gpus) &&
+                      (s.max_total_gpus == 0 || gpus <= s.max_total_gpus);
+    if (!keep) s.product_index.pop_back();
+  }
+  if (s.product_index.empty()) {
+    return Status::Error(fmt::format("{}: no point of the sweep satisfies its [constraints]", path));
+  }
+
+  // Owned clusters need a price for every NIC bandwidth they use.
+  if (s.has_price && !s.price.rented()) {
+    for (size_t i = 0; i < s.product_index.size(); ++i) {
+      const double bw = MakePoint(s, i).cluster.nic.bandwidth_Bps;
+      for (const auto* table : {&s.price.nic_usd_by_Bps, &s.price.switch_port_usd_by_Bps}) {
+        if (table->count(bw) == 0) {
+          return Status::Error(fmt::format("{}: [cost] has no NIC or switch-port price for {:g} Gbps NICs (add e.g. "
+                                           "\"{:g}Gbps\" = ... to [cost.nic_usd] and [cost.switch_port_usd])",
+                                           path, bw * 8 / 1e9, bw * 8 / 1e9));
+        }
+      }
+    }
+  }
+  return s;
+}
+
+size_t PointCount(const SweepSpec& s) { return s.product_index.size(); }
+
+SweepPoint MakePoint(const SweepSpec& s, size_t index) {
+  SweepPoint p;
+  p.index = index;
+  p.cluster = s.base.cluster;
+  p.calibration = s.base.calibration;
+  p.variants = s.base.variants;
+  // Decode the mixed-radix product index, last axis fastest.
+  size_t rest = s.product_index[index];
+  std::vector<const AxisValue*> chosen(s.axes.size());
+  for (size_t a = s.axes.size(); a-- > 0;) {
+    const size_t n = s.axes[a].values.size();
+    chosen[a] = &s.axes[a].values[rest % n];
+    rest /= n;
+  }
+  for (size_t a = 0; a < s.axes.size(); ++a) p.axes.emplace_back(s.axes[a].key, chosen[a]->text);
+  auto value = [&](const char* key) -> const AxisValue* {
+    for (size_t a = 0; a < s.axes.size(); ++a) {
+      if (s.axes[a].key == key) return chosen[a];
+    }
+    return nullptr;
+  };
+  // Whole files first, then the fields that override them.
+  if (const AxisValue* v = value("topology")) {
+    p.cluster = s.topologies[static_cast<size_t>(v->file)].first.cluster;
+    p.calibration = s.topologies[static_cast<size_t>(v->file)].second;
+  }
+  if (const AxisValue* v = value("model")) {
+    for (Variant& var : p.variants) {
+      const int seq = var.model.seq_len;
+      var.model = s.models[static_cast<size_t>(v->file)].model;
+      var.model.seq_len = seq;
+    }
+  }
+  if (const AxisValue* v = value("nodes")) p.cluster.nodes = static_cast<int>(v->number);
+  if (const AxisValue* v = value("gpus_per_node")) p.cluster.gpus_per_node = static_cast<int>(v->number);
+  if (const AxisValue* v = value("nic.count")) p.cluster.nic.count = static_cast<int>(v->number);
+  if (const AxisValue* v = value("nic.bandwidth")) p.cluster.nic.bandwidth_Bps = v->number;
+  if (const AxisValue* v = value("intra.bandwidth")) p.cluster.intra.bandwidth_Bps = v->number;
+  if (const AxisValue* v = value("fabric.oversubscription")) p.cluster.fabric.oversubscription = v->number;
+  if (const AxisValue* v = value("fabric.nodes_per_leaf")) p.cluster.fabric.nodes_per_leaf = static_cast<int>(v->number);
+  for (Variant& var : p.variants) {
+    if (const AxisValue* v = value("seq_len")) var.model.seq_len = static_cast<int>(v->number);
+    if (const AxisValue* v = value("tokens_per_gpu")) {
+      const int tokens = static_cast<int>(v->number);
+      if (tokens % var.model.seq_len != 0 && p.infeasible.empty()) {
+        p.infeasible = fmt::format("{} tokens per GPU is not a whole number of {}-token sequences", tokens,
+                                   var.model.seq_len);
+      }
+      var.zero.train_micro_batch_size_per_gpu = std::max(1, tokens / var.model.seq_len);
+    }
+    if (const AxisValue* v = value("zero_quantized_weights")) var.zero.zero_quantized_weights = v->boolean;
+    if (const AxisValue* v = value("zero_hpz_partition_size")) var.zero.zero_hpz_partition_size = static_cast<int>(v->number);
+    if (const AxisValue* v = value("zero_quantized_gradients")) var.zero.zero_quantized_gradients = v->boolean;
+    if (const AxisValue* v = value("reduce_bucket_size")) var.zero.reduce_bucket_size = v->number;
+    if (const AxisValue* v = value("stage3_prefetch_bucket_size")) var.zero.stage3_prefetch_bucket_size = v->number;
+    if (const AxisValue* v = value("stage3_max_live_parameters")) var.zero.stage3_max_live_parameters = v->number;
+  }
+
+  // Combinations that cannot run are results, with the reason.
+  const model::ClusterSpec& c = p.cluster;
+  auto infeasible = [&](std::string why) {
+    if (p.infeasible.empty()) p.infeasible = std::move(why);
+  };
+  if (c.nic.count > c.gpus_per_node || (c.nic.count > 0 && c.gpus_per_node % c.nic.count != 0)) {
+    infeasible(fmt::format("{} NICs do not divide {} GPUs per node into equal rails", c.nic.count, c.gpus_per_node));
+  }
+  if (c.fabric.kind == model::FabricKind::kFatTree && c.nodes % c.fabric.nodes_per_leaf != 0) {
+    infeasible(fmt::format("{} nodes do not fill leaves of {} nodes", c.nodes, c.fabric.nodes_per_leaf));
+  }
+  for (const Variant& var : p.variants) {
+    if (c.gpus_per_node % var.zero.zero_hpz_partition_size != 0) {
+      infeasible(fmt::format("hpZ partition size {} does not divide {} GPUs per node", var.zero.zero_hpz_partition_size,
+                             c.gpus_per_node));
+    }
+    if (var.model.seq_len > var.model.max_position_embeddings) {
+      infeasible(fmt::format("sequence length {} exceeds {} positions", var.model.seq_len,
+                             var.model.max_position_embeddings));
+    }
+  }
+  return p;
+}
+
+}  // namespace zerosim::io

@@ -1,0 +1,67 @@
+// Sweeps: a base scenario and axes whose Cartesian product (with constraints) gives the points to
+// evaluate, plus the prices that turn throughput into cost. Format: docs/sweeps.md.
+//
+// Points are numbered 0..n-1 in a fixed order: the axes that shape the schedule (files, sizes, training
+// and ZeRO keys) first, then those that only change bandwidths (nic.bandwidth, nic.count, intra.bandwidth,
+// fabric.oversubscription), alphabetical within each group, the last axis varying fastest; points failing
+// a constraint are dropped. A point is a cluster and the base scenario's
+// variants with the axis values applied; a combination that cannot run (an hpZ size that does not divide
+// the GPUs per node, NICs that do not divide them) is still a point, marked infeasible with the reason.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/cost.h"
+#include "model/io/loaders.h"
+
+namespace zerosim::io {
+
+struct AxisValue {
+  std::string text;   // as written, for the output rows ("400Gbps", "true", "8")
+  double number = 0;  // numbers, and parsed quantities (SI)
+  bool boolean = false;
+  int file = -1;      // topology and model axes: index into SweepSpec::topologies / models
+};
+
+struct Axis {
+  std::string key;
+  std::vector<AxisValue> values;
+};
+
+struct SweepSpec {
+  std::string name;
+  std::string description;
+  Scenario base;
+  std::vector<Axis> axes;  // in enumeration order (see above)
+  std::vector<std::pair<TopologyFile, model::Calibration>> topologies;
+  std::vector<ModelFile> models;
+  int total_gpus = 0;      // constraint: 0 = none
+  int min_total_gpus = 0;
+  int max_total_gpus = 0;
+  bool has_price = false;
+  model::PriceModel price;
+  double train_tokens = 0;
+  model::InputFile file;
+  std::vector<size_t> product_index;  // for each point, its index in the unconstrained product
+};
+
+StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path);
+
+struct SweepPoint {
+  size_t index = 0;
+  std::vector<std::pair<std::string, std::string>> axes;  // key, value text
+  model::ClusterSpec cluster;
+  model::Calibration calibration;
+  std::vector<Variant> variants;
+  std::string infeasible;  // non-empty: why the point cannot run
+};
+
+size_t PointCount(const SweepSpec& s);
+SweepPoint MakePoint(const SweepSpec& s, size_t index);
+
+// The axis keys a sweep may use (docs/sweeps.md).
+const std::vector<std::string>& SweepAxisKeys();
+
+}  // namespace zerosim::io

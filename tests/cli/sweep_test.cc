@@ -1,0 +1,262 @@
+// Sweeps: enumeration, constraints, infeasible points, sharding, resuming, parallel workers, costs.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "cli/sweep_runner.h"
+#include "model/cost.h"
+#include "model/pareto.h"
+
+namespace zerosim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kTopology = R"(name = "t"
+nodes = 4
+gpus_per_node = 8
+[gpu]
+name = "G"
+peak_flops = "300TFLOPs"
+hbm = "80GiB"
+hbm_bandwidth = "2000GBps"
+calibration = "c.json"
+[intra_node]
+fabric = "nvswitch"
+bandwidth = "300GBps"
+latency = "1us"
+[nic]
+count = 8
+bandwidth = "200Gbps"
+latency = "1us"
+[fabric]
+kind = "single_switch"
+switch_latency = "0.2us"
+)";
+
+const char* kModel = R"(name = "m"
+source = "test"
+layers = 4
+hidden = 2048
+heads = 16
+ffn_hidden = 8192
+vocab = 32000
+max_position_embeddings = 2048
+tied_embeddings = true
+dtype = "bf16"
+)";
+
+const char* kScenario = R"(name = "s"
+topology = "t.toml"
+model = "m.toml"
+[training]
+seq_len = 2048
+tokens_per_gpu = 2048
+activation_checkpointing = true
+[zero]
+stage = 3
+[[variant]]
+name = "ZeRO-3"
+[[variant]]
+name = "ZeRO++"
+zero_quantized_weights = true
+zero_hpz_partition_size = 8
+zero_quantized_gradients = true
+)";
+
+std::string Calibration() {
+  std::string k;
+  for (const char* n : {"quantize_int8", "dequantize_int8", "quantize_int4", "dequantize_int4", "swizzle_quantize_int4",
+                        "dequant_reduce_quant_int4", "dequant_reduce_int4"}) {
+    k += std::string(k.empty() ? "" : ",") + "\"" + n + "\": {\"alpha_s\": 4e-6, \"beta_Bps\": 1e12}";
+  }
+  return R"({"format": "zerosim-calibration-1", "gpu": "G", "source": "derived", "provenance": "test",
+  "copy_bandwidth_Bps": 1.5e12, "gemm_efficiency": {"max": 0.6, "half_tokens": 1000, "source": "test"},
+  "kernels": {)" + k + "}}";
+}
+
+const char* kSweep = R"(name = "test sweep"
+base = "s.toml"
+train_tokens = 1e11
+[axes]
+nodes = [2, 4, 8]
+"nic.bandwidth" = ["100Gbps", "200Gbps", "400Gbps"]
+"nic.count" = [1, 3, 8]
+[cost]
+capex_per_gpu_usd = 30000
+amortization = "4y"
+power_per_gpu_w = 1000
+pue = 1.2
+energy_usd_per_kwh = 0.1
+[cost.nic_usd]
+"100Gbps" = 800
+"200Gbps" = 1500
+"400Gbps" = 2500
+[cost.switch_port_usd]
+"100Gbps" = 300
+"200Gbps" = 600
+"400Gbps" = 1000
+)";
+
+class SweepTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / fs::path("zerosim_sweep_" + std::to_string(::getpid()) + "_" +
+                                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    Write("t.toml", kTopology);
+    Write("m.toml", kModel);
+    Write("s.toml", kScenario);
+    Write("c.json", Calibration());
+    Write("x.sweep.toml", kSweep);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::string Read(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  io::SweepSpec Spec() {
+    StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return *s;
+  }
+  std::string Run(const io::SweepSpec& spec, const std::string& out, int jobs = 1, int shard = 1, int shards = 1) {
+    SweepOptions o;
+    o.out = (dir_ / out).string();
+    o.jobs = jobs;
+    o.shard = shard;
+    o.shards = shards;
+    o.progress = false;
+    StatusOr<SweepStats> st = RunSweep(spec, o);
+    EXPECT_TRUE(st.ok()) << st.status().message();
+    return Read(dir_ / out);
+  }
+  fs::path dir_;
+};
+
+TEST_F(SweepTest, EnumeratesTheProductInAFixedOrder) {
+  const io::SweepSpec s = Spec();
+  ASSERT_EQ(io::PointCount(s), 27u);
+  // Schedule-shaping axes (nodes) vary slowest, bandwidth-only axes fastest, alphabetical within.
+  ASSERT_EQ(s.axes.size(), 3u);
+  EXPECT_EQ(s.axes[0].key, "nodes");
+  EXPECT_EQ(s.axes[1].key, "nic.bandwidth");
+  EXPECT_EQ(s.axes[2].key, "nic.count");
+  const io::SweepPoint p = io::MakePoint(s, 10);  // nodes 4, 100Gbps, 3 NICs
+  EXPECT_EQ(p.cluster.nodes, 4);
+  EXPECT_DOUBLE_EQ(p.cluster.nic.bandwidth_Bps, 12.5e9);
+  EXPECT_EQ(p.cluster.nic.count, 3);
+  EXPECT_NE(p.infeasible.find("3 NICs do not divide 8 GPUs"), std::string::npos) << p.infeasible;
+}
+
+TEST_F(SweepTest, InfeasiblePointsAreRowsWithAReason) {
+  const std::string out = Run(Spec(), "all.jsonl");
+  int rows = 0, infeasible = 0;
+  size_t pos = 0;
+  while ((pos = out.find('\n', pos)) != std::string::npos) {
+    ++rows;
+    ++pos;
+  }
+  for (size_t p = out.find("\"feasible\":false"); p != std::string::npos; p = out.find("\"feasible\":false", p + 1)) ++infeasible;
+  EXPECT_EQ(rows, 27 * 2);
+  EXPECT_EQ(infeasible, 9 * 2);  // every point with 3 NICs
+}
+
+TEST_F(SweepTest, ConstraintsDropPoints) {
+  Write("x.sweep.toml", std::string(kSweep) + "\n[constraints]\ntotal_gpus = 32\n");
+  const io::SweepSpec s = Spec();
+  EXPECT_EQ(io::PointCount(s), 9u);  // only 4 nodes x 8 GPUs
+  for (size_t i = 0; i < io::PointCount(s); ++i) EXPECT_EQ(io::MakePoint(s, i).cluster.total_gpus(), 32);
+}
+
+TEST_F(SweepTest, ThreeShardsConcatenateToTheUnshardedOutput) {
+  const io::SweepSpec s = Spec();
+  const std::string whole = Run(s, "whole.jsonl");
+  const std::string merged = Run(s, "a.jsonl", 1, 1, 3) + Run(s, "b.jsonl", 1, 2, 3) + Run(s, "c.jsonl", 1, 3, 3);
+  EXPECT_EQ(merged, whole);
+}
+
+TEST_F(SweepTest, ParallelWorkersWriteTheSameBytes) {
+  const io::SweepSpec s = Spec();
+  EXPECT_EQ(Run(s, "j1.jsonl", 1), Run(s, "j3.jsonl", 3));
+}
+
+TEST_F(SweepTest, AnInterruptedOutputIsResumed) {
+  const io::SweepSpec s = Spec();
+  const std::string whole = Run(s, "whole.jsonl");
+  // Keep the first 7 rows and half of the 8th, as a killed run would leave them.
+  size_t cut = 0;
+  for (int i = 0; i < 7; ++i) cut = whole.find('\n', cut) + 1;
+  Write("partial.jsonl", whole.substr(0, cut + 40));
+  EXPECT_EQ(Run(s, "partial.jsonl"), whole);
+}
+
+TEST_F(SweepTest, UnknownAxisAndMissingPriceAreReported) {
+  Write("x.sweep.toml", std::string(kSweep).replace(std::string(kSweep).find("\"nic.count\""), 11, "\"nic.cuont\""));
+  StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("did you mean 'nic.count'"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("x.sweep.toml:7"), std::string::npos) << s.status().message();
+
+  std::string text = kSweep;
+  text.replace(text.find("\"400Gbps\" = 2500"), 16, "");
+  Write("x.sweep.toml", text);
+  s = io::LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("no NIC or switch-port price for 400 Gbps"), std::string::npos)
+      << s.status().message();
+}
+
+TEST(Cost, OwnedClusterAmortisesCapexAndPaysPower) {
+  model::ClusterSpec c;
+  c.nodes = 4;
+  c.gpus_per_node = 8;
+  c.nic = {8, 50e9, 1e-6};
+  c.fabric.kind = model::FabricKind::kFatTree;
+  c.fabric.oversubscription = 2;
+  model::PriceModel p;
+  p.capex_per_gpu_usd = 30000;
+  p.nic_usd_by_Bps[50e9] = 2500;
+  p.switch_port_usd_by_Bps[50e9] = 1000;
+  p.amortization_s = 4 * 365 * 86400.0;
+  p.power_per_gpu_w = 1000;
+  p.pue = 1.5;
+  p.energy_usd_per_kwh = 0.1;
+  // 32 NICs on leaves; 2:1 leaves have 16 uplinks, each a leaf and a spine port: 64 ports.
+  EXPECT_DOUBLE_EQ(model::SwitchPorts(c), 64);
+  const double capex = 32 * 30000.0 + 32 * 2500.0 + 64 * 1000.0;
+  const model::CostResult r = model::EstimateCost(c, p, 1e5, 1e12);
+  EXPECT_DOUBLE_EQ(r.capex_usd, capex);
+  const double hourly = capex / (4 * 365 * 24.0) + 32 * 1000 * 1.5 / 1000 * 0.1;
+  EXPECT_NEAR(r.usd_per_hour / hourly, 1.0, 1e-12);
+  EXPECT_NEAR(r.time_to_train_s, 1e7, 1e-3);
+  EXPECT_NEAR(r.cost_to_train_usd / (hourly * 1e7 / 3600), 1.0, 1e-12);
+  EXPECT_NEAR(r.usd_per_million_tokens / (hourly / 3600 / 1e5 * 1e6), 1.0, 1e-12);
+}
+
+TEST(Pareto, KeepsExactlyTheUndominatedPoints) {
+  const std::vector<model::TradeOff> pts = {{10, 5}, {12, 5}, {8, 3}, {20, 9}, {15, 10}, {7, 4}, {20, 8}};
+  const std::vector<int> front = model::ParetoFront(pts);
+  // Brute force: i is on the front iff no j is at least as good on both and better on one.
+  std::vector<int> expected;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    bool dominated = false;
+    for (size_t j = 0; j < pts.size(); ++j) {
+      const bool ge = pts[j].throughput >= pts[i].throughput && pts[j].cost <= pts[i].cost;
+      const bool gt = pts[j].throughput > pts[i].throughput || pts[j].cost < pts[i].cost;
+      dominated = dominated || (ge && gt);
+    }
+    if (!dominated) expected.push_back(static_cast<int>(i));
+  }
+  std::vector<int> sorted = front;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, expected);  // {8,3}, {12,5}, {20,8}
+  EXPECT_EQ(front, (std::vector<int>{2, 1, 6}));
+}
+
+}  // namespace
+}  // namespace zerosim::cli
