@@ -62,7 +62,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   }
   t.iteration_s = std::max(end, queue_free[compute_q]);
   t.compute_busy_s = t.queue_busy_s[compute_q] + t.gpu_side_s + t.interference_s;
-  t.exposed_comm_s = std::max(0.0, t.iteration_s - t.compute_busy_s);
+  t.exposed_comm_s = std::max(0.0, t.iteration_s - (t.compute_s + t.optimizer_s + t.gpu_side_s));
   if (timeline) t.finish_s.assign(finish, finish + n);
   return t;
 }

@@ -26,7 +26,9 @@ struct Timing {
   double gpu_side_s = 0;        // kernels and memory passes on side streams (they share the GPU)
   double interference_s = 0;    // compute-stream time lost to concurrent collectives
   double compute_busy_s = 0;    // compute stream busy, side-stream GPU work and interference included
-  double exposed_comm_s = 0;    // iteration_s - compute_busy_s: time the GPU waits for the network/host
+  // iteration_s minus the GPU's useful work (compute, optimizer, side-stream kernels): the time
+  // communication costs the iteration, waiting and interference alike (and host stalls, if any).
+  double exposed_comm_s = 0;
   std::array<double, kNumQueues> queue_busy_s{};
   std::vector<double> start_s;   // per op (when asked for)
   std::vector<double> finish_s;  // per op (when asked for)

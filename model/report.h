@@ -35,11 +35,11 @@ struct VariantReport {
   double iteration_time_s = 0;
   double tflops_per_gpu = 0;    // Megatron's count (with recompute when checkpointing) / (t * P)
   double tokens_per_s = 0;
-  double exposed_comm_s = 0;    // iteration time the compute stream spends waiting
+  double exposed_comm_s = 0;    // iteration time not spent on GPU work: waiting for and interference with comm.
   double compute_s = 0;         // GEMM/attention time
   double optimizer_s = 0;
   double gpu_side_s = 0;        // quantization kernels and memory passes beside the compute stream
-  double comm_interference_s = 0;  // compute time lost to concurrent collectives
+  double comm_interference_s = 0;  // the part of exposed_comm_s lost to concurrent collectives
   VolumeReport bytes;
   MemoryBreakdown memory;
   int num_ops = 0;              // size of the schedule

@@ -93,8 +93,10 @@ std::string FormatReportTable(const model::Report& r) {
                      c.nic.count, c.nic.bandwidth_Bps * 8 / 1e9, model::FabricKindName(c.fabric.kind));
   out += fmt::format("model        {}: {:.2f} B parameters, {} layers, hidden {}, {} heads, vocab {}\n", m.name,
                      model::TotalParams(m) / 1e9, m.layers, m.hidden, m.heads, m.vocab);
-  out += fmt::format("calibration  {} ({}): {}\n", p.calibration.path, p.calibration_source, p.calibration_provenance);
-  out += fmt::format("GEMM eff.    {}\n\n", p.gemm_efficiency_source);
+  // Provenance texts can be long: the table shows their start, the JSON report all of it.
+  auto clip = [](const std::string& text) { return text.size() <= 160 ? text : text.substr(0, 157) + "..."; };
+  out += fmt::format("calibration  {} ({}): {}\n", p.calibration.path, p.calibration_source, clip(p.calibration_provenance));
+  out += fmt::format("GEMM eff.    {}\n\n", clip(p.gemm_efficiency_source));
 
   Table t(r.variants);
   t.Header();
@@ -119,8 +121,8 @@ std::string FormatReportTable(const model::Report& r) {
   t.Row("compute (s)", [](const VariantReport& v) { return Num(v.compute_s, 3); });
   t.Row("quantization + copies (s)", [](const VariantReport& v) { return Num(v.gpu_side_s, 3); });
   t.Row("optimizer step (s)", [](const VariantReport& v) { return Num(v.optimizer_s, 3); });
-  t.Row("compute lost to comm. (s)", [](const VariantReport& v) { return Num(v.comm_interference_s, 3); });
   t.Row("exposed communication (s)", [](const VariantReport& v) { return Num(v.exposed_comm_s, 3); });
+  t.Row("  of it, GPU shared with comm.", [](const VariantReport& v) { return Num(v.comm_interference_s, 3); });
 
   auto volume_rows = [&](const char* title, auto tier) {
     t.Section(title);

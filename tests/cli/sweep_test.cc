@@ -9,52 +9,19 @@
 #include "cli/sweep_runner.h"
 #include "model/cost.h"
 #include "model/pareto.h"
+#include "test_inputs.h"
 
 namespace zerosim::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-const char* kTopology = R"(name = "t"
-nodes = 4
-gpus_per_node = 8
-[gpu]
-name = "G"
-peak_flops = "300TFLOPs"
-hbm = "80GiB"
-hbm_bandwidth = "2000GBps"
-calibration = "c.json"
-[intra_node]
-fabric = "nvswitch"
-bandwidth = "300GBps"
-latency = "1us"
-[nic]
-count = 8
-bandwidth = "200Gbps"
-latency = "1us"
-[fabric]
-kind = "single_switch"
-switch_latency = "0.2us"
-)";
-
-const char* kModel = R"(name = "m"
-source = "test"
-layers = 4
-hidden = 2048
-heads = 16
-ffn_hidden = 8192
-vocab = 32000
-max_position_embeddings = 2048
-tied_embeddings = true
-dtype = "bf16"
-)";
-
 const char* kScenario = R"(name = "s"
 topology = "t.toml"
 model = "m.toml"
 [training]
-seq_len = 2048
-tokens_per_gpu = 2048
+seq_len = 512
+tokens_per_gpu = 512
 activation_checkpointing = true
 [zero]
 stage = 3
@@ -66,17 +33,6 @@ zero_quantized_weights = true
 zero_hpz_partition_size = 8
 zero_quantized_gradients = true
 )";
-
-std::string Calibration() {
-  std::string k;
-  for (const char* n : {"quantize_int8", "dequantize_int8", "quantize_int4", "dequantize_int4", "swizzle_quantize_int4",
-                        "dequant_reduce_quant_int4", "dequant_reduce_int4"}) {
-    k += std::string(k.empty() ? "" : ",") + "\"" + n + "\": {\"alpha_s\": 4e-6, \"beta_Bps\": 1e12}";
-  }
-  return R"({"format": "zerosim-calibration-1", "gpu": "G", "source": "derived", "provenance": "test",
-  "copy_bandwidth_Bps": 1.5e12, "gemm_efficiency": {"max": 0.6, "half_tokens": 1000, "source": "test"},
-  "kernels": {)" + k + "}}";
-}
 
 const char* kSweep = R"(name = "test sweep"
 base = "s.toml"
@@ -107,10 +63,10 @@ class SweepTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / fs::path("zerosim_sweep_" + std::to_string(::getpid()) + "_" +
                                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
-    Write("t.toml", kTopology);
-    Write("m.toml", kModel);
+    Write("t.toml", testing::kTopology);
+    Write("m.toml", testing::kModel);
     Write("s.toml", kScenario);
-    Write("c.json", Calibration());
+    Write("c.json", testing::Calibration());
     Write("x.sweep.toml", kSweep);
   }
   void TearDown() override { fs::remove_all(dir_); }

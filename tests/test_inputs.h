@@ -1,0 +1,61 @@
+// Input files as strings, shared by the tests that parse them (ninja's ParserTest style): a small
+// cluster (4 nodes x 8 GPUs, 2 x 100 Gbps NICs), a tiny GPT and a derived calibration. Line numbers in
+// these texts are part of the loaders' tests (their messages name file:line).
+#pragma once
+
+#include <string>
+
+namespace zerosim::testing {
+
+inline const char* kTopology = R"(name = "test cluster"
+nodes = 4
+gpus_per_node = 8
+
+[gpu]
+name = "G"
+peak_flops = "100TFLOPs"
+hbm = "32GiB"
+hbm_bandwidth = "900GBps"
+calibration = "c.json"
+
+[intra_node]
+fabric = "nvswitch"
+bandwidth = "150GBps"
+latency = "1us"
+
+[nic]
+count = 2
+bandwidth = "100Gbps"
+latency = "1us"
+
+[fabric]
+kind = "single_switch"
+switch_latency = "0.2us"
+)";
+
+inline const char* kModel = R"(name = "tiny"
+source = "test"
+layers = 2
+hidden = 256
+heads = 4
+ffn_hidden = 1024
+vocab = 1000
+max_position_embeddings = 512
+tied_embeddings = true
+dtype = "fp16"
+)";
+
+inline std::string Calibration() {
+  std::string kernels;
+  for (const char* k : {"quantize_int8", "dequantize_int8", "quantize_int4", "dequantize_int4", "swizzle_quantize_int4",
+                        "dequant_reduce_quant_int4", "dequant_reduce_int4"}) {
+    if (!kernels.empty()) kernels += ",\n";
+    kernels += std::string("    \"") + k + "\": {\"alpha_s\": 4e-6, \"beta_Bps\": 7e11}";
+  }
+  return "{\n  \"format\": \"zerosim-calibration-1\",\n  \"gpu\": \"G\",\n  \"source\": \"derived\",\n"
+         "  \"provenance\": \"test\",\n  \"copy_bandwidth_Bps\": 8e11,\n"
+         "  \"gemm_efficiency\": {\"max\": 0.5, \"half_tokens\": 256, \"source\": \"test\"},\n"
+         "  \"kernels\": {\n" + kernels + "\n  }\n}\n";
+}
+
+}  // namespace zerosim::testing
