@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "kernels/bench/benchmark.h"
 #include "kernels/bench/calibration_file.h"
 #include "kernels/gpu.h"
@@ -131,19 +132,7 @@ int CalibrateCommand(int argc, char** argv) {
       "with --derive-from: this GPU's memory bandwidth")(
       "source-hbm", po::value<std::string>(&a.source_bandwidth)->value_name("BW"),
       "with --derive-from: the source GPU's memory bandwidth");
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    fmt::print(stderr, "zerosim calibrate: {}\n\n", e.what());
-    std::cerr << opts << "\n";
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (std::optional<int> stop = ParseCommandLine("calibrate", argc, argv, opts)) return *stop;
   StatusOr<int64_t> min_size = Bytes(a.min_size);
   StatusOr<int64_t> max_size = Bytes(a.max_size);
   if (a.out.empty() || !min_size.ok() || !max_size.ok() || (a.dtype != "fp16" && a.dtype != "bf16")) {

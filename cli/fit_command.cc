@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/scenario_runner.h"
 #include "cli/validation.h"
 #include "model/least_squares.h"
@@ -92,36 +93,20 @@ int FitCommand(int argc, char** argv) {
       ("check", po::bool_switch(&check), "fail unless the files' values fit as well as the optimum (within 0.1%)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(&files));
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("scenario", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    fmt::print(stderr, "zerosim fit: {}\n\n", e.what());
-    std::cerr << opts << "\n";
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (std::optional<int> stop = ParseCommandLine("fit", argc, argv, opts, &hidden, &pos)) return *stop;
   if (param_args.empty() || param_args.size() > 3) {
     fmt::print(stderr, "zerosim fit: give one to three --param (at most three parameters may be fitted)\n");
     return kExitUsage;
   }
-  if (files.empty()) {
-    if (!std::filesystem::is_directory("scenarios")) {
-      fmt::print(stderr, "zerosim fit: no ./scenarios directory: run from the source tree or name scenarios\n");
-      return kExitUsage;
-    }
-    files = FindScenarioFiles("scenarios");
+  StatusOr<std::vector<std::string>> scenario_files = ScenarioFilesOrDiscover(files);
+  if (!scenario_files.ok()) {
+    fmt::print(stderr, "zerosim fit: {}\n", scenario_files.status().message());
+    return kExitUsage;
   }
   std::vector<io::Scenario> scenarios;
-  for (const std::string& f : files) {
+  for (const std::string& f : *scenario_files) {
     StatusOr<io::Scenario> s = LoadScenarioOrDefault(f);
     if (!s.ok()) {
       fmt::print(stderr, "zerosim fit: error: {}\n", s.status().message());

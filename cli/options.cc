@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -39,6 +40,47 @@ StatusOr<sim::Reduction> ParseReduction(const std::string& name) {
   if (name == "symmetric") return sim::Reduction::kSymmetric;
   if (name == "full") return sim::Reduction::kFull;
   return Status::Error(fmt::format("unknown reduction '{}' (available: symmetric, full)", name));
+}
+
+bool WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+void AddEngineOptions(po::options_description* opts, EngineArgs* a, bool allow_both) {
+  opts->add_options()
+      ("engine", po::value<std::string>(&a->engine)->value_name("NAME"),
+       allow_both ? "how communication is timed: analytic (NCCL's cost model per tier, each collective alone; default), "
+                    "sim (SimGrid discrete-event replay: contention, overlap, topology), both (side by side)"
+                  : "how communication is timed: analytic (NCCL's cost model per tier, each collective alone; "
+                    "default) or sim (SimGrid discrete-event replay: contention, overlap, topology)")
+      ("fidelity", po::value<std::string>(&a->fidelity)->value_name("LEVEL"),
+       "sim: macro (one flow per ring edge; default) or step (every ring step a flow; validation, <= ~1k GPUs)")
+      ("reduction", po::value<std::string>(&a->reduction)->value_name("MODE"),
+       "sim: symmetric (one representative rank, two symmetry units of the fabric; default, exact) or full "
+       "(every rank, whole cluster)");
+}
+
+Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::SimOptions* o) {
+  if (a.engine == "analytic") {
+    *engine = Engine::kAnalytic;
+  } else if (a.engine == "sim") {
+    *engine = Engine::kSim;
+  } else if (a.engine == "both" && allow_both) {
+    *engine = Engine::kBoth;
+  } else {
+    return Status::Error(fmt::format("unknown engine '{}' (available: analytic, sim{})", a.engine,
+                                     allow_both ? ", both" : ""));
+  }
+  if (a.fidelity != "macro" && a.fidelity != "step") {
+    return Status::Error(fmt::format("unknown fidelity '{}' (available: macro, step)", a.fidelity));
+  }
+  o->fidelity = a.fidelity == "macro" ? sim::Fidelity::kMacro : sim::Fidelity::kStep;
+  StatusOr<sim::Reduction> reduction = ParseReduction(a.reduction);
+  if (!reduction.ok()) return reduction.status();
+  o->reduction = *reduction;
+  return Status::Ok();
 }
 
 }  // namespace zerosim::cli

@@ -6,6 +6,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/scenario_runner.h"
 #include "model/status.h"
 #include "sim/sim_options.h"
 
@@ -22,5 +23,19 @@ std::optional<int> ParseCommandLine(const char* command, int argc, char** argv,
 
 // "symmetric" or "full".
 StatusOr<sim::Reduction> ParseReduction(const std::string& name);
+
+// Writes `text` to `path` (binary); false on failure.
+bool WriteTextFile(const std::string& path, const std::string& text);
+
+// --engine, --fidelity and --reduction: how communication is timed, shared by run, validate and sweep.
+struct EngineArgs {
+  std::string engine = "analytic";
+  std::string fidelity = "macro";
+  std::string reduction = "symmetric";
+};
+// Adds the three options to `opts`; `allow_both` offers --engine both.
+void AddEngineOptions(boost::program_options::options_description* opts, EngineArgs* a, bool allow_both);
+// The engine and SimOptions the arguments ask for.
+Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::SimOptions* o);
 
 }  // namespace zerosim::cli

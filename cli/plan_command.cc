@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "model/evaluate.h"
 #include "model/io/sweep.h"
 #include "model/pareto.h"
@@ -85,23 +86,9 @@ int PlanCommand(int argc, char** argv) {
       ("top", po::value<int>(&top)->value_name("N"), "rows of the ranking to print (default 20)");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>(&file));
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("sweep", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    fmt::print(stderr, "zerosim plan: {}\n\n", e.what());
-    std::cerr << opts << "\n";
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (std::optional<int> stop = ParseCommandLine("plan", argc, argv, opts, &hidden, &pos)) return *stop;
   StatusOr<io::SweepSpec> spec = io::LoadSweep(io::DiskFileSource(), file);
   if (!spec.ok()) {
     fmt::print(stderr, "zerosim plan: error: {}\n", spec.status().message());

@@ -21,9 +21,7 @@ namespace {
 struct RunArgs {
   std::string scenario;
   std::string json_path;
-  std::string engine = "analytic";
-  std::string fidelity = "macro";
-  std::string reduction = "symmetric";
+  EngineArgs engine;
   std::string trace_path;
   std::string trace_ranks = "0";
 };
@@ -47,24 +45,9 @@ StatusOr<std::vector<int>> ParseRanks(const std::string& text) {
   return ranks;
 }
 
-// The engine and SimOptions the arguments ask for.
-Status ResolveEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
-  if (a.engine == "analytic") {
-    *engine = Engine::kAnalytic;
-  } else if (a.engine == "sim") {
-    *engine = Engine::kSim;
-  } else if (a.engine == "both") {
-    *engine = Engine::kBoth;
-  } else {
-    return Status::Error(fmt::format("unknown engine '{}' (available: analytic, sim, both)", a.engine));
-  }
-  if (a.fidelity != "macro" && a.fidelity != "step") {
-    return Status::Error(fmt::format("unknown fidelity '{}' (available: macro, step)", a.fidelity));
-  }
-  o->fidelity = a.fidelity == "macro" ? sim::Fidelity::kMacro : sim::Fidelity::kStep;
-  StatusOr<sim::Reduction> reduction = ParseReduction(a.reduction);
-  if (!reduction.ok()) return reduction.status();
-  o->reduction = *reduction;
+// The engine and SimOptions the arguments ask for, with the traced ranks.
+Status ResolveRunEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
+  if (Status st = ResolveEngine(a.engine, /*allow_both=*/true, engine, o); !st.ok()) return st;
   if (!a.trace_path.empty()) {
     if (*engine == Engine::kAnalytic) return Status::Error("--trace needs the sim engine (--engine sim or both)");
     StatusOr<std::vector<int>> ranks = ParseRanks(a.trace_ranks);
@@ -72,12 +55,6 @@ Status ResolveEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
     o->trace_ranks = *ranks;
   }
   return Status::Ok();
-}
-
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
 }
 
 }  // namespace
@@ -92,15 +69,9 @@ int RunCommand(int argc, char** argv) {
       "on 384 V100 with 1 x 100 Gbps per node). Scenario format: docs/inputs.md; JSON: docs/report.md.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")
-      ("json", po::value<std::string>(&a.json_path)->value_name("FILE"), "also write the full report as JSON to FILE")
-      ("engine", po::value<std::string>(&a.engine)->value_name("NAME"),
-       "how communication is timed: analytic (NCCL's cost model per tier, each collective alone; default), sim "
-       "(SimGrid discrete-event replay: contention, overlap, topology), both (side by side, with the difference)")
-      ("fidelity", po::value<std::string>(&a.fidelity)->value_name("LEVEL"),
-       "sim: macro (one flow per ring edge; default) or step (every ring step a flow; validation, <= ~1k GPUs)")
-      ("reduction", po::value<std::string>(&a.reduction)->value_name("MODE"),
-       "sim: symmetric (one representative rank, two symmetry units of the fabric; default, exact) or full "
-       "(every rank, whole cluster)")
+      ("json", po::value<std::string>(&a.json_path)->value_name("FILE"), "also write the full report as JSON to FILE");
+  AddEngineOptions(&opts, &a.engine, /*allow_both=*/true);
+  opts.add_options()
       ("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
        "sim: write a Chrome/Perfetto trace of the chosen ranks' ops on simulated time to FILE")
       ("trace-ranks", po::value<std::string>(&a.trace_ranks)->value_name("LIST"),
@@ -112,7 +83,7 @@ int RunCommand(int argc, char** argv) {
   if (std::optional<int> stop = ParseCommandLine("run", argc, argv, opts, &hidden, &pos)) return *stop;
   Engine engine = Engine::kAnalytic;
   sim::SimOptions sim_options;
-  if (Status st = ResolveEngine(a, &engine, &sim_options); !st.ok()) {
+  if (Status st = ResolveRunEngine(a, &engine, &sim_options); !st.ok()) {
     fmt::print(stderr, "zerosim run: {}\n", st.message());
     return kExitUsage;
   }
@@ -130,7 +101,7 @@ int RunCommand(int argc, char** argv) {
   }
   fmt::print("{}", io::FormatReportTable(*report));
   if (!a.json_path.empty()) {
-    if (!WriteFile(a.json_path, io::ReportJsonText(*report))) {
+    if (!WriteTextFile(a.json_path, io::ReportJsonText(*report))) {
       fmt::print(stderr, "zerosim run: error: cannot write {}\n", a.json_path);
       return kExitFailed;
     }
@@ -139,7 +110,7 @@ int RunCommand(int argc, char** argv) {
   if (!a.trace_path.empty()) {
     std::vector<sim::TracedRun> traced;
     for (size_t i = 0; i < runs.size(); ++i) traced.push_back({s->variants[i].name, &runs[i].schedule, &runs[i].result});
-    if (!WriteFile(a.trace_path, sim::ChromeTraceJson(traced))) {
+    if (!WriteTextFile(a.trace_path, sim::ChromeTraceJson(traced))) {
       fmt::print(stderr, "zerosim run: error: cannot write {}\n", a.trace_path);
       return kExitFailed;
     }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/sweep_runner.h"
 #include "model/version.h"
 
@@ -19,7 +20,8 @@ bool ParseShard(const std::string& text, int* k, int* n) {
 }
 
 int SweepCommand(int argc, char** argv) {
-  std::string file, shard = "1/1", engine = "analytic";
+  std::string file, shard = "1/1";
+  EngineArgs engine_args;
   SweepOptions o;
   bool quiet = false;
   po::options_description opts(
@@ -35,27 +37,13 @@ int SweepCommand(int argc, char** argv) {
       ("shard", po::value<std::string>(&shard)->value_name("k/n"),
        "run the k-th of n contiguous slices (e.g. one Slurm array task); outputs concatenate in k order")
       ("out,o", po::value<std::string>(&o.out)->value_name("FILE"), "JSONL output (default: stdout, no resume)")
-      ("engine", po::value<std::string>(&engine)->value_name("NAME"), "analytic (default)")
       ("quiet,q", po::bool_switch(&quiet), "no progress display");
+  AddEngineOptions(&opts, &engine_args, /*allow_both=*/false);
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>(&file));
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("sweep", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    fmt::print(stderr, "zerosim sweep: {}\n\n", e.what());
-    std::cerr << opts << "\n";
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (std::optional<int> stop = ParseCommandLine("sweep", argc, argv, opts, &hidden, &pos)) return *stop;
   if (file.empty()) {
     fmt::print(stderr, "zerosim sweep: name a sweep file (see --help)\n");
     return kExitUsage;
@@ -64,10 +52,12 @@ int SweepCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim sweep: --shard wants k/n with 1 <= k <= n, got '{}'\n", shard);
     return kExitUsage;
   }
-  if (engine != "analytic") {
-    fmt::print(stderr, "zerosim sweep: unknown engine '{}' (available: analytic)\n", engine);
+  Engine engine = Engine::kAnalytic;
+  if (Status st = ResolveEngine(engine_args, /*allow_both=*/false, &engine, &o.sim_options); !st.ok()) {
+    fmt::print(stderr, "zerosim sweep: {}\n", st.message());
     return kExitUsage;
   }
+  o.sim = engine == Engine::kSim;
   o.progress = !quiet;
   StatusOr<io::SweepSpec> spec = io::LoadSweep(io::DiskFileSource(), file);
   if (!spec.ok()) {
@@ -81,10 +71,10 @@ int SweepCommand(int argc, char** argv) {
   }
   const double rate = stats->wall_s > 0 ? static_cast<double>(stats->points_run) / stats->wall_s : 0;
   const std::string summary = fmt::format(
-      "sweep '{}': shard {}/{}: {} points ({} already done), {} evaluated in {:.3f} s with {} job(s): {:.0f} points/s, "
-      "{} schedules built in process\n",
-      spec->name, o.shard, o.shards, stats->points_total, stats->points_skipped, stats->points_run, stats->wall_s, o.jobs,
-      rate, stats->schedules_built);
+      "sweep '{}' ({} engine): shard {}/{}: {} points ({} already done), {} evaluated in {:.3f} s with {} job(s): "
+      "{:.0f} points/s, {} schedules built in process\n",
+      spec->name, engine_args.engine, o.shard, o.shards, stats->points_total, stats->points_skipped, stats->points_run,
+      stats->wall_s, o.jobs, rate, stats->schedules_built);
   fmt::print(stderr, "{}", summary);
   if (!o.out.empty() && o.out != "-") {
     // Timings stay out of the rows: they go to a log beside the output.

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/json_line.h"
+#include "sim/sim_evaluate.h"
 
 namespace zerosim::cli {
 
@@ -25,18 +26,26 @@ std::vector<size_t> ShardPoints(size_t points, int shard, int shards) {
   return out;
 }
 
-std::vector<model::VariantReport> EvaluatePoint(const io::SweepPoint& p, model::ScheduleCache* cache) {
+StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const io::SweepPoint& p, model::ScheduleCache* cache,
+                                                          bool sim, const sim::SimOptions& sim_options) {
   std::vector<model::VariantReport> out;
   for (const io::Variant& v : p.variants) {
     if (!p.infeasible.empty()) {
       model::VariantReport r;
       r.name = v.name;
-      r.engine = "analytic";
+      r.engine = sim ? "sim" : "analytic";
       r.model = v.model;
       r.zero = v.zero;
       r.feasible = false;
       r.infeasible_reason = p.infeasible;
       out.push_back(std::move(r));
+      continue;
+    }
+    if (sim) {
+      StatusOr<model::VariantReport> r =
+          sim::EvaluateSimVariant(v.name, v.model, v.zero, p.cluster, p.calibration, sim_options);
+      if (!r.ok()) return Status::Error(fmt::format("point {}, {}: {}", p.index, v.name, r.status().message()));
+      out.push_back(std::move(r).value());
       continue;
     }
     const model::Schedule& s = cache->Get(v.model, v.zero, p.cluster);
@@ -172,11 +181,16 @@ bool WriteAll(int fd, const std::string& data) {
 }
 
 // A worker: evaluates its points and sends "<index> <length>\n<rows>" messages through `fd`.
-[[noreturn]] void Worker(const io::SweepSpec& spec, const std::vector<size_t>& points, int fd) {
+[[noreturn]] void Worker(const io::SweepSpec& spec, const SweepOptions& o, const std::vector<size_t>& points, int fd) {
   model::ScheduleCache cache;
   for (size_t i : points) {
     const io::SweepPoint p = io::MakePoint(spec, i);
-    const std::string rows = PointRows(spec, p, EvaluatePoint(p, &cache));
+    StatusOr<std::vector<model::VariantReport>> reports = EvaluatePoint(p, &cache, o.sim, o.sim_options);
+    if (!reports.ok()) {
+      fmt::print(stderr, "zerosim sweep: {}\n", reports.status().message());
+      _exit(4);
+    }
+    const std::string rows = PointRows(spec, p, *reports);
     if (!WriteAll(fd, fmt::format("{} {}\n", i, rows.size()) + rows)) _exit(3);
   }
   close(fd);
@@ -213,7 +227,12 @@ StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& o) 
     model::ScheduleCache cache;
     for (size_t n = 0; n < pending.size(); ++n) {
       const io::SweepPoint p = io::MakePoint(spec, pending[n]);
-      const std::string rows = PointRows(spec, p, EvaluatePoint(p, &cache));
+      StatusOr<std::vector<model::VariantReport>> reports = EvaluatePoint(p, &cache, o.sim, o.sim_options);
+      if (!reports.ok()) {
+        if (!to_stdout) std::fclose(out);
+        return reports.status();
+      }
+      const std::string rows = PointRows(spec, p, *reports);
       std::fwrite(rows.data(), 1, rows.size(), out);
       std::fflush(out);
       progress.Update(n + 1);
@@ -233,7 +252,7 @@ StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& o) 
       if (pid == 0) {
         close(pipefd[0]);
         for (int fd : fds) close(fd);
-        Worker(spec, mine, pipefd[1]);
+        Worker(spec, o, mine, pipefd[1]);
       }
       close(pipefd[1]);
       fds.push_back(pipefd[0]);

@@ -10,10 +10,13 @@
 #include "model/io/sweep.h"
 #include "model/report.h"
 #include "model/status.h"
+#include "sim/sim_options.h"
 
 namespace zerosim::cli {
 
 struct SweepOptions {
+  bool sim = false;    // time with the SimGrid replay (one child process per variant) instead of analytically
+  sim::SimOptions sim_options;
   int jobs = 1;        // worker processes
   int shard = 1;       // 1-based: this run does shard `shard` of `shards`
   int shards = 1;
@@ -34,8 +37,10 @@ struct SweepStats {
 // unsharded output).
 std::vector<size_t> ShardPoints(size_t points, int shard, int shards);
 
-// Evaluates one point: one report per variant (infeasible points give reports with feasible = false).
-std::vector<model::VariantReport> EvaluatePoint(const io::SweepPoint& p, model::ScheduleCache* cache);
+// Evaluates one point: one report per variant (infeasible points give reports with feasible = false). With
+// `sim`, each variant is replayed on SimGrid (sim/sim_evaluate.h) with `sim_options`.
+StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const io::SweepPoint& p, model::ScheduleCache* cache,
+                                                          bool sim = false, const sim::SimOptions& sim_options = {});
 
 // The JSON lines of one point (docs/sweeps.md), newline-terminated.
 std::string PointRows(const io::SweepSpec& spec, const io::SweepPoint& p,

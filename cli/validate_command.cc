@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/scenario_runner.h"
 #include "cli/validation.h"
 
@@ -17,16 +18,11 @@ namespace po = boost::program_options;
 
 namespace {
 
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
-}
-
 std::string PointsJsonl(const std::vector<PointResult>& points) {
   std::string out;
   for (const PointResult& p : points) {
     nlohmann::ordered_json j;
+    j["engine"] = p.engine;
     j["scenario"] = p.scenario;
     j["variant"] = p.variant;
     j["baseline"] = p.baseline;
@@ -45,55 +41,47 @@ std::string PointsJsonl(const std::vector<PointResult>& points) {
 
 int ValidateCommand(int argc, char** argv) {
   std::vector<std::string> files;
-  std::string baseline, write_baseline, jsonl, engine_name = "analytic";
+  std::string baseline, write_baseline, jsonl;
+  EngineArgs engine_args;
   po::options_description opts(
       "usage: zerosim validate [scenario.toml...] [options]\n\n"
       "Runs every scenario that carries published expectations ([[expect]] tables; with no argument, every\n"
       "such scenario under ./scenarios) and prints published against simulated values with the error, then\n"
       "the median and worst error per metric beside the targets. Exits 1 when a point is outside its\n"
-      "tolerance; with --baseline, exits 1 only when a point is worse than the baseline (the regression gate).\n\n"
+      "tolerance; with --baseline, exits 1 only when a point is worse than the baseline (the regression gate).\n"
+      "With --engine both, also compares the two engines' iteration times, variant by variant.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")
-      ("engine", po::value<std::string>(&engine_name)->value_name("NAME"), "analytic (default)")
       ("baseline", po::value<std::string>(&baseline)->value_name("FILE"),
-       "fail only on points whose |error| exceeds FILE's (written by --write-baseline)")
+       "fail only on points whose |error| exceeds FILE's (written by --write-baseline, for one engine)")
       ("write-baseline", po::value<std::string>(&write_baseline)->value_name("FILE"), "write the per-point errors to FILE")
       ("jsonl", po::value<std::string>(&jsonl)->value_name("FILE"), "write one JSON line per point to FILE");
+  AddEngineOptions(&opts, &engine_args, /*allow_both=*/true);
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(&files));
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("scenario", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    fmt::print(stderr, "zerosim validate: {}\n\n", e.what());
-    std::cerr << opts << "\n";
+  if (std::optional<int> stop = ParseCommandLine("validate", argc, argv, opts, &hidden, &pos)) return *stop;
+  Engine engine = Engine::kAnalytic;
+  sim::SimOptions sim_options;
+  if (Status st = ResolveEngine(engine_args, /*allow_both=*/true, &engine, &sim_options); !st.ok()) {
+    fmt::print(stderr, "zerosim validate: {}\n", st.message());
     return kExitUsage;
   }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
+  if (engine == Engine::kBoth && (!baseline.empty() || !write_baseline.empty())) {
+    fmt::print(stderr, "zerosim validate: a baseline holds one engine's errors: use --engine analytic or sim with it\n");
+    return kExitUsage;
   }
-  if (engine_name != "analytic") {
-    fmt::print(stderr, "zerosim validate: unknown engine '{}' (available: analytic)\n", engine_name);
+  StatusOr<std::vector<std::string>> scenario_files = ScenarioFilesOrDiscover(files);
+  if (!scenario_files.ok()) {
+    fmt::print(stderr, "zerosim validate: {}\n", scenario_files.status().message());
     return kExitUsage;
   }
   const bool discover = files.empty();
-  if (discover) {
-    if (!std::filesystem::is_directory("scenarios")) {
-      fmt::print(stderr, "zerosim validate: no ./scenarios directory: run from the ZeroSim source tree or name "
-                         "scenario files\n");
-      return kExitUsage;
-    }
-    files = FindScenarioFiles("scenarios");
-  }
 
   std::vector<PointResult> points;
-  for (const std::string& f : files) {
+  std::vector<model::Report> reports;
+  for (const std::string& f : *scenario_files) {
     StatusOr<io::Scenario> s = LoadScenarioOrDefault(f);
     if (!s.ok()) {
       fmt::print(stderr, "zerosim validate: error: {}\n", s.status().message());
@@ -104,19 +92,28 @@ int ValidateCommand(int argc, char** argv) {
       continue;
     }
     fmt::print(stderr, "validating {} ({} variants, {} expectations)\n", f, s->variants.size(), s->expectations.size());
-    const std::vector<PointResult> p = CheckExpectations(*s, EvaluateAnalyticScenario(*s));
-    points.insert(points.end(), p.begin(), p.end());
+    StatusOr<model::Report> r = EvaluateScenario(*s, engine, sim_options);
+    if (!r.ok()) {
+      fmt::print(stderr, "zerosim validate: error: {}\n", r.status().message());
+      return kExitFailed;
+    }
+    for (const char* name : {"analytic", "sim"}) {
+      const std::vector<PointResult> p = CheckExpectations(*s, *r, name);
+      points.insert(points.end(), p.begin(), p.end());
+    }
+    reports.push_back(std::move(r).value());
   }
   if (points.empty()) {
     fmt::print(stderr, "zerosim validate: no expectations found\n");
     return kExitUsage;
   }
   fmt::print("{}", FormatValidation(points));
-  if (!jsonl.empty() && !WriteFile(jsonl, PointsJsonl(points))) {
+  if (engine == Engine::kBoth) fmt::print("\n{}", FormatEngineComparison(reports));
+  if (!jsonl.empty() && !WriteTextFile(jsonl, PointsJsonl(points))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", jsonl);
     return kExitFailed;
   }
-  if (!write_baseline.empty() && !WriteFile(write_baseline, BaselineJson(points, engine_name))) {
+  if (!write_baseline.empty() && !WriteTextFile(write_baseline, BaselineJson(points, engine_args.engine))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", write_baseline);
     return kExitFailed;
   }

@@ -14,9 +14,9 @@ namespace zerosim::cli {
 
 namespace {
 
-const model::VariantReport* Find(const model::Report& r, const std::string& name) {
+const model::VariantReport* Find(const model::Report& r, const std::string& name, const std::string& engine) {
   for (const model::VariantReport& v : r.variants) {
-    if (v.name == name) return &v;
+    if (v.name == name && v.engine == engine) return &v;
   }
   return nullptr;
 }
@@ -42,12 +42,13 @@ std::string PointResult::key() const {
   return fmt::format("{}|{}|{}|{}", scenario, variant, io::MetricName(metric), baseline);
 }
 
-std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::Report& r) {
+std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::Report& r, const std::string& engine) {
   std::vector<PointResult> out;
   for (const io::Expectation& e : s.expectations) {
-    const model::VariantReport* v = Find(r, e.variant);
+    const model::VariantReport* v = Find(r, e.variant, engine);
     if (v == nullptr) continue;  // the loader checked the names
     PointResult p;
+    p.engine = engine;
     p.scenario = s.scenario_file.path;
     p.variant = e.variant;
     p.baseline = e.baseline;
@@ -60,7 +61,7 @@ std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::R
         p.simulated = v->tflops_per_gpu;
         break;
       case io::Metric::kSpeedup: {
-        const model::VariantReport* b = Find(r, e.baseline);
+        const model::VariantReport* b = Find(r, e.baseline, engine);
         p.simulated = b != nullptr ? b->iteration_time_s / v->iteration_time_s : 0;
         break;
       }
@@ -94,19 +95,45 @@ ErrorSummary Summarise(const std::vector<PointResult>& points, io::Metric metric
 }
 
 std::string FormatValidation(const std::vector<PointResult>& points) {
-  std::string out = fmt::format("{:<14} {:<18} {:<20} {:>10} {:>10} {:>8} {:>6}  {}\n", "scenario", "variant", "metric",
-                                "published", "simulated", "error", "tol.", "");
+  std::string out = fmt::format("{:<9} {:<14} {:<18} {:<20} {:>10} {:>10} {:>8} {:>6}  {}\n", "engine", "scenario",
+                                "variant", "metric", "published", "simulated", "error", "tol.", "");
+  std::vector<std::string> engines;
   for (const PointResult& p : points) {
-    out += fmt::format("{:<14} {:<18} {:<20} {:>10.3f} {:>10.3f} {:>+7.1f}% {:>5.0f}%  {}\n",
+    out += fmt::format("{:<9} {:<14} {:<18} {:<20} {:>10.3f} {:>10.3f} {:>+7.1f}% {:>5.0f}%  {}\n", p.engine,
                        std::filesystem::path(p.scenario).stem().string(), p.variant, io::MetricName(p.metric),
                        p.published, p.simulated, 100 * p.error, 100 * p.tolerance, p.within() ? "ok" : "OUTSIDE");
+    if (std::find(engines.begin(), engines.end(), p.engine) == engines.end()) engines.push_back(p.engine);
   }
   out += "\n";
-  for (io::Metric m : {io::Metric::kTflopsPerGpu, io::Metric::kSpeedup, io::Metric::kCrossNodeVolumeM}) {
-    const ErrorSummary s = Summarise(points, m);
-    if (s.count == 0) continue;
-    out += fmt::format("{:<20} {:>3} points: median |error| {:5.1f}%, worst {:5.1f}% ({})   [{}]\n", io::MetricName(m),
-                       s.count, 100 * s.median, 100 * s.worst, s.worst_point, Target(m));
+  for (const std::string& engine : engines) {
+    std::vector<PointResult> mine;
+    for (const PointResult& p : points) {
+      if (p.engine == engine) mine.push_back(p);
+    }
+    for (io::Metric m : {io::Metric::kTflopsPerGpu, io::Metric::kSpeedup, io::Metric::kCrossNodeVolumeM}) {
+      const ErrorSummary s = Summarise(mine, m);
+      if (s.count == 0) continue;
+      out += fmt::format("{:<9} {:<20} {:>3} points: median |error| {:5.1f}%, worst {:5.1f}% ({})   [{}]\n", engine,
+                         io::MetricName(m), s.count, 100 * s.median, 100 * s.worst, s.worst_point, Target(m));
+    }
+  }
+  return out;
+}
+
+std::string FormatEngineComparison(const std::vector<model::Report>& reports) {
+  std::string out = fmt::format("{:<40} {:>12} {:>12} {:>10}\n", "variant (sim vs analytic)", "analytic (s)", "sim (s)",
+                                "sim - an.");
+  for (const model::Report& r : reports) {
+    for (const model::VariantReport& a : r.variants) {
+      if (a.engine != "analytic") continue;
+      const model::VariantReport* s = Find(r, a.name, "sim");
+      if (s == nullptr) continue;
+      const double diff = s->iteration_time_s / a.iteration_time_s - 1;
+      const std::string label = std::filesystem::path(r.provenance.scenario.path).stem().string() + ": " + a.name;
+      out += fmt::format("{:<40} {:>12.4f} {:>12.4f} {:>+9.2f}%{}\n", label,
+                         a.iteration_time_s, s->iteration_time_s, 100 * diff,
+                         std::abs(diff) > 0.05 ? "  (differs by more than 5%)" : "");
+    }
   }
   return out;
 }
@@ -131,6 +158,13 @@ StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointRe
   }
   if (!j.contains("abs_error") || !j["abs_error"].is_object()) {
     return Status::Error("baseline: no 'abs_error' object");
+  }
+  const std::string engine = j.value("engine", "");
+  for (const PointResult& p : points) {
+    if (p.engine != engine) {
+      return Status::Error(fmt::format("the baseline is for the {} engine, the points are the {} engine's", engine,
+                                       p.engine));
+    }
   }
   std::vector<std::string> worse;
   for (const PointResult& p : points) {
@@ -163,6 +197,14 @@ std::vector<std::string> FindScenarioFiles(const std::string& dir) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+StatusOr<std::vector<std::string>> ScenarioFilesOrDiscover(const std::vector<std::string>& files) {
+  if (!files.empty()) return files;
+  if (!std::filesystem::is_directory("scenarios")) {
+    return Status::Error("no ./scenarios directory: run from the ZeroSim source tree or name scenario files");
+  }
+  return FindScenarioFiles("scenarios");
 }
 
 }  // namespace zerosim::cli

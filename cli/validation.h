@@ -12,6 +12,7 @@
 namespace zerosim::cli {
 
 struct PointResult {
+  std::string engine;    // "analytic" or "sim"
   std::string scenario;  // scenario file
   std::string variant;
   std::string baseline;  // speedup only
@@ -26,8 +27,13 @@ struct PointResult {
   std::string key() const;
 };
 
-// Compares every expectation of `s` with `r` (evaluated from `s`, variants in the same order).
-std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::Report& r);
+// Compares every expectation of `s` with the variants of `r` (evaluated from `s`) that `engine` timed.
+std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::Report& r,
+                                           const std::string& engine = "analytic");
+
+// For a report of both engines: per variant, the sim engine's iteration time against the analytic one,
+// flagging differences beyond 5%.
+std::string FormatEngineComparison(const std::vector<model::Report>& reports);
 
 // Median and worst absolute relative error of the points of one metric.
 struct ErrorSummary {
@@ -41,14 +47,17 @@ ErrorSummary Summarise(const std::vector<PointResult>& points, io::Metric metric
 // The validation table, then the summary per metric with the targets beside it.
 std::string FormatValidation(const std::vector<PointResult>& points);
 
-// The regression gate's baseline: |error| per point key, as JSON.
+// The regression gate's baseline: |error| per point key, as JSON, for the points of one engine.
 std::string BaselineJson(const std::vector<PointResult>& points, const std::string& engine);
 // Points whose |error| exceeds the baseline's (beyond 1e-9), one line each; points the baseline lacks are
-// listed as not gated.
+// listed as not gated. The baseline's engine must be the points' engine.
 StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointResult>& points,
                                                        const std::string& baseline_json, std::string* notes);
 
 // Every scenario file under `dir` (recursively; models/ and *.sweep.toml excluded), sorted.
 std::vector<std::string> FindScenarioFiles(const std::string& dir);
+
+// `files` if any, else every scenario under ./scenarios (an error outside the source tree).
+StatusOr<std::vector<std::string>> ScenarioFilesOrDiscover(const std::vector<std::string>& files);
 
 }  // namespace zerosim::cli
