@@ -1,5 +1,6 @@
 // Input files as strings, shared by the tests that parse them (ninja's ParserTest style): a small
-// cluster (4 nodes x 8 GPUs, 2 x 100 Gbps NICs), a tiny GPT and a derived calibration. Line numbers in
+// cluster (4 nodes x 8 GPUs, 2 x 100 Gbps NICs), a tiny GPT, a derived calibration and a scenario
+// comparing ZeRO-3 with ZeRO++ on them (files t.toml, m.toml, c.json). Line numbers in
 // these texts are part of the loaders' tests (their messages name file:line).
 #pragma once
 
@@ -57,5 +58,27 @@ inline std::string Calibration() {
          "  \"gemm_efficiency\": {\"max\": 0.5, \"half_tokens\": 256, \"source\": \"test\"},\n"
          "  \"kernels\": {\n" + kernels + "\n  }\n}\n";
 }
+
+inline const char* kScenario = R"(name = "test"
+topology = "t.toml"
+model = "m.toml"
+
+[training]
+seq_len = 512
+tokens_per_gpu = 1024
+activation_checkpointing = true
+
+[zero]
+stage = 3
+
+[[variant]]
+name = "ZeRO-3"
+
+[[variant]]
+name = "ZeRO++"
+zero_quantized_weights = true
+zero_hpz_partition_size = 8
+zero_quantized_gradients = true
+)";
 
 }  // namespace zerosim::testing

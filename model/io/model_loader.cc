@@ -6,16 +6,14 @@
 namespace zerosim::io {
 
 StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
-  StatusOr<std::string> text = fs.Read(path);
-  if (!text.ok()) return text.status();
-  StatusOr<toml::table> doc = ParseToml(*text, path);
+  StatusOr<TomlFile> doc = ReadTomlFile(fs, path);
   if (!doc.ok()) return doc.status();
 
   Status status;
   ModelFile out;
-  out.file = {path, HashBytes(*text)};
+  out.file = doc->file;
   model::ModelSpec& m = out.model;
-  TableReader root(&doc.value(), path, "", &status);
+  TableReader root(&doc.value().table, path, "", &status);
   m.name = root.String("name");
   out.source = root.String("source");
   m.layers = static_cast<int>(root.Int("layers", 1));

@@ -73,15 +73,13 @@ const char* MetricName(Metric m) {
 }
 
 StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
-  StatusOr<std::string> text = fs.Read(path);
-  if (!text.ok()) return text.status();
-  StatusOr<toml::table> doc = ParseToml(*text, path);
+  StatusOr<TomlFile> doc = ReadTomlFile(fs, path);
   if (!doc.ok()) return doc.status();
 
   Status status;
   Scenario s;
-  s.scenario_file = {path, HashBytes(*text)};
-  TableReader root(&doc.value(), path, "", &status);
+  s.scenario_file = doc->file;
+  TableReader root(&doc.value().table, path, "", &status);
   s.name = root.String("name");
   s.description = root.OptionalString("description").value_or("");
   const std::string topology_rel = root.String("topology");
@@ -120,7 +118,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   base_zero = ReadZeroKeys(&zero, base_zero, s.cluster);
   zero.Finish();
 
-  const toml::node* variants = doc->get("variant");
+  const toml::node* variants = doc->table.get("variant");
   root.MarkKnown("variant");
   if (variants == nullptr || !variants->is_array_of_tables() || variants->as_array()->empty()) {
     if (status.ok()) {
@@ -148,7 +146,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
       s.variants.push_back(std::move(var));
     }
   }
-  ReadExpectations(&root, doc.value(), path, s, &status);
+  ReadExpectations(&root, doc->table, path, s, &status);
   root.Finish();
   if (!status.ok()) return status;
   return s;

@@ -110,15 +110,13 @@ const std::vector<std::string>& SweepAxisKeys() {
 }
 
 StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
-  StatusOr<std::string> text = fs.Read(path);
-  if (!text.ok()) return text.status();
-  StatusOr<toml::table> doc = ParseToml(*text, path);
+  StatusOr<TomlFile> doc = ReadTomlFile(fs, path);
   if (!doc.ok()) return doc.status();
 
   Status status;
   SweepSpec s;
-  s.file = {path, HashBytes(*text)};
-  TableReader root(&doc.value(), path, "", &status);
+  s.file = doc->file;
+  TableReader root(&doc.value().table, path, "", &status);
   s.name = root.String("name");
   s.description = root.OptionalString("description").value_or("");
   const std::string base = root.String("base");
@@ -130,7 +128,7 @@ StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
 
   // [axes]
   root.MarkKnown("axes");
-  const toml::table* axes = doc->get_as<toml::table>("axes");
+  const toml::table* axes = doc->table.get_as<toml::table>("axes");
   if (axes == nullptr) {
     root.Fail("axes", "a sweep needs an [axes] table (e.g. \"nic.bandwidth\" = [\"200Gbps\", \"400Gbps\"])");
     return status;
@@ -191,7 +189,7 @@ StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
   if (std::optional<TableReader> cost = root.OptionalTable("cost")) {
     s.has_price = true;
     ReadPrices(&*cost, &s, &status);
-    const toml::table* raw = doc->get_as<toml::table>("cost");
+    const toml::table* raw = doc->table.get_as<toml::table>("cost");
     for (const char* table : {"nic_usd", "switch_port_usd"}) {
       const toml::table* t = raw != nullptr ? raw->get_as<toml::table>(table) : nullptr;
       if (t == nullptr || s.price.rented()) continue;

@@ -32,6 +32,14 @@ StatusOr<toml::table> ParseToml(const std::string& text, const std::string& file
   }
 }
 
+StatusOr<TomlFile> ReadTomlFile(const FileSource& fs, const std::string& path) {
+  StatusOr<std::string> text = fs.Read(path);
+  if (!text.ok()) return text.status();
+  StatusOr<toml::table> doc = ParseToml(*text, path);
+  if (!doc.ok()) return doc.status();
+  return TomlFile{std::move(doc).value(), {path, HashBytes(*text)}};
+}
+
 TableReader::TableReader(const toml::table* table, std::string file, std::string name, Status* status)
     : table_(table), file_(std::move(file)), name_(std::move(name)), status_(status) {}
 
@@ -89,14 +97,14 @@ std::optional<std::string> TableReader::OptionalString(std::string_view key) {
   return std::string(n->as_string()->get());
 }
 
-int64_t TableReader::Int(std::string_view key, int64_t min) {
-  if (!Has(key)) {
-    Get(key);
-    Missing(key);
-    return min;
-  }
-  return IntOr(key, min, min);
+bool TableReader::Require(std::string_view key) {
+  if (Has(key)) return true;
+  Get(key);  // known, for "did you mean"
+  Missing(key);
+  return false;
 }
+
+int64_t TableReader::Int(std::string_view key, int64_t min) { return Require(key) ? IntOr(key, min, min) : min; }
 
 int64_t TableReader::IntOr(std::string_view key, int64_t fallback, int64_t min) {
   const toml::node* n = Get(key);
@@ -110,14 +118,7 @@ int64_t TableReader::IntOr(std::string_view key, int64_t fallback, int64_t min) 
   return v;
 }
 
-double TableReader::Count(std::string_view key, double min) {
-  if (!Has(key)) {
-    Get(key);
-    Missing(key);
-    return min;
-  }
-  return CountOr(key, min, min);
-}
+double TableReader::Count(std::string_view key, double min) { return Require(key) ? CountOr(key, min, min) : min; }
 
 double TableReader::CountOr(std::string_view key, double fallback, double min) {
   const toml::node* n = Get(key);
@@ -155,14 +156,7 @@ double TableReader::NumberOr(std::string_view key, double fallback, double min, 
   return v;
 }
 
-bool TableReader::Bool(std::string_view key) {
-  if (!Has(key)) {
-    Get(key);
-    Missing(key);
-    return false;
-  }
-  return BoolOr(key, false);
-}
+bool TableReader::Bool(std::string_view key) { return Require(key) && BoolOr(key, false); }
 
 bool TableReader::BoolOr(std::string_view key, bool fallback) {
   const toml::node* n = Get(key);
@@ -175,12 +169,7 @@ bool TableReader::BoolOr(std::string_view key, bool fallback) {
 }
 
 double TableReader::Quantity(std::string_view key, Dimension d, bool positive) {
-  if (!Has(key)) {
-    Get(key);
-    Missing(key);
-    return 1;
-  }
-  return QuantityOr(key, d, 1, positive);
+  return Require(key) ? QuantityOr(key, d, 1, positive) : 1;
 }
 
 double TableReader::QuantityOr(std::string_view key, Dimension d, double fallback, bool positive) {

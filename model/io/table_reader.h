@@ -11,7 +11,9 @@
 
 #include <toml++/toml.h>
 
+#include "model/io/file_source.h"
 #include "model/io/quantity.h"
+#include "model/report.h"
 #include "model/status.h"
 
 namespace zerosim::io {
@@ -54,6 +56,8 @@ class TableReader {
 
  private:
   const toml::node* Get(std::string_view key);
+  // True if `key` is present; otherwise records it missing.
+  bool Require(std::string_view key);
   std::string Where(const toml::node* node) const;
   std::string KeyName(std::string_view key) const;
   void Missing(std::string_view key);
@@ -70,5 +74,12 @@ size_t EditDistance(std::string_view a, std::string_view b);
 
 // Parses TOML text; a syntax error becomes "file:line:col: message".
 StatusOr<toml::table> ParseToml(const std::string& text, const std::string& file);
+
+// An input file read through a FileSource and parsed, with its path and hash for provenance.
+struct TomlFile {
+  toml::table table;
+  model::InputFile file;
+};
+StatusOr<TomlFile> ReadTomlFile(const FileSource& fs, const std::string& path);
 
 }  // namespace zerosim::io

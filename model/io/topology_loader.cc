@@ -19,16 +19,14 @@ void ReadProtocol(TableReader* parent, std::string_view key, model::NcclProtocol
 }  // namespace
 
 StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& path) {
-  StatusOr<std::string> text = fs.Read(path);
-  if (!text.ok()) return text.status();
-  StatusOr<toml::table> doc = ParseToml(*text, path);
+  StatusOr<TomlFile> doc = ReadTomlFile(fs, path);
   if (!doc.ok()) return doc.status();
 
   Status status;
   TopologyFile out;
-  out.file = {path, HashBytes(*text)};
+  out.file = doc->file;
   model::ClusterSpec& c = out.cluster;
-  TableReader root(&doc.value(), path, "", &status);
+  TableReader root(&doc.value().table, path, "", &status);
   c.name = root.String("name");
   c.nodes = static_cast<int>(root.Int("nodes", 1));
   c.gpus_per_node = static_cast<int>(root.Int("gpus_per_node", 1));

@@ -16,23 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kScenario = R"(name = "s"
-topology = "t.toml"
-model = "m.toml"
-[training]
-seq_len = 512
-tokens_per_gpu = 512
-activation_checkpointing = true
-[zero]
-stage = 3
-[[variant]]
-name = "ZeRO-3"
-[[variant]]
-name = "ZeRO++"
-zero_quantized_weights = true
-zero_hpz_partition_size = 8
-zero_quantized_gradients = true
-)";
 
 const char* kSweep = R"(name = "test sweep"
 base = "s.toml"
@@ -65,7 +48,7 @@ class SweepTest : public ::testing::Test {
     fs::create_directories(dir_);
     Write("t.toml", testing::kTopology);
     Write("m.toml", testing::kModel);
-    Write("s.toml", kScenario);
+    Write("s.toml", testing::kScenario);
     Write("c.json", testing::Calibration());
     Write("x.sweep.toml", kSweep);
   }

@@ -12,29 +12,9 @@ namespace {
 
 using testing::Calibration;
 using testing::kModel;
+using testing::kScenario;
 using testing::kTopology;
 
-const char* kScenario = R"(name = "test"
-topology = "t.toml"
-model = "m.toml"
-
-[training]
-seq_len = 512
-tokens_per_gpu = 1024
-activation_checkpointing = true
-
-[zero]
-stage = 3
-
-[[variant]]
-name = "ZeRO-3"
-
-[[variant]]
-name = "ZeRO++"
-zero_quantized_weights = true
-zero_hpz_partition_size = 8
-zero_quantized_gradients = true
-)";
 
 std::map<std::string, std::string> Files() {
   return {{"s.toml", kScenario}, {"t.toml", kTopology}, {"m.toml", kModel}, {"c.json", Calibration()}};
