@@ -49,6 +49,7 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.optimizer_s = t.optimizer_s;
   r.gpu_side_s = t.gpu_side_s;
   r.comm_interference_s = t.interference_s;
+  r.gpus = p;
   r.bytes.cross_node = ToPhaseBytes(v.cross_node);
   r.bytes.intra_node = ToPhaseBytes(v.intra_node);
   r.memory = EstimateMemory(m, z, c, s);

@@ -40,7 +40,8 @@ struct VariantReport {
   double optimizer_s = 0;
   double gpu_side_s = 0;        // quantization kernels and memory passes beside the compute stream
   double comm_interference_s = 0;  // the part of exposed_comm_s lost to concurrent collectives
-  VolumeReport bytes;
+  int gpus = 0;                 // P, for per-GPU figures
+  VolumeReport bytes;           // summed over all GPUs
   MemoryBreakdown memory;
   int num_ops = 0;              // size of the schedule
 };

@@ -112,6 +112,9 @@ ordered_json VariantToJson(const model::VariantReport& v) {
   j["gpu_side_s"] = v.gpu_side_s;
   j["comm_interference_s"] = v.comm_interference_s;
   j["bytes"] = {{"cross_node", PhaseJson(v.bytes.cross_node, 1.0)}, {"intra_node", PhaseJson(v.bytes.intra_node, 1.0)}};
+  const double per_gpu = v.gpus > 0 ? 1.0 / v.gpus : 0.0;
+  j["bytes_per_gpu"] = {{"cross_node", PhaseJson(v.bytes.cross_node, per_gpu)},
+                        {"intra_node", PhaseJson(v.bytes.intra_node, per_gpu)}};
   const model::MemoryBreakdown& m = v.memory;
   j["memory_per_gpu_bytes"] = {{"parameters", m.parameters_bytes},
                                {"gradients", m.gradients_bytes},
