@@ -13,6 +13,8 @@ double BytesPerElement(DType dtype) {
 
 const char* DTypeName(DType dtype) { return dtype == DType::kFp16 ? "fp16" : "bf16"; }
 
+const char* AttentionImplName(AttentionImpl a) { return a == AttentionImpl::kFlash ? "flash" : "unfused"; }
+
 double ParamsPerLayer(const ModelSpec& m) {
   const double h = m.hidden;
   const double f = m.ffn_hidden;

@@ -14,9 +14,15 @@ namespace zerosim::model {
 
 enum class DType { kFp16, kBf16 };
 
+// How the attention core runs (a training setting, `[training] attention`): FlashAttention's fused kernel
+// (Dao 2022/2023: no s x s matrix in HBM, causal tiles skipped), or Megatron's unfused path (two batched
+// GEMMs around a fused scale-mask-softmax and a dropout, each pass over the b x a x s x s scores in HBM).
+enum class AttentionImpl { kFlash, kUnfused };
+
 // Bytes per element of a 16-bit training dtype (2 for both).
 double BytesPerElement(DType dtype);
 const char* DTypeName(DType dtype);
+const char* AttentionImplName(AttentionImpl a);
 
 struct ModelSpec {
   std::string name;
@@ -29,6 +35,8 @@ struct ModelSpec {
   int seq_len = 0;                  // training sequence length (s) <= max_position_embeddings
   bool tied_embeddings = true;      // the logit layer reuses the word embedding (Megatron's default)
   DType dtype = DType::kFp16;       // parameter and activation dtype
+  AttentionImpl attention = AttentionImpl::kFlash;  // set by the scenario's [training] attention
+  double dropout = 0.1;             // hidden and attention dropout present (> 0: Megatron GPT's 0.1 default)
 
   bool operator==(const ModelSpec&) const = default;
 };

@@ -5,6 +5,9 @@
 namespace zerosim::model {
 namespace {
 
+// Activation bytes per element (fp16/bf16 activations).
+constexpr double kAct = 2.0;
+
 class GraphBuilder {
  public:
   explicit GraphBuilder(ModuleGraph* g) : g_(g) {}
@@ -14,22 +17,31 @@ class GraphBuilder {
     return static_cast<int>(g_->params.size()) - 1;
   }
 
-  int AddModule(std::string name, int layer, std::vector<int> params, double flops) {
-    g_->modules.push_back(Module{std::move(name), layer, std::move(params), flops});
+  int AddModule(std::string name, int layer, std::vector<int> params, double flops, ModuleWork work) {
+    g_->modules.push_back(Module{std::move(name), layer, std::move(params), flops, std::move(work)});
     return static_cast<int>(g_->modules.size()) - 1;
   }
 
-  // A linear layer y = x W^T + b with W of shape out x in; forward FLOPs 2 * tokens * in * out.
-  int AddLinear(const std::string& name, int layer, int64_t in, int64_t out, double tokens) {
+  // A linear layer y = x W^T + b with W of shape out x in: one GEMM [tokens x out] = [tokens x in][in x out]
+  // with the bias in its epilogue (torch addmm), forward FLOPs 2 * tokens * in * out. `epilogue_bytes` and
+  // `epilogue_kernels`: the memory-bound kernels that follow it in the same module.
+  int AddLinear(const std::string& name, int layer, int64_t in, int64_t out, double tokens, double epilogue_bytes,
+                int epilogue_kernels) {
     const int w = AddParam(name + ".weight", out, in);
     const int b = AddParam(name + ".bias", out, 0);
-    return AddModule(name, layer, {w, b}, 2.0 * tokens * static_cast<double>(in) * static_cast<double>(out));
+    const Gemm gemm{tokens, static_cast<double>(out), static_cast<double>(in), 1};
+    ModuleWork work{{gemm}, {}, epilogue_bytes, 1 + epilogue_kernels};
+    return AddModule(name, layer, {w, b}, gemm.flops(), std::move(work));
   }
 
-  int AddLayerNorm(const std::string& name, int layer, int64_t h) {
+  // LayerNorm (apex FusedLayerNorm, one kernel): reads x and writes y, tokens x h values each.
+  int AddLayerNorm(const std::string& name, int layer, int64_t h, double tokens) {
     const int w = AddParam(name + ".weight", h, 0);
     const int b = AddParam(name + ".bias", h, 0);
-    return AddModule(name, layer, {w, b}, 0.0);  // elementwise: not counted by Megatron's formula
+    ModuleWork work;
+    work.elementwise_bytes = 2.0 * kAct * tokens * static_cast<double>(h);
+    work.kernels = 1;
+    return AddModule(name, layer, {w, b}, 0.0, std::move(work));  // not counted by Megatron's formula
   }
 
  private:
@@ -42,34 +54,65 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
   ModuleGraph g;
   GraphBuilder b(&g);
   const int64_t h = m.hidden, f = m.ffn_hidden, v = m.vocab;
+  const double th = tokens * static_cast<double>(h);
+  const double sequences = tokens / m.seq_len;
+  const bool dropout = m.dropout > 0;
+  // Megatron's fused bias-dropout-add after the attention and MLP outputs (one kernel): reads the GEMM's
+  // output and the residual, writes the sum, and with dropout writes a 1-byte mask: 3 or 3.5 values per element.
+  const double bias_dropout_add_bytes = th * (3.0 * kAct + (dropout ? 1.0 : 0.0));
 
+  // Embedding lookup: gather rows (read + write t x h); position add and embedding dropout (one fused pass:
+  // read two, write one, plus the mask).
   const int word = b.AddParam("embedding.word_embeddings.weight", v, h);
-  b.AddModule("embedding.word_embeddings", -1, {word}, 0.0);
+  b.AddModule("embedding.word_embeddings", -1, {word}, 0.0, ModuleWork{{}, {}, 2.0 * kAct * th, 1});
   const int pos = b.AddParam("embedding.position_embeddings.weight", m.max_position_embeddings, h);
-  b.AddModule("embedding.position_embeddings", -1, {pos}, 0.0);
+  b.AddModule("embedding.position_embeddings", -1, {pos}, 0.0, ModuleWork{{}, {}, bias_dropout_add_bytes, 1});
 
   g.num_blocks = m.layers;
+  const double heads = m.heads, head_dim = static_cast<double>(h) / m.heads, s = m.seq_len;
   for (int l = 0; l < m.layers; ++l) {
     const std::string p = fmt::format("layers.{}.", l);
     g.block_begin.push_back(static_cast<int>(g.modules.size()));
-    b.AddLayerNorm(p + "input_layernorm", l, h);
-    b.AddLinear(p + "attention.query_key_value", l, h, 3 * h, tokens);
-    // QK^T and softmax(QK^T) V: 2 * tokens * s * h FLOPs each (Megatron's 4*B*s^2*h).
-    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(h));
-    b.AddLinear(p + "attention.dense", l, h, h, tokens);
-    b.AddLayerNorm(p + "post_attention_layernorm", l, h);
-    b.AddLinear(p + "mlp.dense_h_to_4h", l, h, f, tokens);
-    b.AddLinear(p + "mlp.dense_4h_to_h", l, f, h, tokens);
+    b.AddLayerNorm(p + "input_layernorm", l, h, tokens);
+    b.AddLinear(p + "attention.query_key_value", l, h, 3 * h, tokens, 0.0, 0);
+    // QK^T and softmax(QK^T) V: 2 * tokens * s * h FLOPs each (Megatron's 4*B*s^2*h), counted dense.
+    ModuleWork core;
+    if (m.attention == AttentionImpl::kFlash) {
+      core.attention = AttentionWork{sequences * heads, s, s, head_dim, true};
+      core.kernels = 1;
+    } else {
+      // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores), attention
+      // dropout (read, write, 1-byte mask), bmm with V. Every pass covers b x a x s x s scores; causal masking
+      // saves no work here.
+      const double scores = sequences * heads * s * s;
+      core.gemms.push_back(Gemm{s, s, head_dim, sequences * heads});
+      core.gemms.push_back(Gemm{s, head_dim, s, sequences * heads});
+      core.elementwise_bytes = scores * (2.0 * kAct + (dropout ? 2.0 * kAct + 1.0 : 0.0));
+      core.kernels = dropout ? 4 : 3;
+    }
+    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(h), std::move(core));
+    b.AddLinear(p + "attention.dense", l, h, h, tokens, bias_dropout_add_bytes, 1);
+    b.AddLayerNorm(p + "post_attention_layernorm", l, h, tokens);
+    // bias + GeLU fused (Megatron's bias_gelu_impl): read and write tokens x f.
+    b.AddLinear(p + "mlp.dense_h_to_4h", l, h, f, tokens, 2.0 * kAct * tokens * static_cast<double>(f), 1);
+    b.AddLinear(p + "mlp.dense_4h_to_h", l, f, h, tokens, bias_dropout_add_bytes, 1);
     g.block_end.push_back(static_cast<int>(g.modules.size()));
   }
 
-  b.AddLayerNorm("final_layernorm", -1, h);
+  b.AddLayerNorm("final_layernorm", -1, h, tokens);
+  // The logit GEMM [tokens x V] = [tokens x h][h x V], then the cross-entropy in fp32 (Megatron's
+  // vocab_parallel_cross_entropy: cast, max, subtract and exponentiate, sum, gather the target): about five
+  // passes over tokens x V values, 2 + 4 + 4 + 4 + 4 bytes each.
+  ModuleWork head;
+  head.gemms.push_back(Gemm{tokens, static_cast<double>(v), static_cast<double>(h), 1});
+  head.elementwise_bytes = 18.0 * tokens * static_cast<double>(v);
+  head.kernels = 6;
   const double logit_flops = LogitForwardFlops(m, tokens);
   if (m.tied_embeddings) {
-    g.head_module = b.AddModule("output_layer(tied)", -1, {word}, logit_flops);
+    g.head_module = b.AddModule("output_layer(tied)", -1, {word}, logit_flops, std::move(head));
   } else {
-    const int head = b.AddParam("output_layer.weight", v, h);
-    g.head_module = b.AddModule("output_layer", -1, {head}, logit_flops);
+    const int out = b.AddParam("output_layer.weight", v, h);
+    g.head_module = b.AddModule("output_layer", -1, {out}, logit_flops, std::move(head));
   }
   return g;
 }

@@ -27,11 +27,50 @@ struct Param {
   bool is_matrix() const { return cols > 0; }
 };
 
+// One forward GEMM of a module, as the kernel sees it: out[m x n] = in[m x k] * W^T for a linear layer
+// (m = tokens of the micro-batch, n = output features, k = input features), `batch` independent copies.
+// Its backward is two GEMMs of the same FLOPs (op_cost.h): the input gradient [m x k] = [m x n][n x k]
+// and the weight gradient [n x k] = [n x m][m x k] (the reduction runs over the tokens).
+struct Gemm {
+  double m = 0;
+  double n = 0;
+  double k = 0;
+  double batch = 1;
+  double flops() const { return 2.0 * m * n * k * batch; }
+  bool operator==(const Gemm&) const = default;
+};
+
+// The attention core, softmax(Q K^T / sqrt(d)) V, as FlashAttention computes it (Dao 2022/2023): one fused
+// kernel that never writes the s x s score matrix to HBM. `seq_q` queries attend to `seq_kv` keys per
+// (sequence, query head); `causal` halves the work FlashAttention does (it skips masked tiles).
+struct AttentionWork {
+  double batch_heads = 0;  // micro-batch sequences x query heads; 0: the module has no attention
+  double seq_q = 0;
+  double seq_kv = 0;
+  double head_dim = 0;
+  bool causal = true;
+  bool operator==(const AttentionWork&) const = default;
+};
+
+// What the GPU executes in a module's forward pass of one micro-batch, for timing (op_cost.h). Modules
+// with equal work (the same submodule of every block) share one compute class in the schedule.
+struct ModuleWork {
+  std::vector<Gemm> gemms;       // the module's GEMMs
+  AttentionWork attention;       // its attention core, if any
+  double elementwise_bytes = 0;  // HBM bytes of its memory-bound kernels (norms, activations, residual adds,
+                                 // dropout, bias adds not fused into a GEMM, embedding lookups, the loss)
+  int kernels = 0;               // kernel launches of the forward pass (launch cost)
+  bool operator==(const ModuleWork&) const = default;
+};
+
 struct Module {
   std::string name;
   int layer = -1;           // transformer block index, -1 outside the blocks
   std::vector<int> params;  // indices into ModuleGraph::params, in ds_id (creation) order
-  double forward_flops = 0; // for one micro-batch
+  // FLOPs Megatron's accounting counts for this module's forward pass (ModelSpec's formulas): matrix
+  // multiplications only, attention as dense (not causal-halved). Reported throughput uses it; time does not.
+  double forward_flops = 0;
+  ModuleWork work;
 };
 
 struct ModuleGraph {

@@ -23,6 +23,7 @@ StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
   m.vocab = static_cast<int>(root.Int("vocab", 1));
   m.max_position_embeddings = static_cast<int>(root.Int("max_position_embeddings", 1));
   m.tied_embeddings = root.Bool("tied_embeddings");
+  m.dropout = root.NumberOr("dropout", m.dropout, 0.0, 0.99);
   const std::string dtype = root.String("dtype");
   if (dtype == "fp16") {
     m.dtype = model::DType::kFp16;

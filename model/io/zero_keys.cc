@@ -1,5 +1,8 @@
 #include "model/io/zero_keys.h"
 
+#include <optional>
+#include <string>
+
 #include <fmt/format.h>
 
 namespace zerosim::io {
@@ -73,6 +76,15 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
   z->gradient_accumulation_steps =
       static_cast<int>(t->IntOr("gradient_accumulation_steps", z->gradient_accumulation_steps, 1));
   z->activation_checkpointing = t->BoolOr("activation_checkpointing", z->activation_checkpointing);
+  if (std::optional<std::string> a = t->OptionalString("attention")) {
+    if (*a == "flash") {
+      m->attention = model::AttentionImpl::kFlash;
+    } else if (*a == "unfused") {
+      m->attention = model::AttentionImpl::kUnfused;
+    } else {
+      t->Fail("attention", fmt::format("unknown attention \"{}\" (flash, unfused)", *a));
+    }
+  }
 }
 
 void CheckTraining(TableReader* t, const model::ModelSpec& m) {
