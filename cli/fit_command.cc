@@ -37,21 +37,12 @@ struct Knob {
 };
 
 const Knob kKnobs[] = {
-    {"gemm.max_efficiency", "calibration file: gemm_efficiency.max", 0.05, 1.0,
-     [](const io::Scenario& s) { return s.calibration.gemm.max_efficiency; },
-     [](io::Scenario& s, double v) { s.calibration.gemm.max_efficiency = v; }},
-    {"gemm.half_tokens", "calibration file: gemm_efficiency.half_tokens", 0.0, 1e5,
-     [](const io::Scenario& s) { return s.calibration.gemm.half_tokens; },
-     [](io::Scenario& s, double v) { s.calibration.gemm.half_tokens = v; }},
     {"nccl.inter_bandwidth_efficiency", "topology: [nccl] inter_bandwidth_efficiency", 0.05, 1.0,
      [](const io::Scenario& s) { return s.cluster.nccl.inter_bandwidth_efficiency; },
      [](io::Scenario& s, double v) { s.cluster.nccl.inter_bandwidth_efficiency = v; }},
     {"nccl.intra_bandwidth_efficiency", "topology: [nccl] intra_bandwidth_efficiency", 0.05, 1.0,
      [](const io::Scenario& s) { return s.cluster.nccl.intra_bandwidth_efficiency; },
      [](io::Scenario& s, double v) { s.cluster.nccl.intra_bandwidth_efficiency = v; }},
-    {"nccl.compute_interference", "topology: [nccl] compute_interference", 0.0, 1.0,
-     [](const io::Scenario& s) { return s.cluster.nccl.compute_interference; },
-     [](io::Scenario& s, double v) { s.cluster.nccl.compute_interference = v; }},
     {"host_overhead_per_module", "scenario: [zero] host_overhead_per_module (seconds)", 0.0, 0.05,
      [](const io::Scenario& s) { return s.variants.empty() ? 0.0 : s.variants.front().zero.host_overhead_per_module_s; },
      [](io::Scenario& s, double v) {

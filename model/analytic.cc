@@ -7,17 +7,30 @@
 #include "model/op_cost.h"
 
 namespace zerosim::model {
+namespace {
+
+// GPU work beside an idle compute stream: [start, end) at `rate` of the GPU.
+struct SideWork {
+  double start;
+  double end;
+  double rate;
+};
+
+}  // namespace
 
 Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibration& cal, bool timeline) {
   Timing t;
-  const std::vector<CompactOp>& ops = s.compact.size() == s.ops.size() ? s.compact : CompactOps(s.ops);
+  const std::vector<CompactOp>& ops =
+      s.compact.size() == s.ops.size() ? s.compact : CompactOps(s.ops, s.traffic_classes.size());
   const size_t n = ops.size();
+  const LocalCostModel local = MakeLocalCostModel(s, c, cal);
   // The rate table: every op's duration is offset + slope * amount (CompactOp::rate); each distinct
-  // collective traffic is estimated once.
-  std::vector<double> offset(static_cast<size_t>(kCompactRateCollectives) + s.traffic_classes.size(), 0.0);
+  // collective traffic and module pass is timed once.
+  const size_t compute_base = static_cast<size_t>(kCompactRateCollectives) + s.traffic_classes.size();
+  std::vector<double> offset(compute_base + s.compute_classes.size(), 0.0);
   std::vector<double> slope(offset.size(), 0.0);
   slope[kCompactRateHost] = 1.0;
-  slope[kCompactRateCompute] = 1.0 / MakeLocalCostModel(s, c, cal).effective_flops;
+  slope[kCompactRateCompute] = 1.0 / local.effective_flops;
   slope[kCompactRateMemory] = 1.0 / cal.copy_Bps;
   for (int k = 0; k < kNumKernels; ++k) {
     offset[static_cast<size_t>(kCompactRateKernels + k)] = cal.kernels[static_cast<size_t>(k)].fit.alpha_s;
@@ -26,7 +39,9 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   for (size_t i = 0; i < s.traffic_classes.size(); ++i) {
     offset[static_cast<size_t>(kCompactRateCollectives) + i] = EstimateCollective(s.traffic_classes[i], c).seconds;
   }
-  const double interference = c.nccl.compute_interference;
+  for (size_t i = 0; i < s.compute_classes.size(); ++i) offset[compute_base + i] = local.class_time[i].total();
+  const double sm_share = NcclSmShare(c);
+  const bool one_queue = s.hardware_queues == 1;
 
   // Finish times, in a per-thread buffer reused across calls (sweeps evaluate thousands of schedules).
   thread_local std::vector<double> finish_buffer;
@@ -35,34 +50,58 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   if (timeline) t.start_s.resize(n);
   std::array<double, kNumQueues> queue_free{};
   const auto compute_q = static_cast<size_t>(Queue::kCompute);
+  std::vector<SideWork> idle_side;  // side work that began while the compute stream was idle
+  double last_gpu_start = 0;        // the latest start of a GPU op issued so far (one hardware queue)
   double end = 0;
   for (size_t i = 0; i < n; ++i) {
     const CompactOp& op = ops[i];
     const auto q = static_cast<size_t>(op.queue);
     double start = queue_free[q];
     for (int d = 0; d < op.num_deps; ++d) start = std::max(start, finish[static_cast<size_t>(op.deps[static_cast<size_t>(d)])]);
+    if (one_queue && op.queue != Queue::kHost) {
+      if (op.queue == Queue::kCompute && last_gpu_start > start) t.queue_blocking_s += last_gpu_start - start;
+      start = std::max(start, last_gpu_start);
+      last_gpu_start = start;
+    }
     const auto r = static_cast<size_t>(op.rate);
-    const double dur = offset[r] + slope[r] * op.amount;
+    double dur = offset[r] + slope[r] * op.amount;
     if (timeline) t.start_s[i] = start;
-    finish[i] = start + dur;
-    queue_free[q] = start + dur;
     t.queue_busy_s[q] += dur;
     if (op.queue == Queue::kCompute) {
       (op.optimizer ? t.optimizer_s : t.compute_s) += dur;
-    } else if (op.kind == OpKind::kCollective && interference > 0) {
-      const double lost = interference * dur;
-      queue_free[compute_q] = std::max(queue_free[compute_q], start) + lost;
-      t.interference_s += lost;
-    } else if (op.occupies_gpu) {
-      // Shares the GPU: the compute stream loses this much time.
-      queue_free[compute_q] = std::max(queue_free[compute_q], start) + dur;
-      t.gpu_side_s += dur;
+      // Side work still running when this op starts takes its share of the GPU from it.
+      for (const SideWork& w : idle_side) {
+        const double lost = w.rate * std::max(0.0, w.end - std::max(w.start, start));
+        dur += lost;
+        if (w.rate < 1) t.interference_s += lost;
+      }
+      idle_side.clear();
+    } else {
+      double rate = 0;
+      if (op.kind == OpKind::kCollective) {
+        rate = sm_share;
+      } else if (op.occupies_gpu) {
+        rate = 1;
+        t.gpu_side_s += dur;
+      }
+      if (rate > 0) {
+        if (start < queue_free[compute_q]) {
+          // The compute stream is busy: it loses the GPU time this work takes.
+          queue_free[compute_q] += rate * dur;
+          if (rate < 1) t.interference_s += rate * dur;
+        } else {
+          idle_side.push_back({start, start + dur, rate});
+        }
+      }
     }
+    finish[i] = start + dur;
+    queue_free[q] = std::max(queue_free[q], start + dur);
     end = std::max(end, start + dur);
   }
   t.iteration_s = std::max(end, queue_free[compute_q]);
   t.compute_busy_s = t.queue_busy_s[compute_q] + t.gpu_side_s + t.interference_s;
   t.exposed_comm_s = std::max(0.0, t.iteration_s - (t.compute_s + t.optimizer_s + t.gpu_side_s));
+  t.compute_parts = SumComputeParts(s, local);
   if (timeline) t.finish_s.assign(finish, finish + n);
   return t;
 }

@@ -3,14 +3,17 @@
 // order on their queues (CUDA streams, NCCL streams, the host thread), each starting when its queue is
 // free and its dependencies have finished, so one pass over the schedule gives every start and finish.
 //
-// The GPU is shared: a kernel or memory op on a side stream delays the compute stream's next op by its own
-// duration, counted from when it starts (work-conserving; the DES shares the GPU host instead), and a
-// collective delays it by compute_interference (cluster_spec.h) times its duration. One pass in issue
-// order cannot see that a compute op issued later may run before a side op that starts later: it is
-// pushed behind it. The SimGrid replay shares the GPU exactly; on the paper cluster the two agree within
-// 1e-6 with the fitted interference (1) and within 1% with none (18B, ZeRO-3, 1 x 100 Gbps: -0.93%).
-// What the analytic model cannot see: two collectives sharing a link at the same time (each is timed as
-// if alone). The SimGrid replay captures that contention.
+// Mechanisms of overlap (no fitted knob):
+//  - GPU sharing: a kernel or memory op on a side stream takes the GPU from the compute stream for its own
+//    duration (work-conserving, as the DES's max-min sharing of the GPU host); a collective holds
+//    NcclSmShare (channels / SMs, cluster_spec.h) of the GPU while it runs. Work that starts while the compute
+//    stream is busy delays it whole; work that starts while the compute stream is idle delays the next compute
+//    op only by the part still running when that op starts.
+//  - Hardware queues: with Schedule::hardware_queues == 1 (CUDA_DEVICE_MAX_CONNECTIONS=1) a GPU op cannot
+//    start before the GPU op issued before it has started.
+// One pass in issue order is an approximation of the DES where side work and collectives interleave finely;
+// its error against the SimGrid replay is measured by tests/sim/iteration_test.cc. What the analytic model
+// cannot see: two collectives sharing a link at the same time (each is timed as if alone).
 #pragma once
 
 #include <array>
@@ -18,20 +21,23 @@
 
 #include "model/calibration.h"
 #include "model/cluster_spec.h"
+#include "model/compute_cost.h"
 #include "model/schedule.h"
 
 namespace zerosim::model {
 
 struct Timing {
   double iteration_s = 0;
-  double compute_s = 0;         // GEMM/attention time on the compute stream
+  double compute_s = 0;         // the compute stream's own work (module passes), nominal durations
   double optimizer_s = 0;       // the optimizer step on the compute stream
   double gpu_side_s = 0;        // kernels and memory passes on side streams (they share the GPU)
-  double interference_s = 0;    // compute-stream time lost to concurrent collectives
+  double interference_s = 0;    // compute-stream time lost to NCCL kernels holding SMs beside it
+  double queue_blocking_s = 0;  // compute ops' start delayed only by the single hardware queue
   double compute_busy_s = 0;    // compute stream busy, side-stream GPU work and interference included
   // iteration_s minus the GPU's useful work (compute, optimizer, side-stream kernels): the time
   // communication costs the iteration, waiting and interference alike (and host stalls, if any).
   double exposed_comm_s = 0;
+  ComputeTime compute_parts;    // compute_s split into GEMM, attention, memory-bound and kernel gaps
   std::array<double, kNumQueues> queue_busy_s{};
   std::vector<double> start_s;   // per op (when asked for)
   std::vector<double> finish_s;  // per op (when asked for)

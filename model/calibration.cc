@@ -50,8 +50,4 @@ KernelFit FitKernel(const std::vector<KernelPoint>& points) {
   return fit;
 }
 
-double GemmEfficiencyAt(const GemmEfficiency& gemm, double tokens_per_gpu) {
-  return gemm.max_efficiency * tokens_per_gpu / (tokens_per_gpu + gemm.half_tokens);
-}
-
 }  // namespace zerosim::model

@@ -43,13 +43,16 @@ struct KernelCalibration {
   std::vector<KernelPoint> points;  // empty for derived calibrations
 };
 
-// Sustained fraction of tensor-core peak reached by a transformer block's GEMMs, as a function of the
-// tokens each GPU processes per micro-step: max_efficiency * T / (T + half_tokens). Larger GEMMs fill the
-// GPU better; the curve saturates at max_efficiency.
-struct GemmEfficiency {
-  double max_efficiency = 0;
-  double half_tokens = 0;
-  std::string source;  // where the two numbers come from
+// Kernel-level compute efficiencies of one GPU (compute_cost.h uses them). Each is a fraction of the GPU's
+// dense fp16/bf16 tensor-core peak reached by one kernel class running alone, from kernel benchmarks (published
+// maximum-achievable-matmul measurements, FlashAttention's papers, or `zerosim calibrate`), never from an
+// end-to-end training run.
+struct ComputeEfficiency {
+  double gemm = 0;                // GEMMs at large aligned shapes (maximum achievable matmul FLOPS / peak)
+  double attention_forward = 0;   // FlashAttention forward, causal, head dim 128
+  double attention_backward = 0;  // FlashAttention backward
+  double kernel_gap_s = 0;        // idle GPU time between back-to-back kernels of one stream
+  std::string source;             // where the numbers come from
 };
 
 struct Calibration {
@@ -59,7 +62,7 @@ struct Calibration {
   std::string path;        // file it was read from (set by the loader)
   double copy_Bps = 0;     // device-to-device copy bandwidth, read + write bytes counted
   std::array<KernelCalibration, kNumKernels> kernels;
-  GemmEfficiency gemm;
+  ComputeEfficiency compute;
 
   const KernelFit& fit(Kernel k) const { return kernels[static_cast<int>(k)].fit; }
 };
@@ -68,7 +71,5 @@ struct Calibration {
 // a negative fitted alpha is clamped to 0 and beta refitted through the origin.
 KernelFit FitKernel(const std::vector<KernelPoint>& points);
 
-// GEMM efficiency at `tokens_per_gpu` tokens per micro-step.
-double GemmEfficiencyAt(const GemmEfficiency& gemm, double tokens_per_gpu);
 
 }  // namespace zerosim::model

@@ -1,5 +1,7 @@
 #include "model/cluster_spec.h"
 
+#include <algorithm>
+
 #include "model/units.h"
 
 namespace zerosim::model {
@@ -26,6 +28,16 @@ const char* FabricKindName(FabricKind kind) {
       return "rail_optimized";
   }
   return "?";
+}
+
+int NcclChannels(const ClusterSpec& c) {
+  if (c.nccl.channels > 0) return c.nccl.channels;
+  return std::max(2, 2 * c.nic.count);
+}
+
+double NcclSmShare(const ClusterSpec& c) {
+  if (c.gpu.sms <= 0) return 0;
+  return std::min(1.0, static_cast<double>(NcclChannels(c)) / c.gpu.sms);
 }
 
 }  // namespace zerosim::model

@@ -13,6 +13,7 @@ struct GpuSpec {
   double peak_flops = 0;   // dense fp16/bf16 tensor-core peak, FLOP/s (datasheet)
   double hbm_bytes = 0;    // device memory
   double hbm_Bps = 0;      // device memory bandwidth (datasheet)
+  int sms = 0;             // streaming multiprocessors (datasheet): GEMM wave quantization, NCCL's SM share
 };
 
 enum class IntraFabric { kNvSwitch };
@@ -66,10 +67,10 @@ struct CollectiveLibrary {
   // Achieved fraction of the link bandwidth by large transfers, per tier (protocol overheads aside).
   double intra_bandwidth_efficiency = 1;
   double inter_bandwidth_efficiency = 1;
-  // Fraction of a collective's duration the GPU's compute stream loses while the collective runs
-  // (NCCL kernels occupy SMs and memory bandwidth beside the GEMMs). 0: communication overlaps compute for
-  // free (NCCL's own model has no such term); 1: the GPU runs them one after the other.
-  double compute_interference = 0;
+  // NCCL channels a collective runs on; each channel is one thread block resident on one SM for the whole
+  // collective (NCCL src/device: one CTA per channel), so concurrent compute keeps (SMs - channels) / SMs of the
+  // GPU. 0: NCCL's default for the node, two per NIC (NcclChannels).
+  int channels = 0;
 };
 
 // Defaults: NCCL's tuning model (src/graph/tuning.cc, NCCL 2.7-2.8, the V100-era release): ring
@@ -94,5 +95,15 @@ struct ClusterSpec {
 };
 
 const char* FabricKindName(FabricKind kind);
+
+// NCCL channels of `c`'s collectives: the [nccl] channels setting, or NCCL's default of two rings per NIC of the
+// node (NCCL's ring search builds two channels per network interface: NCCL_NCHANNELS_PER_NET_PEER defaults to 2;
+// at least 2).
+int NcclChannels(const ClusterSpec& c);
+
+// Fraction of a GPU's SMs NCCL's kernels hold while a collective runs: channels / SMs (at most 1). Compute that
+// runs beside the collective proceeds at the remaining fraction (the overlap mechanism that replaced the fitted
+// compute_interference).
+double NcclSmShare(const ClusterSpec& c);
 
 }  // namespace zerosim::model

@@ -6,8 +6,13 @@ namespace zerosim::model {
 
 LocalCostModel MakeLocalCostModel(const Schedule& s, const ClusterSpec& c, const Calibration& cal) {
   LocalCostModel m;
-  m.effective_flops = c.gpu.peak_flops * GemmEfficiencyAt(cal.gemm, s.tokens_per_micro_step);
+  m.rates = MakeComputeRates(c.gpu, cal);
+  m.effective_flops = c.gpu.peak_flops * cal.compute.gemm;
   m.calibration = &cal;
+  m.class_time.reserve(s.compute_classes.size());
+  for (const ComputeClass& cc : s.compute_classes) {
+    m.class_time.push_back(cc.backward ? BackwardTime(cc.work, m.rates) : ForwardTime(cc.work, m.rates));
+  }
   return m;
 }
 
@@ -16,6 +21,7 @@ double LocalOpDuration(const Op& op, const LocalCostModel& m) {
     case OpKind::kHost:
       return op.host_s;
     case OpKind::kCompute:
+      if (op.compute_class >= 0) return m.class_time[static_cast<size_t>(op.compute_class)].total();
       return op.flops / m.effective_flops;
     case OpKind::kKernel:
       return KernelTime(*m.calibration, op.kernel.kernel, op.kernel.bytes);
@@ -26,6 +32,23 @@ double LocalOpDuration(const Op& op, const LocalCostModel& m) {
       return 0;
   }
   return 0;
+}
+
+ComputeTime SumComputeParts(const Schedule& s, const LocalCostModel& m) {
+  ComputeTime sum;
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCompute) continue;
+    if (op.compute_class < 0) {
+      sum.gemm_s += op.flops / m.effective_flops;
+      continue;
+    }
+    const ComputeTime& t = m.class_time[static_cast<size_t>(op.compute_class)];
+    sum.gemm_s += t.gemm_s;
+    sum.attention_s += t.attention_s;
+    sum.memory_s += t.memory_s;
+    sum.launch_s += t.launch_s;
+  }
+  return sum;
 }
 
 }  // namespace zerosim::model

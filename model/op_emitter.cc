@@ -48,11 +48,12 @@ int OpEmitter::Host(double seconds, int dep) {
   return Append(op, {dep});
 }
 
-int OpEmitter::Compute(double flops, std::initializer_list<int> deps) {
+int OpEmitter::Compute(double flops, int compute_class, std::initializer_list<int> deps) {
   Op op;
   op.kind = OpKind::kCompute;
   op.queue = Queue::kCompute;
   op.flops = flops;
+  op.compute_class = compute_class;
   return Append(op, deps);
 }
 

@@ -33,7 +33,8 @@ class OpEmitter {
   // Host work of `seconds`, after `dep` (a GPU op the host synchronises on) if dep >= 0. Emits nothing
   // (and returns the host's last op) for zero seconds and no dep: such an op would change no time.
   int Host(double seconds, int dep = -1);
-  int Compute(double flops, std::initializer_list<int> deps);
+  // Compute of `flops` (Megatron's count) whose duration is that of `compute_class`.
+  int Compute(double flops, int compute_class, std::initializer_list<int> deps);
   int Kernel(Queue q, const KernelSpec& k, std::initializer_list<int> deps);
   int Memory(Queue q, double bytes, std::initializer_list<int> deps);
   int Wait(Queue q, std::initializer_list<int> deps);

@@ -84,7 +84,8 @@ const char* GroupKindName(GroupKind g) {
   return "?";
 }
 
-std::vector<CompactOp> CompactOps(const std::vector<Op>& ops) {
+std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_traffic_classes) {
+  const auto compute_base = static_cast<int32_t>(kCompactRateCollectives + num_traffic_classes);
   std::vector<CompactOp> out;
   out.reserve(ops.size());
   for (const Op& op : ops) {
@@ -101,8 +102,12 @@ std::vector<CompactOp> CompactOps(const std::vector<Op>& ops) {
         c.amount = op.host_s;
         break;
       case OpKind::kCompute:
-        c.rate = kCompactRateCompute;
-        c.amount = op.flops;
+        if (op.compute_class >= 0) {
+          c.rate = compute_base + op.compute_class;
+        } else {
+          c.rate = kCompactRateCompute;
+          c.amount = op.flops;
+        }
         break;
       case OpKind::kKernel:
         c.rate = kCompactRateKernels + static_cast<int32_t>(op.kernel.kernel);

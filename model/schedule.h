@@ -9,6 +9,8 @@
 //  - An op starts when its queue is free and every op in `deps` has finished. Deps always point to
 //    earlier ops, so evaluating in issue order is always possible.
 //  - Kernel and memory ops with `occupies_gpu` on a side stream share the GPU with the compute stream.
+//  - With `hardware_queues` == 1, every GPU op (all but host ops) also waits until the GPU op issued before
+//    it has started: one hardware queue dispatches them in issue order.
 #pragma once
 
 #include <array>
@@ -101,7 +103,9 @@ struct Op {
   uint8_t num_deps = 0;
   std::array<int32_t, 3> deps{};
   double host_s = 0;        // kHost
-  double flops = 0;         // kCompute
+  double flops = 0;         // kCompute: Megatron's count (reporting)
+  int32_t compute_class = -1;  // kCompute: index into Schedule::compute_classes (its duration); -1: `flops` of
+                               // GEMM work at the GPU's GEMM rate (ops built by hand in tests)
   double memory_bytes = 0;  // kMemory
   KernelSpec kernel;        // kKernel
   CollectiveSpec coll;      // kCollective
@@ -118,7 +122,8 @@ struct CompactOp {
   std::array<int32_t, 3> deps{};
   // Duration = rate_offset[rate] + rate_slope[rate] * amount, with the rate table built per evaluation:
   // kCompactRateWait, kCompactRateHost, kCompactRateCompute, kCompactRateMemory, then one rate per kernel
-  // (kCompactRateKernels + Kernel), then one per collective traffic class (after the kernels).
+  // (kCompactRateKernels + Kernel), then one per collective traffic class (after the kernels), then one per
+  // compute class (after the traffic classes).
   int32_t rate = 0;
   double amount = 0;  // host: seconds; compute: FLOPs; kernel and memory: bytes
 };
@@ -128,7 +133,14 @@ inline constexpr int32_t kCompactRateCompute = 2;
 inline constexpr int32_t kCompactRateMemory = 3;
 inline constexpr int32_t kCompactRateKernels = 4;
 inline constexpr int32_t kCompactRateCollectives = kCompactRateKernels + kNumKernels;
-std::vector<CompactOp> CompactOps(const std::vector<Op>& ops);
+std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_traffic_classes);
+
+// What one compute op executes: a module's forward (also a recompute) or backward pass.
+struct ComputeClass {
+  ModuleWork work;
+  bool backward = false;
+  bool operator==(const ComputeClass&) const = default;
+};
 
 // Cross-node and intra-node bytes of a schedule, per purpose, summed over all GPUs.
 struct TierVolumes {
@@ -142,8 +154,10 @@ struct Schedule {
   std::vector<Op> ops;  // issue order
   std::vector<CompactOp> compact;  // CompactOps(ops), for the evaluators
   std::vector<Traffic> traffic_classes;  // the distinct Traffic values of the collectives (evaluate once)
+  std::vector<ComputeClass> compute_classes;  // the distinct module passes of the compute ops (time once)
   ModuleGraph graph;
   int world_size = 0;             // P
+  int hardware_queues = 8;        // ZeroConfig::cuda_device_max_connections (1: GPU ops dispatch in issue order)
   int micro_steps = 0;            // gradient accumulation steps
   double tokens_per_micro_step = 0;  // per GPU
   double peak_gathered_elements = 0;  // most parameter elements gathered at once (DeepSpeed's n_available)

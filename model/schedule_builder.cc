@@ -14,6 +14,7 @@ namespace zerosim::model {
 Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
   Schedule s;
   s.world_size = c.total_gpus();
+  s.hardware_queues = z.cuda_device_max_connections;
   s.micro_steps = z.gradient_accumulation_steps;
   s.tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
   s.graph = BuildModuleGraph(m, s.tokens_per_micro_step);
@@ -33,6 +34,21 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
   FetchCoordinator fetch(s.graph, z, &emit);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
 
+  // One compute class per distinct module pass (the same submodule of every block shares one).
+  auto class_of = [&s](const ModuleWork& work, bool backward) {
+    const ComputeClass cc{work, backward};
+    for (size_t i = 0; i < s.compute_classes.size(); ++i) {
+      if (s.compute_classes[i] == cc) return static_cast<int>(i);
+    }
+    s.compute_classes.push_back(cc);
+    return static_cast<int>(s.compute_classes.size()) - 1;
+  };
+  std::vector<int> forward_class, backward_class;
+  for (const Module& mod : s.graph.modules) {
+    forward_class.push_back(class_of(mod.work, false));
+    backward_class.push_back(class_of(mod.work, true));
+  }
+
   std::vector<int> ready;
   for (int micro = 0; micro < z.gradient_accumulation_steps; ++micro) {
     fetch.BeginPass(&trace);
@@ -44,7 +60,9 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
       const int gathered = fetch.Fetch(step);
       // Megatron's accounting: backward costs twice the forward; a recompute once.
       const double flops = mod.forward_flops * (ts.phase == Phase::kBackward ? 2.0 : 1.0);
-      const int compute = emit.Compute(flops, {gathered});
+      const bool backward = ts.phase == Phase::kBackward;
+      const int cls = (backward ? backward_class : forward_class)[static_cast<size_t>(ts.module)];
+      const int compute = emit.Compute(flops, cls, {gathered});
       fetch.Release(step);
       if (ts.phase == Phase::kBackward) {
         ready.clear();
@@ -64,7 +82,7 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
   const double partition = std::ceil(s.partitioned_elements / s.world_size);
   emit.Memory(Queue::kCompute, kAdamBytesPerParam * partition, {});
 
-  s.compact = CompactOps(s.ops);
+  s.compact = CompactOps(s.ops, s.traffic_classes.size());
   s.volumes = SumTraffic(s);
   for (const Param& p : s.graph.params) {
     if (p.is_matrix()) s.largest_matrix_elements = std::max(s.largest_matrix_elements, p.numel());

@@ -53,6 +53,13 @@ struct ZeroConfig {
   // kernels are issued asynchronously, so this matters only where the host falls behind the GPU.
   double host_overhead_per_module_s = 0;
 
+  // --- the runtime ([runtime] in a scenario) ---
+  // CUDA_DEVICE_MAX_CONNECTIONS: hardware work queues the GPU feeds its streams through (CUDA's default 8).
+  // With 1, kernels of every stream are dispatched in issue order through one queue, so a kernel waiting for
+  // another stream or a busy NCCL stream holds back everything issued after it. Megatron-DeepSpeed's launch
+  // scripts export 1 (its examples_deepspeed scripts; Megatron-LM requires it for its communication overlap).
+  int cuda_device_max_connections = 8;
+
   bool hpz_enabled() const { return zero_hpz_partition_size > 1; }
   bool operator==(const ZeroConfig&) const = default;
 };

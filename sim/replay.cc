@@ -39,6 +39,17 @@ class Replay {
     const size_t n = s.ops.size();
     ranks_ = layout.symmetric ? 1 : layout.sim_gpus();
     done_.assign(static_cast<size_t>(ranks_) * n, 0);
+    // One hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1): a GPU op starts only after the GPU op issued before it.
+    gpu_prev_.assign(n, -1);
+    if (s.hardware_queues == 1) {
+      started_.assign(static_cast<size_t>(ranks_) * n, 0);
+      int prev = -1;
+      for (size_t i = 0; i < n; ++i) {
+        if (s.ops[i].queue == Queue::kHost) continue;
+        gpu_prev_[i] = prev;
+        prev = static_cast<int>(i);
+      }
+    }
     nominal_.resize(n);
     coll_time_.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -123,6 +134,7 @@ class Replay {
     int rank = 0;
     int queue = 0;
     int waiting_on = kNotWaiting;  // op index, kInCollective, or kNotWaiting
+    int waiting_start_of = kNotWaiting;  // op index whose start it waits for (one hardware queue)
     Signal signal;
   };
 
@@ -153,10 +165,31 @@ class Replay {
     }
   }
 
+  void WaitStarted(QueueActor* a, int op) {
+    while (started_[static_cast<size_t>(a->rank) * s_.ops.size() + static_cast<size_t>(op)] == 0) {
+      a->waiting_start_of = op;
+      a->signal.Wait();
+    }
+  }
+
+  void MarkStarted(int rank, int op) {
+    started_[static_cast<size_t>(rank) * s_.ops.size() + static_cast<size_t>(op)] = 1;
+    for (auto& other : actors_[static_cast<size_t>(rank)]) {
+      if (other && other->waiting_start_of == op) {
+        other->waiting_start_of = kNotWaiting;
+        other->signal.Notify();
+      }
+    }
+  }
+
   void RunQueue(QueueActor* a) {
     for (int i : queue_ops_[static_cast<size_t>(a->queue)]) {
       const Op& op = s_.ops[static_cast<size_t>(i)];
       for (int d = 0; d < op.num_deps; ++d) WaitDone(a, op.deps[static_cast<size_t>(d)]);
+      if (!started_.empty() && op.queue != Queue::kHost) {
+        if (gpu_prev_[static_cast<size_t>(i)] >= 0) WaitStarted(a, gpu_prev_[static_cast<size_t>(i)]);
+        MarkStarted(a->rank, i);
+      }
       const double start = Platform::Now();
       switch (op.kind) {
         case OpKind::kCompute:
@@ -222,8 +255,8 @@ class Replay {
       if (status_.ok()) status_ = plan.status();
       return;
     }
-    // NCCL's kernels take `compute_interference` of each member GPU while the collective runs.
-    const double interference = c_.nccl.compute_interference;
+    // NCCL's kernels hold channels / SMs of each member GPU while the collective runs (model::NcclSmShare).
+    const double interference = model::NcclSmShare(c_);
     std::vector<int> loaded;
     if (interference > 0) {
       loaded = layout_.symmetric ? std::vector<int>{0} : GroupMembers(op.coll.group, instance, layout_);
@@ -269,6 +302,8 @@ class Replay {
   std::vector<double> nominal_;
   std::vector<model::CollectiveTime> coll_time_;
   std::vector<uint8_t> done_;
+  std::vector<int> gpu_prev_;      // per op: the GPU op issued before it under one hardware queue, or -1
+  std::vector<uint8_t> started_;   // per rank and op, under one hardware queue
   std::vector<std::array<std::unique_ptr<QueueActor>, model::kNumQueues>> actors_;
   std::unordered_map<int64_t, Instance> instances_;
   std::vector<bool> traced_;

@@ -17,6 +17,7 @@ name = "G"
 peak_flops = "100TFLOPs"
 hbm = "32GiB"
 hbm_bandwidth = "900GBps"
+sms = 80
 calibration = "c.json"
 
 [intra_node]
@@ -55,7 +56,8 @@ inline std::string Calibration() {
   }
   return "{\n  \"format\": \"zerosim-calibration-1\",\n  \"gpu\": \"G\",\n  \"source\": \"derived\",\n"
          "  \"provenance\": \"test\",\n  \"copy_bandwidth_Bps\": 8e11,\n"
-         "  \"gemm_efficiency\": {\"max\": 0.5, \"half_tokens\": 256, \"source\": \"test\"},\n"
+         "  \"gemm_efficiency\": {\"gemm\": 0.5, \"attention_forward\": 0.4, \"attention_backward\": 0.35, "
+         "\"kernel_gap_s\": 0, \"source\": \"test\"},\n"
          "  \"kernels\": {\n" + kernels + "\n  }\n}\n";
 }
 

@@ -14,7 +14,7 @@ inline model::ClusterSpec PaperCluster(int nics = 1, int nodes = 24, int gpus_pe
   c.name = "paper";
   c.nodes = nodes;
   c.gpus_per_node = gpus_per_node;
-  c.gpu = {"V100", 125e12, 32.0 * 1024 * 1024 * 1024, 900e9};
+  c.gpu = {"V100", 125e12, 32.0 * 1024 * 1024 * 1024, 900e9, 80};
   c.intra = {model::IntraFabric::kNvSwitch, 150e9, 1e-6};
   c.nic = {nics, 100e9 / 8, 1e-6};
   c.fabric.kind = model::FabricKind::kSingleSwitch;
@@ -53,7 +53,7 @@ inline model::Calibration TestCalibration() {
   cal.source = "derived";
   cal.copy_Bps = 800e9;
   for (auto& k : cal.kernels) k.fit = {4e-6, 700e9};
-  cal.gemm = {0.5, 256, "test"};
+  cal.compute = {0.5, 0.4, 0.35, 0.0, "test"};
   return cal;
 }
 

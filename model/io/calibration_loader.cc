@@ -122,12 +122,20 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
   cal.provenance = root.String("provenance");
   cal.copy_Bps = root.Positive("copy_bandwidth_Bps", true, 1);
 
-  JsonObject gemm = root.Object("gemm_efficiency");
-  cal.gemm.max_efficiency = gemm.Positive("max", true, 1);
-  if (status.ok() && cal.gemm.max_efficiency > 1) gemm.Fail("max", "an efficiency cannot exceed 1");
-  cal.gemm.half_tokens = gemm.NonNegative("half_tokens", true, 0);
-  cal.gemm.source = gemm.String("source");
-  gemm.Finish();
+  // Kernel-level compute efficiencies (model/calibration.h ComputeEfficiency). The block keeps its historical
+  // name, gemm_efficiency: it holds every tensor-core kernel class.
+  JsonObject eff = root.Object("gemm_efficiency");
+  auto fraction = [&](const char* key) {
+    const double v = eff.Positive(key, true, 1);
+    if (status.ok() && v > 1) eff.Fail(key, "an efficiency cannot exceed 1");
+    return v;
+  };
+  cal.compute.gemm = fraction("gemm");
+  cal.compute.attention_forward = fraction("attention_forward");
+  cal.compute.attention_backward = fraction("attention_backward");
+  cal.compute.kernel_gap_s = eff.NonNegative("kernel_gap_s", true, 0);
+  cal.compute.source = eff.String("source");
+  eff.Finish();
 
   JsonObject kernels = root.Object("kernels");
   for (int k = 0; k < model::kNumKernels; ++k) {

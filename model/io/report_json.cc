@@ -26,7 +26,8 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
   j["gpu"] = {{"name", c.gpu.name},
               {"peak_flops", c.gpu.peak_flops},
               {"hbm_bytes", c.gpu.hbm_bytes},
-              {"hbm_Bps", c.gpu.hbm_Bps}};
+              {"hbm_Bps", c.gpu.hbm_Bps},
+              {"sms", c.gpu.sms}};
   j["intra_node"] = {{"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}, {"latency_s", c.intra.latency_s}};
   j["nic"] = {{"count", c.nic.count}, {"bandwidth_Bps", c.nic.bandwidth_Bps}, {"latency_s", c.nic.latency_s}};
   j["fabric"] = {{"kind", model::FabricKindName(c.fabric.kind)},
@@ -46,7 +47,7 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
                {"simple", proto(c.nccl.simple)},
                {"intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency},
                {"inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency},
-               {"compute_interference", c.nccl.compute_interference}};
+               {"channels", model::NcclChannels(c)}, {"sm_share", model::NcclSmShare(c)}};
   return j;
 }
 

@@ -102,7 +102,11 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
 
   // [training]: seq_len and the micro-batch are required here; variants may override them.
   model::ModelSpec base_model = model->model;
-  model::ZeroConfig base_zero;
+  model::ZeroConfig base_zero = DeepSpeedRuntimeDefaults({});
+  if (std::optional<TableReader> runtime = root.OptionalTable("runtime")) {
+    ReadRuntimeKeys(&*runtime, &base_zero);
+    runtime->Finish();
+  }
   TableReader training = root.Table("training");
   if (!training.Has("seq_len")) training.Int("seq_len", 1);
   if (!training.Has("tokens_per_gpu") && !training.Has("train_micro_batch_size_per_gpu")) {
@@ -161,7 +165,7 @@ model::Provenance ScenarioProvenance(const Scenario& s) {
   p.calibration_gpu = s.calibration.gpu;
   p.calibration_source = s.calibration.source;
   p.calibration_provenance = s.calibration.provenance;
-  p.gemm_efficiency_source = s.calibration.gemm.source;
+  p.gemm_efficiency_source = s.calibration.compute.source;
   return p;
 }
 

@@ -36,6 +36,7 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   c.gpu.peak_flops = gpu.Quantity("peak_flops", Dimension::kFlopRate, true);
   c.gpu.hbm_bytes = gpu.Quantity("hbm", Dimension::kBytes, true);
   c.gpu.hbm_Bps = gpu.Quantity("hbm_bandwidth", Dimension::kBandwidth, true);
+  c.gpu.sms = static_cast<int>(gpu.Int("sms", 1));
   const std::string calibration = gpu.String("calibration");
   out.calibration_path = ResolvePath(path, calibration);
   gpu.Finish();
@@ -97,7 +98,7 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
         nccl->NumberOr("intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency, 1e-6, 1.0);
     c.nccl.inter_bandwidth_efficiency =
         nccl->NumberOr("inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency, 1e-6, 1.0);
-    c.nccl.compute_interference = nccl->NumberOr("compute_interference", c.nccl.compute_interference, 0.0, 1.0);
+    c.nccl.channels = static_cast<int>(nccl->IntOr("channels", c.nccl.channels, 1));
     nccl->Finish();
   }
   root.Finish();

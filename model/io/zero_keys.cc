@@ -87,6 +87,25 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
   }
 }
 
+model::ZeroConfig DeepSpeedRuntimeDefaults(model::ZeroConfig z) {
+  z.cuda_device_max_connections = 1;
+  return z;
+}
+
+void ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
+  const std::string framework = t->OptionalString("framework").value_or("deepspeed");
+  if (framework != "deepspeed") {
+    t->Fail("framework", fmt::format("unknown framework \"{}\" (modelled: deepspeed)", framework));
+  }
+  z->cuda_device_max_connections =
+      static_cast<int>(t->IntOr("cuda_device_max_connections", z->cuda_device_max_connections, 1));
+  if (z->cuda_device_max_connections > 32) {
+    t->Fail("cuda_device_max_connections", "CUDA allows 1 to 32 hardware work queues");
+  }
+  z->host_overhead_per_module_s =
+      t->QuantityOr("host_overhead_per_module", Dimension::kTime, z->host_overhead_per_module_s, false);
+}
+
 void CheckTraining(TableReader* t, const model::ModelSpec& m) {
   if (m.seq_len > m.max_position_embeddings) {
     t->Fail("seq_len", fmt::format("sequence length {} exceeds the model's {} position embeddings", m.seq_len,

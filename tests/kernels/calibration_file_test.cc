@@ -13,7 +13,8 @@
 namespace zerosim::kernels::bench {
 namespace {
 
-const char kGemm[] = R"({"max": 0.6, "half_tokens": 1024, "source": "kept verbatim"})";
+const char kGemm[] =
+    R"({"gemm": 0.8, "attention_forward": 0.6, "attention_backward": 0.5, "kernel_gap_s": 2e-6, "source": "kept verbatim"})";
 
 BenchResult FakeRun() {
   BenchResult r;
@@ -42,7 +43,7 @@ TEST(CalibrationFile, MeasuredFileLoadsAndFitsItsPoints) {
   EXPECT_EQ(c->source, "measured");
   EXPECT_EQ(c->gpu, "Test-GPU");
   EXPECT_DOUBLE_EQ(c->copy_Bps, 4.2e12);
-  EXPECT_EQ(c->gemm.source, "kept verbatim");
+  EXPECT_EQ(c->compute.source, "kept verbatim");
   EXPECT_NE(c->provenance.find("NVIDIA Test GPU"), std::string::npos);
   EXPECT_NE(c->provenance.find("driver 999.1"), std::string::npos);
   EXPECT_NE(c->provenance.find(stamp.command), std::string::npos);

@@ -32,12 +32,5 @@ TEST(KernelCost, BytesAreTheFewestTheKernelMustMove) {
   EXPECT_DOUBLE_EQ(KernelBytes(Kernel::kDequantReduceInt4, 1000, 4, 2048, 24), 1000 * (24 * (0.5 + 4.0 / 2048) + 2));
 }
 
-TEST(Calibration, GemmEfficiencySaturates) {
-  const GemmEfficiency g{0.6, 512, ""};
-  EXPECT_DOUBLE_EQ(GemmEfficiencyAt(g, 512), 0.3);
-  EXPECT_LT(GemmEfficiencyAt(g, 1024), GemmEfficiencyAt(g, 2048));
-  EXPECT_LT(GemmEfficiencyAt(g, 1e9), 0.6);
-}
-
 }  // namespace
 }  // namespace zerosim::model

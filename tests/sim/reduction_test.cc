@@ -45,7 +45,7 @@ TEST(Reduction, ExactWithRails) {
   model::ClusterSpec c = PaperCluster(4, 4, 8);
   c.fabric.kind = model::FabricKind::kRailOptimized;
   c.nccl.inter_bandwidth_efficiency = 0.8;
-  c.nccl.compute_interference = 0.5;
+  c.nccl.channels = 40;  // half of the 80 SMs
   ExpectReductionExact(c, Gpt(3, 1024, 16));
 }
 

@@ -48,7 +48,7 @@ inline model::Schedule ScheduleOf(const model::ClusterSpec& c, std::vector<model
     op.coll.traffic_class = static_cast<int>(s.traffic_classes.size());
     s.traffic_classes.push_back(op.coll.traffic);
   }
-  s.compact = model::CompactOps(ops);
+  s.compact = model::CompactOps(ops, s.traffic_classes.size());
   s.ops = std::move(ops);
   s.world_size = c.total_gpus();
   s.micro_steps = 1;

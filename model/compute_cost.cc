@@ -1,0 +1,70 @@
+#include "model/compute_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace zerosim::model {
+namespace {
+
+constexpr double kElementBytes = 2.0;  // fp16/bf16 operands and outputs
+
+double AttentionForwardFlops(const AttentionWork& a) {
+  const double dense = 4.0 * a.batch_heads * a.seq_q * a.seq_kv * a.head_dim;
+  return a.causal ? 0.5 * dense : dense;
+}
+
+}  // namespace
+
+ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal) {
+  ComputeRates r;
+  r.peak_flops = gpu.peak_flops;
+  r.sms = gpu.sms;
+  r.gemm_efficiency = cal.compute.gemm;
+  r.attention_forward_efficiency = cal.compute.attention_forward;
+  r.attention_backward_efficiency = cal.compute.attention_backward;
+  r.hbm_Bps = cal.copy_Bps;
+  r.kernel_gap_s = cal.compute.kernel_gap_s;
+  return r;
+}
+
+double WaveUtilisation(const Gemm& g, int sms) {
+  if (sms <= 0) return 1.0;
+  const double tiles = std::ceil(g.m / kTileM) * std::ceil(g.n / kTileN) * g.batch;
+  const double waves = std::ceil(tiles / sms);
+  return waves > 0 ? tiles / (waves * sms) : 1.0;
+}
+
+double GemmTime(const Gemm& g, const ComputeRates& r) {
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return 0;
+  const double compute_s = g.flops() / (r.peak_flops * r.gemm_efficiency * WaveUtilisation(g, r.sms));
+  const double memory_s = kElementBytes * (g.m * g.k + g.k * g.n + g.m * g.n) * g.batch / r.hbm_Bps;
+  return std::max(compute_s, memory_s);
+}
+
+ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r) {
+  ComputeTime t;
+  for (const Gemm& g : w.gemms) t.gemm_s += GemmTime(g, r);
+  if (w.attention.batch_heads > 0) {
+    t.attention_s = AttentionForwardFlops(w.attention) / (r.peak_flops * r.attention_forward_efficiency);
+  }
+  t.memory_s = w.elementwise_bytes / r.hbm_Bps;
+  t.launch_s = w.kernels * r.kernel_gap_s;
+  return t;
+}
+
+ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r) {
+  ComputeTime t;
+  for (const Gemm& g : w.gemms) {
+    t.gemm_s += GemmTime(Gemm{g.m, g.k, g.n, g.batch}, r);  // input gradient [m x k] = [m x n][n x k]
+    t.gemm_s += GemmTime(Gemm{g.n, g.k, g.m, g.batch}, r);  // weight gradient [n x k] = [n x m][m x k]
+  }
+  if (w.attention.batch_heads > 0) {
+    t.attention_s = kAttentionBackwardFlopsFactor * AttentionForwardFlops(w.attention) /
+                    (r.peak_flops * r.attention_backward_efficiency);
+  }
+  t.memory_s = kBackwardBytesFactor * w.elementwise_bytes / r.hbm_Bps;
+  t.launch_s = 2.0 * w.kernels * r.kernel_gap_s;
+  return t;
+}
+
+}  // namespace zerosim::model

@@ -1,0 +1,78 @@
+// Time of a module's compute on one GPU, from what it executes (ModuleWork: GEMM shapes, attention,
+// memory-bound bytes, kernel count) and what the GPU can do (GpuSpec: datasheet peak, SMs; Calibration:
+// kernel-level efficiencies and achievable HBM bandwidth). No end-to-end training run enters here.
+//
+//  GEMM [m x n] = [m x k][k x n] (batch copies), the larger of
+//    compute: 2 m n k / (peak * gemm_efficiency * wave_utilisation), where cuBLAS-class kernels tile the
+//             output in kTileM x kTileN tiles, one tile per SM at a time: tiles = ceil(m/128) ceil(n/128) batch,
+//             waves = ceil(tiles / SMs), wave_utilisation = tiles / (waves * SMs) (NVIDIA, "Matrix
+//             Multiplication Background User's Guide", tile and wave quantization);
+//    memory:  2 (m k + k n + m n) batch bytes / achievable HBM bandwidth (roofline: each operand read once,
+//             the output written once; 2-byte fp16/bf16);
+//    gemm_efficiency is the GPU's maximum achievable matmul fraction of peak at large aligned shapes
+//    (published MAMF measurements or `zerosim calibrate`).
+//  Attention (FlashAttention): 4 b h s_q s_kv d FLOPs forward, halved when causal (masked tiles are skipped),
+//    at the GPU's published FlashAttention efficiency; the backward does 2.5x the forward's FLOPs (five
+//    matmuls against two, with the recompute of the scores inside; Dao 2023, FlashAttention-2 sec. 3.1.2)
+//    at its own backward efficiency.
+//  Memory-bound kernels: bytes / achievable HBM bandwidth (the calibration's device copy bandwidth).
+//  Kernel gaps: each kernel launch leaves the GPU idle for `kernel_gap_s` between back-to-back kernels.
+//
+// Backward of a module: each GEMM becomes two of the same FLOPs (input gradient [m x k] = [m x n][n x k],
+// weight gradient [n x k] = [n x m][m x k]), attention as above, memory-bound bytes x kBackwardBytesFactor,
+// twice the kernels.
+#pragma once
+
+#include "model/calibration.h"
+#include "model/cluster_spec.h"
+#include "model/module_graph.h"
+
+namespace zerosim::model {
+
+// Output tile of the tensor-core GEMM kernels cuBLAS picks for large fp16/bf16 problems on Volta to Blackwell
+// (128 x 128 thread-block tiles; NVIDIA's GEMM performance guide uses them to explain wave quantization).
+inline constexpr double kTileM = 128;
+inline constexpr double kTileN = 128;
+
+// Backward memory-bound passes move about 1.5x the forward bytes: a norm's backward reads x and dy and writes
+// dx (3 tensors against 2), GeLU/SwiGLU's backward reads input and dy and writes dx (3 against 2), dropout's
+// reads dy and the mask and writes dx (2.5 against 3.5), residual adds pass gradients through. An
+// approximation, stated: ZeroSim does not enumerate PyTorch's backward kernels one by one.
+inline constexpr double kBackwardBytesFactor = 1.5;
+
+// FLOPs of FlashAttention's backward over its forward (FlashAttention-2 sec. 3.1.2: five matmuls, two forward).
+inline constexpr double kAttentionBackwardFlopsFactor = 2.5;
+
+// What the GPU sustains: the GPU's datasheet facts and the calibration's kernel-level efficiencies.
+struct ComputeRates {
+  double peak_flops = 0;          // dense fp16/bf16 tensor-core peak, FLOP/s
+  int sms = 0;                    // streaming multiprocessors
+  double gemm_efficiency = 0;     // achievable fraction of peak at large aligned GEMMs
+  double attention_forward_efficiency = 0;
+  double attention_backward_efficiency = 0;
+  double hbm_Bps = 0;             // achievable HBM bandwidth (device copy, read + write counted)
+  double kernel_gap_s = 0;        // idle GPU time per kernel between back-to-back kernels
+};
+
+ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal);
+
+// Fraction of the SMs a GEMM's last wave keeps busy, averaged over its waves (1 = no quantization loss).
+double WaveUtilisation(const Gemm& g, int sms);
+
+// Seconds of one forward GEMM.
+double GemmTime(const Gemm& g, const ComputeRates& r);
+
+// The parts of one pass's time, seconds.
+struct ComputeTime {
+  double gemm_s = 0;
+  double attention_s = 0;
+  double memory_s = 0;  // memory-bound kernels
+  double launch_s = 0;  // kernel gaps
+  double total() const { return gemm_s + attention_s + memory_s + launch_s; }
+};
+
+// One forward pass (also a recompute) or one backward pass of a module.
+ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r);
+ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r);
+
+}  // namespace zerosim::model
