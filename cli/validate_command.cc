@@ -107,7 +107,7 @@ int ValidateCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim validate: no expectations found\n");
     return kExitUsage;
   }
-  fmt::print("{}", FormatValidation(points));
+  fmt::print("{}\n{}", FormatValidation(points), FormatGroupSummary(points));
   if (engine == Engine::kBoth) fmt::print("\n{}", FormatEngineComparison(reports));
   if (!jsonl.empty() && !WriteTextFile(jsonl, PointsJsonl(points))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", jsonl);

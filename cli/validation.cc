@@ -30,6 +30,8 @@ std::string Target(io::Metric m) {
       return "target: every point within 10%, median within 5%";
     case io::Metric::kCrossNodeVolumeM:
       return "target: within 3%";
+    case io::Metric::kTokensPerSPerGpu:
+      return "target: median within 8%, worst 25%";
   }
   return "";
 }
@@ -56,6 +58,10 @@ std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::R
     p.published = e.value;
     p.tolerance = e.tolerance;
     p.source = e.source;
+    p.group = s.group.empty() ? std::filesystem::path(s.scenario_file.path).parent_path().filename().string() : s.group;
+    p.config = e.config;
+    p.gpus = v->gpus;
+    p.feasible = v->feasible;
     switch (e.metric) {
       case io::Metric::kTflopsPerGpu:
         p.simulated = v->tflops_per_gpu;
@@ -67,6 +73,9 @@ std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::R
       }
       case io::Metric::kCrossNodeVolumeM:
         p.simulated = model::CrossNodeVolumeInM(*v, r.cluster.nodes);
+        break;
+      case io::Metric::kTokensPerSPerGpu:
+        p.simulated = v->tokens_per_s / v->gpus;
         break;
     }
     p.error = (p.simulated - p.published) / p.published;
@@ -110,12 +119,68 @@ std::string FormatValidation(const std::vector<PointResult>& points) {
     for (const PointResult& p : points) {
       if (p.engine == engine) mine.push_back(p);
     }
-    for (io::Metric m : {io::Metric::kTflopsPerGpu, io::Metric::kSpeedup, io::Metric::kCrossNodeVolumeM}) {
+    for (io::Metric m : {io::Metric::kTflopsPerGpu, io::Metric::kSpeedup, io::Metric::kCrossNodeVolumeM,
+                         io::Metric::kTokensPerSPerGpu}) {
       const ErrorSummary s = Summarise(mine, m);
       if (s.count == 0) continue;
       out += fmt::format("{:<9} {:<20} {:>3} points: median |error| {:5.1f}%, worst {:5.1f}% ({})   [{}]\n", engine,
                          io::MetricName(m), s.count, 100 * s.median, 100 * s.worst, s.worst_point, Target(m));
     }
+  }
+  return out;
+}
+
+std::string FormatGroupSummary(const std::vector<PointResult>& points) {
+  // Groups and metrics in order of first appearance (deterministic).
+  std::vector<std::pair<std::string, std::string>> keys;  // engine + group, metric
+  for (const PointResult& p : points) {
+    const std::pair<std::string, std::string> k{p.engine + "\t" + p.group, io::MetricName(p.metric)};
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  std::string out = fmt::format("{:<9} {:<32} {:<21} {:>4} {:>9} {:>8} {:>11} {:>10}\n", "engine", "group", "metric", "n",
+                                "median|e|", "worst|e|", "mean signed", "infeasible");
+  for (const auto& [eg, metric] : keys) {
+    const std::string engine = eg.substr(0, eg.find('\t'));
+    const std::string group = eg.substr(eg.find('\t') + 1);
+    std::vector<double> abs_errors;
+    double sum = 0;
+    int infeasible = 0;
+    for (const PointResult& p : points) {
+      if (p.engine + "\t" + p.group != eg || io::MetricName(p.metric) != metric) continue;
+      abs_errors.push_back(std::abs(p.error));
+      sum += p.error;
+      infeasible += p.feasible ? 0 : 1;
+    }
+    std::sort(abs_errors.begin(), abs_errors.end());
+    const size_t n = abs_errors.size();
+    const double median = n % 2 == 1 ? abs_errors[n / 2] : 0.5 * (abs_errors[n / 2 - 1] + abs_errors[n / 2]);
+    out += fmt::format("{:<9} {:<32} {:<21} {:>4} {:>8.1f}% {:>7.1f}% {:>+10.1f}% {:>10}\n", engine, group, metric, n,
+                       100 * median, 100 * abs_errors.back(), 100 * sum / static_cast<double>(n), infeasible);
+  }
+  // Scaling: the same configuration at its fewest and most GPUs.
+  std::map<std::string, std::pair<const PointResult*, const PointResult*>> span;  // key -> (fewest, most)
+  for (const PointResult& p : points) {
+    if (p.config.empty() || p.metric == io::Metric::kSpeedup) continue;
+    const std::string key = p.engine + "\t" + p.group + "\t" + p.config + "\t" + io::MetricName(p.metric);
+    auto [it, inserted] = span.try_emplace(key, &p, &p);
+    if (inserted) continue;
+    if (p.gpus < it->second.first->gpus) it->second.first = &p;
+    if (p.gpus > it->second.second->gpus) it->second.second = &p;
+  }
+  std::string scaling;
+  for (const auto& [key, pair] : span) {
+    const auto [lo, hi] = pair;
+    if (lo->gpus == hi->gpus) continue;
+    const double published = hi->published / lo->published;
+    const double simulated = hi->simulated / lo->simulated;
+    scaling += fmt::format("{:<9} {:<32} {:<34} {:>5} -> {:<5} {:>9.3f} {:>9.3f} {:>+7.1f}%\n", lo->engine, lo->group,
+                           lo->config, lo->gpus, hi->gpus, published, simulated, 100 * (simulated / published - 1));
+  }
+  if (!scaling.empty()) {
+    out += fmt::format("\nscaling (per-GPU throughput at the most GPUs over the fewest; target: within 10%)\n"
+                       "{:<9} {:<32} {:<34} {:>5}    {:<5} {:>9} {:>9} {:>8}\n",
+                       "engine", "group", "configuration", "GPUs", "", "published", "simulated", "error") +
+           scaling;
   }
   return out;
 }

@@ -22,6 +22,10 @@ struct PointResult {
   double error = 0;      // (simulated - published) / published
   double tolerance = 0;
   std::string source;
+  std::string group;   // the scenario's validation group
+  std::string config;  // the expectation's configuration apart from cluster size (scaling checks)
+  int gpus = 0;        // the variant's GPU count
+  bool feasible = true;  // the variant fits in HBM by ZeroSim's memory estimate (evaluated either way)
   bool within() const;
   // Identifies the point across runs: "file|variant|metric|baseline".
   std::string key() const;
@@ -43,6 +47,12 @@ struct ErrorSummary {
   std::string worst_point;
 };
 ErrorSummary Summarise(const std::vector<PointResult>& points, io::Metric metric);
+
+// Per validation group and metric: n, median and worst |error|, mean signed error (the bias), and how many
+// points ZeroSim estimates infeasible; then, per group, the scaling checks: for each configuration measured at
+// several cluster sizes, the per-GPU throughput at the most GPUs over that at the fewest, published against
+// simulated.
+std::string FormatGroupSummary(const std::vector<PointResult>& points);
 
 // The validation table, then the summary per metric with the targets beside it.
 std::string FormatValidation(const std::vector<PointResult>& points);

@@ -51,6 +51,7 @@ enum class Metric {
   kSpeedup,           // "speedup": baseline's iteration time over the variant's
   kCrossNodeVolumeM,  // "cross_node_volume_M": cross-node bytes per node per iteration, in units of M
                       // (the model's fp16 size)
+  kTokensPerSPerGpu,  // "tokens_per_s_per_gpu": training tokens per second per GPU (needs no FLOPs formula)
 };
 const char* MetricName(Metric m);
 
@@ -61,12 +62,18 @@ struct Expectation {
   double value = 0;      // published
   double tolerance = 0;  // allowed relative error
   std::string source;    // the figure or table it comes from
+  // Optional: the configuration apart from the cluster size (model, batch, sequence); points of one group with
+  // equal configs form a scaling check (most against fewest GPUs).
+  std::string config;
   int line = 0;          // in the scenario file
 };
 
 struct Scenario {
   std::string name;
   std::string description;
+  // Optional: the validation group its expectations are summarised in (e.g. "FSDP A100 (llm-foundry)"); the
+  // scenario's directory name when absent.
+  std::string group;
   model::ClusterSpec cluster;
   model::Calibration calibration;
   std::string model_source;

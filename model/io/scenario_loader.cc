@@ -46,9 +46,14 @@ void ReadExpectations(TableReader* root, const toml::table& doc, const std::stri
       x.baseline = et.String("baseline");
     } else if (metric == "cross_node_volume_M") {
       x.metric = Metric::kCrossNodeVolumeM;
+    } else if (metric == "tokens_per_s_per_gpu") {
+      x.metric = Metric::kTokensPerSPerGpu;
     } else if (status->ok()) {
-      et.Fail("metric", fmt::format("unknown metric \"{}\" (tflops_per_gpu, speedup, cross_node_volume_M)", metric));
+      et.Fail("metric", fmt::format(
+                            "unknown metric \"{}\" (tflops_per_gpu, speedup, cross_node_volume_M, tokens_per_s_per_gpu)",
+                            metric));
     }
+    x.config = et.OptionalString("config").value_or("");
     if (status->ok() && !HasVariant(s, x.variant)) et.Fail("variant", fmt::format("no variant named \"{}\"", x.variant));
     if (status->ok() && !x.baseline.empty() && !HasVariant(s, x.baseline)) {
       et.Fail("baseline", fmt::format("no variant named \"{}\"", x.baseline));
@@ -68,6 +73,8 @@ const char* MetricName(Metric m) {
       return "speedup";
     case Metric::kCrossNodeVolumeM:
       return "cross_node_volume_M";
+    case Metric::kTokensPerSPerGpu:
+      return "tokens_per_s_per_gpu";
   }
   return "?";
 }
@@ -82,6 +89,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   TableReader root(&doc.value().table, path, "", &status);
   s.name = root.String("name");
   s.description = root.OptionalString("description").value_or("");
+  s.group = root.OptionalString("group").value_or("");
   const std::string topology_rel = root.String("topology");
   const std::string model_rel = root.String("model");
   if (!status.ok()) return status;
