@@ -76,7 +76,8 @@ int FitCommand(int argc, char** argv) {
   po::options_description opts(
       "usage: zerosim fit [scenario.toml...] --param NAME[=INITIAL] [--param ...] [--check]\n\n"
       "Fits up to three parameters to every published TFLOPs-per-GPU expectation of the scenarios at once\n"
-      "(with no scenario: every scenario with expectations under ./scenarios), by bounded least squares on\n"
+      "(with no scenario: the paper's, under ./scenarios/zeropp_paper; published runs of real systems under\n"
+      "scenarios/published are validation evidence and are never fitted), by bounded least squares on\n"
       "log(simulated / published). Parameters:" + knob_list + "\n\noptions");
   opts.add_options()("help,h", "print this help")
       ("param", po::value<std::vector<std::string>>(&param_args)->value_name("NAME[=X]"),
@@ -90,6 +91,15 @@ int FitCommand(int argc, char** argv) {
   if (param_args.empty() || param_args.size() > 3) {
     fmt::print(stderr, "zerosim fit: give one to three --param (at most three parameters may be fitted)\n");
     return kExitUsage;
+  }
+  if (files.empty() && std::filesystem::is_directory("scenarios/zeropp_paper")) {
+    files = FindScenarioFiles("scenarios/zeropp_paper");
+  }
+  for (const std::string& f : files) {
+    if (f.find("published") != std::string::npos) {
+      fmt::print(stderr, "zerosim fit: {} holds published runs of real systems: validation evidence, never fitted\n", f);
+      return kExitUsage;
+    }
   }
   StatusOr<std::vector<std::string>> scenario_files = ScenarioFilesOrDiscover(files);
   if (!scenario_files.ok()) {
