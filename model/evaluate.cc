@@ -49,6 +49,12 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.optimizer_s = t.optimizer_s;
   r.gpu_side_s = t.gpu_side_s;
   r.comm_interference_s = t.interference_s;
+  r.gemm_s = t.compute_parts.gemm_s;
+  r.attention_s = t.compute_parts.attention_s;
+  r.memory_bound_s = t.compute_parts.memory_s;
+  r.kernel_gaps_s = t.compute_parts.launch_s;
+  r.queue_blocking_s = t.queue_blocking_s;
+  r.waiting_for_data_s = std::max(0.0, t.exposed_comm_s - t.interference_s - t.queue_blocking_s);
   r.gpus = p;
   r.bytes.cross_node = ToPhaseBytes(v.cross_node);
   r.bytes.intra_node = ToPhaseBytes(v.intra_node);

@@ -39,7 +39,14 @@ struct VariantReport {
   double compute_s = 0;         // GEMM/attention time
   double optimizer_s = 0;
   double gpu_side_s = 0;        // quantization kernels and memory passes beside the compute stream
-  double comm_interference_s = 0;  // the part of exposed_comm_s lost to concurrent collectives
+  double comm_interference_s = 0;  // the part of exposed_comm_s lost to NCCL kernels holding SMs beside compute
+  // Why: compute_s split by kind (compute_cost.h), and exposed_comm_s by cause.
+  double gemm_s = 0;             // GEMMs (wave quantization and the HBM roofline included)
+  double attention_s = 0;        // FlashAttention kernels
+  double memory_bound_s = 0;     // norms, activations, residuals, dropout, casts, the loss
+  double kernel_gaps_s = 0;      // idle GPU time between kernels
+  double queue_blocking_s = 0;   // compute held behind other streams' ops by one hardware queue (analytic engine)
+  double waiting_for_data_s = 0; // the rest of exposed_comm_s: waiting for gathers, reductions and host syncs
   int gpus = 0;                 // P, for per-GPU figures
   VolumeReport bytes;           // summed over all GPUs
   MemoryBreakdown memory;

@@ -106,6 +106,7 @@ class Replay {
       }
     }
     t.compute_busy_s = compute_queue_work + t.gpu_side_s + t.interference_s;
+    t.compute_parts = model::SumComputeParts(s_, local_);
     // As the analytic model: time the GPU does not do the schedule's own work (interference included).
     t.exposed_comm_s = std::max(0.0, t.iteration_s - (compute_queue_work + t.gpu_side_s));
     r.timing = std::move(timing_);

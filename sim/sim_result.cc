@@ -60,7 +60,8 @@ std::string SerializeSimResult(const SimResult& r) {
   w.Put(kMagic);
   const model::Timing& t = r.timing;
   for (double v : {t.iteration_s, t.compute_s, t.optimizer_s, t.gpu_side_s, t.interference_s, t.compute_busy_s,
-                   t.exposed_comm_s}) {
+                   t.exposed_comm_s, t.queue_blocking_s, t.compute_parts.gemm_s, t.compute_parts.attention_s,
+                   t.compute_parts.memory_s, t.compute_parts.launch_s}) {
     w.Put(v);
   }
   w.Put(t.queue_busy_s);
@@ -80,7 +81,8 @@ StatusOr<SimResult> DeserializeSimResult(const std::string& bytes) {
   model::Timing& t = r.timing;
   bool ok = rd.Get(&magic) && magic == kMagic;
   for (double* v : {&t.iteration_s, &t.compute_s, &t.optimizer_s, &t.gpu_side_s, &t.interference_s,
-                    &t.compute_busy_s, &t.exposed_comm_s}) {
+                    &t.compute_busy_s, &t.exposed_comm_s, &t.queue_blocking_s, &t.compute_parts.gemm_s,
+                    &t.compute_parts.attention_s, &t.compute_parts.memory_s, &t.compute_parts.launch_s}) {
     ok = ok && rd.Get(v);
   }
   ok = ok && rd.Get(&t.queue_busy_s) && rd.GetVector(&t.start_s) && rd.GetVector(&t.finish_s) &&

@@ -112,6 +112,10 @@ ordered_json VariantToJson(const model::VariantReport& v) {
   j["optimizer_s"] = v.optimizer_s;
   j["gpu_side_s"] = v.gpu_side_s;
   j["comm_interference_s"] = v.comm_interference_s;
+  j["compute_parts_s"] = {{"gemm", v.gemm_s}, {"attention", v.attention_s}, {"memory_bound", v.memory_bound_s},
+                          {"kernel_gaps", v.kernel_gaps_s}};
+  j["exposed_parts_s"] = {{"waiting_for_data", v.waiting_for_data_s}, {"nccl_sms", v.comm_interference_s},
+                          {"one_hardware_queue", v.queue_blocking_s}};
   j["bytes"] = {{"cross_node", PhaseJson(v.bytes.cross_node, 1.0)}, {"intra_node", PhaseJson(v.bytes.intra_node, 1.0)}};
   const double per_gpu = v.gpus > 0 ? 1.0 / v.gpus : 0.0;
   j["bytes_per_gpu"] = {{"cross_node", PhaseJson(v.bytes.cross_node, per_gpu)},

@@ -119,10 +119,16 @@ std::string FormatReportTable(const model::Report& r) {
     return fmt::format("{:.2f}x", BaselineOf(r.variants, v)->iteration_time_s / v.iteration_time_s);
   });
   t.Row("compute (s)", [](const VariantReport& v) { return Num(v.compute_s, 3); });
+  t.Row("  GEMMs", [](const VariantReport& v) { return Num(v.gemm_s, 3); });
+  t.Row("  attention", [](const VariantReport& v) { return Num(v.attention_s, 3); });
+  t.Row("  memory-bound kernels", [](const VariantReport& v) { return Num(v.memory_bound_s, 3); });
+  t.Row("  kernel gaps", [](const VariantReport& v) { return Num(v.kernel_gaps_s, 3); });
   t.Row("quantization + copies (s)", [](const VariantReport& v) { return Num(v.gpu_side_s, 3); });
   t.Row("optimizer step (s)", [](const VariantReport& v) { return Num(v.optimizer_s, 3); });
   t.Row("exposed communication (s)", [](const VariantReport& v) { return Num(v.exposed_comm_s, 3); });
-  t.Row("  of it, GPU shared with comm.", [](const VariantReport& v) { return Num(v.comm_interference_s, 3); });
+  t.Row("  waiting for data", [](const VariantReport& v) { return Num(v.waiting_for_data_s, 3); });
+  t.Row("  SMs held by NCCL", [](const VariantReport& v) { return Num(v.comm_interference_s, 3); });
+  t.Row("  one hardware queue", [](const VariantReport& v) { return Num(v.queue_blocking_s, 3); });
 
   auto volume_rows = [&](const char* title, auto tier) {
     t.Section(title);
