@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/nccl_check.h"
 #include "cli/options.h"
 #include "cli/scenario_runner.h"
 #include "cli/validation.h"
@@ -41,7 +42,7 @@ std::string PointsJsonl(const std::vector<PointResult>& points) {
 
 int ValidateCommand(int argc, char** argv) {
   std::vector<std::string> files;
-  std::string baseline, write_baseline, jsonl;
+  std::string baseline, write_baseline, jsonl, nccl_points;
   EngineArgs engine_args;
   po::options_description opts(
       "usage: zerosim validate [scenario.toml...] [options]\n\n"
@@ -55,13 +56,25 @@ int ValidateCommand(int argc, char** argv) {
       ("baseline", po::value<std::string>(&baseline)->value_name("FILE"),
        "fail only on points whose |error| exceeds FILE's (written by --write-baseline, for one engine)")
       ("write-baseline", po::value<std::string>(&write_baseline)->value_name("FILE"), "write the per-point errors to FILE")
-      ("jsonl", po::value<std::string>(&jsonl)->value_name("FILE"), "write one JSON line per point to FILE");
+      ("jsonl", po::value<std::string>(&jsonl)->value_name("FILE"), "write one JSON line per point to FILE")
+      ("nccl-points", po::value<std::string>(&nccl_points)->value_name("FILE"),
+       "instead of scenarios: the network model against published NCCL bus bandwidths (FILE as written by "
+       "scripts/nccl_points_to_checks.py, e.g. scenarios/published/nccl_points.json)");
   AddEngineOptions(&opts, &engine_args, /*allow_both=*/true);
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(&files));
   po::positional_options_description pos;
   pos.add("scenario", -1);
   if (std::optional<int> stop = ParseCommandLine("validate", argc, argv, opts, &hidden, &pos)) return *stop;
+  if (!nccl_points.empty()) {
+    StatusOr<std::string> table = CheckNcclPoints(nccl_points);
+    if (!table.ok()) {
+      fmt::print(stderr, "zerosim validate: error: {}\n", table.status().message());
+      return kExitUsage;
+    }
+    fmt::print("{}", *table);
+    return kExitOk;
+  }
   Engine engine = Engine::kAnalytic;
   sim::SimOptions sim_options;
   if (Status st = ResolveEngine(engine_args, /*allow_both=*/true, &engine, &sim_options); !st.ok()) {

@@ -1,0 +1,129 @@
+#include "cli/nccl_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/collective_time.h"
+#include "model/traffic.h"
+
+namespace zerosim::cli {
+namespace {
+
+struct Checked {
+  std::string id;
+  std::string source;
+  std::string collective;
+  int gpus = 0;
+  double bytes = 0;
+  double measured_GBps = 0;
+  double predicted_GBps = 0;
+  double error() const { return predicted_GBps / measured_GBps - 1; }
+};
+
+// A cluster of the point's shape with NCCL's default cost model; NVSwitch inside nodes.
+model::ClusterSpec PointCluster(const nlohmann::json& p) {
+  model::ClusterSpec c;
+  c.name = p.at("id").get<std::string>();
+  c.nodes = p.at("nodes").get<int>();
+  c.gpus_per_node = p.at("gpus_per_node").get<int>();
+  c.gpu.name = p.at("gpu").get<std::string>();
+  c.gpu.sms = p.at("sms").get<int>();
+  c.intra.bandwidth_Bps = p.at("nvlink_GBps").get<double>() * 1e9;
+  c.intra.latency_s = 1e-6;
+  c.nic.count = std::max(1, p.at("nics_per_node").get<int>());
+  c.nic.bandwidth_Bps = std::max(1e-9, p.at("nic_Gbps").get<double>()) * 1e9 / 8;
+  c.nic.latency_s = 1e-6;
+  c.fabric.kind = model::FabricKind::kSingleSwitch;
+  return c;
+}
+
+// nccl-tests' bus bandwidth of one call: message size times the algorithm factor over the time (nccl-tests
+// PERFORMANCE.md: all-reduce 2(n-1)/n, all-gather, reduce-scatter and all-to-all (n-1)/n; the message is the
+// whole buffer of one rank).
+double PredictedBusBw(const std::string& collective, double bytes, const model::ClusterSpec& c) {
+  const int n = c.total_gpus();
+  auto time = [&](model::CollectiveKind kind) {
+    const model::Traffic t = model::CollectiveTraffic(kind, model::GroupKind::kGlobal, n, bytes, c);
+    return model::EstimateCollective(t, c).seconds;
+  };
+  double seconds = 0, factor = static_cast<double>(n - 1) / n;
+  if (collective == "all_reduce") {
+    // NCCL's ring all-reduce is a reduce-scatter then an all-gather over the same ring (2(n-1) steps).
+    seconds = time(model::CollectiveKind::kReduceScatter) + time(model::CollectiveKind::kAllGather);
+    factor *= 2;
+  } else if (collective == "all_gather") {
+    seconds = time(model::CollectiveKind::kAllGather);
+  } else if (collective == "reduce_scatter") {
+    seconds = time(model::CollectiveKind::kReduceScatter);
+  } else {
+    // All-to-all over a single node, or across nodes one rank per node: ZeroSim's two placements.
+    seconds = time(model::CollectiveKind::kAllToAll);
+  }
+  return seconds > 0 ? bytes * factor / seconds / 1e9 : 0;
+}
+
+}  // namespace
+
+StatusOr<std::string> CheckNcclPoints(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::Error(fmt::format("{}: cannot read", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::vector<Checked> rows;
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(text.str());
+    if (doc.value("format", "") != "zerosim-nccl-points-1") {
+      return Status::Error(fmt::format("{}: format: expected \"zerosim-nccl-points-1\"", path));
+    }
+    for (const nlohmann::json& p : doc.at("points")) {
+      Checked r;
+      r.id = p.at("id").get<std::string>();
+      r.source = p.at("source").get<std::string>();
+      r.collective = p.at("collective").get<std::string>();
+      r.bytes = p.at("message_bytes").get<double>();
+      r.measured_GBps = p.at("busbw_GBps").get<double>();
+      model::ClusterSpec c = PointCluster(p);
+      r.gpus = c.total_gpus();
+      if (c.nodes <= 0 || c.gpus_per_node <= 0 || r.bytes <= 0 || r.measured_GBps <= 0) {
+        return Status::Error(fmt::format("{}: point {}: counts, size and bandwidth must be positive", path, r.id));
+      }
+      r.predicted_GBps = PredictedBusBw(r.collective, r.bytes, c);
+      rows.push_back(std::move(r));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Error(fmt::format("{}: {}", path, e.what()));
+  }
+  std::string out = fmt::format("{:<44} {:<14} {:>5} {:>12} {:>10} {:>10} {:>8}\n", "NCCL point", "collective", "GPUs",
+                                "bytes", "measured", "ZeroSim", "error");
+  std::map<std::string, std::vector<double>> by_source;
+  std::vector<double> all;
+  for (const Checked& r : rows) {
+    out += fmt::format("{:<44} {:<14} {:>5} {:>12.0f} {:>10.1f} {:>10.1f} {:>+7.1f}%\n", r.id.substr(0, 44), r.collective,
+                       r.gpus, r.bytes, r.measured_GBps, r.predicted_GBps, 100 * r.error());
+    by_source[r.source.substr(0, 60)].push_back(r.error());
+    all.push_back(r.error());
+  }
+  auto summary = [](std::vector<double> e) {
+    double sum = 0;
+    for (double x : e) sum += x;
+    for (double& x : e) x = std::abs(x);
+    std::sort(e.begin(), e.end());
+    const size_t n = e.size();
+    const double median = n % 2 == 1 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+    return fmt::format("{:>4} {:>8.1f}% {:>+10.1f}%", n, 100 * median, 100 * sum / static_cast<double>(n));
+  };
+  out += fmt::format("\n{:<62} {:>4} {:>9} {:>11}\n", "source (bus bandwidth, ZeroSim vs measured)", "n", "median|e|",
+                     "mean signed");
+  for (const auto& [source, errors] : by_source) out += fmt::format("{:<62} {}\n", source, summary(errors));
+  if (!all.empty()) out += fmt::format("{:<62} {}   [target: median within 15%]\n", "all", summary(all));
+  return out;
+}
+
+}  // namespace zerosim::cli

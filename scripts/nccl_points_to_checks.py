@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Turns ../shared/validation/nccl_points.json into scenarios/published/nccl_points.json, the NCCL measurements
+ZeroSim can express, for `zerosim validate --nccl-points`.
+
+A point is expressible when its GPU type, GPU and node counts, message size and (across nodes) the NICs per node
+and their rate are known, and its algorithm is a ring (ZeroSim models NCCL's ring and all-to-all, not NVLS or
+trees). Node fabrics are read from the point's own description (gpu string and notes, e.g. "8 x 400 Gb RoCE per
+node", "3200 Gb/s per node"); nothing is guessed: a point whose NICs are not stated is listed as not expressible
+with the reason. Deterministic output.
+
+Usage: python3 scripts/nccl_points_to_checks.py [--points PATH] [--out FILE]
+"""
+import argparse
+import json
+import os
+import re
+import sys
+from collections import Counter
+
+# NVSwitch bandwidth per GPU per direction, GB/s (datasheets: A100 NVLink3 600 GB/s, H100/H200 NVLink4 900 GB/s,
+# B200 NVLink5 1.8 TB/s, all bidirectional), and SM counts (datasheets).
+GPUS = [("B200", 900, 148), ("H200", 450, 132), ("H100", 450, 132), ("H800", 200, 132), ("A100", 300, 108)]
+
+
+def gpu_of(text):
+    for name, nvlink, sms in GPUS:
+        if text and name in text:
+            return name, nvlink, sms
+    return None
+
+
+def nics_of(point):
+    text = f"{point.get('gpu') or ''} {point.get('notes') or ''}"
+    m = re.search(r"(\d+)\s*x\s*(\d+)\s*Gb", text)
+    if m:
+        return int(m.group(1)), float(m.group(2))
+    m = re.search(r"(\d+)\s*x\s*HDR\s*200", text)
+    if m:
+        return int(m.group(1)), 200.0
+    return None
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--points", default=os.path.join(root, "..", "shared", "validation", "nccl_points.json"))
+    ap.add_argument("--out", default=os.path.join(root, "scenarios", "published", "nccl_points.json"))
+    args = ap.parse_args()
+    with open(args.points) as f:
+        points = json.load(f)["points"]
+    out, skipped = [], Counter()
+    for p in points:
+        text = f"{p.get('gpu') or ''} {p.get('notes') or ''}".lower()
+        why = None
+        gpu = gpu_of(p.get("gpu"))
+        coll = p["collective"]
+        if coll not in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all"):
+            why = "collective not named"
+        elif gpu is None:
+            why = "GPU type not stated or not in ZeroSim's table"
+        elif not p.get("message_bytes"):
+            why = "no message size (a peak over a sweep)"
+        elif p.get("busbw_GBps") is None:
+            why = "no bus bandwidth"
+        elif "nvls" in text or "tree" in text:
+            why = "NVLS or tree algorithm (ZeroSim models rings)"
+        elif not p.get("nodes") or not p.get("gpus"):
+            why = "node or GPU count not stated"
+        elif "pcie" in text or "nv12" in text:
+            why = "not an NVSwitch node"
+        if why is None:
+            nodes, gpus = p["nodes"], p["gpus"]
+            if gpus % nodes != 0:
+                why = "GPUs not spread evenly over nodes"
+            nics = nics_of(p) if nodes > 1 else (1, 0.0)
+            if why is None and nics is None:
+                why = "NICs per node not stated"
+        if why is not None:
+            skipped[why] += 1
+            continue
+        name, nvlink, sms = gpu
+        out.append({
+            "id": p["id"], "source": p["source"], "confidence": p["confidence"], "collective": coll,
+            "gpu": name, "sms": sms, "nvlink_GBps": nvlink, "nodes": nodes, "gpus_per_node": gpus // nodes,
+            "nics_per_node": nics[0], "nic_Gbps": nics[1], "message_bytes": p["message_bytes"],
+            "busbw_GBps": p["busbw_GBps"],
+        })
+    with open(args.out, "w") as f:
+        json.dump({"format": "zerosim-nccl-points-1",
+                   "generated_by": "scripts/nccl_points_to_checks.py from ../shared/validation/nccl_points.json",
+                   "not_expressible": dict(sorted(skipped.items())), "points": out}, f, indent=1)
+        f.write("\n")
+    print(f"{len(out)} of {len(points)} NCCL points expressible; not: " +
+          ", ".join(f"{n} {why}" for why, n in sorted(skipped.items())))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
