@@ -33,6 +33,10 @@ std::string PointsJsonl(const std::vector<PointResult>& points) {
     j["error"] = p.error;
     j["tolerance"] = p.tolerance;
     j["source"] = p.source;
+    j["group"] = p.group;
+    j["config"] = p.config;
+    j["gpus"] = p.gpus;
+    j["feasible"] = p.feasible;
     out += j.dump() + "\n";
   }
   return out;
