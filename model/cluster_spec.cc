@@ -1,6 +1,7 @@
 #include "model/cluster_spec.h"
 
 #include <algorithm>
+#include <string>
 
 #include "model/units.h"
 
@@ -28,6 +29,16 @@ const char* FabricKindName(FabricKind kind) {
       return "rail_optimized";
   }
   return "?";
+}
+
+double NcclRingBusBandwidthCap(const ClusterSpec& c) {
+  if (c.nccl.ring_bus_bandwidth_cap_Bps > 0) return c.nccl.ring_bus_bandwidth_cap_Bps;
+  const std::string& g = c.gpu.name;
+  if (g.find("A100") != std::string::npos) return 235e9;
+  for (const char* hopper : {"H100", "H200", "H800", "H20"}) {
+    if (g.find(hopper) != std::string::npos) return 370e9;
+  }
+  return 0;
 }
 
 int NcclChannels(const ClusterSpec& c) {

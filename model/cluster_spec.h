@@ -71,6 +71,8 @@ struct CollectiveLibrary {
   // collective (NCCL src/device: one CTA per channel), so concurrent compute keeps (SMs - channels) / SMs of the
   // GPU. 0: NCCL's default for the node, two per NIC (NcclChannels).
   int channels = 0;
+  // Cap on a ring's bus bandwidth per rank, bytes/s (NcclRingBusBandwidthCap); 0: NCCL's per-architecture value.
+  double ring_bus_bandwidth_cap_Bps = 0;
 };
 
 // Defaults: NCCL's tuning model (src/graph/tuning.cc, NCCL 2.7-2.8, the V100-era release): ring
@@ -95,6 +97,13 @@ struct ClusterSpec {
 };
 
 const char* FabricKindName(FabricKind kind);
+
+// NCCL's cap on a ring's bus bandwidth per GPU architecture, bytes/s (0: none): NCCL's tuning model
+// (src/graph/tuning.cc, ncclTopoTuneModel: busBw = min(busBw, 235) on Ampere, min(busBw, 370) on Hopper, GB/s) -
+// what its rings reach on NVSwitch nodes, below the NVLink line rate (A100 300 GB/s, H100/H200 450 GB/s per
+// direction). The [nccl] ring_bus_bandwidth_cap setting overrides it; by GPU name otherwise (A100: Ampere;
+// H100, H200, H800, H20: Hopper).
+double NcclRingBusBandwidthCap(const ClusterSpec& c);
 
 // NCCL channels of `c`'s collectives: the [nccl] channels setting, or NCCL's default of two rings per NIC of the
 // node (NCCL's ring search builds two channels per network interface: NCCL_NCHANNELS_PER_NET_PEER defaults to 2;

@@ -16,6 +16,7 @@ CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c) {
     const char* name;
   };
   const Named protocols[] = {{&lib.ll, "LL"}, {&lib.ll128, "LL128"}, {&lib.simple, "Simple"}};
+  const double cap_Bps = NcclRingBusBandwidthCap(c);
   CollectiveTime best;
   best.seconds = std::numeric_limits<double>::infinity();
   for (const Named& n : protocols) {
@@ -35,6 +36,8 @@ CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c) {
       const double bw = LeafUplinkBps(c) * lib.inter_bandwidth_efficiency * p.bandwidth_factor;
       transfer = std::max(transfer, t.max_leaf_uplink_bytes / bw);
     }
+    // NCCL's own cap on a ring's bus bandwidth for the GPU architecture (cluster_spec.h).
+    if (t.ring_rank_bytes > 0 && cap_Bps > 0) transfer = std::max(transfer, t.ring_rank_bytes / (cap_Bps * p.bandwidth_factor));
     const double total = latency + transfer;
     if (total < best.seconds) best = {total, latency, transfer, n.name, p};
   }

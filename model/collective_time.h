@@ -2,7 +2,8 @@
 // (src/graph/tuning.cc) over ZeroSim's per-tier traffic. For each protocol (LL, LL128, Simple):
 //   latency = base + intra_steps * intra_step + inter_steps * inter_step
 //   transfer = max over tiers of (bytes through the tier's busiest link) / (link bandwidth
-//              * tier efficiency * protocol bandwidth factor)
+//              * tier efficiency * protocol bandwidth factor), and for rings at least the bytes each rank
+//              sends over NCCL's per-architecture cap on ring bus bandwidth (NcclRingBusBandwidthCap)
 // and, as NCCL does, the fastest protocol wins. The bottleneck tier governs; a ring moves (g-1)/g of the
 // buffer over every ring link. All-to-all is a single step of its tier.
 #pragma once

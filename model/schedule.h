@@ -68,6 +68,7 @@ struct Traffic {
   double max_gpu_port_bytes = 0;     // busiest GPU port into the intra-node fabric, one direction
   double max_node_nic_bytes = 0;     // busiest node's NICs together, one direction
   double max_leaf_uplink_bytes = 0;  // busiest fat-tree leaf's uplinks together, one direction
+  double ring_rank_bytes = 0;        // rings only: bytes each rank sends along the ring ((g-1)/g of the buffer)
   int intra_steps = 0;               // sequential steps over the intra-node fabric (latency term)
   int inter_steps = 0;               // sequential steps across nodes (latency term)
 };

@@ -39,6 +39,7 @@ Traffic RingTraffic(int g, double buffer_bytes, const ClusterSpec& c, bool spans
   t.max_node_nic_bytes = cross_edges > 0 ? per_rank : 0;
   // A node-major ring leaves each leaf once.
   t.max_leaf_uplink_bytes = (cross_edges > 0 && SpansLeaves(c, k)) ? per_rank : 0;
+  t.ring_rank_bytes = per_rank;
   t.inter_steps = k - 1;
   t.intra_steps = (g - 1) - t.inter_steps;
   return t;

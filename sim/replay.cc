@@ -264,6 +264,7 @@ class Replay {
     }
     const int load = loaded.empty() ? -1 : platform_->StartGpuLoad(loaded, interference);
     const double overhead = 1.0 / t.params.bandwidth_factor;
+    const double started = Platform::Now();
     const auto purpose = static_cast<size_t>(op.purpose);
     const double scale = layout_.symmetric ? layout_.scale() : 1.0;
     std::vector<Transfer> transfers;
@@ -283,6 +284,14 @@ class Replay {
       }
       stats_.transfers += static_cast<int64_t>(transfers.size());
       platform_->TransferAll(transfers);
+    }
+    // NCCL's per-architecture cap on a ring's bus bandwidth (model::NcclRingBusBandwidthCap): a ring whose links
+    // would carry it faster still takes its bytes over the cap, as the analytic model times it.
+    const double cap_Bps = model::NcclRingBusBandwidthCap(c_);
+    if (cap_Bps > 0 && op.coll.traffic.ring_rank_bytes > 0) {
+      const double floor_s = t.latency_s + op.coll.traffic.ring_rank_bytes / (cap_Bps * t.params.bandwidth_factor);
+      const double elapsed = Platform::Now() - started;
+      if (elapsed < floor_s) Platform::Delay(floor_s - elapsed);
     }
     if (load >= 0) {
       const std::vector<double> busy = platform_->StopGpuLoad(load);

@@ -36,6 +36,27 @@ TEST(CollectiveTime, IntraNodeRingIsLimitedByNvSwitch) {
   EXPECT_NEAR(EstimateCollective(t, c).seconds / expected, 1.0, 1e-12);
 }
 
+TEST(CollectiveTime, RingsStayBelowNcclsArchitectureCap) {
+  // One node of 8 A100s: NVSwitch gives 300 GB/s per GPU, NCCL's model caps Ampere rings at 235 GB/s of bus
+  // bandwidth (tuning.cc); Hopper at 370 of 450; a V100 has no cap.
+  ClusterSpec c = testing::PaperCluster(1, 1, 8);
+  c.intra.bandwidth_Bps = 300e9;
+  const double bytes = 8e9;
+  const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, 8, bytes, c);
+  EXPECT_DOUBLE_EQ(t.ring_rank_bytes, 7.0 / 8.0 * bytes);
+  const NcclProtocol& s = c.nccl.simple;
+  const double latency = s.base_latency_s + 7 * s.intra_step_latency_s;
+  EXPECT_NEAR(EstimateCollective(t, c).seconds, latency + 7.0 / 8.0 * bytes / 300e9, 1e-12);  // "V100"
+  c.gpu.name = "A100-SXM4-80GB";
+  EXPECT_NEAR(EstimateCollective(t, c).seconds, latency + 7.0 / 8.0 * bytes / 235e9, 1e-12);
+  c.gpu.name = "H200-SXM-141GB";
+  c.intra.bandwidth_Bps = 450e9;
+  EXPECT_NEAR(EstimateCollective(t, c).seconds, latency + 7.0 / 8.0 * bytes / 370e9, 1e-12);
+  // All-to-all is not a ring: no cap.
+  const Traffic a = CollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kLocal, 8, bytes, c);
+  EXPECT_EQ(a.ring_rank_bytes, 0.0);
+}
+
 TEST(CollectiveTime, SmallMessagesUseALowLatencyProtocol) {
   const ClusterSpec c = testing::PaperCluster(1);
   const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, c.total_gpus(), 4096, c);
