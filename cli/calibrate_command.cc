@@ -43,7 +43,7 @@ int WriteCalibration(const bench::CalibrationFile& file, const std::string& path
   without_compute.compute.reset();
   Status check = io::ParseCalibration(bench::CalibrationFileText(without_compute), path).status();
   if (check.ok() && file.compute) {
-    check = bench::ParseComputeSection(nlohmann::json::parse(text), path).status();
+    check = bench::ParseComputeSection(text, path).status();
   }
   if (!check.ok()) {
     fmt::print(stderr, "zerosim calibrate: internal error, the file would not load: {}\n", check.message());

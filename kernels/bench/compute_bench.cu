@@ -1,4 +1,4 @@
-// bench/compute_bench.h on CUDA: the timing. (The host-buffer entry points are in compute_host.cu.)
+// bench/compute_bench.h on CUDA: the timing. (The host-buffer entry points are in compute_host.cc.)
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "kernels/bench/compute_bench.h"
-#include "kernels/cuda/attention.cuh"
-#include "kernels/cuda/lt_gemm.cuh"
+#include "kernels/bench/lt_gemm.h"
+#include "kernels/cuda/attention.h"
 #include "kernels/gpu.h"
 
 namespace zerosim::kernels::bench {
@@ -117,11 +117,12 @@ class ComputeBench {
   // Median device seconds of `call(i)` (i counts warm-up and timed calls from 0): L2 flushed, a spin
   // kernel holding the GPU while every call is queued, then events around each timed call.
   template <typename Call>
-  StatusOr<double> Time(int calls_per_rep_hint, Call call) {
+  StatusOr<double> Time(int launches_per_call, Call call) {
     ZS_CUDA_TRY("L2 flush", cudaMemsetAsync(flush_, 0, static_cast<size_t>(2 * l2_bytes_)));
-    // About 20 us of host time per launch queued: the spin outlasts the queueing.
+    // 50 us per launch queued (cuBLASLt and an event pair take a few us of host time each): the spin
+    // outlasts the queueing, so no call waits for the host.
     const int calls = o_.warmup + o_.repetitions;
-    const auto spin_ns = static_cast<uint64_t>(std::min(20e6, 20e3 * calls * calls_per_rep_hint));
+    const auto spin_ns = static_cast<uint64_t>(std::min(50e6, 50e3 * calls * launches_per_call));
     SpinKernel<<<1, 1>>>(spin_ns);
     ZS_CUDA_TRY("spin", cudaGetLastError());
     for (int i = 0; i < calls; ++i) {

@@ -1,5 +1,5 @@
 // The compute microbenchmark behind `zerosim calibrate`, beside the quantization kernels' (benchmark.h):
-// cuBLASLt GEMMs, an unfused causal attention (cuda/attention.cuh) and kernel launch overhead on the
+// cuBLASLt GEMMs, an unfused causal attention (cuda/attention.h) and kernel launch overhead on the
 // current CUDA device. Its results, with the kernel benchmark's device-to-device copy points, form the
 // calibration file's "compute" section (compute_section.h). C++17 (nvcc compiles compute_bench.cu).
 //

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace zerosim::kernels::bench {
 namespace {
@@ -131,7 +132,9 @@ std::string ComputeSectionText(const ComputeSection& c, const std::string& inden
   return out;
 }
 
-StatusOr<ComputeSection> ParseComputeSection(const json& doc, const std::string& path) {
+StatusOr<ComputeSection> ParseComputeSection(const std::string& file_text, const std::string& path) {
+  const json doc = json::parse(file_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::Error(path + ": invalid JSON");
   if (!doc.is_object() || !doc.contains("compute")) {
     return Status::Error(path + ": no \"compute\" section");
   }

@@ -23,8 +23,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "kernels/bench/compute_shapes.h"
 #include "kernels/format.h"
 #include "model/status.h"
@@ -63,10 +61,11 @@ struct ComputeSection {
 // `indent` (to sit under a key of an enclosing object). No trailing newline.
 std::string ComputeSectionText(const ComputeSection& section, const std::string& indent);
 
-// Reads `doc["compute"]` strictly: every key above required, no others; dtypes "bf16" or "fp16";
-// dimensions positive integers; times positive and finite; source "measured". Errors name `path` and the
-// key, e.g. "h200.json: key 'compute.gemm[3].seconds': expected a number greater than zero".
-// Absent section: an error saying so (callers that accept files without one check first).
-StatusOr<ComputeSection> ParseComputeSection(const nlohmann::json& doc, const std::string& path);
+// Reads the "compute" section of a calibration file's text strictly: every key above required, no others;
+// dtypes "bf16" or "fp16"; dimensions positive integers; times positive and finite; source "measured".
+// Errors name `path` and the key, e.g. "h200.json: key 'compute.gemm[3].seconds': expected a finite
+// number greater than zero". Invalid JSON or no section: an error saying so. (No JSON type in this
+// header: nvcc compiles the benchmark that includes it, once per architecture.)
+StatusOr<ComputeSection> ParseComputeSection(const std::string& file_text, const std::string& path);
 
 }  // namespace zerosim::kernels::bench

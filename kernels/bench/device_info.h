@@ -1,5 +1,5 @@
 // What the benchmarks record about the GPU they ran on (device 0), for provenance and for bounds.
-// C++17; the implementation (device_info.cu) needs CUDA.
+// C++17; the implementation (device_info.cc) needs CUDA.
 #pragma once
 
 #include <cstdint>

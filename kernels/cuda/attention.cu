@@ -1,4 +1,4 @@
-#include "kernels/cuda/attention.cuh"
+#include "kernels/cuda/attention.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

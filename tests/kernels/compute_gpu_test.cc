@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "kernels/bench/benchmark.h"
 #include "kernels/bench/calibration_file.h"
 #include "kernels/gpu.h"
@@ -217,7 +219,7 @@ TEST(ComputeGpu, CopyGrowsWithSizeAndTheSectionReadsBack) {
   EXPECT_GT(large_Bps, 10 * small_Bps) << "from 4 KiB (launch-bound) to 256 MiB (bandwidth-bound)";
   const CalibrationFile f = MeasuredCalibration(
       *k, ko, "Test", stamp, json::parse(R"({"max": 0.6, "half_tokens": 1, "source": "t"})"), section);
-  StatusOr<ComputeSection> back = ParseComputeSection(json::parse(CalibrationFileText(f)), "measured.json");
+  StatusOr<ComputeSection> back = ParseComputeSection(CalibrationFileText(f), "measured.json");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->gemm.size(), c->gemm.size());
   EXPECT_NE(back->provenance.find(c->device.name), std::string::npos);

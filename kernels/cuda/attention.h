@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "kernels/bench/compute_shapes.h"
-#include "kernels/cuda/lt_gemm.cuh"
+#include "kernels/bench/lt_gemm.h"
 #include "kernels/format.h"
 #include "model/status.h"
 

@@ -1,4 +1,4 @@
-#include "kernels/cuda/lt_gemm.cuh"
+#include "kernels/bench/lt_gemm.h"
 
 namespace zerosim::kernels::cuda {
 namespace {

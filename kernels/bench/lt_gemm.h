@@ -1,6 +1,6 @@
 // One cuBLASLt matrix product, planned once (descriptors and the heuristic's first algorithm, as PyTorch
 // picks it) and run many times: the GEMM the compute benchmark (bench/compute_bench.h) times and the two
-// batched products of the attention path (cuda/attention.cuh). fp16 or bf16 inputs and output, fp32
+// batched products of the attention path (cuda/attention.h). fp16 or bf16 inputs and output, fp32
 // accumulation and scaling (CUBLAS_COMPUTE_32F), D = alpha op(A) op(B), beta 0.
 //
 // cuBLAS's column-major view: op(A) is m x k, op(B) k x n, C m x n, with leading dimensions lda, ldb and

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "kernels/bench/compute_bench.h"
-#include "kernels/cuda/attention.cuh"
-#include "kernels/cuda/lt_gemm.cuh"
+#include "kernels/bench/lt_gemm.h"
+#include "kernels/cuda/attention.h"
 #include "kernels/gpu.h"
 
 namespace zerosim::kernels::bench {
