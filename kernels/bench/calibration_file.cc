@@ -111,30 +111,24 @@ ComputeSection MeasuredComputeSection(const BenchResult& k, const ComputeResult&
   std::string notes;
   for (const std::string& n : c.notes) notes += " Note: " + n + ".";
   s.provenance = fmt::format(
-      "measured by `{}` on {} (compute capability {}.{}, {} SMs, {:.0f} MHz maximum clock; driver {}, CUDA "
-      "runtime "
-      "{}, cuBLASLt {}), {}, ZeroSim {}. Every time is the median of {} calls timed with CUDA events after "
-      "{} "
-      "warm-up calls, queued behind a spin kernel so that it is device time, inputs uniform in [-1, 1) "
-      "rotating "
-      "over at least 4 x L2 after an L2 flush. gemm: cublasLtMatmul, the heuristic's first algorithm with a "
-      "{} "
-      "MiB workspace, inputs and output of the dtype, fp32 compute and scale, Y[m,n] = X[m,k] W[n,k]^T "
-      "row-major "
-      "(cuBLAS \"TN\"); shapes: the {}{}. attention: {}; it computes the whole "
-      "seq x seq square and moves the scores through memory, so its time bounds FlashAttention's from above. "
-      "copy: the quantization benchmark's cudaMemcpyAsync device to device (bytes copied; traffic twice "
-      "that). "
-      "launch_s: median interval of {} back-to-back empty-kernel launches (host issuing, {} batches); queued "
-      "on "
-      "the device the interval is {:.3g} s, and one launch to completion seen by the host takes {:.3g} s. "
-      "Dense "
-      "tensor peak at the maximum clock (compute_shapes.h): {:.1f} TFLOP/s.{}",
+      "measured by `{}` on {} (compute capability {}.{}, {} SMs, {:.0f} MHz maximum clock; driver {}, "
+      "CUDA runtime {}, cuBLASLt {}), {}, ZeroSim {}. gemm and attention: each time is the median of {} "
+      "calls timed with CUDA events after {} warm-up calls, queued behind a spin kernel so that it is "
+      "device time, on inputs uniform in [-1, 1) rotating over at least 4 x L2 after an L2 flush. gemm: "
+      "cublasLtMatmul, the heuristic's first algorithm with a {} MiB workspace, inputs and output of "
+      "the dtype, fp32 compute and scale, Y[m,n] = X[m,k] W[n,k]^T row-major (cuBLAS \"TN\"); shapes: "
+      "the {}{}. attention: {}; it computes the whole seq x seq square and moves the scores through "
+      "memory, so its time bounds FlashAttention's from above. copy: the quantization benchmark's "
+      "cudaMemcpyAsync device to device, timed by its method (the file's top-level provenance); bytes "
+      "copied, traffic twice that. launch_s: median over {} batches of the interval between {} "
+      "back-to-back empty-kernel launches as the host issues them; queued on the device the interval is "
+      "{:.3g} s, and one launch to completion as the host sees it takes {:.3g} s. Dense tensor peak at "
+      "the maximum clock (compute_shapes.h): {:.1f} TFLOP/s.{}",
       stamp.command, d.name, d.cc_major, d.cc_minor, d.sm_count, d.clock_hz / 1e6, d.driver, d.cuda_runtime,
       c.cublaslt, stamp.date, Version(), o.repetitions, o.warmup, o.workspace_bytes >> 20,
       GemmGridText(o.gemm_grid),
       o.gemm_shapes.empty() ? "" : ", then the given shapes " + GemmShapesText(o.gemm_shapes),
-      c.attention.empty() ? "none" : c.attention[0].kernel, o.launch_batch, o.launch_repetitions,
+      c.attention.empty() ? "none" : c.attention[0].kernel, o.launch_repetitions, o.launch_batch,
       c.launch_queued_s, c.launch_latency_s, c.peak_flops / 1e12, notes);
   return s;
 }
