@@ -290,6 +290,14 @@ Status TimeAttention(ComputeBench& bench, const ComputeOptions& o, ComputeResult
 
 }  // namespace
 
+bool BuiltWithComputeBenchmark() { return true; }
+
+bool DeviceHasBf16() {
+  if (!gpu::DeviceStatus().ok()) return false;
+  StatusOr<DeviceInfo> d = QueryDevice();
+  return d.ok() && d->cc_major >= 8;
+}
+
 StatusOr<ComputeResult> RunComputeBenchmark(const ComputeOptions& o, std::FILE* log) {
   if (Status s = gpu::DeviceStatus(); !s.ok()) return s;
   if (o.repetitions < 1 || o.warmup < 0 || o.launch_batch < 1 || o.launch_repetitions < 1 ||

@@ -48,6 +48,12 @@ struct ComputeResult {
   std::vector<std::string> notes;  // what was skipped and why (a type the GPU lacks, memory)
 };
 
+// True when this build has the compute benchmark (CUDA and cuBLASLt); false for the stub.
+bool BuiltWithComputeBenchmark();
+
+// True when device 0 has bf16 tensor cores (compute capability 8.0 or later); false without a device.
+bool DeviceHasBf16();
+
 // Runs the benchmark on device 0, printing a table per part to `log` (TFLOP/s and fraction of
 // peak_flops). Errors: no CUDA or no cuBLASLt in this build, no device, CUDA or cuBLASLt failures.
 StatusOr<ComputeResult> RunComputeBenchmark(const ComputeOptions& options, std::FILE* log);

@@ -12,6 +12,9 @@ Status Unavailable() {
 
 }  // namespace
 
+bool BuiltWithComputeBenchmark() { return false; }
+bool DeviceHasBf16() { return false; }
+
 StatusOr<ComputeResult> RunComputeBenchmark(const ComputeOptions&, std::FILE*) { return Unavailable(); }
 
 StatusOr<std::vector<uint16_t>> DeviceLinear(const GemmShape&, ValueType, const std::vector<uint16_t>&,
