@@ -22,7 +22,7 @@ const Command kCommands[] = {
      zerosim::cli::PlanCommand},
     {"fit", "fit at most three calibration parameters to the published expectations (Eigen least squares)",
      zerosim::cli::FitCommand},
-    {"calibrate", "measure the quantization kernels on this GPU and write a calibration file",
+    {"calibrate", "measure the quantization kernels and compute on this GPU; write a calibration file",
      zerosim::cli::CalibrateCommand},
     {"bench", "time and measure the SimGrid replay of one iteration at 384, 1,024 and 4,096 GPUs",
      zerosim::cli::BenchCommand},

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -25,6 +26,12 @@ std::string Indent(const std::string& text, const std::string& indent) {
   }
   return out;
 }
+
+#ifdef ZEROSIM_CUDA_ARCHITECTURES
+constexpr const char* kCudaArchitectures = ZEROSIM_CUDA_ARCHITECTURES;
+#else
+constexpr const char* kCudaArchitectures = "(none: built without CUDA)";
+#endif
 
 // `v` to a multiple of 0.1 GB/s (1e8 B/s), ties to even.
 double RoundToTenthGBps(double v) { return std::nearbyint(v / 1e8) * 1e8; }
@@ -75,7 +82,7 @@ std::string CalibrationFileText(const CalibrationFile& f) {
     }
     out += k + 1 < model::kNumKernels ? "    },\n" : "    }\n";
   }
-  out += "  }\n}\n";
+  out += f.compute ? "  },\n  \"compute\": " + ComputeSectionText(*f.compute, "  ") + "\n}\n" : "  }\n}\n";
   return out;
 }
 
@@ -90,9 +97,47 @@ StatusOr<ExistingCalibration> ReadExistingCalibration(const io::FileSource& fs, 
   return ExistingCalibration{doc["gpu"].get<std::string>(), doc["gemm_efficiency"]};
 }
 
+ComputeSection MeasuredComputeSection(const BenchResult& k, const ComputeResult& c, const ComputeOptions& o,
+                                      const Stamp& stamp) {
+  ComputeSection s;
+  s.source = "measured";
+  s.gemm = c.gemm;
+  s.attention = c.attention;
+  for (const model::KernelPoint& p : k.copy_points) {
+    s.copy.push_back({static_cast<int64_t>(std::llround(p.bytes / 2)), p.seconds});
+  }
+  s.launch_s = c.launch_s;
+  const DeviceInfo& d = c.device;
+  std::string notes;
+  for (const std::string& n : c.notes) notes += " Note: " + n + ".";
+  s.provenance = fmt::format(
+      "measured by `{}` on {} (compute capability {}.{}, {} SMs, {:.0f} MHz maximum clock; driver {}, "
+      "CUDA runtime {}, cuBLASLt {}), {}, ZeroSim {}. gemm and attention: each time is the median of {} "
+      "calls timed with CUDA events after {} warm-up calls, queued behind a spin kernel so that it is "
+      "device time, on inputs uniform in [-1, 1) rotating over at least 4 x L2 after an L2 flush. gemm: "
+      "cublasLtMatmul, the heuristic's first algorithm with a {} MiB workspace, inputs and output of "
+      "the dtype, fp32 compute and scale, Y[m,n] = X[m,k] W[n,k]^T row-major (cuBLAS \"TN\"); shapes: "
+      "the {}{}. attention: {}; it computes the whole seq x seq square and moves the scores through "
+      "memory, so its time bounds FlashAttention's from above. copy: the quantization benchmark's "
+      "cudaMemcpyAsync device to device, timed by its method (the file's top-level provenance); bytes "
+      "copied, traffic twice that. launch_s: median over {} batches of the interval between {} "
+      "back-to-back empty-kernel launches as the host issues them; queued on the device the interval is "
+      "{:.3g} s, and one launch to completion as the host sees it takes {:.3g} s. Dense tensor peak at "
+      "the maximum clock (compute_shapes.h): {:.1f} TFLOP/s.{}",
+      stamp.command, d.name, d.cc_major, d.cc_minor, d.sm_count, d.clock_hz / 1e6, d.driver, d.cuda_runtime,
+      c.cublaslt, stamp.date, Version(), o.repetitions, o.warmup, o.workspace_bytes >> 20,
+      GemmGridText(o.gemm_grid),
+      o.gemm_shapes.empty() ? "" : ", then the given shapes " + GemmShapesText(o.gemm_shapes),
+      c.attention.empty() ? "none" : c.attention[0].kernel, o.launch_repetitions, o.launch_batch,
+      c.launch_queued_s, c.launch_latency_s, c.peak_flops / 1e12, notes);
+  return s;
+}
+
 CalibrationFile MeasuredCalibration(const BenchResult& r, const BenchOptions& o, const std::string& gpu,
-                                    const Stamp& stamp, nlohmann::ordered_json gemm_efficiency) {
+                                    const Stamp& stamp, nlohmann::ordered_json gemm_efficiency,
+                                    std::optional<ComputeSection> compute) {
   CalibrationFile f;
+  f.compute = std::move(compute);
   f.gpu = gpu;
   f.source = "measured";
   f.copy_Bps = r.copy_Bps;
@@ -108,10 +153,10 @@ CalibrationFile MeasuredCalibration(const BenchResult& r, const BenchOptions& o,
       "GPUs "
       "(fewer partitions for tensors too small to split). copy_bandwidth_Bps: cudaMemcpyAsync device to "
       "device "
-      "of {} bytes, read + write counted. Kernels: kernels/cuda (sm_90 build).",
+      "of {} bytes, read + write counted. Kernels: kernels/cuda, built for CUDA architectures {}.",
       stamp.command, r.device, gpu, r.driver, r.cuda_runtime, r.l2_bytes >> 20, stamp.date, Version(),
       o.repetitions, o.warmup, r.rotate_bytes >> 20, o.min_bytes, r.max_bytes, ValueTypeName(o.type),
-      o.group_size, o.fan_in, o.swizzle.nodes, o.swizzle.gpus_per_node, r.max_bytes);
+      o.group_size, o.fan_in, o.swizzle.nodes, o.swizzle.gpus_per_node, r.max_bytes, kCudaArchitectures);
   return f;
 }
 

@@ -2,15 +2,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "kernels/bench/benchmark.h"
+#include "kernels/bench/device_info.h"
 #include "kernels/cuda/device_ops.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/gpu.h"
@@ -179,16 +177,12 @@ class Bench {
   Bench& operator=(const Bench&) = delete;
 
   Status Init(BenchResult& r) {
-    cudaDeviceProp prop{};
-    ZS_CUDA_TRY("cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, 0));
-    r.device = prop.name;
-    r.l2_bytes = prop.l2CacheSize;
-    int driver = 0, runtime = 0;
-    cudaDriverGetVersion(&driver);
-    cudaRuntimeGetVersion(&runtime);
-    r.driver = KernelModuleVersion();
-    if (r.driver.empty()) r.driver = "CUDA " + VersionString(driver);
-    r.cuda_runtime = VersionString(runtime);
+    StatusOr<DeviceInfo> device = QueryDevice();
+    if (!device.ok()) return device.status();
+    r.device = device->name;
+    r.l2_bytes = device->l2_bytes;
+    r.driver = device->driver;
+    r.cuda_runtime = device->cuda_runtime;
     rotate_ = std::max<int64_t>(4 * r.l2_bytes, int64_t{64} << 20);
     // Memory: the largest slab twice (two rotating copies at least) or the rotation span plus one slab.
     size_t free_bytes = 0, total_bytes = 0;
@@ -249,24 +243,6 @@ class Bench {
     for (int k = 0; k < model::kNumKernels; ++k)
       slab = std::max(slab, LayoutFor(static_cast<Kernel>(k), max_elements, o_).bytes());
     return std::max(2 * slab, rotate_ + slab);
-  }
-
-  static std::string VersionString(int v) {
-    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-  }
-
-  // "550.54.15" from /proc/driver/nvidia/version, or "" where there is no such file.
-  static std::string KernelModuleVersion() {
-    std::ifstream in("/proc/driver/nvidia/version");
-    std::string line;
-    if (!std::getline(in, line)) return "";
-    std::istringstream words(line);
-    std::string w;
-    while (words >> w) {
-      if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos)
-        return w;
-    }
-    return "";
   }
 
   BenchOptions o_;
