@@ -55,6 +55,25 @@ struct ComputeEfficiency {
   std::string source;             // where the numbers come from
 };
 
+// What `zerosim calibrate` measured of the GPU's compute (the calibration file's "compute" section,
+// docs/calibration.md); empty for derived files. MakeComputeRates (compute_cost.h) turns it into efficiencies for
+// the topology's GPU, in place of the published ones.
+struct MeasuredGemm {
+  double m = 0, n = 0, k = 0;
+  double seconds = 0;
+};
+struct MeasuredAttention {
+  double batch_heads = 0, seq = 0, head_dim = 0;
+  bool causal = true;
+  double seconds = 0;
+};
+struct MeasuredCompute {
+  std::vector<MeasuredGemm> gemm;
+  std::vector<MeasuredAttention> attention;  // what was timed may be unfused: a lower bound on FlashAttention
+  double launch_s = 0;                       // interval between back-to-back empty kernels
+  std::string provenance;
+};
+
 struct Calibration {
   std::string gpu;         // GPU the numbers describe
   std::string source;      // "measured" or "derived"
@@ -63,6 +82,7 @@ struct Calibration {
   double copy_Bps = 0;     // device-to-device copy bandwidth, read + write bytes counted
   std::array<KernelCalibration, kNumKernels> kernels;
   ComputeEfficiency compute;
+  MeasuredCompute measured;
 
   const KernelFit& fit(Kernel k) const { return kernels[static_cast<int>(k)].fit; }
 };

@@ -24,6 +24,27 @@ ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal) {
   r.attention_backward_efficiency = cal.compute.attention_backward;
   r.hbm_Bps = cal.copy_Bps;
   r.kernel_gap_s = cal.compute.kernel_gap_s;
+  // Measured on this GPU by `zerosim calibrate`: the best GEMM's efficiency once its wave quantization is taken
+  // out, the best attention kernel's, and the launch interval replace the published values.
+  const MeasuredCompute& m = cal.measured;
+  if (!m.gemm.empty() && gpu.peak_flops > 0) {
+    double best = 0;
+    for (const MeasuredGemm& g : m.gemm) {
+      const Gemm shape{g.m, g.n, g.k, 1};
+      best = std::max(best, shape.flops() / (g.seconds * gpu.peak_flops * WaveUtilisation(shape, gpu.sms)));
+    }
+    r.gemm_efficiency = std::min(1.0, best);
+  }
+  if (!m.attention.empty() && gpu.peak_flops > 0) {
+    double best = 0;
+    for (const MeasuredAttention& a : m.attention) {
+      const AttentionWork w{a.batch_heads, a.seq, a.seq, a.head_dim, a.causal};
+      best = std::max(best, AttentionForwardFlops(w) / (a.seconds * gpu.peak_flops));
+    }
+    // What calibrate times may be unfused attention, a lower bound on FlashAttention: it can only raise the value.
+    r.attention_forward_efficiency = std::max(r.attention_forward_efficiency, std::min(1.0, best));
+  }
+  if (m.launch_s > 0) r.kernel_gap_s = m.launch_s;
   return r;
 }
 

@@ -97,6 +97,56 @@ class JsonObject {
   std::set<std::string> known_;
 };
 
+// The "compute" section `zerosim calibrate` writes (docs/calibration.md): its points, kept for the model.
+void ReadMeasuredCompute(JsonObject* root, const std::string& path, model::Calibration* cal, Status* status) {
+  const json* section = root->Get("compute", false);
+  if (section == nullptr) return;
+  JsonObject c(*section, path, "compute", status);
+  if (c.String("source") != "measured" && status->ok()) c.Fail("source", "a compute section holds measurements only");
+  cal->measured.provenance = c.String("provenance");
+  cal->measured.launch_s = c.Positive("launch_s", true, 0);
+  auto each = [&](const char* key, auto read) {
+    const json* list = c.Get(key, true);
+    if (list == nullptr) return;
+    if (!list->is_array()) {
+      c.Fail(key, "expected an array");
+      return;
+    }
+    for (size_t i = 0; i < list->size(); ++i) {
+      JsonObject e((*list)[i], path, fmt::format("compute.{}[{}]", key, i), status);
+      read(&e);
+      e.Finish();
+    }
+  };
+  each("gemm", [&](JsonObject* e) {
+    e->String("dtype");
+    cal->measured.gemm.push_back({e->Positive("m", true, 1), e->Positive("n", true, 1), e->Positive("k", true, 1),
+                                  e->Positive("seconds", true, 1)});
+  });
+  each("attention", [&](JsonObject* e) {
+    e->String("dtype");
+    e->String("kernel");
+    model::MeasuredAttention a;
+    a.batch_heads = e->Positive("batch_heads", true, 1);
+    a.seq = e->Positive("seq", true, 1);
+    a.head_dim = e->Positive("head_dim", true, 1);
+    a.seconds = e->Positive("seconds", true, 1);
+    if (const json* causal = e->Get("causal", true); causal != nullptr) {
+      if (causal->is_boolean()) {
+        a.causal = causal->get<bool>();
+      } else {
+        e->Fail("causal", "expected true or false");
+      }
+    }
+    cal->measured.attention.push_back(a);
+  });
+  each("copy", [&](JsonObject* e) {
+    e->Positive("bytes", true, 1);
+    e->Positive("seconds", true, 1);
+  });
+  c.Finish();
+}
+
 }  // namespace
 
 StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std::string& path) {
@@ -136,6 +186,8 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
   cal.compute.kernel_gap_s = eff.NonNegative("kernel_gap_s", true, 0);
   cal.compute.source = eff.String("source");
   eff.Finish();
+
+  ReadMeasuredCompute(&root, path, &cal, &status);
 
   JsonObject kernels = root.Object("kernels");
   for (int k = 0; k < model::kNumKernels; ++k) {

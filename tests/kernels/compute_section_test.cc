@@ -18,7 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-const char kGemm[] = R"({"max": 0.6, "half_tokens": 1024, "source": "kept verbatim"})";
+const char kGemm[] =
+    R"({"gemm": 0.8, "attention_forward": 0.6, "attention_backward": 0.5, "kernel_gap_s": 2e-6, "source": "kept verbatim"})";
 const Stamp kStamp{"zerosim calibrate --out h.json --gemm-shapes 8192x12288x4096", "2026-12-01T07:00:00Z"};
 
 BenchResult FakeKernelRun() {
