@@ -30,19 +30,22 @@ struct Layout {
   int hpz = 1;
   std::vector<int> level_nodes;  // nodes under one group of each fat-tree level, bottom-up (leaf, pod)
   bool symmetric = false;        // one representative rank stands for every rank
+  bool node_classes = false;     // equivalence classes of nodes on the whole platform (rank_classes.h)
   int sim_gpus() const { return sim_nodes * gpus_per_node; }
   // Real bytes per simulated byte: the platform holds sim_nodes of the real_nodes.
   double scale() const { return static_cast<double>(real_nodes) / sim_nodes; }
 };
 
-// The layout for `c` replayed with `o`. Under kSymmetric, the platform shrinks to two symmetry units
-// (nodes on a flat fabric, leaves or pods of a fat tree) when the cluster holds at least two of them and
-// kStep was not asked for.
+// The layout for `c` replayed with `o`. Under kSymmetric without perturbations, the platform shrinks to two
+// symmetry units (nodes on a flat fabric, leaves or pods of a fat tree) when the cluster holds at least two
+// of them and kStep was not asked for; with perturbations kSymmetric replays node classes, as kClasses.
 Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o);
 
-// The SimGrid platform of `layout`: links and efficiencies from `c`; every GPU computes at `gpu_flops`.
-PlatformSpec MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout, double gpu_flops,
-                              int actor_stack_kib);
+// The SimGrid platform of `layout`: links and efficiencies from `c`; every GPU computes at `gpu_flops`,
+// less on slow nodes; links degraded as `p` says. Errors: a perturbation naming a node, rail or fabric
+// group the cluster does not have, or a factor that is not positive.
+StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout, double gpu_flops,
+                                        int actor_stack_kib, const Perturbations& p = {});
 
 // A payload of `bytes` from GPU `src` to GPU `dst` (platform indices).
 struct Flow {
@@ -63,9 +66,10 @@ int GroupInstanceOf(model::GroupKind g, int gpu, const Layout& l);
 std::vector<int> GroupMembers(model::GroupKind g, int instance, const Layout& l);
 
 // The steps of collective `c` timed by NCCL's protocol choice `t` (latency terms; the bandwidth factor is
-// applied by the caller as wire overhead), for group `instance`, or every instance if `instance` < 0.
+// applied by the caller as wire overhead), for the group instances `instances` together.
 // Errors: a kind/group pair the schedule never emits (all-to-all over the global or hpZ group).
 StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, const model::CollectiveTime& t,
-                                               const Layout& l, Fidelity f, int instance);
+                                               const Layout& l, Fidelity f,
+                                               const std::vector<int>& instances);
 
 }  // namespace zerosim::sim
