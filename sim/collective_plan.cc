@@ -1,5 +1,7 @@
 #include "sim/collective_plan.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/collective_time.h"
@@ -36,13 +38,46 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o) {
     if (c.fabric.leaves_per_pod > 1 && per_pod < c.nodes) l.level_nodes.push_back(per_pod);
   }
   const bool macro = o.fidelity == Fidelity::kMacro;
-  const bool perturbed = !o.perturbations.empty();
-  l.symmetric = o.reduction == Reduction::kSymmetric && macro && !perturbed;
-  l.node_classes =
-      macro && (o.reduction == Reduction::kClasses || (o.reduction == Reduction::kSymmetric && perturbed));
+  const Perturbations& p = o.perturbations;
+  const bool fabric_perturbed = !p.links.empty() || !p.background.empty();
+  const bool hpz_in_node = hpz <= c.gpus_per_node && c.gpus_per_node % hpz == 0;
   const int unit = l.level_nodes.empty() ? 1 : l.level_nodes.back();
-  if (l.symmetric && c.nodes % unit == 0 && c.nodes >= 2 * unit) l.sim_nodes = 2 * unit;
+  const bool can_shrink = c.nodes % unit == 0 && c.nodes >= 2 * unit;
+  int slow_classes = 1;
+  if (!p.slow_nodes.empty()) {
+    const std::vector<int> classes = SlowdownClasses(c.nodes, p.slow_nodes, nullptr);
+    slow_classes = 1 + *std::max_element(classes.begin(), classes.end());
+  }
+  if (o.reduction == Reduction::kSymmetric && macro && !fabric_perturbed) {
+    if (p.slow_nodes.empty()) {
+      l.symmetric = true;
+      if (can_shrink) l.sim_nodes = 2 * unit;
+    } else if (hpz_in_node && can_shrink && slow_classes <= 2 * unit) {
+      l.symmetric = true;
+      l.sim_nodes = 2 * unit;
+    }
+  }
+  l.node_classes =
+      macro && !l.symmetric &&
+      (o.reduction == Reduction::kClasses || (o.reduction == Reduction::kSymmetric && !p.empty()));
   return l;
+}
+
+std::vector<int> SlowdownClasses(int nodes, const std::vector<SlowNode>& slow,
+                                 std::vector<double>* slowdowns) {
+  std::vector<double> factor(static_cast<size_t>(nodes), 1.0);
+  for (const SlowNode& s : slow) {
+    if (s.node >= 0 && s.node < nodes) factor[static_cast<size_t>(s.node)] *= s.slowdown;
+  }
+  std::vector<double> seen;
+  std::vector<int> classes;
+  for (double f : factor) {
+    auto it = std::find(seen.begin(), seen.end(), f);
+    classes.push_back(static_cast<int>(it - seen.begin()));
+    if (it == seen.end()) seen.push_back(f);
+  }
+  if (slowdowns != nullptr) *slowdowns = seen;
+  return classes;
 }
 
 StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout, double gpu_flops,
@@ -68,14 +103,23 @@ StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layou
   p.inter_efficiency = c.nccl.inter_bandwidth_efficiency;
   p.actor_stack_kib = actor_stack_kib;
   if (pert.empty()) return p;
-  if (layout.sim_nodes != layout.real_nodes) return Status::Error("perturbations need the whole platform");
   for (const SlowNode& s : pert.slow_nodes) {
-    if (s.node < 0 || s.node >= p.nodes)
-      return Status::Error(fmt::format("slow node {}: the cluster has nodes 0 to {}", s.node, p.nodes - 1));
+    if (s.node < 0 || s.node >= layout.real_nodes) {
+      return Status::Error(
+          fmt::format("slow node {}: the cluster has nodes 0 to {}", s.node, layout.real_nodes - 1));
+    }
     if (!(s.slowdown > 0))
       return Status::Error(fmt::format("slow node {}: slowdown {} is not positive", s.node, s.slowdown));
-    p.node_slowdown.resize(static_cast<size_t>(p.nodes), 1.0);
-    p.node_slowdown[static_cast<size_t>(s.node)] *= s.slowdown;
+  }
+  if (!pert.slow_nodes.empty() && layout.sim_nodes != layout.real_nodes) {
+    // A shrunk platform: slowdown class k is replayed on node k (rank_classes.h).
+    SlowdownClasses(layout.real_nodes, pert.slow_nodes, &p.node_slowdown);
+  } else if (!pert.slow_nodes.empty()) {
+    p.node_slowdown.assign(static_cast<size_t>(p.nodes), 1.0);
+    for (const SlowNode& s : pert.slow_nodes) p.node_slowdown[static_cast<size_t>(s.node)] *= s.slowdown;
+  }
+  if (layout.sim_nodes != layout.real_nodes && (!pert.links.empty() || !pert.background.empty())) {
+    return Status::Error("degraded links and background flows need the whole platform");
   }
   for (const DegradedLink& d : pert.links) {
     if (!(d.bandwidth_factor > 0) || d.bandwidth_factor > 1) {

@@ -1,5 +1,6 @@
 #include "sim/rank_classes.h"
 
+#include <algorithm>
 #include <map>
 
 namespace zerosim::sim {
@@ -35,9 +36,16 @@ RankClasses MakeRankClasses(const Layout& l, const Perturbations& p) {
   rc.class_of_gpu.assign(static_cast<size_t>(gpus), 0);
   rc.node_intra_simulated.assign(static_cast<size_t>(l.sim_nodes), false);
   if (l.symmetric) {
-    // One class; node 0's NVSwitch traffic stands for every node's.
-    rc.representative.push_back(0);
-    rc.node_intra_simulated[0] = true;
+    // One class per GPU slowdown (one without slow nodes), replayed on node k of the platform for class k;
+    // the other nodes of the platform carry fabric flows only. Node k's NVSwitch traffic stands for that
+    // of every node of its class.
+    rc.class_of_real_node = SlowdownClasses(l.real_nodes, p.slow_nodes, nullptr);
+    const int classes = 1 + *std::max_element(rc.class_of_real_node.begin(), rc.class_of_real_node.end());
+    for (int k = 0; k < classes; ++k) {
+      rc.representative.push_back(k * n);
+      rc.node_intra_simulated[static_cast<size_t>(k)] = true;
+      for (int g = 0; g < n; ++g) rc.class_of_gpu[static_cast<size_t>(k * n + g)] = k;
+    }
     return rc;
   }
   if (!l.node_classes) {

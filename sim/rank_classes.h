@@ -26,10 +26,12 @@ struct RankClasses {
   std::vector<int> class_of_gpu;           // per platform GPU
   std::vector<int> representative;         // per class: a GPU
   std::vector<bool> node_intra_simulated;  // per platform node: its NVSwitch flows are simulated
+  std::vector<int> class_of_real_node;     // a shrunk (symmetric) platform: per real node, its class
   int count() const { return static_cast<int>(representative.size()); }
 };
 
-// A symmetric layout: one class, node 0's NVSwitch flows simulated. A layout with node classes: ranks are
+// A symmetric layout: one class per GPU slowdown (one class without slow nodes), class k on platform node
+// k, whose NVSwitch flows are simulated. A layout with node classes: ranks are
 // equal when their nodes' perturbations (GPU slowdown, degraded NICs, the uplink factors of their fabric
 // groups) are equal, for hpZ groups wider than a node their partners' are too, in ring order, and, when
 // links are degraded or a second job runs on a fabric with several NICs per node, they use the same rail.

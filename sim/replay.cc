@@ -146,8 +146,10 @@ class Replay {
   // The class replaying real rank `r`, or -1.
   int SourceOf(int r) const {
     if (r < 0 || r >= layout_.real_nodes * layout_.gpus_per_node) return -1;
-    if (layout_.symmetric) return 0;
-    return r < layout_.sim_gpus() ? classes_.class_of_gpu[static_cast<size_t>(r)] : -1;
+    if (layout_.sim_nodes != layout_.real_nodes) {
+      return classes_.class_of_real_node[static_cast<size_t>(r / layout_.gpus_per_node)];
+    }
+    return classes_.class_of_gpu[static_cast<size_t>(r)];
   }
 
   // Which classes have members in each group instance, and which instances each class has members in,

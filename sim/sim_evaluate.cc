@@ -26,8 +26,10 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
 
 std::string SimNetworkModel(const SimOptions& o) {
   return fmt::format(
-      "sim engine: SimGrid {} flow-level max-min sharing ({}); {} collectives, NCCL's latency per protocol as "
-      "delays, its bandwidth factor as wire overhead, tier efficiency through the bandwidth-factor callback; {} "
+      "sim engine: SimGrid {} flow-level max-min sharing ({}); {} collectives, NCCL's latency per protocol "
+      "as "
+      "delays, its bandwidth factor as wire overhead, tier efficiency through the bandwidth-factor callback; "
+      "{} "
       "replay",
       SimGridVersion(), SimGridNetworkConfig(), FidelityName(o.fidelity),
       o.fidelity == Fidelity::kStep ? "full" : ReductionName(o.reduction));

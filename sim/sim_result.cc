@@ -59,8 +59,8 @@ std::string SerializeSimResult(const SimResult& r) {
   Writer w;
   w.Put(kMagic);
   const model::Timing& t = r.timing;
-  for (double v : {t.iteration_s, t.compute_s, t.optimizer_s, t.gpu_side_s, t.interference_s, t.compute_busy_s,
-                   t.exposed_comm_s}) {
+  for (double v : {t.iteration_s, t.compute_s, t.optimizer_s, t.gpu_side_s, t.interference_s,
+                   t.compute_busy_s, t.exposed_comm_s}) {
     w.Put(v);
   }
   w.Put(t.queue_busy_s);

@@ -3,10 +3,13 @@
 // lists, and host-to-host transfers are Comm::sendto_async.
 #include "sim/simgrid_platform.h"
 
+// version.h and xbt/log.h need s4u.hpp's declarations first.
+// clang-format off
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 #include <xbt/log.h>
+// clang-format on
 
 #include <fmt/format.h>
 

@@ -46,14 +46,18 @@ std::pair<sim::SimResult, sim::SimResult> ExpectEqualToFull(const model::Schedul
   return {std::move(a).value(), std::move(b).value()};
 }
 
-void ExpectClassesExact(const model::ClusterSpec& c, const sim::Perturbations& p) {
+void ExpectClassesExact(const model::ClusterSpec& c, const sim::Perturbations& p,
+                        bool shrunk_classes = true) {
   for (const model::ZeroConfig& z : {model::ZeroConfig{}, ZeroPlusPlus(c.gpus_per_node / 2)}) {
     const model::Schedule s = model::BuildSchedule(Gpt(3, 1024, 16), z, c);
     ExpectEqualToFull(s, c, p, sim::Reduction::kClasses);
     if (!p.empty()) {
       // The default reduction replays the same classes when the cluster is perturbed.
       const auto [full, symmetric] = ExpectEqualToFull(s, c, p, sim::Reduction::kSymmetric);
-      EXPECT_FALSE(symmetric.stats.symmetric);
+      // Slow nodes alone keep the shrunk platform when it has a node per slowdown class.
+      const bool shrinks = p.links.empty() && p.background.empty() && shrunk_classes;
+      EXPECT_EQ(symmetric.stats.symmetric, shrinks);
+      EXPECT_EQ(symmetric.stats.simulated_nodes < c.nodes, shrinks);
     }
   }
 }
@@ -72,6 +76,20 @@ TEST(RankClasses, SlowNodeIsExact) {
   sim::Perturbations p;
   p.slow_nodes.push_back({2, 1.1});
   ExpectClassesExact(Rails(), p);
+}
+
+TEST(RankClasses, SlowNodesOnAShrunkFatTreeAreExact) {
+  // 4 leaves of 2 nodes, 2 leaves simulated: room for both slowdown classes.
+  sim::Perturbations p;
+  p.slow_nodes.push_back({5, 1.25});
+  ExpectClassesExact(FatTree(PaperCluster(1, 8, 4), 2, 3), p);
+}
+
+TEST(RankClasses, MoreSlowdownClassesThanPlatformNodesReplayTheWholeCluster) {
+  sim::Perturbations p;
+  p.slow_nodes.push_back({1, 1.1});
+  p.slow_nodes.push_back({3, 1.2});
+  ExpectClassesExact(PaperCluster(1, 5, 8), p, /*shrunk_classes=*/false);
 }
 
 TEST(RankClasses, DegradedNicAndSecondJobAreExact) {
