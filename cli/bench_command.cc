@@ -123,9 +123,6 @@ int BenchCommand(int argc, char** argv) {
           },
           &usage);
       const double wall = Now() - t0;
-      const std::string reduction_name = !o.perturbations.empty() && o.reduction == sim::Reduction::kSymmetric
-                                             ? "classes"
-                                             : sim::ReductionName(o.reduction);
       if (!bytes.ok()) {
         fmt::print("{:>6} {:>6} {:<8} {:<9} error: {}\n", c.total_gpus(), model_name, v.name, bc.name,
                    bytes.status().message());
@@ -136,6 +133,11 @@ int BenchCommand(int argc, char** argv) {
       const int ops = std::stoi(bytes->substr(0, space));
       StatusOr<sim::SimResult> r = sim::DeserializeSimResult(bytes->substr(space + 1));
       if (!r.ok()) return kExitFailed;
+      // What ran: the shrunk platform (symmetric, one rank class per slowdown), or classes or every rank
+      // on the whole cluster.
+      const char* reduction_name = r->stats.symmetric                     ? "symmetric"
+                                   : o.reduction == sim::Reduction::kFull ? "full"
+                                                                          : "classes";
       fmt::print("{:>6} {:>6} {:<8} {:<9} {:<10} {:>7} {:>6} {:>9} {:>10.6f} {:>8.2f} {:>8.2f} {:>9.1f}\n",
                  c.total_gpus(), model_name, v.name, bc.name, reduction_name, ops, r->stats.simulated_ranks,
                  r->stats.transfers, r->timing.iteration_s, wall, usage.cpu_s, usage.max_rss_bytes / kMiB);
