@@ -69,7 +69,7 @@ int BenchCommand(int argc, char** argv) {
       "reference, slow past a few hundred GPUs)")("max-gpus", po::value<int>(&max_gpus)->value_name("N"),
                                                   "skip cases with more than N GPUs")(
       "no-fat-trees", po::bool_switch()->notifier([&](bool off) { fat_trees = !off; }),
-      "skip the fat-tree cases");
+      "skip the fat-tree cases (ZeRO++ on them takes minutes: sim/README.md, Limits)");
   if (std::optional<int> stop = ParseCommandLine("bench", argc, argv, opts)) return *stop;
   StatusOr<sim::Reduction> parsed = ParseReduction(reduction);
   if (!parsed.ok()) {
