@@ -34,12 +34,6 @@ model::Report EvaluateAnalyticScenario(const io::Scenario& s) {
 
 StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, const sim::SimOptions& sim_options,
                                          std::vector<sim::SimRun>* sim_runs) {
-  model::Report r;
-  r.provenance = io::ScenarioProvenance(s);
-  r.provenance.zerosim_version = Version();
-  r.scenario_name = s.name;
-  r.cluster = s.cluster;
-  r.model = s.variants.empty() ? model::ModelSpec{} : s.variants.front().model;
   const bool analytic = engine != Engine::kSim;
   const bool simulated = engine != Engine::kAnalytic;
   if (analytic && !s.perturbations.empty()) {
@@ -48,10 +42,16 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   }
   sim::SimOptions perturbed = sim_options;
   perturbed.perturbations = s.perturbations;
+  model::Report r;
+  r.provenance = io::ScenarioProvenance(s);
+  r.provenance.zerosim_version = Version();
+  r.scenario_name = s.name;
+  r.cluster = s.cluster;
+  r.model = s.variants.empty() ? model::ModelSpec{} : s.variants.front().model;
   if (analytic && simulated) {
-    r.provenance.network_model = std::string(kAnalyticModel) + " | " + sim::SimNetworkModel(sim_options);
+    r.provenance.network_model = std::string(kAnalyticModel) + " | " + sim::SimNetworkModel(perturbed);
   } else {
-    r.provenance.network_model = analytic ? kAnalyticModel : sim::SimNetworkModel(sim_options);
+    r.provenance.network_model = analytic ? kAnalyticModel : sim::SimNetworkModel(perturbed);
   }
   if (simulated) r.provenance.simgrid_version = sim::SimGridVersion();
   for (const io::Variant& v : s.variants) {

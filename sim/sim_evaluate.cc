@@ -25,7 +25,8 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
 }
 
 std::string SimNetworkModel(const SimOptions& o) {
-  return fmt::format(
+  const Perturbations& p = o.perturbations;
+  std::string text = fmt::format(
       "sim engine: SimGrid {} flow-level max-min sharing ({}); {} collectives, NCCL's latency per protocol "
       "as "
       "delays, its bandwidth factor as wire overhead, tier efficiency through the bandwidth-factor callback; "
@@ -33,6 +34,11 @@ std::string SimNetworkModel(const SimOptions& o) {
       "replay",
       SimGridVersion(), SimGridNetworkConfig(), FidelityName(o.fidelity),
       o.fidelity == Fidelity::kStep ? "full" : ReductionName(o.reduction));
+  if (!p.empty()) {
+    text += fmt::format("; perturbed cluster: {} slow node(s), {} degraded link(s), {} background flow(s)",
+                        p.slow_nodes.size(), p.links.size(), p.background.size());
+  }
+  return text;
 }
 
 }  // namespace zerosim::sim
