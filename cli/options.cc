@@ -39,7 +39,8 @@ std::optional<int> ParseCommandLine(const char* command, int argc, char** argv, 
 StatusOr<sim::Reduction> ParseReduction(const std::string& name) {
   if (name == "symmetric") return sim::Reduction::kSymmetric;
   if (name == "full") return sim::Reduction::kFull;
-  return Status::Error(fmt::format("unknown reduction '{}' (available: symmetric, full)", name));
+  if (name == "classes") return sim::Reduction::kClasses;
+  return Status::Error(fmt::format("unknown reduction '{}' (available: symmetric, classes, full)", name));
 }
 
 bool WriteTextFile(const std::string& path, const std::string& text) {
@@ -58,7 +59,8 @@ void AddEngineOptions(po::options_description* opts, EngineArgs* a, bool allow_b
       ("fidelity", po::value<std::string>(&a->fidelity)->value_name("LEVEL"),
        "sim: macro (one flow per ring edge; default) or step (every ring step a flow; validation, <= ~1k GPUs)")
       ("reduction", po::value<std::string>(&a->reduction)->value_name("MODE"),
-       "sim: symmetric (one representative rank, two symmetry units of the fabric; default, exact) or full "
+       "sim: symmetric (one representative rank, two symmetry units of the fabric; default, exact; with "
+       "perturbations: classes), classes (one rank per equivalence class of nodes, whole cluster) or full "
        "(every rank, whole cluster)");
 }
 

@@ -74,23 +74,29 @@ std::string ChromeTraceJson(const std::vector<TracedRun>& runs) {
       const int pid = static_cast<int>(v) * 1'000'000 + e.rank;
       threads.insert({pid, static_cast<int>(op.queue)});
       if (e.finish_s <= e.start_s) continue;
-      emit(fmt::format("{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},"
-                       "\"dur\":{:.3f},\"args\":{{{}}}}}",
-                       Escape(model::DescribeOp(*run.schedule, e.op)), Category(op), pid, static_cast<int>(op.queue),
-                       e.start_s * 1e6, (e.finish_s - e.start_s) * 1e6, Args(op, e.op)));
+      emit(fmt::format(
+          "{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},"
+          "\"dur\":{:.3f},\"args\":{{{}}}}}",
+          Escape(model::DescribeOp(*run.schedule, e.op)), Category(op), pid, static_cast<int>(op.queue),
+          e.start_s * 1e6, (e.finish_s - e.start_s) * 1e6, Args(op, e.op)));
     }
     for (int rank : ranks) {
       const int pid = static_cast<int>(v) * 1'000'000 + rank;
-      emit(fmt::format("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"{} rank {}\"}}}}", pid,
-                       Escape(run.name), rank));
-      emit(fmt::format("{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}",
-                       pid, pid));
+      emit(fmt::format(
+          "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"{} rank {}\"}}}}", pid,
+          Escape(run.name), rank));
+      emit(fmt::format(
+          "{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}", pid,
+          pid));
     }
     for (const auto& [pid, queue] : threads) {
-      emit(fmt::format("{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{}\"}}}}", pid,
-                       queue, model::QueueName(static_cast<model::Queue>(queue))));
-      emit(fmt::format("{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
-                       pid, queue, queue));
+      emit(fmt::format(
+          "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{}\"}}}}", pid,
+          queue, model::QueueName(static_cast<model::Queue>(queue))));
+      emit(
+          fmt::format("{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_"
+                      "index\":{}}}}}",
+                      pid, queue, queue));
     }
   }
   out += "\n]}\n";

@@ -13,9 +13,9 @@
 namespace zerosim::sim {
 
 struct TracedRun {
-  std::string name;                    // e.g. the variant's name
+  std::string name;  // e.g. the variant's name
   const model::Schedule* schedule = nullptr;
-  const SimResult* result = nullptr;   // its `trace` holds the recorded ranks
+  const SimResult* result = nullptr;  // its `trace` holds the recorded ranks
 };
 
 std::string ChromeTraceJson(const std::vector<TracedRun>& runs);

@@ -1,5 +1,7 @@
 #include "sim/collective_plan.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/collective_time.h"
@@ -10,7 +12,17 @@ using model::CollectiveKind;
 using model::GroupKind;
 
 const char* FidelityName(Fidelity f) { return f == Fidelity::kMacro ? "macro-flow" : "step-level"; }
-const char* ReductionName(Reduction r) { return r == Reduction::kSymmetric ? "symmetric" : "full"; }
+const char* ReductionName(Reduction r) {
+  switch (r) {
+    case Reduction::kSymmetric:
+      return "symmetric";
+    case Reduction::kFull:
+      return "full";
+    case Reduction::kClasses:
+      return "classes";
+  }
+  return "?";
+}
 
 Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o) {
   Layout l;
@@ -25,14 +37,51 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o) {
     const int per_pod = c.fabric.nodes_per_leaf * c.fabric.leaves_per_pod;
     if (c.fabric.leaves_per_pod > 1 && per_pod < c.nodes) l.level_nodes.push_back(per_pod);
   }
-  l.symmetric = o.reduction == Reduction::kSymmetric && o.fidelity == Fidelity::kMacro;
+  const bool macro = o.fidelity == Fidelity::kMacro;
+  const Perturbations& p = o.perturbations;
+  const bool fabric_perturbed = !p.links.empty() || !p.background.empty();
+  const bool hpz_in_node = hpz <= c.gpus_per_node && c.gpus_per_node % hpz == 0;
   const int unit = l.level_nodes.empty() ? 1 : l.level_nodes.back();
-  if (l.symmetric && c.nodes % unit == 0 && c.nodes >= 2 * unit) l.sim_nodes = 2 * unit;
+  const bool can_shrink = c.nodes % unit == 0 && c.nodes >= 2 * unit;
+  int slow_classes = 1;
+  if (!p.slow_nodes.empty()) {
+    const std::vector<int> classes = SlowdownClasses(c.nodes, p.slow_nodes, nullptr);
+    slow_classes = 1 + *std::max_element(classes.begin(), classes.end());
+  }
+  if (o.reduction == Reduction::kSymmetric && macro && !fabric_perturbed) {
+    if (p.slow_nodes.empty()) {
+      l.symmetric = true;
+      if (can_shrink) l.sim_nodes = 2 * unit;
+    } else if (hpz_in_node && can_shrink && slow_classes <= 2 * unit) {
+      l.symmetric = true;
+      l.sim_nodes = 2 * unit;
+    }
+  }
+  l.node_classes =
+      macro && !l.symmetric &&
+      (o.reduction == Reduction::kClasses || (o.reduction == Reduction::kSymmetric && !p.empty()));
   return l;
 }
 
-PlatformSpec MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout, double gpu_flops,
-                              int actor_stack_kib) {
+std::vector<int> SlowdownClasses(int nodes, const std::vector<SlowNode>& slow,
+                                 std::vector<double>* slowdowns) {
+  std::vector<double> factor(static_cast<size_t>(nodes), 1.0);
+  for (const SlowNode& s : slow) {
+    if (s.node >= 0 && s.node < nodes) factor[static_cast<size_t>(s.node)] *= s.slowdown;
+  }
+  std::vector<double> seen;
+  std::vector<int> classes;
+  for (double f : factor) {
+    auto it = std::find(seen.begin(), seen.end(), f);
+    classes.push_back(static_cast<int>(it - seen.begin()));
+    if (it == seen.end()) seen.push_back(f);
+  }
+  if (slowdowns != nullptr) *slowdowns = seen;
+  return classes;
+}
+
+StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout, double gpu_flops,
+                                        int actor_stack_kib, const Perturbations& pert) {
   PlatformSpec p;
   p.nodes = layout.sim_nodes;
   p.gpus_per_node = c.gpus_per_node;
@@ -53,6 +102,61 @@ PlatformSpec MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout,
   p.intra_efficiency = c.nccl.intra_bandwidth_efficiency;
   p.inter_efficiency = c.nccl.inter_bandwidth_efficiency;
   p.actor_stack_kib = actor_stack_kib;
+  if (pert.empty()) return p;
+  for (const SlowNode& s : pert.slow_nodes) {
+    if (s.node < 0 || s.node >= layout.real_nodes) {
+      return Status::Error(
+          fmt::format("slow node {}: the cluster has nodes 0 to {}", s.node, layout.real_nodes - 1));
+    }
+    if (!(s.slowdown > 0))
+      return Status::Error(fmt::format("slow node {}: slowdown {} is not positive", s.node, s.slowdown));
+  }
+  if (!pert.slow_nodes.empty() && layout.sim_nodes != layout.real_nodes) {
+    // A shrunk platform: slowdown class k is replayed on node k (rank_classes.h).
+    SlowdownClasses(layout.real_nodes, pert.slow_nodes, &p.node_slowdown);
+  } else if (!pert.slow_nodes.empty()) {
+    p.node_slowdown.assign(static_cast<size_t>(p.nodes), 1.0);
+    for (const SlowNode& s : pert.slow_nodes) p.node_slowdown[static_cast<size_t>(s.node)] *= s.slowdown;
+  }
+  if (layout.sim_nodes != layout.real_nodes && (!pert.links.empty() || !pert.background.empty())) {
+    return Status::Error("degraded links and background flows need the whole platform");
+  }
+  for (const DegradedLink& d : pert.links) {
+    if (!(d.bandwidth_factor > 0) || d.bandwidth_factor > 1) {
+      return Status::Error(
+          fmt::format("degraded link: bandwidth factor {} is not in (0, 1]", d.bandwidth_factor));
+    }
+    if (d.kind == DegradedLink::Kind::kNic) {
+      if (d.node < 0 || d.node >= p.nodes || d.rail < 0 || d.rail >= p.nics_per_node) {
+        return Status::Error(
+            fmt::format("degraded NIC {} of node {}: the cluster has nodes 0 to {} with NICs 0 to {}", d.rail,
+                        d.node, p.nodes - 1, p.nics_per_node - 1));
+      }
+      p.nic_factor.resize(static_cast<size_t>(p.nodes * p.nics_per_node), 1.0);
+      p.nic_factor[static_cast<size_t>(d.node * p.nics_per_node + d.rail)] *= d.bandwidth_factor;
+      continue;
+    }
+    const int levels = static_cast<int>(layout.level_nodes.size());
+    const int groups =
+        d.level >= 0 && d.level < levels ? p.nodes / layout.level_nodes[static_cast<size_t>(d.level)] : 0;
+    if (d.group < 0 || d.group >= groups) {
+      return Status::Error(
+          fmt::format("degraded uplink of group {} at level {}: the fabric has {} level(s){}", d.group,
+                      d.level, levels, groups > 0 ? fmt::format(", {} groups at that level", groups) : ""));
+    }
+    p.uplink_factor.resize(static_cast<size_t>(levels));
+    p.uplink_factor[static_cast<size_t>(d.level)].resize(static_cast<size_t>(groups), 1.0);
+    p.uplink_factor[static_cast<size_t>(d.level)][static_cast<size_t>(d.group)] *= d.bandwidth_factor;
+  }
+  for (const BackgroundFlow& b : pert.background) {
+    if (b.src_node < 0 || b.src_node >= p.nodes || b.dst_node < 0 || b.dst_node >= p.nodes || b.gpu < 0 ||
+        b.gpu >= p.gpus_per_node) {
+      return Status::Error(
+          fmt::format("background flow from node {} to node {} (GPU {}): the cluster has nodes 0 to {} "
+                      "of GPUs 0 to {}",
+                      b.src_node, b.dst_node, b.gpu, p.nodes - 1, p.gpus_per_node - 1));
+    }
+  }
   return p;
 }
 
@@ -146,28 +250,21 @@ void AddCrossNodeAllToAll(const std::vector<int>& members, double out_bytes, con
       const int upper_sim = top ? l.sim_nodes : upper_real;
       const int count = upper_real - lower;
       if (count <= 0) continue;
-      const int target = k / upper_sim * upper_sim + ((k % upper_sim) / lower + 1) % (upper_sim / lower) * lower +
-                         k % lower;
+      const int target =
+          k / upper_sim * upper_sim + ((k % upper_sim) / lower + 1) % (upper_sim / lower) * lower + k % lower;
       const double bytes = count == l.real_nodes - 1 ? out_bytes : out_bytes * count / (l.real_nodes - 1);
       flows->push_back({k * n + gpu % n, target * n + gpu % n, bytes});
     }
   }
 }
 
-std::vector<int> InstancesOf(GroupKind g, int instance, const Layout& l) {
-  if (instance >= 0) return {instance};
-  std::vector<int> all;
-  for (int i = 0; i < GroupInstances(g, l); ++i) all.push_back(i);
-  return all;
-}
-
 }  // namespace
 
 StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, const model::CollectiveTime& t,
-                                               const Layout& l, Fidelity f, int instance) {
+                                               const Layout& l, Fidelity f,
+                                               const std::vector<int>& instances) {
   const int g = c.group_size;
   if (g <= 1) return std::vector<PlanStep>{{t.latency_s, {}}};
-  const std::vector<int> instances = InstancesOf(c.group, instance, l);
   const model::NcclProtocol& p = t.params;
 
   if (c.kind != CollectiveKind::kAllToAll) {
@@ -175,7 +272,8 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, c
     const double chunk = c.buffer_bytes / g;
     if (f == Fidelity::kMacro) {
       PlanStep step{t.latency_s, {}};
-      for (int i : instances) AddRingEdges(GroupMembers(c.group, i, l), (g - 1) * chunk, split, l, &step.flows);
+      for (int i : instances)
+        AddRingEdges(GroupMembers(c.group, i, l), (g - 1) * chunk, split, l, &step.flows);
       return std::vector<PlanStep>{std::move(step)};
     }
     std::vector<Flow> edges;
@@ -191,7 +289,8 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, c
   }
 
   if (c.group != GroupKind::kLocal && c.group != GroupKind::kCrossNode) {
-    return Status::Error(fmt::format("all-to-all over the {} group is not simulated", model::GroupKindName(c.group)));
+    return Status::Error(
+        fmt::format("all-to-all over the {} group is not simulated", model::GroupKindName(c.group)));
   }
   PlanStep step{t.latency_s, {}};
   const double out_bytes = c.buffer_bytes * (g - 1) / g;
@@ -206,7 +305,8 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, c
       }
     } else if (c.group == GroupKind::kLocal) {
       for (int j = 0; j < m; ++j) {
-        step.flows.push_back({members[static_cast<size_t>(j)], members[static_cast<size_t>((j + 1) % m)], out_bytes});
+        step.flows.push_back(
+            {members[static_cast<size_t>(j)], members[static_cast<size_t>((j + 1) % m)], out_bytes});
       }
     } else {
       AddCrossNodeAllToAll(members, out_bytes, l, &step.flows);

@@ -29,20 +29,31 @@ struct Layout {
   int nics = 1;
   int hpz = 1;
   std::vector<int> level_nodes;  // nodes under one group of each fat-tree level, bottom-up (leaf, pod)
-  bool symmetric = false;        // one representative rank stands for every rank
+  bool symmetric = false;        // the platform's ranks stand for the real ones (shrunk, scaled)
+  bool node_classes = false;     // equivalence classes of nodes on the whole platform (rank_classes.h)
   int sim_gpus() const { return sim_nodes * gpus_per_node; }
   // Real bytes per simulated byte: the platform holds sim_nodes of the real_nodes.
   double scale() const { return static_cast<double>(real_nodes) / sim_nodes; }
 };
 
-// The layout for `c` replayed with `o`. Under kSymmetric, the platform shrinks to two symmetry units
-// (nodes on a flat fabric, leaves or pods of a fat tree) when the cluster holds at least two of them and
-// kStep was not asked for.
+// The classes of the `nodes` real nodes by GPU slowdown, numbered in order of first appearance (node 0's
+// class is 0); `slowdowns`, if given, receives each class's slowdown.
+std::vector<int> SlowdownClasses(int nodes, const std::vector<SlowNode>& slow,
+                                 std::vector<double>* slowdowns);
+
+// The layout for `c` replayed with `o`. Under kSymmetric without perturbations, the platform shrinks to two
+// symmetry units (nodes on a flat fabric, leaves or pods of a fat tree) when the cluster holds at least two
+// of them and kStep was not asked for. Slow nodes alone keep that platform (the fabric's flows are the
+// same on every node and start together for all; each slowdown class gets a node of its own on it) when it
+// has a node per class and hpZ groups fit in a node; other perturbations make kSymmetric replay node
+// classes on the whole platform, as kClasses.
 Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o);
 
-// The SimGrid platform of `layout`: links and efficiencies from `c`; every GPU computes at `gpu_flops`.
-PlatformSpec MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout, double gpu_flops,
-                              int actor_stack_kib);
+// The SimGrid platform of `layout`: links and efficiencies from `c`; every GPU computes at `gpu_flops`,
+// less on slow nodes; links degraded as `p` says. Errors: a perturbation naming a node, rail or fabric
+// group the cluster does not have, or a factor that is not positive.
+StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layout& layout, double gpu_flops,
+                                        int actor_stack_kib, const Perturbations& p = {});
 
 // A payload of `bytes` from GPU `src` to GPU `dst` (platform indices).
 struct Flow {
@@ -63,9 +74,10 @@ int GroupInstanceOf(model::GroupKind g, int gpu, const Layout& l);
 std::vector<int> GroupMembers(model::GroupKind g, int instance, const Layout& l);
 
 // The steps of collective `c` timed by NCCL's protocol choice `t` (latency terms; the bandwidth factor is
-// applied by the caller as wire overhead), for group `instance`, or every instance if `instance` < 0.
+// applied by the caller as wire overhead), for the group instances `instances` together.
 // Errors: a kind/group pair the schedule never emits (all-to-all over the global or hpZ group).
 StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, const model::CollectiveTime& t,
-                                               const Layout& l, Fidelity f, int instance);
+                                               const Layout& l, Fidelity f,
+                                               const std::vector<int>& instances);
 
 }  // namespace zerosim::sim

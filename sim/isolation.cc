@@ -54,7 +54,8 @@ StatusOr<std::string> RunInChild(const std::function<StatusOr<std::string>()>& w
     close(fds[0]);
     StatusOr<std::string> r = work();
     // First byte: 1 for a result, 0 for an error message.
-    const std::string framed = r.ok() ? std::string(1, '\1') + *r : std::string(1, '\0') + r.status().message();
+    const std::string framed =
+        r.ok() ? std::string(1, '\1') + *r : std::string(1, '\0') + r.status().message();
     const bool written = WriteAll(fds[1], framed.data(), framed.size());
     close(fds[1]);
     std::fflush(nullptr);

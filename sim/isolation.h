@@ -23,7 +23,8 @@ struct ChildUsage {
 
 // Forks; the child runs `work` and sends back its bytes or its error, then exits without running the
 // parent's exit handlers. Returns what the child sent, or an error if it failed or died.
-StatusOr<std::string> RunInChild(const std::function<StatusOr<std::string>()>& work, ChildUsage* usage = nullptr);
+StatusOr<std::string> RunInChild(const std::function<StatusOr<std::string>()>& work,
+                                 ChildUsage* usage = nullptr);
 
 // SimulateSchedule (replay.h) in a child process.
 StatusOr<SimResult> SimulateIsolated(const model::Schedule& s, const model::ClusterSpec& c,

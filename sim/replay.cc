@@ -1,5 +1,6 @@
 #include "sim/replay.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "model/collective_time.h"
 #include "model/op_cost.h"
 #include "sim/collective_plan.h"
+#include "sim/rank_classes.h"
 #include "sim/simgrid_platform.h"
 
 namespace zerosim::sim {
@@ -35,9 +37,16 @@ class Replay {
  public:
   Replay(const model::Schedule& s, const model::ClusterSpec& c, const model::Calibration& cal,
          const SimOptions& o, const Layout& layout, Platform* platform)
-      : s_(s), c_(c), o_(o), layout_(layout), platform_(platform), local_(model::MakeLocalCostModel(s, c, cal)) {
+      : s_(s),
+        c_(c),
+        o_(o),
+        layout_(layout),
+        platform_(platform),
+        local_(model::MakeLocalCostModel(s, c, cal)),
+        classes_(MakeRankClasses(layout, o.perturbations)) {
     const size_t n = s.ops.size();
-    ranks_ = layout.symmetric ? 1 : layout.sim_gpus();
+    ranks_ = classes_.count();
+    IndexGroups();
     done_.assign(static_cast<size_t>(ranks_) * n, 0);
     // One hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1): a GPU op starts only after the GPU op issued before it.
     gpu_prev_.assign(n, -1);
@@ -65,8 +74,8 @@ class Replay {
     timing_.finish_s.assign(n, 0);
     traced_.assign(static_cast<size_t>(ranks_), false);
     for (int r : o.trace_ranks) {
-      const int source = layout.symmetric ? 0 : r;
-      if (source >= 0 && source < ranks_) traced_[static_cast<size_t>(source)] = true;
+      const int source = SourceOf(r);
+      if (source >= 0) traced_[static_cast<size_t>(source)] = true;
     }
   }
 
@@ -81,8 +90,8 @@ class Replay {
         a->queue = q;
         QueueActor* raw = a.get();
         actors_[static_cast<size_t>(rank)][static_cast<size_t>(q)] = std::move(a);
-        platform_->Spawn(fmt::format("r{}-{}", rank, model::QueueName(static_cast<Queue>(q))), rank,
-                         [this, raw] { RunQueue(raw); });
+        platform_->Spawn(fmt::format("r{}-{}", rank, model::QueueName(static_cast<Queue>(q))),
+                         classes_.representative[static_cast<size_t>(rank)], [this, raw] { RunQueue(raw); });
         ++stats_.actors;
       }
     }
@@ -93,6 +102,7 @@ class Replay {
   SimResult Result() {
     SimResult r;
     model::Timing& t = timing_;
+    t.iteration_s = last_finish_s_;  // the slowest class's last op (rank 0's below)
     double compute_queue_work = 0;
     for (size_t i = 0; i < s_.ops.size(); ++i) {
       const Op& op = s_.ops[i];
@@ -116,10 +126,10 @@ class Replay {
     r.stats.simulated_nodes = layout_.sim_nodes;
     r.stats.simulated_ranks = ranks_;
     r.stats.symmetric = layout_.symmetric;
-    // Under the symmetric reduction every rank's timeline is the representative's.
+    // Every rank's timeline is its class representative's.
     for (int rank : o_.trace_ranks) {
-      const int source = layout_.symmetric ? 0 : rank;
-      if (rank < 0 || rank >= layout_.real_nodes * layout_.gpus_per_node || source >= ranks_) continue;
+      const int source = SourceOf(rank);
+      if (source < 0) continue;
       for (const TraceEvent& e : trace_) {
         if (e.rank == source) r.trace.push_back({rank, e.op, e.start_s, e.finish_s});
       }
@@ -132,18 +142,50 @@ class Replay {
   static constexpr int kInCollective = -2;
 
   struct QueueActor {
-    int rank = 0;
+    int rank = 0;  // the rank class it replays
     int queue = 0;
     int waiting_on = kNotWaiting;  // op index, kInCollective, or kNotWaiting
     int waiting_start_of = kNotWaiting;  // op index whose start it waits for (one hardware queue)
+    int pending_instances = 0;     // group instances of a collective it waits for
     Signal signal;
   };
 
-  // Members of one group instance that have reached a collective and wait for it to finish.
+  // Rank classes that have reached a collective in one group instance, and those waiting for it.
   struct Instance {
     int arrived = 0;
     std::vector<QueueActor*> waiters;
   };
+
+  // The class replaying real rank `r`, or -1.
+  int SourceOf(int r) const {
+    if (r < 0 || r >= layout_.real_nodes * layout_.gpus_per_node) return -1;
+    if (layout_.sim_nodes != layout_.real_nodes) {
+      return classes_.class_of_real_node[static_cast<size_t>(r / layout_.gpus_per_node)];
+    }
+    return classes_.class_of_gpu[static_cast<size_t>(r)];
+  }
+
+  // Which classes have members in each group instance, and which instances each class has members in,
+  // for every group kind.
+  void IndexGroups() {
+    for (int g = 0; g < kGroupKinds; ++g) {
+      const auto kind = static_cast<model::GroupKind>(g);
+      const int instances = GroupInstances(kind, layout_);
+      auto& by_instance = instance_classes_[static_cast<size_t>(g)];
+      auto& by_class = class_instances_[static_cast<size_t>(g)];
+      by_instance.assign(static_cast<size_t>(instances), {});
+      by_class.assign(static_cast<size_t>(ranks_), {});
+      for (int i = 0; i < instances; ++i) {
+        for (int gpu : GroupMembers(kind, i, layout_)) {
+          const int cls = classes_.class_of_gpu[static_cast<size_t>(gpu)];
+          std::vector<int>& classes = by_instance[static_cast<size_t>(i)];
+          if (std::find(classes.begin(), classes.end(), cls) == classes.end()) classes.push_back(cls);
+          std::vector<int>& mine = by_class[static_cast<size_t>(cls)];
+          if (mine.empty() || mine.back() != i) mine.push_back(i);
+        }
+      }
+    }
+  }
 
   bool Done(int rank, int op) const {
     return done_[static_cast<size_t>(rank) * s_.ops.size() + static_cast<size_t>(op)] != 0;
@@ -211,6 +253,7 @@ class Replay {
           break;
       }
       const double finish = Platform::Now();
+      last_finish_s_ = std::max(last_finish_s_, finish);
       if (a->rank == 0) {
         timing_.start_s[static_cast<size_t>(i)] = start;
         timing_.finish_s[static_cast<size_t>(i)] = finish;
@@ -220,38 +263,52 @@ class Replay {
     }
   }
 
-  // Every member of the op's group instance arrives here; the last to arrive runs the collective, then
-  // releases the others.
+  // Every class with members in the op's group instances arrives here. An instance runs when the last of
+  // its classes has arrived, started by that class together with its other instances that became ready;
+  // a class returns when all its instances have finished. (One class: every instance at once; one class
+  // per rank: the last member to arrive runs the instance, the others wait.)
   void JoinCollective(QueueActor* a, int op_index) {
     const Op& op = s_.ops[static_cast<size_t>(op_index)];
-    if (layout_.symmetric) {
-      RunCollective(op_index, /*instance=*/-1);
-      return;
+    const auto g = static_cast<size_t>(op.coll.group);
+    const std::vector<int>& mine = class_instances_[g][static_cast<size_t>(a->rank)];
+    const int64_t base = static_cast<int64_t>(op_index) * static_cast<int64_t>(instance_classes_[g].size());
+    std::vector<int> ready;
+    for (int i : mine) {
+      if (++instances_[base + i].arrived ==
+          static_cast<int>(instance_classes_[g][static_cast<size_t>(i)].size())) {
+        ready.push_back(i);
+      }
     }
-    const int instances = GroupInstances(op.coll.group, layout_);
-    const int instance = GroupInstanceOf(op.coll.group, a->rank, layout_);
-    const int64_t key = static_cast<int64_t>(op_index) * instances + instance;
-    Instance& in = instances_[key];
-    const int members = static_cast<int>(GroupMembers(op.coll.group, instance, layout_).size());
-    if (++in.arrived < members) {
-      in.waiters.push_back(a);
+    if (!ready.empty()) {
+      RunCollective(op_index, ready);
+      for (int i : ready) {
+        auto it = instances_.find(base + i);
+        const std::vector<QueueActor*> waiters = std::move(it->second.waiters);
+        instances_.erase(it);
+        for (QueueActor* w : waiters) {
+          if (--w->pending_instances > 0) continue;
+          w->waiting_on = kNotWaiting;
+          w->signal.Notify();
+        }
+      }
+    }
+    // Instances still running or waiting for other classes (an instance no longer listed has finished).
+    for (int i : mine) {
+      auto it = instances_.find(base + i);
+      if (it == instances_.end()) continue;
+      it->second.waiters.push_back(a);
+      ++a->pending_instances;
+    }
+    if (a->pending_instances > 0) {
       a->waiting_on = kInCollective;
       a->signal.Wait();
-      return;
-    }
-    const std::vector<QueueActor*> waiters = std::move(in.waiters);
-    instances_.erase(key);
-    RunCollective(op_index, instance);
-    for (QueueActor* w : waiters) {
-      w->waiting_on = kNotWaiting;
-      w->signal.Notify();
     }
   }
 
-  void RunCollective(int op_index, int instance) {
+  void RunCollective(int op_index, const std::vector<int>& instances) {
     const Op& op = s_.ops[static_cast<size_t>(op_index)];
     const model::CollectiveTime& t = coll_time_[static_cast<size_t>(op_index)];
-    StatusOr<std::vector<PlanStep>> plan = PlanCollective(op.coll, t, layout_, o_.fidelity, instance);
+    StatusOr<std::vector<PlanStep>> plan = PlanCollective(op.coll, t, layout_, o_.fidelity, instances);
     if (!plan.ok()) {
       if (status_.ok()) status_ = plan.status();
       return;
@@ -260,7 +317,16 @@ class Replay {
     const double interference = model::NcclSmShare(c_);
     std::vector<int> loaded;
     if (interference > 0) {
-      loaded = layout_.symmetric ? std::vector<int>{0} : GroupMembers(op.coll.group, instance, layout_);
+      // The representatives of the classes with members in these instances.
+      const auto& by_instance = instance_classes_[static_cast<size_t>(op.coll.group)];
+      std::vector<bool> seen(static_cast<size_t>(ranks_), false);
+      for (int i : instances) {
+        for (int cls : by_instance[static_cast<size_t>(i)]) {
+          if (seen[static_cast<size_t>(cls)]) continue;
+          seen[static_cast<size_t>(cls)] = true;
+          loaded.push_back(classes_.representative[static_cast<size_t>(cls)]);
+        }
+      }
     }
     const int load = loaded.empty() ? -1 : platform_->StartGpuLoad(loaded, interference);
     const double overhead = 1.0 / t.params.bandwidth_factor;
@@ -274,6 +340,14 @@ class Replay {
       for (const Flow& f : step.flows) {
         const auto wire = static_cast<uint64_t>(std::llround(f.bytes * overhead));
         if (wire == 0) continue;
+        const int node = f.src / layout_.gpus_per_node;
+        if (node == f.dst / layout_.gpus_per_node &&
+            !classes_.node_intra_simulated[static_cast<size_t>(node)]) {
+          // The same NVSwitch flow of its class's representative node stands for it (rank_classes.h).
+          volumes_.intra_node[purpose] += f.bytes * scale;
+          ++stats_.represented_transfers;
+          continue;
+        }
         transfers.push_back({f.src, f.dst, wire});
         for (int link : platform_->Route(f.src, f.dst)) {
           const LinkInfo& info = platform_->links()[static_cast<size_t>(link)];
@@ -307,6 +381,11 @@ class Replay {
   const Layout layout_;
   Platform* platform_;
   const model::LocalCostModel local_;
+  const RankClasses classes_;
+  static constexpr int kGroupKinds = 4;
+  std::array<std::vector<std::vector<int>>, kGroupKinds> instance_classes_;
+  std::array<std::vector<std::vector<int>>, kGroupKinds> class_instances_;
+  double last_finish_s_ = 0;
   int ranks_ = 0;
   std::array<std::vector<int>, model::kNumQueues> queue_ops_;
   std::vector<double> nominal_;
@@ -331,11 +410,17 @@ StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::Clus
   const double t0 = WallSeconds();
   const Layout layout = MakeLayout(c, HpzSize(s), o);
   const model::LocalCostModel local = model::MakeLocalCostModel(s, c, cal);
-  StatusOr<std::unique_ptr<Platform>> platform =
-      Platform::Create(MakePlatformSpec(c, layout, local.effective_flops, o.actor_stack_kib));
+  StatusOr<PlatformSpec> spec =
+      MakePlatformSpec(c, layout, local.effective_flops, o.actor_stack_kib, o.perturbations);
+  if (!spec.ok()) return spec.status();
+  StatusOr<std::unique_ptr<Platform>> platform = Platform::Create(*spec);
   if (!platform.ok()) return platform.status();
   Replay replay(s, c, cal, o, layout, platform->get());
   replay.Spawn();
+  for (const BackgroundFlow& b : o.perturbations.background) {
+    const int n = layout.gpus_per_node;
+    (*platform)->AddBackgroundFlow(b.src_node * n + b.gpu, b.dst_node * n + b.gpu, b.rate_Bps);
+  }
   const double t1 = WallSeconds();
   (*platform)->Run();
   const double t2 = WallSeconds();

@@ -25,12 +25,20 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
 }
 
 std::string SimNetworkModel(const SimOptions& o) {
-  return fmt::format(
-      "sim engine: SimGrid {} flow-level max-min sharing ({}); {} collectives, NCCL's latency per protocol as "
-      "delays, its bandwidth factor as wire overhead, tier efficiency through the bandwidth-factor callback; {} "
+  const Perturbations& p = o.perturbations;
+  std::string text = fmt::format(
+      "sim engine: SimGrid {} flow-level max-min sharing ({}); {} collectives, NCCL's latency per protocol "
+      "as "
+      "delays, its bandwidth factor as wire overhead, tier efficiency through the bandwidth-factor callback; "
+      "{} "
       "replay",
       SimGridVersion(), SimGridNetworkConfig(), FidelityName(o.fidelity),
       o.fidelity == Fidelity::kStep ? "full" : ReductionName(o.reduction));
+  if (!p.empty()) {
+    text += fmt::format("; perturbed cluster: {} slow node(s), {} degraded link(s), {} background flow(s)",
+                        p.slow_nodes.size(), p.links.size(), p.background.size());
+  }
+  return text;
 }
 
 }  // namespace zerosim::sim

@@ -27,6 +27,48 @@ enum class Reduction {
   kSymmetric,
   // One set of actors per rank on the whole platform: the reference the reduction is checked against.
   kFull,
+  // Equivalence classes of nodes (rank_classes.h) on the whole platform: one set of actors per class, the
+  // fabric's flows of every node, the NVSwitch flows of one representative node per class. kSymmetric is
+  // this with one class (and the platform shrunk to two symmetry units); with perturbations kSymmetric
+  // replays these classes. Exact against kFull (tests/sim/rank_class_test.cc).
+  kClasses,
+};
+
+// A node whose GPUs run slow: every compute, kernel and memory op of its GPUs takes `slowdown` times its
+// nominal duration (its GPUs compute at their speed / `slowdown`; below 1: a faster node).
+struct SlowNode {
+  int node = 0;
+  double slowdown = 1;
+};
+
+// A link running at `bandwidth_factor` (0, 1] of its nominal bandwidth, in both directions: a NIC of a
+// node (`rail`), or the aggregate uplink of fabric group `group` at `level` (0: a leaf, 1: a pod). A failed
+// cable among u of a group's uplinks is the factor (u-1)/u (ECMP over the survivors).
+struct DegradedLink {
+  enum class Kind { kNic, kUplink };
+  Kind kind = Kind::kNic;
+  int node = 0;   // kNic
+  int rail = 0;   // kNic
+  int level = 0;  // kUplink
+  int group = 0;  // kUplink
+  double bandwidth_factor = 1;
+};
+
+// A second job's traffic: a steady stream from a GPU of `src_node` to a GPU of `dst_node` (local rank
+// `gpu` on both) at `rate_Bps` on the wire, for the whole iteration, sharing links max-min with ours.
+struct BackgroundFlow {
+  int src_node = 0;
+  int dst_node = 0;
+  int gpu = 0;
+  double rate_Bps = 0;
+};
+
+// Departures from a uniform cluster; the sim engine only (the analytic model times a uniform cluster).
+struct Perturbations {
+  std::vector<SlowNode> slow_nodes;
+  std::vector<DegradedLink> links;
+  std::vector<BackgroundFlow> background;
+  bool empty() const { return slow_nodes.empty() && links.empty() && background.empty(); }
 };
 
 struct SimOptions {
@@ -34,6 +76,7 @@ struct SimOptions {
   Reduction reduction = Reduction::kSymmetric;
   std::vector<int> trace_ranks;  // ranks whose op timelines are recorded (for --trace)
   int actor_stack_kib = 128;     // SimGrid actor stacks (virtual memory)
+  Perturbations perturbations;
 };
 
 const char* FidelityName(Fidelity f);

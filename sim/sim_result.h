@@ -14,14 +14,15 @@ namespace zerosim::sim {
 
 struct SimStats {
   int real_nodes = 0;
-  int simulated_nodes = 0;   // nodes built on the platform
-  int simulated_ranks = 0;   // ranks whose ops were replayed by actors
+  int simulated_nodes = 0;  // nodes built on the platform
+  int simulated_ranks = 0;  // ranks whose ops were replayed by actors (one per rank class)
   int actors = 0;
-  bool symmetric = false;    // one representative rank (Reduction::kSymmetric)
-  int64_t transfers = 0;     // host-to-host flows SimGrid carried
-  int64_t gpu_activities = 0;  // computations on GPU hosts
-  double build_wall_s = 0;   // wall time: schedule-to-platform setup
-  double run_wall_s = 0;     // wall time: SimGrid's run
+  bool symmetric = false;             // one representative rank (Reduction::kSymmetric)
+  int64_t transfers = 0;              // host-to-host flows SimGrid carried
+  int64_t represented_transfers = 0;  // NVSwitch flows stood for by their class representative's
+  int64_t gpu_activities = 0;         // computations on GPU hosts
+  double build_wall_s = 0;            // wall time: schedule-to-platform setup
+  double run_wall_s = 0;              // wall time: SimGrid's run
 };
 
 // One op of one rank on simulated time.
@@ -35,7 +36,7 @@ struct TraceEvent {
 struct SimResult {
   // Times of the representative rank (rank 0). compute_s, optimizer_s and gpu_side_s are the nominal
   // durations of the GPU work (op_cost.h); interference_s the GPU time NCCL's kernels took while
-  // collectives ran (compute_interference); compute_busy_s their sum (the GPU's busy time: sharing the
+  // collectives ran (NCCL kernels holding SMs, model::NcclSmShare); compute_busy_s their sum (the GPU's busy time: sharing the
   // GPU conserves work) and exposed_comm_s the iteration time minus the schedule's own GPU work (compute,
   // optimizer, side streams), as in the analytic Timing; start_s, finish_s and queue_busy_s are simulated.
   model::Timing timing;

@@ -3,10 +3,13 @@
 // lists, and host-to-host transfers are Comm::sendto_async.
 #include "sim/simgrid_platform.h"
 
+// version.h and xbt/log.h need s4u.hpp's declarations first.
+// clang-format off
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 #include <xbt/log.h>
+// clang-format on
 
 #include <fmt/format.h>
 
@@ -81,6 +84,11 @@ class Builder {
     return n;
   }
 
+  // Entry `i` of `factors`, or 1.
+  static double FactorAt(const std::vector<double>& factors, int i) {
+    return i >= 0 && static_cast<size_t>(i) < factors.size() ? factors[static_cast<size_t>(i)] : 1.0;
+  }
+
   sg4::SplitDuplexLink* NewLink(sg4::NetZone* zone, const std::string& name, double bps, LinkTier tier) {
     sg4::SplitDuplexLink* l = zone->create_split_duplex_link(name, bps);
     l->set_latency(0)->seal();
@@ -96,13 +104,20 @@ class Builder {
   // uplink, or nothing for a node (its NICs live inside the node zone).
   std::vector<sg4::LinkInRoute> UplinkOf(sg4::NetZone* parent, int level, int first) {
     if (level < 0) return {};
-    const std::string name = fmt::format("up{}-{}", level, first / NodesPerGroup(level));
-    return {{NewLink(parent, name, spec_.levels[static_cast<size_t>(level)].uplink_Bps, LinkTier::kUplink), Dir::UP}};
+    const int group = first / NodesPerGroup(level);
+    const std::string name = fmt::format("up{}-{}", level, group);
+    double factor = 1;
+    if (static_cast<size_t>(level) < spec_.uplink_factor.size()) {
+      factor = FactorAt(spec_.uplink_factor[static_cast<size_t>(level)], group);
+    }
+    const double bps = spec_.levels[static_cast<size_t>(level)].uplink_Bps * factor;
+    return {{NewLink(parent, name, bps, LinkTier::kUplink), Dir::UP}};
   }
 
   Attachment BuildGroup(sg4::NetZone* parent, int level, int first) {
     if (level < 0) return BuildNode(parent, first);
-    sg4::NetZone* zone = sg4::create_star_zone(fmt::format("group{}-{}", level, first / NodesPerGroup(level)));
+    sg4::NetZone* zone =
+        sg4::create_star_zone(fmt::format("group{}-{}", level, first / NodesPerGroup(level)));
     zone->set_parent(parent);
     Attachment self;
     const int per_child = NodesPerGroup(level - 1);
@@ -128,7 +143,8 @@ class Builder {
     std::vector<sg4::Host*> hosts;
     std::vector<sg4::SplitDuplexLink*> ports;
     for (int g = 0; g < n; ++g) {
-      sg4::Host* h = zone->create_host(fmt::format("{}-gpu{}", prefix, g), spec_.gpu_flops);
+      sg4::Host* h = zone->create_host(fmt::format("{}-gpu{}", prefix, g),
+                                       spec_.gpu_flops / FactorAt(spec_.node_slowdown, node));
       h->seal();
       hosts.push_back(h);
       (*gpus_)[static_cast<size_t>(node * n + g)] = h;
@@ -136,14 +152,17 @@ class Builder {
     }
     std::vector<sg4::SplitDuplexLink*> nics;
     for (int r = 0; r < spec_.nics_per_node; ++r) {
-      nics.push_back(NewLink(zone, fmt::format("{}-nic{}", prefix, r), spec_.nic_Bps, LinkTier::kNic));
+      const double factor = FactorAt(spec_.nic_factor, node * spec_.nics_per_node + r);
+      nics.push_back(
+          NewLink(zone, fmt::format("{}-nic{}", prefix, r), spec_.nic_Bps * factor, LinkTier::kNic));
     }
     NetPoint* gateway = zone->create_router(prefix + "-gw");
     for (int i = 0; i < n; ++i) {
       for (int j = i + 1; j < n; ++j) {
-        zone->add_route(hosts[static_cast<size_t>(i)]->get_netpoint(), hosts[static_cast<size_t>(j)]->get_netpoint(),
-                        nullptr, nullptr,
-                        {{ports[static_cast<size_t>(i)], Dir::UP}, {ports[static_cast<size_t>(j)], Dir::DOWN}}, true);
+        zone->add_route(
+            hosts[static_cast<size_t>(i)]->get_netpoint(), hosts[static_cast<size_t>(j)]->get_netpoint(),
+            nullptr, nullptr,
+            {{ports[static_cast<size_t>(i)], Dir::UP}, {ports[static_cast<size_t>(j)], Dir::DOWN}}, true);
       }
       const int rail = i * spec_.nics_per_node / n;
       zone->add_route(hosts[static_cast<size_t>(i)]->get_netpoint(), gateway, nullptr, nullptr,
@@ -171,11 +190,23 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
   }
   int per_top_group = 1;
   for (const FabricLevel& l : spec.levels) {
-    if (l.children <= 0 || l.uplink_Bps <= 0) return Status::Error("platform: fabric levels need children and uplinks");
+    if (l.children <= 0 || l.uplink_Bps <= 0)
+      return Status::Error("platform: fabric levels need children and uplinks");
     per_top_group *= l.children;
   }
+  for (const std::vector<double>* factors : {&spec.node_slowdown, &spec.nic_factor}) {
+    for (double f : *factors) {
+      if (!(f > 0)) return Status::Error("platform: slowdowns and bandwidth factors must be positive");
+    }
+  }
+  for (const std::vector<double>& level : spec.uplink_factor) {
+    for (double f : level) {
+      if (!(f > 0)) return Status::Error("platform: bandwidth factors must be positive");
+    }
+  }
   if (spec.nodes % per_top_group != 0) {
-    return Status::Error(fmt::format("platform: {} nodes do not fill groups of {} nodes", spec.nodes, per_top_group));
+    return Status::Error(
+        fmt::format("platform: {} nodes do not fill groups of {} nodes", spec.nodes, per_top_group));
   }
   engine_created = true;
   std::unique_ptr<Platform> p(new Platform(spec));
@@ -276,6 +307,25 @@ std::vector<double> Platform::StopGpuLoad(int handle) {
   }
   impl_->loads.erase(it);
   return seconds;
+}
+
+void Platform::AddBackgroundFlow(int src, int dst, double rate_Bps) {
+  // Mailbox comms between two daemon actors (Comm::set_rate is honoured for them in 3.32, not for
+  // sendto); daemons are killed, and their comm cancelled, when the last replay actor returns.
+  const int id = impl_->next_load++;
+  sg4::Mailbox* box = sg4::Mailbox::by_name(fmt::format("background{}", id));
+  static char payload = 0;
+  constexpr uint64_t kEndless = uint64_t{1} << 62;
+  sg4::Actor::create(fmt::format("bg{}-send", id), impl_->gpus[static_cast<size_t>(src)], [box, rate_Bps] {
+    sg4::Actor::self()->daemonize();
+    sg4::CommPtr c = box->put_init(&payload, kEndless);
+    if (rate_Bps > 0) c->set_rate(rate_Bps);
+    c->wait();
+  });
+  sg4::Actor::create(fmt::format("bg{}-recv", id), impl_->gpus[static_cast<size_t>(dst)], [box] {
+    sg4::Actor::self()->daemonize();
+    box->get<char>();
+  });
 }
 
 std::string SimGridVersion() {

@@ -39,13 +39,19 @@ struct PlatformSpec {
   int nodes = 0;
   int gpus_per_node = 0;
   int nics_per_node = 1;
-  double gpu_flops = 0;   // host speed of every GPU, FLOP/s
-  double nvlink_Bps = 0;  // per GPU port into the NVSwitch, per direction
-  double nic_Bps = 0;     // per NIC, per direction
+  double gpu_flops = 0;             // host speed of every GPU, FLOP/s
+  double nvlink_Bps = 0;            // per GPU port into the NVSwitch, per direction
+  double nic_Bps = 0;               // per NIC, per direction
   std::vector<FabricLevel> levels;  // bottom-up; empty: every node on one non-blocking switch
   double intra_efficiency = 1;      // bandwidth factor of transfers inside a node
   double inter_efficiency = 1;      // bandwidth factor of transfers between nodes
   int actor_stack_kib = 128;        // SimGrid contexts/stack-size
+  // Perturbations (empty: none). Per node, its GPUs' speed divided by this (a slow node's slowdown).
+  std::vector<double> node_slowdown;
+  // Per node and rail (node * nics_per_node + rail): the NIC's bandwidth factor.
+  std::vector<double> nic_factor;
+  // Per level, per group of that level: its uplink's bandwidth factor.
+  std::vector<std::vector<double>> uplink_factor;
 };
 
 enum class LinkTier : uint8_t { kNvLink, kNic, kUplink };
@@ -115,6 +121,11 @@ class Platform {
   int StartGpuLoad(const std::vector<int>& gpus, double fraction);
   // Ends load `handle`; returns the GPU-seconds it consumed on each of its GPUs (in StartGpuLoad's order).
   std::vector<double> StopGpuLoad(int handle);
+
+  // A second job's steady stream from GPU `src` to GPU `dst` at most at `rate_Bps` (<= 0: as fast as
+  // max-min sharing lets it), from the simulation's start until the last replay actor has returned.
+  // Call before Run().
+  void AddBackgroundFlow(int src, int dst, double rate_Bps);
 
  private:
   struct Impl;

@@ -18,6 +18,7 @@
 #include "model/report.h"
 #include "model/status.h"
 #include "model/zero_config.h"
+#include "sim/sim_options.h"
 
 namespace zerosim::io {
 
@@ -79,6 +80,7 @@ struct Scenario {
   std::string model_source;
   std::vector<Variant> variants;
   std::vector<Expectation> expectations;
+  sim::Perturbations perturbations;  // [perturbations] (perturbation_loader.h): the sim engine only
   model::InputFile scenario_file;
   model::InputFile topology_file;
   model::InputFile model_file;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "model/io/loaders.h"
+#include "model/io/perturbation_loader.h"
 #include "model/io/table_reader.h"
 #include "model/io/zero_keys.h"
 
@@ -159,6 +160,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
     }
   }
   ReadExpectations(&root, doc->table, path, s, &status);
+  s.perturbations = ReadPerturbations(&root, doc->table, path, s.cluster, &status);
   root.Finish();
   if (!status.ok()) return status;
   return s;
