@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "model/io/hf_config.h"
 #include "model/io/loaders.h"
 #include "model/io/table_reader.h"
 #include "model/io/zero_keys.h"
@@ -97,7 +98,10 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   // The referenced files: their own errors name their own paths.
   StatusOr<TopologyFile> topo = LoadTopology(fs, ResolvePath(path, topology_rel));
   if (!topo.ok()) return topo.status();
-  StatusOr<ModelFile> model = LoadModel(fs, ResolvePath(path, model_rel));
+  // `model = "hf:config.json"` names a Hugging Face config instead of a model TOML (model/io/hf_config.h).
+  const bool hf = model_rel.rfind(kHfModelPrefix, 0) == 0;
+  StatusOr<ModelFile> model = hf ? LoadHfConfig(fs, ResolvePath(path, model_rel.substr(3)))
+                                 : LoadModel(fs, ResolvePath(path, model_rel));
   if (!model.ok()) return model.status();
   StatusOr<model::Calibration> cal = LoadCalibration(fs, topo->calibration_path);
   if (!cal.ok()) return cal.status();
