@@ -38,7 +38,10 @@ double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy p
 }
 
 RecomputePolicy RecomputeOf(const ZeroConfig& z) {
-  return z.activation_checkpointing ? RecomputePolicy::kFull : RecomputePolicy::kNone;
+  if (z.activation_checkpointing) {
+    return z.recompute == RecomputePolicy::kOffload ? RecomputePolicy::kOffload : RecomputePolicy::kFull;
+  }
+  return z.recompute == RecomputePolicy::kSelective ? RecomputePolicy::kSelective : RecomputePolicy::kNone;
 }
 
 MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
