@@ -54,8 +54,8 @@ double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePol
 // inputs live in host memory).
 double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy);
 
-// The scenario's policy: activation_checkpointing = true means full (Megatron's) or, with recompute = offload,
-// offload; false means none or, with recompute = selective, selective.
+// The scenario's policy: activation_checkpointing = true means full (Megatron's) or, with recompute =
+// offload, offload; false means none or, with recompute = selective, selective.
 RecomputePolicy RecomputeOf(const ZeroConfig& z);
 
 MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,

@@ -22,8 +22,8 @@ class GraphBuilder {
     return static_cast<int>(g_->modules.size()) - 1;
   }
 
-  // A linear layer y = x W^T (+ b) with W of shape out x in: one GEMM [tokens x out] = [tokens x in][in x out]
-  // with the bias, if any, in its epilogue (torch addmm), forward FLOPs 2 * tokens * in * out.
+  // A linear layer y = x W^T (+ b) with W of shape out x in: one GEMM [tokens x out] = [tokens x in][in x
+  // out] with the bias, if any, in its epilogue (torch addmm), forward FLOPs 2 * tokens * in * out.
   // `epilogue_bytes` and `epilogue_kernels`: the memory-bound kernels that follow it in the same module.
   int AddLinear(const std::string& name, int layer, int64_t in, int64_t out, bool bias, double tokens,
                 double epilogue_bytes, int epilogue_kernels) {
@@ -42,7 +42,8 @@ class GraphBuilder {
     ModuleWork work;
     work.elementwise_bytes = 2.0 * kAct * tokens * static_cast<double>(h);
     work.kernels = 1;
-    return AddModule(name, layer, std::move(params), 0.0, std::move(work));  // not counted by Megatron's formula
+    return AddModule(name, layer, std::move(params), 0.0,
+                     std::move(work));  // not counted by Megatron's formula
   }
 
  private:
@@ -64,8 +65,8 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
   const bool norm_bias = m.norm == NormKind::kLayerNorm && m.biases != BiasKind::kNone;
   const bool gated = m.mlp != MlpKind::kGelu;
   // Megatron's fused bias-dropout-add after the attention and MLP outputs (one kernel): reads the GEMM's
-  // output and the residual, writes the sum, and with dropout writes a 1-byte mask: 3 or 3.5 values per element.
-  // Without a bias it is the same pass (the residual add cannot be fused into cuBLAS's epilogue).
+  // output and the residual, writes the sum, and with dropout writes a 1-byte mask: 3 or 3.5 values per
+  // element. Without a bias it is the same pass (the residual add cannot be fused into cuBLAS's epilogue).
   const double bias_dropout_add_bytes = th * (3.0 * kAct + (dropout ? 1.0 : 0.0));
 
   // Embedding lookup: gather rows (read + write t x h). With learned positions, the position add and the
@@ -78,7 +79,8 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
               ModuleWork{{}, {}, 2.0 * kAct * th + embed_dropout_bytes, embed_dropout_bytes > 0 ? 2 : 1});
   if (learned) {
     const int pos = b.AddParam("embedding.position_embeddings.weight", m.max_position_embeddings, h);
-    b.AddModule("embedding.position_embeddings", -1, {pos}, 0.0, ModuleWork{{}, {}, bias_dropout_add_bytes, 1});
+    b.AddModule("embedding.position_embeddings", -1, {pos}, 0.0,
+                ModuleWork{{}, {}, bias_dropout_add_bytes, 1});
   }
 
   g.num_blocks = m.layers;
@@ -103,10 +105,11 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
       core.attention = AttentionWork{sequences * heads, s, s, head_dim, true};
       core.kernels = 1;
     } else {
-      // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores), attention
-      // dropout (read, write, 1-byte mask), bmm with V. Every pass covers b x a x s x s scores; causal masking
-      // saves no work here. ALiBi (MPT's torch path) adds its bias in one more pass over the scores; grouped
-      // K/V are first expanded to every query head (HF's repeat_kv: read kv, write h, for K and for V).
+      // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores),
+      // attention dropout (read, write, 1-byte mask), bmm with V. Every pass covers b x a x s x s scores;
+      // causal masking saves no work here. ALiBi (MPT's torch path) adds its bias in one more pass over the
+      // scores; grouped K/V are first expanded to every query head (HF's repeat_kv: read kv, write h, for K
+      // and for V).
       const double scores = sequences * heads * s * s;
       core.gemms.push_back(Gemm{s, s, head_dim, sequences * heads});
       core.gemms.push_back(Gemm{s, head_dim, s, sequences * heads});
@@ -121,7 +124,8 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
         core.kernels += 2;
       }
     }
-    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(h), std::move(core));
+    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(h),
+                std::move(core));
     b.AddLinear(p + "attention.dense", l, h, h, linear_bias, tokens, bias_dropout_add_bytes, 1);
     b.AddNorm(p + "post_attention_layernorm", l, h, norm_bias, tokens);
     if (gated) {
@@ -131,8 +135,8 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
                   3.0 * kAct * tokens * static_cast<double>(f), 1);
     } else {
       // bias + GeLU fused (Megatron's bias_gelu_impl): read and write tokens x f.
-      b.AddLinear(p + "mlp.dense_h_to_4h", l, h, f, linear_bias, tokens, 2.0 * kAct * tokens * static_cast<double>(f),
-                  1);
+      b.AddLinear(p + "mlp.dense_h_to_4h", l, h, f, linear_bias, tokens,
+                  2.0 * kAct * tokens * static_cast<double>(f), 1);
     }
     b.AddLinear(p + "mlp.dense_4h_to_h", l, f, h, linear_bias, tokens, bias_dropout_add_bytes, 1);
     g.block_end.push_back(static_cast<int>(g.modules.size()));

@@ -11,7 +11,8 @@ using nlohmann::ordered_json;
 
 class DsReader {
  public:
-  DsReader(std::string file, Status* status, DsConfig* out) : file_(std::move(file)), status_(status), out_(out) {}
+  DsReader(std::string file, Status* status, DsConfig* out)
+      : file_(std::move(file)), status_(status), out_(out) {}
 
   void Fail(const std::string& at, const std::string& message) {
     if (status_->ok()) *status_ = Status::Error(fmt::format("{}: {}: {}", file_, at, message));
@@ -79,7 +80,8 @@ class DsReader {
       if (key == "stage") {
         z.stage = Int(p, value, 0);
         if (status_->ok() && z.stage != 3) {
-          Fail(p, fmt::format("ZeRO stage {} is not modeled yet (ZeroSim models stage 3 and ZeRO++)", z.stage));
+          Fail(p,
+               fmt::format("ZeRO stage {} is not modeled yet (ZeroSim models stage 3 and ZeRO++)", z.stage));
         }
       } else if (key == "zero_quantized_weights") {
         z.zero_quantized_weights = Bool(p, value);
@@ -132,10 +134,12 @@ class DsReader {
 
 }  // namespace
 
-StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& path, const model::ZeroConfig& base) {
+StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& path,
+                                 const model::ZeroConfig& base) {
   const ordered_json doc = ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Status::Error(fmt::format("{}: not valid JSON", path));
-  if (!doc.is_object()) return Status::Error(fmt::format("{}: $: expected an object, got {}", path, doc.dump()));
+  if (!doc.is_object())
+    return Status::Error(fmt::format("{}: $: expected an object, got {}", path, doc.dump()));
   Status status;
   DsConfig out;
   out.zero = base;
@@ -167,7 +171,8 @@ StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& pat
   return out;
 }
 
-StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path, const model::ZeroConfig& base) {
+StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path,
+                                const model::ZeroConfig& base) {
   StatusOr<std::string> text = fs.Read(path);
   if (!text.ok()) return text.status();
   return ParseDsConfig(*text, path, base);

@@ -100,7 +100,8 @@ class JsonReader {
 
  private:
   int CheckInt(const std::string& key, const json& v) {
-    if (v.is_number_integer() || (v.is_number_float() && v.get<double>() == static_cast<int64_t>(v.get<double>()))) {
+    if (v.is_number_integer() ||
+        (v.is_number_float() && v.get<double>() == static_cast<int64_t>(v.get<double>()))) {
       const double x = v.get<double>();
       if (x >= 1 && x <= 2147483647.0) return static_cast<int>(x);
       Fail(key, fmt::format("expected a positive integer, got {}", v.dump()));
@@ -191,10 +192,11 @@ void ReadOpt(JsonReader& r, model::ModelSpec* m) {
   m->tied_embeddings = r.BoolOr("tie_word_embeddings", true);
   const int proj = r.PositiveIntOr("word_embed_proj_dim", m->hidden);
   if (proj != m->hidden) {
-    r.Fail("word_embed_proj_dim", fmt::format("{} != hidden_size {}: OPT's embedding projections are not modeled",
-                                              proj, m->hidden));
+    r.Fail("word_embed_proj_dim",
+           fmt::format("{} != hidden_size {}: OPT's embedding projections are not modeled", proj, m->hidden));
   }
-  if (!r.BoolOr("do_layer_norm_before", true)) r.Fail("do_layer_norm_before", "post-LayerNorm OPT is not modeled");
+  if (!r.BoolOr("do_layer_norm_before", true))
+    r.Fail("do_layer_norm_before", "post-LayerNorm OPT is not modeled");
   m->dropout = r.ProbabilityOr("dropout", 0.1);
 }
 
@@ -203,14 +205,16 @@ void ReadOpt(JsonReader& r, model::ModelSpec* m) {
 StatusOr<ModelFile> ParseHfConfig(const std::string& text, const std::string& path) {
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Status::Error(fmt::format("{}: not valid JSON", path));
-  if (!doc.is_object()) return Status::Error(fmt::format("{}: $: expected an object, got {}", path, TypeName(doc)));
+  if (!doc.is_object())
+    return Status::Error(fmt::format("{}: $: expected an object, got {}", path, TypeName(doc)));
   Status status;
   JsonReader r(&doc, path, "$", &status);
   const json* type_node = r.Find("model_type");
   if (type_node == nullptr || !type_node->is_string()) {
     return Status::Error(fmt::format("{}: $.model_type: {}", path,
-                                     type_node == nullptr ? std::string("missing")
-                                                          : fmt::format("expected a string, got {}", TypeName(*type_node))));
+                                     type_node == nullptr
+                                         ? std::string("missing")
+                                         : fmt::format("expected a string, got {}", TypeName(*type_node))));
   }
   const std::string type = type_node->get<std::string>();
   ModelFile out;
@@ -226,22 +230,26 @@ StatusOr<ModelFile> ParseHfConfig(const std::string& text, const std::string& pa
   } else if (type == "opt") {
     ReadOpt(r, &m);
   } else {
-    return Status::Error(fmt::format("{}: $.model_type: \"{}\" is not supported (supported: llama, mistral, qwen2, "
-                                     "gpt2, gpt_neox, mpt, opt)",
-                                     path, type));
+    return Status::Error(
+        fmt::format("{}: $.model_type: \"{}\" is not supported (supported: llama, mistral, qwen2, "
+                    "gpt2, gpt_neox, mpt, opt)",
+                    path, type));
   }
   const std::string dtype = r.StringOr("torch_dtype", "bfloat16");
   m.dtype = dtype == "float16" ? model::DType::kFp16 : model::DType::kBf16;
   if (status.ok() && m.hidden % m.heads != 0) {
-    r.Fail("num_attention_heads", fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
+    r.Fail("num_attention_heads",
+           fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
   }
   if (status.ok() && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
-    r.Fail("num_key_value_heads", fmt::format("{} heads are not divisible into {} key/value heads", m.heads, m.kv_heads));
+    r.Fail("num_key_value_heads",
+           fmt::format("{} heads are not divisible into {} key/value heads", m.heads, m.kv_heads));
   }
   if (!status.ok()) return status;
   const json* name = r.Find("_name_or_path");
-  m.name = name != nullptr && name->is_string() && !name->get<std::string>().empty() ? name->get<std::string>()
-                                                                                       : path;
+  m.name = name != nullptr && name->is_string() && !name->get<std::string>().empty()
+               ? name->get<std::string>()
+               : path;
   out.source = fmt::format("Hugging Face config.json (model_type {}): {}", type, path);
   out.file = {path, HashBytes(text)};
   return out;

@@ -55,9 +55,10 @@ StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
       {{{"gelu", MlpKind::kGelu}, {"swiglu", MlpKind::kSwiglu}, {"geglu", MlpKind::kGeglu}}});
   m.norm = ReadChoice<NormKind, 2>(root, status, "norm", NormKind::kLayerNorm,
                                    {{{"layernorm", NormKind::kLayerNorm}, {"rmsnorm", NormKind::kRmsNorm}}});
-  m.positions = ReadChoice<PositionKind, 3>(
-      root, status, "positions", PositionKind::kLearned,
-      {{{"learned", PositionKind::kLearned}, {"rotary", PositionKind::kRotary}, {"alibi", PositionKind::kAlibi}}});
+  m.positions = ReadChoice<PositionKind, 3>(root, status, "positions", PositionKind::kLearned,
+                                            {{{"learned", PositionKind::kLearned},
+                                              {"rotary", PositionKind::kRotary},
+                                              {"alibi", PositionKind::kAlibi}}});
   m.biases = ReadChoice<BiasKind, 3>(
       root, status, "biases", BiasKind::kAll,
       {{{"all", BiasKind::kAll}, {"none", BiasKind::kNone}, {"qkv", BiasKind::kQkvOnly}}});
@@ -73,9 +74,10 @@ StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
     root.Fail("heads", fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
   }
   if (status.ok() && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
-    root.Fail("kv_heads", fmt::format("{} query heads are not divisible into {} key/value heads (grouped-query "
-                                      "attention needs heads % kv_heads == 0)",
-                                      m.heads, m.kv_heads));
+    root.Fail("kv_heads",
+              fmt::format("{} query heads are not divisible into {} key/value heads (grouped-query "
+                          "attention needs heads % kv_heads == 0)",
+                          m.heads, m.kv_heads));
   }
   root.Finish();
   if (!status.ok()) return status;

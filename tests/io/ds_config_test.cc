@@ -35,13 +35,15 @@ TEST(DsConfig, DeepSpeedExamplesStage3ConfigIsRead) {
   ASSERT_TRUE(ds->dtype.has_value());
   EXPECT_EQ(*ds->dtype, model::DType::kFp16);
   // The file misspells the persistence threshold: DeepSpeed's default stays, and the key is listed.
-  EXPECT_DOUBLE_EQ(ds->zero.stage3_param_persistence_threshold, model::ZeroConfig{}.stage3_param_persistence_threshold);
+  EXPECT_DOUBLE_EQ(ds->zero.stage3_param_persistence_threshold,
+                   model::ZeroConfig{}.stage3_param_persistence_threshold);
   for (const char* key : {"$.steps_per_print", "$.zero_optimization.stage3_param_persitence_threshold",
                           "$.gradient_clipping", "$.fp16.loss_scale", "$.fp16.initial_scale_power",
                           "$.wall_clock_breakdown", "$.zero_allow_untested_optimizer"}) {
     EXPECT_TRUE(Contains(ds->ignored, key)) << key;
   }
-  EXPECT_EQ(ds->ignored.size(), 10u);  // 4 top-level keys, 1 zero_optimization key, 5 fp16 keys besides "enabled"
+  EXPECT_EQ(ds->ignored.size(),
+            10u);  // 4 top-level keys, 1 zero_optimization key, 5 fp16 keys besides "enabled"
   EXPECT_FALSE(Contains(ds->ignored, "$.fp16.enabled"));
 }
 
@@ -69,15 +71,18 @@ std::string Error(const std::string& text) {
 }
 
 TEST(DsConfig, ErrorsNameTheFileAndTheJsonPath) {
-  EXPECT_NE(Error(R"({"train_micro_batch_size_per_gpu": "8"})").find("ds.json: $.train_micro_batch_size_per_gpu: expected"),
+  EXPECT_NE(Error(R"({"train_micro_batch_size_per_gpu": "8"})")
+                .find("ds.json: $.train_micro_batch_size_per_gpu: expected"),
             std::string::npos);
-  EXPECT_NE(Error(R"({"train_micro_batch_size_per_gpu": 2.5})").find("expected an integer"), std::string::npos);
+  EXPECT_NE(Error(R"({"train_micro_batch_size_per_gpu": 2.5})").find("expected an integer"),
+            std::string::npos);
   EXPECT_NE(Error(R"({"zero_optimization": {"overlap_comm": 1}})").find("$.zero_optimization.overlap_comm"),
             std::string::npos);
   EXPECT_NE(Error(R"({"bf16": {"enabled": "auto"}})").find("$.bf16.enabled: \"auto\""), std::string::npos);
   EXPECT_NE(Error(R"({"zero_optimization": {"stage": 2}})").find("$.zero_optimization.stage: ZeRO stage 2"),
             std::string::npos);
-  EXPECT_NE(Error(R"({"fp16": {"enabled": true}, "bf16": {"enabled": true}})").find("both"), std::string::npos);
+  EXPECT_NE(Error(R"({"fp16": {"enabled": true}, "bf16": {"enabled": true}})").find("both"),
+            std::string::npos);
   EXPECT_NE(Error("{\"fp16\": ").find("ds.json: not valid JSON"), std::string::npos);
   EXPECT_NE(Error("[1]").find("ds.json: $: expected an object"), std::string::npos);
 }
@@ -85,15 +90,18 @@ TEST(DsConfig, ErrorsNameTheFileAndTheJsonPath) {
 TEST(DsConfig, AScenarioTakesItsTrainingAndZeroKeysFromTheConfig) {
   std::string scenario = testing::kScenario;
   // No micro-batch, recompute or [zero] in the scenario: the DeepSpeed config gives them.
-  scenario.replace(scenario.find("tokens_per_gpu = 1024\nactivation_checkpointing = true\n\n[zero]\nstage = 3\n"),
-                   std::string("tokens_per_gpu = 1024\nactivation_checkpointing = true\n\n[zero]\nstage = 3\n").size(), "");
+  scenario.replace(
+      scenario.find("tokens_per_gpu = 1024\nactivation_checkpointing = true\n\n[zero]\nstage = 3\n"),
+      std::string("tokens_per_gpu = 1024\nactivation_checkpointing = true\n\n[zero]\nstage = 3\n").size(),
+      "");
   scenario = "deepspeed_config = \"ds.json\"\n" + scenario;
   const std::map<std::string, std::string> files = {
       {"s.toml", scenario},
       {"t.toml", testing::kTopology},
       {"m.toml", testing::kModel},
       {"c.json", testing::Calibration()},
-      {"ds.json", R"({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 2, "bf16": {"enabled": true},
+      {"ds.json",
+       R"({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 2, "bf16": {"enabled": true},
                      "zero_optimization": {"stage": 3, "reduce_bucket_size": 1e7}, "steps_per_print": 5})"}};
   const StatusOr<Scenario> s = LoadScenario(MemoryFileSource(files), "s.toml");
   ASSERT_TRUE(s.ok()) << s.status().message();

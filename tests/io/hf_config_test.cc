@@ -32,17 +32,17 @@ model::ModelSpec Shipped(const std::string& name) {
 
 TEST(HfConfig, StoredConfigsMatchPublishedParameterCounts) {
   const std::map<std::string, double> published = {
-      {"llama3.1_8b", 8.03e9},      // huggingface.co/meta-llama/Llama-3.1-8B: 8.03B params
-      {"llama3.1_70b", 70.6e9},     // huggingface.co/meta-llama/Llama-3.1-70B: 70.6B params
-      {"llama3.1_405b", 406e9},     // huggingface.co/meta-llama/Llama-3.1-405B: 406B params
-      {"llama2_7b", 6.74e9},        // huggingface.co/meta-llama/Llama-2-7b-hf: 6.74B params
-      {"llama2_70b", 69.0e9},       // huggingface.co/meta-llama/Llama-2-70b-hf: 69B params
-      {"mistral_7b", 7.24e9},       // huggingface.co/mistralai/Mistral-7B-v0.1: 7.24B params
-      {"qwen2.5_72b", 72.7e9},      // Qwen2.5-72B model card: 72.7B
-      {"gpt2", 124e6},              // huggingface.co/openai-community/gpt2: 124M params
-      {"gpt_neox_20b", 20.55e9},    // Black et al. 2022, GPT-NeoX-20B, sec. 2: 20,554,567,680 parameters
-      {"opt_30b", 30e9},            // Zhang et al. 2022, OPT, Table 1
-      {"opt_66b", 66e9},            // Zhang et al. 2022, OPT, Table 1
+      {"llama3.1_8b", 8.03e9},    // huggingface.co/meta-llama/Llama-3.1-8B: 8.03B params
+      {"llama3.1_70b", 70.6e9},   // huggingface.co/meta-llama/Llama-3.1-70B: 70.6B params
+      {"llama3.1_405b", 406e9},   // huggingface.co/meta-llama/Llama-3.1-405B: 406B params
+      {"llama2_7b", 6.74e9},      // huggingface.co/meta-llama/Llama-2-7b-hf: 6.74B params
+      {"llama2_70b", 69.0e9},     // huggingface.co/meta-llama/Llama-2-70b-hf: 69B params
+      {"mistral_7b", 7.24e9},     // huggingface.co/mistralai/Mistral-7B-v0.1: 7.24B params
+      {"qwen2.5_72b", 72.7e9},    // Qwen2.5-72B model card: 72.7B
+      {"gpt2", 124e6},            // huggingface.co/openai-community/gpt2: 124M params
+      {"gpt_neox_20b", 20.55e9},  // Black et al. 2022, GPT-NeoX-20B, sec. 2: 20,554,567,680 parameters
+      {"opt_30b", 30e9},          // Zhang et al. 2022, OPT, Table 1
+      {"opt_66b", 66e9},          // Zhang et al. 2022, OPT, Table 1
   };
   // Not checked here: MPT-7B (its card's "6.7B" is the architecture's 6.65B rounded up, 0.8%), OPT-1.3B and
   // OPT-13B (the OPT paper's 1.3B and 13B are nominal: the architecture gives 1.316B and 12.85B, 1.2% and
@@ -56,8 +56,8 @@ TEST(HfConfig, StoredConfigsMatchPublishedParameterCounts) {
 // The shipped TOMLs and the configs describe the same models (MPT's TOMLs use llm-foundry's training
 // vocabulary, 50368, where the released config has 50432, so MPT is not compared).
 TEST(HfConfig, StoredConfigsEqualTheShippedModelFiles) {
-  for (const char* name : {"llama3.1_8b", "llama3.1_70b", "llama3.1_405b", "llama2_7b", "llama2_70b", "mistral_7b",
-                           "qwen2.5_72b", "opt_1.3b", "opt_13b", "opt_30b", "opt_66b"}) {
+  for (const char* name : {"llama3.1_8b", "llama3.1_70b", "llama3.1_405b", "llama2_7b", "llama2_70b",
+                           "mistral_7b", "qwen2.5_72b", "opt_1.3b", "opt_13b", "opt_30b", "opt_66b"}) {
     const model::ModelSpec hf = Hf(name), toml = Shipped(name);
     EXPECT_DOUBLE_EQ(model::TotalParams(hf), model::TotalParams(toml)) << name;
     EXPECT_EQ(model::KvHeads(hf), model::KvHeads(toml)) << name;
@@ -94,7 +94,8 @@ TEST(HfConfig, ErrorsNameTheFileAndTheJsonPath) {
       R"({"model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8,
           "intermediate_size": 688, "vocab_size": 1000, "max_position_embeddings": 2048)";
   ASSERT_TRUE(ParseHfConfig(llama + "}", "cfg.json").ok());
-  EXPECT_NE(Error(llama + R"(, "num_key_value_heads": "8"})").find("cfg.json: $.num_key_value_heads: expected an integer"),
+  EXPECT_NE(Error(llama + R"(, "num_key_value_heads": "8"})")
+                .find("cfg.json: $.num_key_value_heads: expected an integer"),
             std::string::npos);
   EXPECT_NE(Error(llama + R"(, "num_key_value_heads": 3})").find("$.num_key_value_heads"), std::string::npos);
   EXPECT_NE(Error(R"({"model_type": "llama", "hidden_size": 256})").find("$.num_hidden_layers: missing"),

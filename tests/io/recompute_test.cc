@@ -25,10 +25,11 @@ StatusOr<Scenario> WithTraining(const std::string& line) {
 }
 
 TEST(Recompute, EachPolicyReachesTheVariants) {
-  const std::map<std::string, model::RecomputePolicy> policies = {{"none", model::RecomputePolicy::kNone},
-                                                                  {"full", model::RecomputePolicy::kFull},
-                                                                  {"selective", model::RecomputePolicy::kSelective},
-                                                                  {"offload", model::RecomputePolicy::kOffload}};
+  const std::map<std::string, model::RecomputePolicy> policies = {
+      {"none", model::RecomputePolicy::kNone},
+      {"full", model::RecomputePolicy::kFull},
+      {"selective", model::RecomputePolicy::kSelective},
+      {"offload", model::RecomputePolicy::kOffload}};
   for (const auto& [name, policy] : policies) {
     const StatusOr<Scenario> s = WithTraining("recompute = \"" + name + "\"\n");
     ASSERT_TRUE(s.ok()) << s.status().message();

@@ -27,17 +27,17 @@ ModelSpec LoadShipped(const std::string& name) {
 // (the safetensors total, rounded as the page prints it).
 TEST(ModelShapes, ShippedModelsMatchTheirPublishedParameterCounts) {
   const std::map<std::string, double> published = {
-      {"llama3.1_8b.toml", 8.03e9},     // huggingface.co/meta-llama/Llama-3.1-8B: 8.03B params
-      {"llama3.1_70b.toml", 70.6e9},    // huggingface.co/meta-llama/Llama-3.1-70B: 70.6B params
-      {"llama3.1_405b.toml", 406e9},    // huggingface.co/meta-llama/Llama-3.1-405B: 406B params
-      {"llama2_7b.toml", 6.74e9},       // huggingface.co/meta-llama/Llama-2-7b-hf: 6.74B params
-      {"llama2_70b.toml", 69.0e9},      // huggingface.co/meta-llama/Llama-2-70b-hf: 69B params
-      {"mistral_7b.toml", 7.24e9},      // huggingface.co/mistralai/Mistral-7B-v0.1: 7.24B params
-      {"qwen2.5_72b.toml", 72.7e9},     // Qwen2.5-72B model card: "Number of Parameters: 72.7B"
-      {"gpt3_175b.toml", 175.0e9},      // Brown et al. 2020, Table 2.1: GPT-3 175B
-      {"mpt_30b.toml", 30e9},           // huggingface.co/mosaicml/mpt-30b model card: 30B parameters
-      {"opt_30b.toml", 30e9},           // Zhang et al. 2022, OPT, Table 1: 30B
-      {"opt_66b.toml", 66e9},           // Zhang et al. 2022, OPT, Table 1: 66B
+      {"llama3.1_8b.toml", 8.03e9},   // huggingface.co/meta-llama/Llama-3.1-8B: 8.03B params
+      {"llama3.1_70b.toml", 70.6e9},  // huggingface.co/meta-llama/Llama-3.1-70B: 70.6B params
+      {"llama3.1_405b.toml", 406e9},  // huggingface.co/meta-llama/Llama-3.1-405B: 406B params
+      {"llama2_7b.toml", 6.74e9},     // huggingface.co/meta-llama/Llama-2-7b-hf: 6.74B params
+      {"llama2_70b.toml", 69.0e9},    // huggingface.co/meta-llama/Llama-2-70b-hf: 69B params
+      {"mistral_7b.toml", 7.24e9},    // huggingface.co/mistralai/Mistral-7B-v0.1: 7.24B params
+      {"qwen2.5_72b.toml", 72.7e9},   // Qwen2.5-72B model card: "Number of Parameters: 72.7B"
+      {"gpt3_175b.toml", 175.0e9},    // Brown et al. 2020, Table 2.1: GPT-3 175B
+      {"mpt_30b.toml", 30e9},         // huggingface.co/mosaicml/mpt-30b model card: 30B parameters
+      {"opt_30b.toml", 30e9},         // Zhang et al. 2022, OPT, Table 1: 30B
+      {"opt_66b.toml", 66e9},         // Zhang et al. 2022, OPT, Table 1: 66B
   };
   // Not checked here: MPT-7B (its card's "6.7B" is the architecture's 6.65B rounded up, 0.8%), OPT-1.3B and
   // OPT-13B (the OPT paper's 1.3B and 13B are nominal: the architecture gives 1.316B and 12.85B, 1.2% and
@@ -159,7 +159,8 @@ TEST(ModelShapes, ModuleGraphMatchesCountsForEveryArchitecture) {
         EXPECT_DOUBLE_EQ(gemm_flops, mod.forward_flops) << what << " " << mod.name;
       }
     }
-    EXPECT_DOUBLE_EQ(flops, m.layers * ForwardFlopsPerLayer(m, tokens) + LogitForwardFlops(m, tokens)) << what;
+    EXPECT_DOUBLE_EQ(flops, m.layers * ForwardFlopsPerLayer(m, tokens) + LogitForwardFlops(m, tokens))
+        << what;
     const size_t embedding_modules = m.positions == PositionKind::kLearned ? 2 : 1;
     EXPECT_EQ(g.modules.size(), embedding_modules + 3u * 7u + 2u) << what;
   }
@@ -184,8 +185,8 @@ TEST(ModelShapes, LoaderDefaultsAreGpts) {
 }
 
 TEST(ModelShapes, LoaderReadsArchitectureKeys) {
-  const StatusOr<io::ModelFile> m =
-      LoadText("kv_heads = 2\nmlp = \"swiglu\"\nnorm = \"rmsnorm\"\npositions = \"rotary\"\nbiases = \"qkv\"\n");
+  const StatusOr<io::ModelFile> m = LoadText(
+      "kv_heads = 2\nmlp = \"swiglu\"\nnorm = \"rmsnorm\"\npositions = \"rotary\"\nbiases = \"qkv\"\n");
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_EQ(KvHeads(m->model), 2);
   EXPECT_EQ(m->model.mlp, MlpKind::kSwiglu);
