@@ -4,6 +4,46 @@
 
 namespace zerosim::model {
 
+double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy) {
+  const double b = micro_batch, s = m.seq_len, h = m.hidden, a = m.heads, f = m.ffn_hidden;
+  const double kv = KvWidth(m);
+  const double sb = s * b;
+  const double mask = m.dropout > 0 ? 1.0 : 0.0;  // bytes per element of a dropout mask
+  const double attention = sb * (2 * h + 2 * h + 2 * kv + 2 * kv + 2 * h + mask * h);
+  const double mlp_per_token = m.mlp == MlpKind::kGelu ? 4.0 * f : 6.0 * f;
+  const double mlp = sb * (2 * h + mlp_per_token + mask * h);
+  const double norms = sb * 4 * h;
+  double core = 0;
+  if (m.attention == AttentionImpl::kUnfused) {
+    if (policy != RecomputePolicy::kSelective) core = a * s * s * b * (4.0 + mask);
+  } else {
+    core = 4.0 * a * s * b;
+  }
+  return attention + mlp + norms + core;
+}
+
+double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy) {
+  const double layer_input = 2.0 * m.seq_len * micro_batch * m.hidden;
+  const double working_set = BlockActivationBytes(m, micro_batch, RecomputePolicy::kNone);
+  switch (policy) {
+    case RecomputePolicy::kNone:
+    case RecomputePolicy::kSelective:
+      return m.layers * BlockActivationBytes(m, micro_batch, policy);
+    case RecomputePolicy::kFull:
+      return m.layers * layer_input + working_set;
+    case RecomputePolicy::kOffload:
+      return working_set;
+  }
+  return 0.0;
+}
+
+RecomputePolicy RecomputeOf(const ZeroConfig& z) {
+  if (z.activation_checkpointing) {
+    return z.recompute == RecomputePolicy::kOffload ? RecomputePolicy::kOffload : RecomputePolicy::kFull;
+  }
+  return z.recompute == RecomputePolicy::kSelective ? RecomputePolicy::kSelective : RecomputePolicy::kNone;
+}
+
 MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
                                const Schedule& s) {
   MemoryBreakdown r;
@@ -21,11 +61,9 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
     r.buffers_bytes += 2.0 * s.largest_matrix_elements * z.gradient_quantization_bits / 8.0;
   }
 
-  const double b = z.train_micro_batch_size_per_gpu, sl = m.seq_len, h = m.hidden, a = m.heads;
-  const double block = sl * b * h * (34.0 + 5.0 * a * sl / h);
-  const double logits = 6.0 * b * sl * m.vocab;
-  r.activations_bytes = z.activation_checkpointing ? m.layers * 2.0 * sl * b * h + block + logits
-                                                   : m.layers * block + logits;
+  const double b = z.train_micro_batch_size_per_gpu;
+  const double logits = 6.0 * b * m.seq_len * m.vocab;
+  r.activations_bytes = ActivationBytes(m, b, RecomputeOf(z)) + logits;
 
   r.total_bytes = r.parameters_bytes + r.gradients_bytes + r.optimizer_states_bytes + r.hpz_secondary_bytes +
                   r.gathered_parameters_bytes + r.buffers_bytes + r.activations_bytes;

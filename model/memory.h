@@ -8,9 +8,7 @@
 //   gathered          2 * the most parameter elements gathered at once (the schedule's peak)
 //   buffers           the gradient bucket (2 * reduce_bucket_size with contiguous gradients) and qgZ's
 //                     int4 send/receive buffers for the largest matrix
-//   activations       Korthikanti et al. 2022 ("Reducing Activation Recomputation", eq. 1): a block's
-//                     activations take s*b*h*(34 + 5*a*s/h) bytes; with full recompute only each block's
-//                     input (2*s*b*h) is kept plus one block's working set; plus the logits, fp16 and fp32
+//   activations       ActivationBytes below (Korthikanti et al. 2022), plus the logits, fp16 and fp32
 //                     for the loss (6*b*s*V)
 #pragma once
 
@@ -34,6 +32,31 @@ struct MemoryBreakdown {
   double total_bytes = 0;
   double hbm_bytes = 0;  // the GPU's memory, for comparison
 };
+
+// Activation bytes one block stores for the backward of a micro-batch of `micro_batch` sequences, 16-bit
+// activations, generalizing Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+// Transformer Models", sec. 4.1, eq. 1: s*b*h*(34 + 5*a*s/h) for GPT with dropout) term by term:
+//   attention  QKV input 2sbh, Q 2sbh, K and V 2sb*kv each (kv = h for multi-head: Korthikanti's 6sbh),
+//              the core's output 2sbh, the output dropout mask sbh: 11sbh for GPT;
+//              unfused core: softmax output 2as^2b, its dropout mask as^2b and output 2as^2b (5as^2b);
+//              FlashAttention keeps no s x s tensor, only its fp32 log-sum-exp per query row (4abs;
+//              flash-attn's softmax_lse);
+//   MLP        input 2sbh, then per token GeLU input and output 2f + 2f bytes (plain) or the gate/up output
+//              and the SwiGLU output 4f + 2f (gated), the dropout mask sbh: 19sbh for GPT with f = 4h;
+//   norms      two inputs, 4sbh.
+// Without dropout the two sbh masks (and the attention dropout mask) are not stored.
+// Selective recompute keeps everything but the unfused core's s x s tensors (Korthikanti's 34sbh).
+double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy);
+
+// Activation bytes of the whole model on one GPU, without the logits: none and selective keep every
+// block's activations; full keeps each block's input (2sbh) plus one block's full working set while it is
+// recomputed (Korthikanti sec. 4: 2sbhL + the recomputed layer); offload keeps only that working set (the
+// inputs live in host memory).
+double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy);
+
+// The scenario's policy: activation_checkpointing = true means full (Megatron's) or, with recompute =
+// offload, offload; false means none or, with recompute = selective, selective.
+RecomputePolicy RecomputeOf(const ZeroConfig& z);
 
 MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
                                const Schedule& s);

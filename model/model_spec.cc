@@ -15,32 +15,114 @@ const char* DTypeName(DType dtype) { return dtype == DType::kFp16 ? "fp16" : "bf
 
 const char* AttentionImplName(AttentionImpl a) { return a == AttentionImpl::kFlash ? "flash" : "unfused"; }
 
+const char* MlpKindName(MlpKind k) {
+  switch (k) {
+    case MlpKind::kGelu:
+      return "gelu";
+    case MlpKind::kSwiglu:
+      return "swiglu";
+    case MlpKind::kGeglu:
+      return "geglu";
+  }
+  return "gelu";
+}
+
+const char* NormKindName(NormKind k) { return k == NormKind::kLayerNorm ? "layernorm" : "rmsnorm"; }
+
+const char* PositionKindName(PositionKind k) {
+  switch (k) {
+    case PositionKind::kLearned:
+      return "learned";
+    case PositionKind::kRotary:
+      return "rotary";
+    case PositionKind::kAlibi:
+      return "alibi";
+  }
+  return "learned";
+}
+
+const char* BiasKindName(BiasKind k) {
+  switch (k) {
+    case BiasKind::kAll:
+      return "all";
+    case BiasKind::kNone:
+      return "none";
+    case BiasKind::kQkvOnly:
+      return "qkv";
+  }
+  return "all";
+}
+
+int KvHeads(const ModelSpec& m) { return m.kv_heads > 0 ? m.kv_heads : m.heads; }
+
+double KvWidth(const ModelSpec& m) {
+  return static_cast<double>(KvHeads(m)) * (static_cast<double>(m.hidden) / m.heads);
+}
+
+int MlpMatrices(const ModelSpec& m) { return m.mlp == MlpKind::kGelu ? 2 : 3; }
+
+double NormParams(const ModelSpec& m) {
+  const bool bias = m.norm == NormKind::kLayerNorm && m.biases != BiasKind::kNone;
+  return (bias ? 2.0 : 1.0) * m.hidden;
+}
+
 double ParamsPerLayer(const ModelSpec& m) {
   const double h = m.hidden;
   const double f = m.ffn_hidden;
-  const double qkv = 3 * h * h + 3 * h;
-  const double attn_out = h * h + h;
-  const double mlp = h * f + f + f * h + h;
-  const double layernorms = 2 * (2 * h);
-  return qkv + attn_out + mlp + layernorms;
+  const double kv = KvWidth(m);
+  const bool qkv_bias = m.biases != BiasKind::kNone;
+  const bool other_bias = m.biases == BiasKind::kAll;
+  const double qkv = h * (h + 2 * kv) + (qkv_bias ? h + 2 * kv : 0.0);
+  const double attn_out = h * h + (other_bias ? h : 0.0);
+  const double mlp_in = MlpMatrices(m) - 1;  // up (and gate) projections
+  const double mlp = mlp_in * h * f + f * h + (other_bias ? mlp_in * f + h : 0.0);
+  return qkv + attn_out + mlp + 2 * NormParams(m);
 }
 
 double EmbeddingParams(const ModelSpec& m) {
-  return static_cast<double>(m.vocab) * m.hidden + static_cast<double>(m.max_position_embeddings) * m.hidden;
+  const double positions =
+      m.positions == PositionKind::kLearned ? static_cast<double>(m.max_position_embeddings) * m.hidden : 0.0;
+  return static_cast<double>(m.vocab) * m.hidden + positions;
 }
 
 double TotalParams(const ModelSpec& m) {
-  const double final_layernorm = 2.0 * m.hidden;
   const double untied_head = m.tied_embeddings ? 0.0 : static_cast<double>(m.vocab) * m.hidden;
-  return m.layers * ParamsPerLayer(m) + EmbeddingParams(m) + final_layernorm + untied_head;
+  return m.layers * ParamsPerLayer(m) + EmbeddingParams(m) + NormParams(m) + untied_head;
 }
 
 double ForwardFlopsPerLayer(const ModelSpec& m, double tokens) {
   const double h = m.hidden;
   const double f = m.ffn_hidden;
-  const double weight_gemms = 2.0 * tokens * (4 * h * h + 2 * h * f);
+  const double weight_gemms = 2.0 * tokens * (2 * h * h + 2 * h * KvWidth(m) + MlpMatrices(m) * h * f);
   const double attention = 4.0 * tokens * m.seq_len * h;
   return weight_gemms + attention;
+}
+
+const char* RecomputePolicyName(RecomputePolicy p) {
+  switch (p) {
+    case RecomputePolicy::kNone:
+      return "none";
+    case RecomputePolicy::kFull:
+      return "full";
+    case RecomputePolicy::kSelective:
+      return "selective";
+    case RecomputePolicy::kOffload:
+      return "offload";
+  }
+  return "none";
+}
+
+double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy policy) {
+  switch (policy) {
+    case RecomputePolicy::kNone:
+      return 0.0;
+    case RecomputePolicy::kFull:
+    case RecomputePolicy::kOffload:
+      return ForwardFlopsPerLayer(m, tokens);
+    case RecomputePolicy::kSelective:
+      return 4.0 * tokens * m.seq_len * static_cast<double>(m.hidden);  // QK^T and attention x V
+  }
+  return 0.0;
 }
 
 double LogitForwardFlops(const ModelSpec& m, double tokens) {

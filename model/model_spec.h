@@ -1,6 +1,8 @@
-// ModelSpec: a GPT-style decoder-only transformer as Megatron-LM's GPTModel builds it (pre-LayerNorm
-// blocks, learned position embeddings, output layer tied to the word embedding unless stated), with its
-// parameter count and FLOPs.
+// ModelSpec: a decoder-only transformer with its parameter count and FLOPs. The defaults are GPT as
+// Megatron-LM's GPTModel builds it (pre-LayerNorm blocks, learned position embeddings, biases on every
+// linear layer, a GeLU MLP, multi-head attention, output layer tied to the word embedding); the shape keys
+// express the Llama/Mistral/Qwen2 (grouped-query attention, SwiGLU, RMSNorm, rotary positions, untied
+// embeddings, no biases or QKV biases only), GPT-NeoX, MPT (ALiBi, no biases) and OPT families.
 //
 // FLOPs follow Megatron's accounting (Narayanan et al., "Efficient Large-Scale Language Model Training
 // on GPU Clusters Using Megatron-LM", SC'21, section 5.1 and appendix): a multiply-add counts 2 FLOPs,
@@ -19,42 +21,89 @@ enum class DType { kFp16, kBf16 };
 // GEMMs around a fused scale-mask-softmax and a dropout, each pass over the b x a x s x s scores in HBM).
 enum class AttentionImpl { kFlash, kUnfused };
 
+// The MLP: a plain two-matrix MLP with an elementwise activation (GeLU for GPT/NeoX/MPT, ReLU for OPT:
+// the same shapes and bytes) or a gated MLP with three matrices (Shazeer 2020, "GLU Variants Improve
+// Transformer": act(x W_gate) * (x W_up), then W_down; SwiGLU for Llama/Mistral/Qwen2, GeGLU).
+enum class MlpKind { kGelu, kSwiglu, kGeglu };
+// LayerNorm (weight, and bias when the model has biases) or RMSNorm (weight only; Zhang & Sennrich 2019).
+enum class NormKind { kLayerNorm, kRmsNorm };
+// Learned absolute position embeddings (a max_pos x h table), rotary (Su et al. 2021: no parameters, an
+// elementwise rotation of q and k) or ALiBi (Press et al. 2022: no parameters, a bias inside attention).
+enum class PositionKind { kLearned, kRotary, kAlibi };
+// Which linear layers carry a bias: all of them (GPT, NeoX, OPT), none (Llama, Mistral, MPT) or only the
+// query/key/value projection (Qwen2). LayerNorm has a bias unless the model has none at all (MPT's
+// no_bias); RMSNorm never has one.
+enum class BiasKind { kAll, kNone, kQkvOnly };
+
+// Activation recompute (a training setting): none; full (Megatron's full-layer checkpointing: keep each
+// block's input, recompute the block in the backward); selective (Korthikanti et al. 2022, "Reducing
+// Activation Recomputation in Large Transformer Models", sec. 4.2: keep everything but the attention core's
+// s x s tensors and recompute only the core); offload (full, with the kept block inputs in host memory, as
+// DeepSpeed's activation_checkpointing.cpu_checkpointing does).
+enum class RecomputePolicy { kNone, kFull, kSelective, kOffload };
+const char* RecomputePolicyName(RecomputePolicy p);
+
 // Bytes per element of a 16-bit training dtype (2 for both).
 double BytesPerElement(DType dtype);
 const char* DTypeName(DType dtype);
 const char* AttentionImplName(AttentionImpl a);
+const char* MlpKindName(MlpKind k);
+const char* NormKindName(NormKind k);
+const char* PositionKindName(PositionKind k);
+const char* BiasKindName(BiasKind k);
 
 struct ModelSpec {
   std::string name;
   int layers = 0;                   // transformer blocks (l)
   int hidden = 0;                   // model width (h)
-  int heads = 0;                    // attention heads (a); h % a == 0
-  int ffn_hidden = 0;               // MLP inner width (f); 4h for GPT-2/GPT-3
+  int heads = 0;                    // attention (query) heads (a); h % a == 0
+  int kv_heads = 0;                 // key/value heads (GQA/MQA; a % kv == 0); 0 means kv = a (multi-head)
+  int ffn_hidden = 0;               // MLP inner width (f); 4h for GPT-2/GPT-3; per matrix for gated MLPs
   int vocab = 0;                    // vocabulary size (V); 50257 for the GPT-2 tokenizer
-  int max_position_embeddings = 0;  // rows of the learned position embedding
+  int max_position_embeddings = 0;  // rows of the learned position embedding (context limit otherwise)
   int seq_len = 0;                  // training sequence length (s) <= max_position_embeddings
   bool tied_embeddings = true;      // the logit layer reuses the word embedding (Megatron's default)
   DType dtype = DType::kFp16;       // parameter and activation dtype
   AttentionImpl attention = AttentionImpl::kFlash;  // set by the scenario's [training] attention
   double dropout = 0.1;             // hidden and attention dropout present (> 0: Megatron GPT's 0.1 default)
+  MlpKind mlp = MlpKind::kGelu;
+  NormKind norm = NormKind::kLayerNorm;
+  PositionKind positions = PositionKind::kLearned;
+  BiasKind biases = BiasKind::kAll;
 
   bool operator==(const ModelSpec&) const = default;
 };
 
-// Parameters of one transformer block: QKV 3h^2+3h, attention output h^2+h, MLP 2hf+f+h, two
-// LayerNorms 4h. For f = 4h this is Megatron's 12h^2 + 13h.
+// Key/value heads (kv_heads, or heads when 0) and the key/value width kv * h/a.
+int KvHeads(const ModelSpec& m);
+double KvWidth(const ModelSpec& m);
+// Weight matrices of the MLP: 2 (plain) or 3 (gated).
+int MlpMatrices(const ModelSpec& m);
+// Elements of one norm (h, plus h for a LayerNorm bias when the model has biases).
+double NormParams(const ModelSpec& m);
+
+// Parameters of one transformer block: Q h^2, K and V 2*h*kv_w (kv_w = kv*h/a), attention output h^2,
+// MLP 2hf or 3hf, two norms; biases as BiasKind says (QKV h + 2kv_w, output h, MLP f + h or 2f + h).
+// For GPT (kv = a, f = 4h, plain MLP, LayerNorm, all biases) this is Megatron's 12h^2 + 13h.
 double ParamsPerLayer(const ModelSpec& m);
 
-// Word embedding V*h plus position embedding max_pos*h.
+// Word embedding V*h plus, for learned positions, the position embedding max_pos*h.
 double EmbeddingParams(const ModelSpec& m);
 
-// All parameters: l blocks + embeddings + the final LayerNorm (2h) + an untied logit layer (V*h) if any.
+// All parameters: l blocks + embeddings + the final norm + an untied logit layer (V*h) if any.
 double TotalParams(const ModelSpec& m);
 
-// Forward FLOPs of one transformer block for `tokens` = micro-batch sequences * s tokens:
-// 2*tokens*(4h^2 + 2hf) for the four weight GEMMs, plus 4*tokens*s*h for QK^T and attention*V.
-// For f = 4h: 24*B*s*h^2 + 4*B*s^2*h, Megatron's per-layer count.
+// Forward FLOPs of one transformer block for `tokens` = micro-batch sequences * s tokens, Megatron's
+// accounting generalized per GEMM: 2*tokens*(2h^2 + 2h*kv_w) for Q, K, V and the output projection,
+// 2*tokens*h*f per MLP matrix (2 plain, 3 gated: the SwiGLU count of the Llama and Chinchilla-style
+// 6N accountings), plus 4*tokens*s*h for QK^T and attention*V (dense, not causal-halved; GQA shares K/V
+// but every query head still multiplies). For GPT with f = 4h: 24*B*s*h^2 + 4*B*s^2*h, Megatron's count.
 double ForwardFlopsPerLayer(const ModelSpec& m, double tokens);
+
+// Forward FLOPs recomputed per block in the backward under `policy` for `tokens`: the whole block for
+// full and offload, the attention core's 4*tokens*s*h for selective (Korthikanti sec. 4.2), none for none.
+// The schedule builder emits this as the recompute pass of each block.
+double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy policy);
 
 // Forward FLOPs of the logit layer: 2*tokens*h*V.
 double LogitForwardFlops(const ModelSpec& m, double tokens);

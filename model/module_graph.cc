@@ -22,26 +22,28 @@ class GraphBuilder {
     return static_cast<int>(g_->modules.size()) - 1;
   }
 
-  // A linear layer y = x W^T + b with W of shape out x in: one GEMM [tokens x out] = [tokens x in][in x out]
-  // with the bias in its epilogue (torch addmm), forward FLOPs 2 * tokens * in * out. `epilogue_bytes` and
-  // `epilogue_kernels`: the memory-bound kernels that follow it in the same module.
-  int AddLinear(const std::string& name, int layer, int64_t in, int64_t out, double tokens, double epilogue_bytes,
-                int epilogue_kernels) {
-    const int w = AddParam(name + ".weight", out, in);
-    const int b = AddParam(name + ".bias", out, 0);
+  // A linear layer y = x W^T (+ b) with W of shape out x in: one GEMM [tokens x out] = [tokens x in][in x
+  // out] with the bias, if any, in its epilogue (torch addmm), forward FLOPs 2 * tokens * in * out.
+  // `epilogue_bytes` and `epilogue_kernels`: the memory-bound kernels that follow it in the same module.
+  int AddLinear(const std::string& name, int layer, int64_t in, int64_t out, bool bias, double tokens,
+                double epilogue_bytes, int epilogue_kernels) {
+    std::vector<int> params{AddParam(name + ".weight", out, in)};
+    if (bias) params.push_back(AddParam(name + ".bias", out, 0));
     const Gemm gemm{tokens, static_cast<double>(out), static_cast<double>(in), 1};
     ModuleWork work{{gemm}, {}, epilogue_bytes, 1 + epilogue_kernels};
-    return AddModule(name, layer, {w, b}, gemm.flops(), std::move(work));
+    return AddModule(name, layer, std::move(params), gemm.flops(), std::move(work));
   }
 
-  // LayerNorm (apex FusedLayerNorm, one kernel): reads x and writes y, tokens x h values each.
-  int AddLayerNorm(const std::string& name, int layer, int64_t h, double tokens) {
-    const int w = AddParam(name + ".weight", h, 0);
-    const int b = AddParam(name + ".bias", h, 0);
+  // LayerNorm (apex FusedLayerNorm) or RMSNorm (apex FusedRMSNorm), one kernel each: reads x and writes y,
+  // tokens x h values each (the fp32 statistics stay in registers). Weight, and a bias if `bias`.
+  int AddNorm(const std::string& name, int layer, int64_t h, bool bias, double tokens) {
+    std::vector<int> params{AddParam(name + ".weight", h, 0)};
+    if (bias) params.push_back(AddParam(name + ".bias", h, 0));
     ModuleWork work;
     work.elementwise_bytes = 2.0 * kAct * tokens * static_cast<double>(h);
     work.kernels = 1;
-    return AddModule(name, layer, {w, b}, 0.0, std::move(work));  // not counted by Megatron's formula
+    return AddModule(name, layer, std::move(params), 0.0,
+                     std::move(work));  // not counted by Megatron's formula
   }
 
  private:
@@ -54,52 +56,93 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
   ModuleGraph g;
   GraphBuilder b(&g);
   const int64_t h = m.hidden, f = m.ffn_hidden, v = m.vocab;
+  const int64_t kv = static_cast<int64_t>(KvWidth(m));
   const double th = tokens * static_cast<double>(h);
   const double sequences = tokens / m.seq_len;
   const bool dropout = m.dropout > 0;
+  const bool qkv_bias = m.biases != BiasKind::kNone;
+  const bool linear_bias = m.biases == BiasKind::kAll;
+  const bool norm_bias = m.norm == NormKind::kLayerNorm && m.biases != BiasKind::kNone;
+  const bool gated = m.mlp != MlpKind::kGelu;
   // Megatron's fused bias-dropout-add after the attention and MLP outputs (one kernel): reads the GEMM's
-  // output and the residual, writes the sum, and with dropout writes a 1-byte mask: 3 or 3.5 values per element.
+  // output and the residual, writes the sum, and with dropout writes a 1-byte mask: 3 or 3.5 values per
+  // element. Without a bias it is the same pass (the residual add cannot be fused into cuBLAS's epilogue).
   const double bias_dropout_add_bytes = th * (3.0 * kAct + (dropout ? 1.0 : 0.0));
 
-  // Embedding lookup: gather rows (read + write t x h); position add and embedding dropout (one fused pass:
-  // read two, write one, plus the mask).
+  // Embedding lookup: gather rows (read + write t x h). With learned positions, the position add and the
+  // embedding dropout run as one fused pass in the position module (read two, write one, plus the mask);
+  // without, the embedding dropout (if any) is one more pass on the word embedding's output.
   const int word = b.AddParam("embedding.word_embeddings.weight", v, h);
-  b.AddModule("embedding.word_embeddings", -1, {word}, 0.0, ModuleWork{{}, {}, 2.0 * kAct * th, 1});
-  const int pos = b.AddParam("embedding.position_embeddings.weight", m.max_position_embeddings, h);
-  b.AddModule("embedding.position_embeddings", -1, {pos}, 0.0, ModuleWork{{}, {}, bias_dropout_add_bytes, 1});
+  const bool learned = m.positions == PositionKind::kLearned;
+  const double embed_dropout_bytes = (!learned && dropout) ? th * (2.0 * kAct + 1.0) : 0.0;
+  b.AddModule("embedding.word_embeddings", -1, {word}, 0.0,
+              ModuleWork{{}, {}, 2.0 * kAct * th + embed_dropout_bytes, embed_dropout_bytes > 0 ? 2 : 1});
+  if (learned) {
+    const int pos = b.AddParam("embedding.position_embeddings.weight", m.max_position_embeddings, h);
+    b.AddModule("embedding.position_embeddings", -1, {pos}, 0.0,
+                ModuleWork{{}, {}, bias_dropout_add_bytes, 1});
+  }
 
   g.num_blocks = m.layers;
   const double heads = m.heads, head_dim = static_cast<double>(h) / m.heads, s = m.seq_len;
+  // Rotary embeddings (Megatron / Transformer Engine's fused apply_rotary_pos_emb, one kernel): read and
+  // write q (t x h) and k (t x kv) after the QKV GEMM. ALiBi and learned positions add nothing here.
+  const double rotary_bytes =
+      m.positions == PositionKind::kRotary ? 2.0 * kAct * tokens * static_cast<double>(h + kv) : 0.0;
   for (int l = 0; l < m.layers; ++l) {
     const std::string p = fmt::format("layers.{}.", l);
     g.block_begin.push_back(static_cast<int>(g.modules.size()));
-    b.AddLayerNorm(p + "input_layernorm", l, h, tokens);
-    b.AddLinear(p + "attention.query_key_value", l, h, 3 * h, tokens, 0.0, 0);
-    // QK^T and softmax(QK^T) V: 2 * tokens * s * h FLOPs each (Megatron's 4*B*s^2*h), counted dense.
+    b.AddNorm(p + "input_layernorm", l, h, norm_bias, tokens);
+    // Q, K and V fused as Megatron builds them (output h + 2 kv; kv = h for multi-head attention).
+    b.AddLinear(p + "attention.query_key_value", l, h, h + 2 * kv, qkv_bias, tokens, rotary_bytes,
+                rotary_bytes > 0 ? 1 : 0);
+    // QK^T and softmax(QK^T) V: 2 * tokens * s * h FLOPs each (Megatron's 4*B*s^2*h), counted dense. With
+    // grouped-query attention each query head still multiplies its (shared) keys and values: same FLOPs.
     ModuleWork core;
     if (m.attention == AttentionImpl::kFlash) {
+      // FlashAttention reads the kv heads directly (GQA support in flash-attn 2) and applies ALiBi slopes
+      // inside the kernel: no extra HBM passes.
       core.attention = AttentionWork{sequences * heads, s, s, head_dim, true};
       core.kernels = 1;
     } else {
-      // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores), attention
-      // dropout (read, write, 1-byte mask), bmm with V. Every pass covers b x a x s x s scores; causal masking
-      // saves no work here.
+      // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores),
+      // attention dropout (read, write, 1-byte mask), bmm with V. Every pass covers b x a x s x s scores;
+      // causal masking saves no work here. ALiBi (MPT's torch path) adds its bias in one more pass over the
+      // scores; grouped K/V are first expanded to every query head (HF's repeat_kv: read kv, write h, for K
+      // and for V).
       const double scores = sequences * heads * s * s;
       core.gemms.push_back(Gemm{s, s, head_dim, sequences * heads});
       core.gemms.push_back(Gemm{s, head_dim, s, sequences * heads});
       core.elementwise_bytes = scores * (2.0 * kAct + (dropout ? 2.0 * kAct + 1.0 : 0.0));
       core.kernels = dropout ? 4 : 3;
+      if (m.positions == PositionKind::kAlibi) {
+        core.elementwise_bytes += scores * 2.0 * kAct;
+        core.kernels += 1;
+      }
+      if (kv < h) {
+        core.elementwise_bytes += 2.0 * kAct * tokens * static_cast<double>(kv + h);
+        core.kernels += 2;
+      }
     }
-    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(h), std::move(core));
-    b.AddLinear(p + "attention.dense", l, h, h, tokens, bias_dropout_add_bytes, 1);
-    b.AddLayerNorm(p + "post_attention_layernorm", l, h, tokens);
-    // bias + GeLU fused (Megatron's bias_gelu_impl): read and write tokens x f.
-    b.AddLinear(p + "mlp.dense_h_to_4h", l, h, f, tokens, 2.0 * kAct * tokens * static_cast<double>(f), 1);
-    b.AddLinear(p + "mlp.dense_4h_to_h", l, f, h, tokens, bias_dropout_add_bytes, 1);
+    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(h),
+                std::move(core));
+    b.AddLinear(p + "attention.dense", l, h, h, linear_bias, tokens, bias_dropout_add_bytes, 1);
+    b.AddNorm(p + "post_attention_layernorm", l, h, norm_bias, tokens);
+    if (gated) {
+      // Gate and up projections fused as Megatron's dense_h_to_4h with 2f outputs, then one fused
+      // bias-SwiGLU/GeGLU kernel: read 2f, write f values per token.
+      b.AddLinear(p + "mlp.dense_h_to_4h", l, h, 2 * f, linear_bias, tokens,
+                  3.0 * kAct * tokens * static_cast<double>(f), 1);
+    } else {
+      // bias + GeLU fused (Megatron's bias_gelu_impl): read and write tokens x f.
+      b.AddLinear(p + "mlp.dense_h_to_4h", l, h, f, linear_bias, tokens,
+                  2.0 * kAct * tokens * static_cast<double>(f), 1);
+    }
+    b.AddLinear(p + "mlp.dense_4h_to_h", l, f, h, linear_bias, tokens, bias_dropout_add_bytes, 1);
     g.block_end.push_back(static_cast<int>(g.modules.size()));
   }
 
-  b.AddLayerNorm("final_layernorm", -1, h, tokens);
+  b.AddNorm("final_layernorm", -1, h, norm_bias, tokens);
   // The logit GEMM [tokens x V] = [tokens x h][h x V], then the cross-entropy in fp32 (Megatron's
   // vocab_parallel_cross_entropy: cast, max, subtract and exponentiate, sum, gather the target): about five
   // passes over tokens x V values, 2 + 4 + 4 + 4 + 4 bytes each.

@@ -4,11 +4,15 @@
 // the schedule.
 //
 // Per transformer block (Megatron ParallelTransformerLayer):
-//   input_layernorm(w h, b h) -> attention.query_key_value(w 3h x h, b 3h) -> attention.core (no params;
-//   QK^T and attention x V) -> attention.dense(w h x h, b h) -> post_attention_layernorm(w h, b h) ->
-//   mlp.dense_h_to_4h(w f x h, b f) -> mlp.dense_4h_to_h(w h x f, b h)
-// Around the blocks: embedding.word_embeddings (V x h), embedding.position_embeddings (max_pos x h),
-// final_layernorm, and the logit layer (the word embedding again when tied).
+//   input_layernorm(w h, b h) -> attention.query_key_value(w (h + 2kv) x h, b h + 2kv) -> attention.core
+//   (no params; QK^T and attention x V) -> attention.dense(w h x h, b h) -> post_attention_layernorm(w h,
+//   b h) -> mlp.dense_h_to_4h(w f x h, b f; gated MLPs: gate and up fused, w 2f x h, b 2f) ->
+//   mlp.dense_4h_to_h(w h x f, b h)
+// kv = kv_heads * h / heads (h for multi-head attention). Biases and norm biases exist as the model's
+// BiasKind and NormKind say (Llama: none; Qwen2: the QKV bias only); the module sequence is the same for
+// every architecture, so the schedule builders see 7 modules per block.
+// Around the blocks: embedding.word_embeddings (V x h), embedding.position_embeddings (max_pos x h, learned
+// positions only), final_layernorm, and the logit layer (the word embedding again when tied).
 #pragma once
 
 #include <cstdint>

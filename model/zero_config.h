@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "model/model_spec.h"
+
 namespace zerosim::model {
 
 struct ZeroConfig {
@@ -48,6 +50,10 @@ struct ZeroConfig {
   int train_micro_batch_size_per_gpu = 1;  // sequences per GPU per micro-step
   int gradient_accumulation_steps = 1;
   bool activation_checkpointing = true;    // Megatron's full-layer recompute
+  // ZeroSim: `[training] recompute`, refining activation_checkpointing: kOffload with it (the kept block inputs
+  // in host memory, DeepSpeed's activation_checkpointing.cpu_checkpointing), kSelective without it
+  // (Korthikanti's attention-core recompute). kNone: no refinement. RecomputeOf (memory.h) combines the two.
+  RecomputePolicy recompute = RecomputePolicy::kNone;
 
   // ZeroSim: host (Python) time per module hook (fetch + release). DeepSpeed's hooks run on the host;
   // kernels are issued asynchronously, so this matters only where the host falls behind the GPU.

@@ -85,6 +85,10 @@ struct Scenario {
   model::InputFile topology_file;
   model::InputFile model_file;
   model::InputFile calibration_file;
+  // `deepspeed_config = "..."` (model/io/ds_config.h): the file, and the JSON paths of its keys ZeroSim does
+  // not model, for the report's provenance. Empty without one.
+  model::InputFile deepspeed_config_file;
+  std::vector<std::string> ignored_config_keys;
 };
 StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path);
 

@@ -1,9 +1,31 @@
 #include <fmt/format.h>
 
+#include <array>
+#include <utility>
+
 #include "model/io/loaders.h"
 #include "model/io/table_reader.h"
 
 namespace zerosim::io {
+namespace {
+
+// Reads an optional enumerated string key: absent gives `fallback`; an unknown value is an error listing
+// the accepted ones.
+template <typename E, size_t N>
+E ReadChoice(TableReader& t, Status& status, std::string_view key, E fallback,
+             const std::array<std::pair<const char*, E>, N>& choices) {
+  const std::optional<std::string> v = t.OptionalString(key);
+  if (!v) return fallback;
+  std::string names;
+  for (const auto& [name, value] : choices) {
+    if (*v == name) return value;
+    names += names.empty() ? name : fmt::format(", {}", name);
+  }
+  if (status.ok()) t.Fail(key, fmt::format("unknown value \"{}\" (supported: {})", *v, names));
+  return fallback;
+}
+
+}  // namespace
 
 StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
   StatusOr<TomlFile> doc = ReadTomlFile(fs, path);
@@ -24,6 +46,22 @@ StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
   m.max_position_embeddings = static_cast<int>(root.Int("max_position_embeddings", 1));
   m.tied_embeddings = root.Bool("tied_embeddings");
   m.dropout = root.NumberOr("dropout", m.dropout, 0.0, 0.99);
+  // Architecture keys; each defaults to GPT's (multi-head attention, GeLU MLP, LayerNorm, learned positions,
+  // biases everywhere), so GPT files need none of them.
+  m.kv_heads = static_cast<int>(root.IntOr("kv_heads", 0, 1));
+  using model::MlpKind, model::NormKind, model::PositionKind, model::BiasKind;
+  m.mlp = ReadChoice<MlpKind, 3>(
+      root, status, "mlp", MlpKind::kGelu,
+      {{{"gelu", MlpKind::kGelu}, {"swiglu", MlpKind::kSwiglu}, {"geglu", MlpKind::kGeglu}}});
+  m.norm = ReadChoice<NormKind, 2>(root, status, "norm", NormKind::kLayerNorm,
+                                   {{{"layernorm", NormKind::kLayerNorm}, {"rmsnorm", NormKind::kRmsNorm}}});
+  m.positions = ReadChoice<PositionKind, 3>(root, status, "positions", PositionKind::kLearned,
+                                            {{{"learned", PositionKind::kLearned},
+                                              {"rotary", PositionKind::kRotary},
+                                              {"alibi", PositionKind::kAlibi}}});
+  m.biases = ReadChoice<BiasKind, 3>(
+      root, status, "biases", BiasKind::kAll,
+      {{{"all", BiasKind::kAll}, {"none", BiasKind::kNone}, {"qkv", BiasKind::kQkvOnly}}});
   const std::string dtype = root.String("dtype");
   if (dtype == "fp16") {
     m.dtype = model::DType::kFp16;
@@ -34,6 +72,12 @@ StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
   }
   if (status.ok() && m.hidden % m.heads != 0) {
     root.Fail("heads", fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
+  }
+  if (status.ok() && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
+    root.Fail("kv_heads",
+              fmt::format("{} query heads are not divisible into {} key/value heads (grouped-query "
+                          "attention needs heads % kv_heads == 0)",
+                          m.heads, m.kv_heads));
   }
   root.Finish();
   if (!status.ok()) return status;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "model/io/ds_config.h"
+#include "model/io/hf_config.h"
 #include "model/io/loaders.h"
 #include "model/io/perturbation_loader.h"
 #include "model/io/table_reader.h"
@@ -98,7 +100,10 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   // The referenced files: their own errors name their own paths.
   StatusOr<TopologyFile> topo = LoadTopology(fs, ResolvePath(path, topology_rel));
   if (!topo.ok()) return topo.status();
-  StatusOr<ModelFile> model = LoadModel(fs, ResolvePath(path, model_rel));
+  // `model = "hf:config.json"` names a Hugging Face config instead of a model TOML (model/io/hf_config.h).
+  const bool hf = model_rel.rfind(kHfModelPrefix, 0) == 0;
+  StatusOr<ModelFile> model = hf ? LoadHfConfig(fs, ResolvePath(path, model_rel.substr(3)))
+                                 : LoadModel(fs, ResolvePath(path, model_rel));
   if (!model.ok()) return model.status();
   StatusOr<model::Calibration> cal = LoadCalibration(fs, topo->calibration_path);
   if (!cal.ok()) return cal.status();
@@ -116,20 +121,40 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
     ReadRuntimeKeys(&*runtime, &base_zero);
     runtime->Finish();
   }
+  // deepspeed_config = "ds_config.json": DeepSpeed's own config sets the training and ZeRO keys (and the
+  // dtype); [training] and [zero] keys, where given, override it.
+  const std::optional<std::string> ds_rel = root.OptionalString("deepspeed_config");
+  if (ds_rel && status.ok()) {
+    StatusOr<DsConfig> ds = LoadDsConfig(fs, ResolvePath(path, *ds_rel), base_zero);
+    if (!ds.ok()) return ds.status();
+    base_zero = ds->zero;
+    if (ds->dtype) base_model.dtype = *ds->dtype;
+    s.deepspeed_config_file = ds->file;
+    s.ignored_config_keys = ds->ignored;
+    if (s.cluster.gpus_per_node % base_zero.zero_hpz_partition_size != 0) {
+      root.Fail("deepspeed_config", fmt::format("{}: zero_optimization.zero_hpz_partition_size {} does not divide the "
+                                                "{} GPUs per node",
+                                                *ds_rel, base_zero.zero_hpz_partition_size, s.cluster.gpus_per_node));
+    }
+  }
   TableReader training = root.Table("training");
   if (!training.Has("seq_len")) training.Int("seq_len", 1);
-  if (!training.Has("tokens_per_gpu") && !training.Has("train_micro_batch_size_per_gpu")) {
+  if (!ds_rel && !training.Has("tokens_per_gpu") && !training.Has("train_micro_batch_size_per_gpu")) {
     training.Fail("tokens_per_gpu", "missing: give tokens_per_gpu or train_micro_batch_size_per_gpu");
   }
-  if (!training.Has("activation_checkpointing")) training.Bool("activation_checkpointing");
+  if (!ds_rel && !training.Has("activation_checkpointing") && !training.Has("recompute")) {
+    training.Bool("activation_checkpointing");
+  }
   ReadTrainingKeys(&training, &base_model, &base_zero);
   CheckTraining(&training, base_model);
   training.Finish();
 
-  TableReader zero = root.Table("zero");
-  if (!zero.Has("stage")) zero.Int("stage", 3);
-  base_zero = ReadZeroKeys(&zero, base_zero, s.cluster);
-  zero.Finish();
+  if (!ds_rel || root.Has("zero")) {
+    TableReader zero = root.Table("zero");
+    if (!ds_rel && !zero.Has("stage")) zero.Int("stage", 3);
+    base_zero = ReadZeroKeys(&zero, base_zero, s.cluster);
+    zero.Finish();
+  }
 
   const toml::node* variants = doc->table.get("variant");
   root.MarkKnown("variant");

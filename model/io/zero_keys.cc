@@ -76,6 +76,19 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
   z->gradient_accumulation_steps =
       static_cast<int>(t->IntOr("gradient_accumulation_steps", z->gradient_accumulation_steps, 1));
   z->activation_checkpointing = t->BoolOr("activation_checkpointing", z->activation_checkpointing);
+  // recompute = none | full | selective | offload (model/zero_config.h): sets activation_checkpointing too.
+  if (std::optional<std::string> r = t->OptionalString("recompute")) {
+    const bool both = t->Has("activation_checkpointing");
+    if (*r == "none" || *r == "full" || *r == "selective" || *r == "offload") {
+      z->activation_checkpointing = *r == "full" || *r == "offload";
+      z->recompute = *r == "selective" ? model::RecomputePolicy::kSelective
+                     : *r == "offload" ? model::RecomputePolicy::kOffload
+                                       : model::RecomputePolicy::kNone;
+      if (both) t->Fail("recompute", "give recompute or activation_checkpointing, not both");
+    } else {
+      t->Fail("recompute", fmt::format("unknown recompute \"{}\" (none, full, selective, offload)", *r));
+    }
+  }
   if (std::optional<std::string> a = t->OptionalString("attention")) {
     if (*a == "flash") {
       m->attention = model::AttentionImpl::kFlash;

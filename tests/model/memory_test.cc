@@ -48,5 +48,51 @@ TEST(Memory, ALargeModelOnFewGpusDoesNotFit) {
   EXPECT_GT(r.total_bytes, r.hbm_bytes);  // 16 x 138B / 32 GPUs = 69 GB of model states alone
 }
 
+// Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models": per layer
+// (no tensor or sequence parallelism) sbh(34 + 5as/h) bytes without recompute (eq. 1), 34 sbh with
+// selective recompute (sec. 4.2), and 2sbh per layer kept with full recompute (sec. 4) plus the layer being
+// recomputed. FlashAttention stores no s x s tensor, only its fp32 log-sum-exp (4 bytes per head and row).
+TEST(Memory, ActivationsFollowKorthikantiForEveryPolicy) {
+  ModelSpec m = testing::Gpt18B();
+  m.attention = AttentionImpl::kUnfused;
+  const double s = m.seq_len, h = m.hidden, a = m.heads, l = m.layers;
+  for (double b : {1.0, 4.0}) {
+    const double sbh = s * b * h;
+    const double eq1 = sbh * (34 + 5 * a * s / h);
+    EXPECT_DOUBLE_EQ(BlockActivationBytes(m, b, RecomputePolicy::kNone), eq1);
+    EXPECT_DOUBLE_EQ(ActivationBytes(m, b, RecomputePolicy::kNone), l * eq1);
+    EXPECT_DOUBLE_EQ(ActivationBytes(m, b, RecomputePolicy::kSelective), l * 34 * sbh);
+    EXPECT_DOUBLE_EQ(ActivationBytes(m, b, RecomputePolicy::kFull), l * 2 * sbh + eq1);
+    EXPECT_DOUBLE_EQ(ActivationBytes(m, b, RecomputePolicy::kOffload), eq1);
+    m.attention = AttentionImpl::kFlash;
+    EXPECT_DOUBLE_EQ(ActivationBytes(m, b, RecomputePolicy::kNone), l * (34 * sbh + 4 * a * s * b));
+    m.attention = AttentionImpl::kUnfused;
+  }
+}
+
+// Without dropout the masks go: the output dropout and MLP dropout masks (sbh each) and the attention
+// dropout mask (as^2b).
+TEST(Memory, NoDropoutStoresNoMasks) {
+  ModelSpec m = testing::Gpt18B();
+  m.attention = AttentionImpl::kUnfused;
+  m.dropout = 0;
+  const double s = m.seq_len, h = m.hidden, a = m.heads;
+  EXPECT_DOUBLE_EQ(BlockActivationBytes(m, 1, RecomputePolicy::kNone), s * h * 32 + 4 * a * s * s);
+}
+
+// The 8B-at-8K case of issue 10: with FlashAttention and full recompute, Llama-3.1-8B at micro-batch 1 and
+// 8192 tokens keeps 2sbh per layer plus one layer's working set (34sbh + 4as), no s^2 term.
+TEST(Memory, FlashAttentionRemovesTheQuadraticTerm) {
+  ModelSpec m = testing::Gpt(32, 4096, 32);
+  m.seq_len = 8192;
+  m.attention = AttentionImpl::kUnfused;
+  const double unfused = ActivationBytes(m, 1, RecomputePolicy::kNone);
+  m.attention = AttentionImpl::kFlash;
+  const double flash = ActivationBytes(m, 1, RecomputePolicy::kNone);
+  const double s = 8192, h = 4096, a = 32;
+  EXPECT_DOUBLE_EQ(unfused - flash, 32 * (5 * a * s * s - 4 * a * s));
+  EXPECT_DOUBLE_EQ(ActivationBytes(m, 1, RecomputePolicy::kFull), 32 * 2 * s * h + 34 * s * h + 4 * a * s);
+}
+
 }  // namespace
 }  // namespace zerosim::model

@@ -1,0 +1,181 @@
+#include "model/io/ds_config.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace zerosim::io {
+namespace {
+
+using nlohmann::ordered_json;
+
+class DsReader {
+ public:
+  DsReader(std::string file, Status* status, DsConfig* out)
+      : file_(std::move(file)), status_(status), out_(out) {}
+
+  void Fail(const std::string& at, const std::string& message) {
+    if (status_->ok()) *status_ = Status::Error(fmt::format("{}: {}: {}", file_, at, message));
+  }
+
+  static std::string Got(const ordered_json& v) { return v.dump(); }
+
+  bool Bool(const std::string& at, const ordered_json& v) {
+    if (v.is_string() && v.get<std::string>() == "auto") {
+      Fail(at, "\"auto\" is the Hugging Face Trainer's placeholder; give true or false");
+    } else if (!v.is_boolean()) {
+      Fail(at, fmt::format("expected a boolean, got {}", Got(v)));
+    } else {
+      return v.get<bool>();
+    }
+    return false;
+  }
+
+  double Number(const std::string& at, const ordered_json& v, double min) {
+    if (v.is_string() && v.get<std::string>() == "auto") {
+      Fail(at, "\"auto\" is the Hugging Face Trainer's placeholder; give a number");
+    } else if (!v.is_number() || v.get<double>() < min) {
+      Fail(at, fmt::format("expected a number >= {}, got {}", min, Got(v)));
+    } else {
+      return v.get<double>();
+    }
+    return min;
+  }
+
+  int Int(const std::string& at, const ordered_json& v, int min) {
+    const double x = Number(at, v, min);
+    if (status_->ok() && (x != static_cast<int>(x) || x > 2147483647.0)) {
+      Fail(at, fmt::format("expected an integer, got {}", Got(v)));
+    }
+    return static_cast<int>(x);
+  }
+
+  void Ignore(const std::string& at) { out_->ignored.push_back(at); }
+
+  // `fp16` or `bf16`: only `enabled` is read.
+  bool Precision(const std::string& at, const ordered_json& v) {
+    if (!v.is_object()) {
+      Fail(at, fmt::format("expected an object, got {}", Got(v)));
+      return false;
+    }
+    bool enabled = false;
+    for (const auto& [key, value] : v.items()) {
+      if (key == "enabled") {
+        enabled = Bool(at + ".enabled", value);
+      } else {
+        Ignore(at + "." + key);
+      }
+    }
+    return enabled;
+  }
+
+  void Zero(const std::string& at, const ordered_json& v) {
+    if (!v.is_object()) {
+      Fail(at, fmt::format("expected an object, got {}", Got(v)));
+      return;
+    }
+    model::ZeroConfig& z = out_->zero;
+    for (const auto& [key, value] : v.items()) {
+      const std::string p = at + "." + key;
+      if (key == "stage") {
+        z.stage = Int(p, value, 0);
+        if (status_->ok() && z.stage != 3) {
+          Fail(p,
+               fmt::format("ZeRO stage {} is not modeled yet (ZeroSim models stage 3 and ZeRO++)", z.stage));
+        }
+      } else if (key == "zero_quantized_weights") {
+        z.zero_quantized_weights = Bool(p, value);
+      } else if (key == "zero_quantized_gradients") {
+        z.zero_quantized_gradients = Bool(p, value);
+      } else if (key == "zero_hpz_partition_size") {
+        z.zero_hpz_partition_size = Int(p, value, 1);
+      } else if (key == "overlap_comm") {
+        z.overlap_comm = Bool(p, value);
+      } else if (key == "contiguous_gradients") {
+        z.contiguous_gradients = Bool(p, value);
+      } else if (key == "stage3_prefetch_bucket_size") {
+        z.stage3_prefetch_bucket_size = Number(p, value, 0);
+      } else if (key == "stage3_max_live_parameters") {
+        z.stage3_max_live_parameters = Number(p, value, 0);
+      } else if (key == "stage3_max_reuse_distance") {
+        z.stage3_max_reuse_distance = Number(p, value, 0);
+      } else if (key == "stage3_param_persistence_threshold") {
+        z.stage3_param_persistence_threshold = Number(p, value, 0);
+      } else if (key == "reduce_bucket_size") {
+        z.reduce_bucket_size = Number(p, value, 1);
+      } else {
+        Ignore(p);
+      }
+    }
+  }
+
+  void ActivationCheckpointing(const std::string& at, const ordered_json& v) {
+    if (!v.is_object()) {
+      Fail(at, fmt::format("expected an object, got {}", Got(v)));
+      return;
+    }
+    out_->zero.activation_checkpointing = true;
+    // cpu_checkpointing: the kept block inputs go to host memory (offload). partition_activations (tensor
+    // parallelism), contiguous_memory_optimization, ...: not modeled.
+    for (const auto& [key, value] : v.items()) {
+      if (key == "cpu_checkpointing") {
+        if (Bool(at + "." + key, value)) out_->zero.recompute = model::RecomputePolicy::kOffload;
+      } else {
+        Ignore(at + "." + key);
+      }
+    }
+  }
+
+ private:
+  std::string file_;
+  Status* status_;
+  DsConfig* out_;
+};
+
+}  // namespace
+
+StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& path,
+                                 const model::ZeroConfig& base) {
+  const ordered_json doc = ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::Error(fmt::format("{}: not valid JSON", path));
+  if (!doc.is_object())
+    return Status::Error(fmt::format("{}: $: expected an object, got {}", path, doc.dump()));
+  Status status;
+  DsConfig out;
+  out.zero = base;
+  DsReader r(path, &status, &out);
+  bool fp16 = false, bf16 = false;
+  for (const auto& [key, value] : doc.items()) {
+    const std::string p = "$." + key;
+    if (key == "train_micro_batch_size_per_gpu") {
+      out.zero.train_micro_batch_size_per_gpu = r.Int(p, value, 1);
+    } else if (key == "gradient_accumulation_steps") {
+      out.zero.gradient_accumulation_steps = r.Int(p, value, 1);
+    } else if (key == "fp16") {
+      fp16 = r.Precision(p, value);
+    } else if (key == "bf16") {
+      bf16 = r.Precision(p, value);
+    } else if (key == "zero_optimization") {
+      r.Zero(p, value);
+    } else if (key == "activation_checkpointing") {
+      r.ActivationCheckpointing(p, value);
+    } else {
+      r.Ignore(p);
+    }
+  }
+  if (status.ok() && fp16 && bf16) r.Fail("$.bf16.enabled", "fp16 and bf16 are both enabled");
+  if (!status.ok()) return status;
+  if (fp16) out.dtype = model::DType::kFp16;
+  if (bf16) out.dtype = model::DType::kBf16;
+  out.file = {path, HashBytes(text)};
+  return out;
+}
+
+StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path,
+                                const model::ZeroConfig& base) {
+  StatusOr<std::string> text = fs.Read(path);
+  if (!text.ok()) return text.status();
+  return ParseDsConfig(*text, path, base);
+}
+
+}  // namespace zerosim::io

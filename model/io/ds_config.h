@@ -1,0 +1,43 @@
+// Reading a DeepSpeed config (`ds_config.json`, DeepSpeed's docs/config-json): `deepspeed_config = "..."` in
+// a scenario, and `zerosim run --ds-config`. The keys ZeroSim models set a ZeroConfig (over `base`) and the
+// training dtype:
+// - train_micro_batch_size_per_gpu, gradient_accumulation_steps: integers >= 1;
+// - fp16.enabled, bf16.enabled: booleans (not both true);
+// - zero_optimization.stage: 3 (other stages are an error until they are modeled);
+// - zero_optimization.zero_quantized_weights, .zero_quantized_gradients, .overlap_comm,
+//   .contiguous_gradients: booleans; .zero_hpz_partition_size: an integer >= 1;
+// - zero_optimization.stage3_prefetch_bucket_size, .stage3_max_live_parameters, .stage3_max_reuse_distance,
+//   .stage3_param_persistence_threshold, .reduce_bucket_size: numbers >= 0 (5e8 or 500000000);
+// - activation_checkpointing: an object; its presence means the model checkpoints (Megatron-DeepSpeed passes
+//   --checkpoint-activations with it): full recompute, or offload with cpu_checkpointing true.
+// Every other key, at any depth, is listed in `ignored` by its JSON path ("$.steps_per_print",
+// "$.zero_optimization.offload_optimizer"), never silently dropped; the report's provenance can show them.
+// A malformed file, a wrong type or "auto" (the Hugging Face Trainer's placeholder) is an error naming the
+// file and the JSON path.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/io/file_source.h"
+#include "model/model_spec.h"
+#include "model/report.h"
+#include "model/status.h"
+#include "model/zero_config.h"
+
+namespace zerosim::io {
+
+struct DsConfig {
+  model::ZeroConfig zero;             // `base` with the config's keys applied
+  std::optional<model::DType> dtype;  // set when fp16 or bf16 is enabled
+  std::vector<std::string> ignored;   // JSON paths of the keys ZeroSim does not model, in file order
+  model::InputFile file;
+};
+
+StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path, const model::ZeroConfig& base);
+// The same from text; `path` is used in messages and provenance.
+StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& path,
+                                 const model::ZeroConfig& base);
+
+}  // namespace zerosim::io

@@ -1,0 +1,118 @@
+// DeepSpeed config files: a real one from DeepSpeedExamples (tests/data/ds/, source in its README), ignored
+// keys listed by JSON path, errors with file and path, and `deepspeed_config` in a scenario.
+#include "model/io/ds_config.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "model/io/file_source.h"
+#include "model/io/loaders.h"
+#include "test_inputs.h"
+
+namespace zerosim::io {
+namespace {
+
+bool Contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+TEST(DsConfig, DeepSpeedExamplesStage3ConfigIsRead) {
+  const std::string path = std::string(ZEROSIM_SOURCE_DIR) + "/tests/data/ds/ds_zero_stage_3_config.json";
+  const StatusOr<DsConfig> ds = LoadDsConfig(DiskFileSource(), path, model::ZeroConfig{});
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  // The values written in the file.
+  EXPECT_EQ(ds->zero.train_micro_batch_size_per_gpu, 8);
+  EXPECT_EQ(ds->zero.gradient_accumulation_steps, 1);
+  EXPECT_EQ(ds->zero.stage, 3);
+  EXPECT_DOUBLE_EQ(ds->zero.stage3_max_live_parameters, 1e9);
+  EXPECT_DOUBLE_EQ(ds->zero.stage3_max_reuse_distance, 1e9);
+  EXPECT_DOUBLE_EQ(ds->zero.stage3_prefetch_bucket_size, 6.039798e7);
+  EXPECT_DOUBLE_EQ(ds->zero.reduce_bucket_size, 6.710886e7);
+  EXPECT_TRUE(ds->zero.contiguous_gradients);
+  ASSERT_TRUE(ds->dtype.has_value());
+  EXPECT_EQ(*ds->dtype, model::DType::kFp16);
+  // The file misspells the persistence threshold: DeepSpeed's default stays, and the key is listed.
+  EXPECT_DOUBLE_EQ(ds->zero.stage3_param_persistence_threshold,
+                   model::ZeroConfig{}.stage3_param_persistence_threshold);
+  for (const char* key : {"$.steps_per_print", "$.zero_optimization.stage3_param_persitence_threshold",
+                          "$.gradient_clipping", "$.fp16.loss_scale", "$.fp16.initial_scale_power",
+                          "$.wall_clock_breakdown", "$.zero_allow_untested_optimizer"}) {
+    EXPECT_TRUE(Contains(ds->ignored, key)) << key;
+  }
+  EXPECT_EQ(ds->ignored.size(),
+            10u);  // 4 top-level keys, 1 zero_optimization key, 5 fp16 keys besides "enabled"
+  EXPECT_FALSE(Contains(ds->ignored, "$.fp16.enabled"));
+}
+
+TEST(DsConfig, ZeroPlusPlusKeysAndActivationCheckpointing) {
+  const StatusOr<DsConfig> ds = ParseDsConfig(
+      R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "zero_quantized_weights": true,
+          "zero_hpz_partition_size": 8, "zero_quantized_gradients": true, "overlap_comm": false},
+          "activation_checkpointing": {"partition_activations": false, "cpu_checkpointing": true}})",
+      "ds.json", model::ZeroConfig{});
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_TRUE(ds->zero.zero_quantized_weights);
+  EXPECT_EQ(ds->zero.zero_hpz_partition_size, 8);
+  EXPECT_TRUE(ds->zero.zero_quantized_gradients);
+  EXPECT_FALSE(ds->zero.overlap_comm);
+  EXPECT_TRUE(ds->zero.activation_checkpointing);
+  EXPECT_EQ(*ds->dtype, model::DType::kBf16);
+  EXPECT_EQ(ds->zero.recompute, model::RecomputePolicy::kOffload);  // cpu_checkpointing
+  EXPECT_TRUE(Contains(ds->ignored, "$.activation_checkpointing.partition_activations"));
+}
+
+std::string Error(const std::string& text) {
+  const StatusOr<DsConfig> ds = ParseDsConfig(text, "ds.json", model::ZeroConfig{});
+  EXPECT_FALSE(ds.ok()) << text;
+  return ds.ok() ? "" : ds.status().message();
+}
+
+TEST(DsConfig, ErrorsNameTheFileAndTheJsonPath) {
+  EXPECT_NE(Error(R"({"train_micro_batch_size_per_gpu": "8"})")
+                .find("ds.json: $.train_micro_batch_size_per_gpu: expected"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"train_micro_batch_size_per_gpu": 2.5})").find("expected an integer"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"zero_optimization": {"overlap_comm": 1}})").find("$.zero_optimization.overlap_comm"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"bf16": {"enabled": "auto"}})").find("$.bf16.enabled: \"auto\""), std::string::npos);
+  EXPECT_NE(Error(R"({"zero_optimization": {"stage": 2}})").find("$.zero_optimization.stage: ZeRO stage 2"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"fp16": {"enabled": true}, "bf16": {"enabled": true}})").find("both"),
+            std::string::npos);
+  EXPECT_NE(Error("{\"fp16\": ").find("ds.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(Error("[1]").find("ds.json: $: expected an object"), std::string::npos);
+}
+
+TEST(DsConfig, AScenarioTakesItsTrainingAndZeroKeysFromTheConfig) {
+  std::string scenario = testing::kScenario;
+  // No micro-batch, recompute or [zero] in the scenario: the DeepSpeed config gives them.
+  scenario.replace(
+      scenario.find("tokens_per_gpu = 1024\nactivation_checkpointing = true\n\n[zero]\nstage = 3\n"),
+      std::string("tokens_per_gpu = 1024\nactivation_checkpointing = true\n\n[zero]\nstage = 3\n").size(),
+      "");
+  scenario = "deepspeed_config = \"ds.json\"\n" + scenario;
+  const std::map<std::string, std::string> files = {
+      {"s.toml", scenario},
+      {"t.toml", testing::kTopology},
+      {"m.toml", testing::kModel},
+      {"c.json", testing::Calibration()},
+      {"ds.json",
+       R"({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 2, "bf16": {"enabled": true},
+                     "zero_optimization": {"stage": 3, "reduce_bucket_size": 1e7}, "steps_per_print": 5})"}};
+  const StatusOr<Scenario> s = LoadScenario(MemoryFileSource(files), "s.toml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->variants[0].zero.train_micro_batch_size_per_gpu, 3);
+  EXPECT_EQ(s->variants[0].zero.gradient_accumulation_steps, 2);
+  EXPECT_DOUBLE_EQ(s->variants[0].zero.reduce_bucket_size, 1e7);
+  EXPECT_EQ(s->variants[0].model.dtype, model::DType::kBf16);
+  EXPECT_TRUE(s->variants[1].zero.zero_quantized_weights);  // the variant's own keys still apply
+  EXPECT_EQ(s->ignored_config_keys, std::vector<std::string>{"$.steps_per_print"});
+  EXPECT_EQ(s->deepspeed_config_file.path, "ds.json");
+}
+
+}  // namespace
+}  // namespace zerosim::io
