@@ -122,13 +122,17 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   }
   if (!training.Has("activation_checkpointing")) training.Bool("activation_checkpointing");
   ReadTrainingKeys(&training, &base_model, &base_zero);
-  CheckTraining(&training, base_model);
   training.Finish();
 
   TableReader zero = root.Table("zero");
   if (!zero.Has("stage")) zero.Int("stage", 3);
   base_zero = ReadZeroKeys(&zero, base_zero, s.cluster);
   zero.Finish();
+  // The one feasibility check (model/feasibility.h) on the scenario's own settings: the model's sizes are
+  // reported at `model`, the rest at the key that set them.
+  if (status.ok()) {
+    ReportProblems(model::CheckConfiguration(base_model, base_zero, s.cluster), {&training, &zero}, &root, "model");
+  }
 
   const toml::node* variants = doc->table.get("variant");
   root.MarkKnown("variant");
@@ -152,7 +156,10 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
       }
       var.zero = ReadZeroKeys(&vt, base_zero, s.cluster);
       ReadTrainingKeys(&vt, &var.model, &var.zero);
-      CheckTraining(&vt, var.model);
+      if (status.ok()) {
+        ReportProblems(model::CheckConfiguration(var.model, var.zero, s.cluster), {&vt, &training, &zero},
+                       vt.Has("model") ? &vt : &root, "model");
+      }
       if (!names.insert(var.name).second) vt.Fail("name", fmt::format("two variants are named \"{}\"", var.name));
       vt.Finish();
       s.variants.push_back(std::move(var));

@@ -47,6 +47,9 @@ struct SweepSpec {
   std::vector<size_t> product_index;  // for each point, its index in the unconstrained product
 };
 
+// A sweep's axes may span at most this many points (its point index takes 8 bytes a point).
+inline constexpr size_t kMaxSweepPoints = 10000000;
+
 StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path);
 
 struct SweepPoint {
