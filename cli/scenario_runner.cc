@@ -1,6 +1,10 @@
 #include "cli/scenario_runner.h"
 
+#include <fmt/format.h>
+
 #include "model/evaluate.h"
+#include "model/feasibility.h"
+#include "model/invariants.h"
 #include "model/io/embedded.h"
 #include "model/version.h"
 #include "sim/simgrid_platform.h"
@@ -23,9 +27,18 @@ StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path) {
   return io::LoadScenario(disk, path);
 }
 
-model::Report EvaluateAnalyticScenario(const io::Scenario& s) {
-  StatusOr<model::Report> r = EvaluateScenario(s, Engine::kAnalytic);
-  return std::move(r).value();  // the analytic engine always succeeds
+StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s) { return EvaluateScenario(s, Engine::kAnalytic); }
+
+model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,
+                                       const model::ZeroConfig& z, const std::string& reason) {
+  model::VariantReport r;
+  r.name = name;
+  r.engine = engine;
+  r.model = m;
+  r.zero = z;
+  r.feasible = false;
+  r.infeasible_reason = reason;
+  return r;
 }
 
 StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, const sim::SimOptions& sim_options,
@@ -45,17 +58,28 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   }
   if (simulated) r.provenance.simgrid_version = sim::SimGridVersion();
   for (const io::Variant& v : s.variants) {
+    // The one feasibility check (model/feasibility.h) before any schedule is built.
+    const std::string problems = model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster));
     if (analytic) {
-      r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration));
+      r.variants.push_back(problems.empty()
+                               ? model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration)
+                               : InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems));
     }
     if (simulated) {
       sim::SimRun run;
-      StatusOr<model::VariantReport> sv =
-          sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, sim_options, &run);
-      if (!sv.ok()) return sv.status();
-      r.variants.push_back(std::move(sv).value());
+      if (problems.empty()) {
+        StatusOr<model::VariantReport> sv =
+            sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, sim_options, &run);
+        if (!sv.ok()) return Status::Error(fmt::format("variant '{}': {}", v.name, sv.status().message()));
+        r.variants.push_back(std::move(sv).value());
+      } else {
+        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, problems));
+      }
       if (sim_runs != nullptr) sim_runs->push_back(std::move(run));
     }
+  }
+  for (const model::VariantReport& v : r.variants) {
+    if (Status st = model::InvariantStatus(s.name, v); !st.ok()) return st;
   }
   return r;
 }

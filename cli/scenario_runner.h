@@ -20,12 +20,18 @@ enum class Engine { kAnalytic, kSim, kBoth };
 // `path` empty: the embedded default scenario.
 StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path);
 
-// Every variant of `s` by the analytic engine (which cannot fail).
-model::Report EvaluateAnalyticScenario(const io::Scenario& s);
+// The report of a variant that is not evaluated because it cannot run (`reason`).
+model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,
+                                       const model::ZeroConfig& z, const std::string& reason);
+
+// Every variant of `s` by the analytic engine.
+StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s);
 
 // Evaluates every variant of `s` with `engine`; the sim engine runs each variant's simulation in its own
 // child process with `sim_options`. `sim_runs`, if given, receives each simulated variant's schedule and
-// replay (in variant order).
+// replay (in variant order; a variant that is not simulated gets an empty run). A variant that fails
+// model::CheckConfiguration is not evaluated: its report is infeasible with the problems as the reason.
+// Errors: a failed simulation, or a report that breaks an invariant (model/invariants.h).
 StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine,
                                          const sim::SimOptions& sim_options = {},
                                          std::vector<sim::SimRun>* sim_runs = nullptr);

@@ -1,4 +1,5 @@
 // `zerosim sweep <sweep.toml> [-j N] [--shard k/n] [--out results.jsonl]`
+#include <charconv>
 #include <fstream>
 #include <iostream>
 
@@ -15,8 +16,12 @@ namespace zerosim::cli {
 namespace po = boost::program_options;
 
 bool ParseShard(const std::string& text, int* k, int* n) {
-  char extra = 0;
-  return std::sscanf(text.c_str(), "%d/%d%c", k, n, &extra) == 2 && *n >= 1 && *k >= 1 && *k <= *n;
+  // "k/n", both whole numbers that fit an int, 1 <= k <= n.
+  const char* end = text.data() + text.size();
+  const auto [slash, ec1] = std::from_chars(text.data(), end, *k);
+  if (ec1 != std::errc() || slash == end || *slash != '/') return false;
+  const auto [rest, ec2] = std::from_chars(slash + 1, end, *n);
+  return ec2 == std::errc() && rest == end && *n >= 1 && *k >= 1 && *k <= *n;
 }
 
 int SweepCommand(int argc, char** argv) {
@@ -50,6 +55,10 @@ int SweepCommand(int argc, char** argv) {
   }
   if (!ParseShard(shard, &o.shard, &o.shards)) {
     fmt::print(stderr, "zerosim sweep: --shard wants k/n with 1 <= k <= n, got '{}'\n", shard);
+    return kExitUsage;
+  }
+  if (o.jobs < 1 || o.jobs > 1024) {
+    fmt::print(stderr, "zerosim sweep: --jobs wants 1 to 1024 worker processes, got {}\n", o.jobs);
     return kExitUsage;
   }
   Engine engine = Engine::kAnalytic;
