@@ -12,6 +12,7 @@
 #include "cli/scenario_runner.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
+#include "model/io/sweep.h"
 #include "sim/chrome_trace.h"
 
 namespace zerosim::cli {
@@ -26,6 +27,7 @@ struct RunArgs {
   EngineArgs engine;
   std::string trace_path;
   std::string trace_ranks;  // empty: not given (rank 0)
+  std::vector<std::string> settings;  // --set KEY=VALUE
 };
 
 // Parses "0,1,17" into distinct ranks.
@@ -84,6 +86,8 @@ int RunCommand(int argc, char** argv) {
       ("json", po::value<std::string>(&a.json_path)->value_name("FILE"), "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
   AddEngineOptions(&opts, &a.engine, /*allow_both=*/true);
   opts.add_options()
+      ("set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),
+       "a what-if on the scenario, any sweep axis (docs/sweeps.md), e.g. --set nic.bandwidth=200Gbps --set nodes=48")
       ("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
        "sim: write a Chrome/Perfetto trace of the chosen ranks' ops on simulated time to FILE")
       ("trace-ranks", po::value<std::string>(&a.trace_ranks)->value_name("LIST"),
@@ -101,6 +105,7 @@ int RunCommand(int argc, char** argv) {
   }
 
   StatusOr<io::Scenario> s = LoadScenarioOrDefault(a.scenario);
+  if (s.ok() && !a.settings.empty()) s = io::ApplySettings(io::DiskFileSource(), *s, a.settings);
   if (!s.ok()) {
     fmt::print(stderr, "zerosim run: error: {}\n", s.status().message());
     return kExitUsage;

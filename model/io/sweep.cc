@@ -98,6 +98,29 @@ std::string ParseValue(const toml::node& n, const AxisRule& rule, AxisValue* v) 
   return "";
 }
 
+// One value of axis `key` (from `file`, whose directory file axes are relative to): parsed and checked,
+// a topology or model file loaded into `s`.
+StatusOr<AxisValue> ReadAxisValue(const FileSource& fs, const std::string& file, const std::string& key,
+                                  const AxisRule& rule, const toml::node& item, SweepSpec* s) {
+  AxisValue v;
+  const std::string error = ParseValue(item, rule, &v);
+  if (!error.empty()) return Status::Error(fmt::format("{}: [axes] {}: {}", Where(file, item), key, error));
+  if (key == "topology") {
+    StatusOr<TopologyFile> t = LoadTopology(fs, ResolvePath(file, v.text));
+    if (!t.ok()) return t.status();
+    StatusOr<model::Calibration> cal = LoadCalibration(fs, t->calibration_path);
+    if (!cal.ok()) return cal.status();
+    v.file = static_cast<int>(s->topologies.size());
+    s->topologies.emplace_back(std::move(t).value(), std::move(cal).value());
+  } else if (key == "model") {
+    StatusOr<ModelFile> m = LoadModel(fs, ResolvePath(file, v.text));
+    if (!m.ok()) return m.status();
+    v.file = static_cast<int>(s->models.size());
+    s->models.push_back(std::move(m).value());
+  }
+  return v;
+}
+
 void ReadPrices(TableReader* cost, SweepSpec* s, Status* status) {
   model::PriceModel& p = s->price;
   p.gpu_hour_usd = cost->NumberOr("gpu_hour_usd", 0, 0, 1e9);
@@ -170,23 +193,9 @@ StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
     }
     Axis axis{key, {}};
     for (const toml::node& item : *node.as_array()) {
-      AxisValue v;
-      const std::string error = ParseValue(item, rule->second, &v);
-      if (!error.empty()) return Status::Error(fmt::format("{}: [axes] {}: {}", Where(path, item), key, error));
-      if (key == "topology") {
-        StatusOr<TopologyFile> t = LoadTopology(fs, ResolvePath(path, v.text));
-        if (!t.ok()) return t.status();
-        StatusOr<model::Calibration> cal = LoadCalibration(fs, t->calibration_path);
-        if (!cal.ok()) return cal.status();
-        v.file = static_cast<int>(s.topologies.size());
-        s.topologies.emplace_back(std::move(t).value(), std::move(cal).value());
-      } else if (key == "model") {
-        StatusOr<ModelFile> m = LoadModel(fs, ResolvePath(path, v.text));
-        if (!m.ok()) return m.status();
-        v.file = static_cast<int>(s.models.size());
-        s.models.push_back(std::move(m).value());
-      }
-      axis.values.push_back(std::move(v));
+      StatusOr<AxisValue> v = ReadAxisValue(fs, path, key, rule->second, item, &s);
+      if (!v.ok()) return v.status();
+      axis.values.push_back(std::move(v).value());
     }
     s.axes.push_back(std::move(axis));
   }
@@ -347,6 +356,51 @@ SweepPoint MakePoint(const SweepSpec& s, size_t index) {
     p.infeasible = model::DescribeProblems(model::CheckConfiguration(var.model, var.zero, p.cluster));
   }
   return p;
+}
+
+StatusOr<Scenario> ApplySettings(const FileSource& fs, const Scenario& base, const std::vector<std::string>& settings) {
+  SweepSpec s;
+  s.name = base.name;
+  s.base = base;
+  for (const std::string& setting : settings) {
+    const size_t eq = setting.find('=');
+    const std::string key = setting.substr(0, eq);
+    const auto rule = AxisRules().find(key);
+    if (eq == std::string::npos || rule == AxisRules().end()) {
+      std::string hint;
+      for (const std::string& cand : SweepAxisKeys()) {
+        if (EditDistance(key, cand) <= 2) hint = fmt::format(" (did you mean '{}'?)", cand);
+      }
+      return Status::Error(fmt::format("--set {}: expected KEY=VALUE with KEY one of the sweep axes{}: {}", setting, hint,
+                                       fmt::join(SweepAxisKeys(), ", ")));
+    }
+    for (const Axis& a : s.axes) {
+      if (a.key == key) return Status::Error(fmt::format("--set {}: {} is set twice", setting, key));
+    }
+    // The value as a TOML value (numbers, booleans, quoted strings), or else as a bare string ("200Gbps").
+    const std::string text = setting.substr(eq + 1);
+    toml::table doc;
+    StatusOr<toml::table> parsed = ParseToml("v = " + text, "--set");
+    if (parsed.ok() && parsed->get("v") != nullptr) {
+      doc = std::move(parsed).value();
+    } else {
+      doc.insert("v", text);
+    }
+    StatusOr<AxisValue> v = ReadAxisValue(fs, "--set", key, rule->second, *doc.get("v"), &s);
+    if (!v.ok()) return Status::Error(fmt::format("--set {}: {}", setting, v.status().message()));
+    s.axes.push_back(Axis{key, {std::move(v).value()}});
+  }
+  s.product_index = {0};
+  const SweepPoint p = MakePoint(s, 0);
+  Scenario out = base;
+  out.cluster = p.cluster;
+  out.calibration = p.calibration;
+  out.variants = p.variants;
+  if (!settings.empty()) out.name = fmt::format("{} (--set {})", base.name, fmt::join(settings, " "));
+  if (!p.infeasible.empty()) {
+    return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));
+  }
+  return out;
 }
 
 }  // namespace zerosim::io

@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/sweep_runner.h"
+#include "cli/sweep_summary.h"
 #include "model/evaluate.h"
 #include "model/feasibility.h"
 #include "model/schedule_builder.h"
@@ -93,6 +94,28 @@ TEST_F(TrustTest, JsonDashWritesTheReportToStdout) {
   const nlohmann::json j = nlohmann::json::parse(r.out);  // stdout holds the JSON alone
   EXPECT_EQ(j.at("variants").size(), 2u);
   EXPECT_HAS(r.err, "ZeRO++");  // the table went to stderr
+}
+
+TEST_F(TrustTest, SetAppliesAWhatIfLikeASweepAxis) {
+  Result r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nic.bandwidth=200Gbps", "--set", "nodes=2", "--json", "-"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& cluster = j.at("scenario").at("cluster");
+  EXPECT_EQ(cluster.at("nodes"), 2);
+  EXPECT_DOUBLE_EQ(cluster.at("nic").at("bandwidth_Bps").get<double>(), 25e9);
+  EXPECT_HAS(j.at("scenario").at("name").get<std::string>(), "(--set nic.bandwidth=200Gbps nodes=2)");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nic.bandwith=200Gbps"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "did you mean 'nic.bandwidth'");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nodes=0"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "nodes: must be between 1 and 65536");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nodes=2", "--set", "nodes=4"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "nodes is set twice");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nic.count=3"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "3 NICs do not divide 8 GPUs per node");
 }
 
 TEST_F(TrustTest, SimOnlyOptionsAreRejectedWithTheAnalyticEngine) {
@@ -259,6 +282,31 @@ TEST_F(TrustTest, TwoSweepsCannotWriteOneOutput) {
   EXPECT_HAS(st.status().message(), "is being written by another sweep");
   std::fclose(other);
   EXPECT_TRUE(RunSweep(Spec("p.sweep.toml"), o).ok());
+}
+
+TEST_F(TrustTest, SweepEndsWithASummaryOfTheBestVariantPerCluster) {
+  Write("s.sweep.toml", R"(name = "summary"
+base = "s.toml"
+[axes]
+nodes = [2, 4]
+"nic.count" = [2, 3]
+)");
+  const Result r = Run(SweepCommand, {"sweep", Path("s.sweep.toml"), "-o", Path("s.jsonl"), "--quiet"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_EQ(r.err.find("summary:"), std::string::npos) << "--quiet prints no summary";
+  const std::string rows = [&] {
+    std::ifstream in(Path("s.jsonl"));
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }();
+  StatusOr<std::string> summary = SummarizeSweepRows(rows);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_HAS(*summary, "summary: 8 rows, 4 clusters, 4 infeasible rows");
+  EXPECT_HAS(*summary, "nodes=4 nic.count=2");
+  EXPECT_HAS(*summary, "ZeRO");  // the faster of ZeRO-3 and ZeRO++
+  EXPECT_HAS(*summary, "infeasible x4: nic.count: 3 NICs do not divide 8 GPUs per node into equal rails");
+  // The fastest cluster comes first.
+  EXPECT_LT(summary->find("nodes=4 nic.count=2"), summary->find("nodes=2 nic.count=2"));
+  EXPECT_FALSE(SummarizeSweepRows("not json\n").ok());
 }
 
 // kill -9 of zerosim left its simulation child running.

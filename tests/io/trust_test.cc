@@ -78,6 +78,14 @@ TEST(Trust, QuantitiesStayFiniteAfterScaling) {
   EXPECT_ERROR_HAS(ErrorAfterEdit("t.toml", "bandwidth = \"100Gbps\"", "bandwidth = \"1e300TBps\""), "too large");
 }
 
+TEST(Trust, AbsurdCalibrationsAreRefused) {
+  // 1e300 s per kernel launch or 1e-300 B/s deadlocked the SimGrid replay, which then reported time 0.
+  EXPECT_ERROR_HAS(ErrorAfterEdit("c.json", "\"alpha_s\": 4e-6", "\"alpha_s\": 1e300"),
+                   "c.json: key 'kernels.quantize_int8.alpha_s': expected a number between 0 and 1");
+  EXPECT_ERROR_HAS(ErrorAfterEdit("c.json", "\"copy_bandwidth_Bps\": 8e11", "\"copy_bandwidth_Bps\": 1e-300"),
+                   "copy_bandwidth_Bps': expected a number between 1e+06 and 1e+15");
+}
+
 TEST(Trust, PodsThatDoNotFillAreReportedAtTheirKey) {
   const std::string e = ErrorAfterEdit("t.toml", "kind = \"single_switch\"",
                                        "kind = \"fat_tree\"\nnodes_per_leaf = 2\nleaves_per_pod = 4");
