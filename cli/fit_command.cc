@@ -146,7 +146,8 @@ int FitCommand(int argc, char** argv) {
     if (eq != std::string::npos) {
       const std::optional<double> v = ParseNumber(arg.substr(eq + 1));
       if (!v || *v < k->lower || *v > k->upper) {
-        fmt::print(stderr, "zerosim fit: --param {}: the starting value must be a number between {:g} and {:g}, got '{}'\n",
+        fmt::print(stderr,
+                   "zerosim fit: --param {}: the starting value must be a number between {:g} and {:g}, got '{}'\n",
                    name, k->lower, k->upper, arg.substr(eq + 1));
         return kExitUsage;
       }

@@ -83,7 +83,8 @@ int RunCommand(int argc, char** argv) {
       "on 384 V100 with 1 x 100 Gbps per node). Scenario format: docs/inputs.md; JSON: docs/report.md.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")
-      ("json", po::value<std::string>(&a.json_path)->value_name("FILE"), "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
+      ("json", po::value<std::string>(&a.json_path)->value_name("FILE"),
+       "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
   AddEngineOptions(&opts, &a.engine, /*allow_both=*/true);
   opts.add_options()
       ("set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),

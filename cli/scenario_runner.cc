@@ -27,7 +27,9 @@ StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path) {
   return io::LoadScenario(disk, path);
 }
 
-StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s) { return EvaluateScenario(s, Engine::kAnalytic); }
+StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s) {
+  return EvaluateScenario(s, Engine::kAnalytic);
+}
 
 model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,
                                        const model::ZeroConfig& z, const std::string& reason) {

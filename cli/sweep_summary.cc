@@ -25,7 +25,8 @@ std::string ClusterOf(const nlohmann::ordered_json& axes) {
   std::string s;
   for (const auto& [key, value] : axes.items()) {
     if (key.rfind("zero_", 0) == 0) continue;
-    s += fmt::format("{}{}={}", s.empty() ? "" : " ", key, value.is_string() ? value.get<std::string>() : value.dump());
+    s += fmt::format("{}{}={}", s.empty() ? "" : " ", key,
+                     value.is_string() ? value.get<std::string>() : value.dump());
   }
   return s.empty() ? "(base)" : s;
 }
@@ -73,18 +74,20 @@ StatusOr<std::string> SummarizeSweepRows(const std::string& jsonl, size_t max_cl
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const Best& a, const Best& b) { return a.tokens_per_s > b.tokens_per_s; });
-  std::string out = fmt::format("summary: {} rows, {} clusters, {} infeasible rows\n", rows, by_cluster.size(),
-                                infeasible);
+  std::string out =
+      fmt::format("summary: {} rows, {} clusters, {} infeasible rows\n", rows, by_cluster.size(), infeasible);
   if (!ranked.empty()) {
-    out += fmt::format("  {:<56} {:<16} {:>12} {:>8} {:>10}\n", "cluster (best variant; fastest first)", "variant",
-                       "tokens/s", "TFLOPs", "USD/Mtok");
+    out += fmt::format("  {:<56} {:<16} {:>12} {:>8} {:>10}\n", "cluster (best variant; fastest first)",
+                       "variant", "tokens/s", "TFLOPs", "USD/Mtok");
     for (size_t i = 0; i < ranked.size() && i < max_clusters; ++i) {
       const Best& b = ranked[i];
-      out += fmt::format("  {:<56} {:<16} {:>12.0f} {:>8.1f} {:>10}\n", b.cluster.substr(0, 56), b.variant.substr(0, 16),
-                         b.tokens_per_s, b.tflops_per_gpu,
-                         b.usd_per_million_tokens >= 0 ? fmt::format("{:.3f}", b.usd_per_million_tokens) : "-");
+      out +=
+          fmt::format("  {:<56} {:<16} {:>12.0f} {:>8.1f} {:>10}\n", b.cluster.substr(0, 56),
+                      b.variant.substr(0, 16), b.tokens_per_s, b.tflops_per_gpu,
+                      b.usd_per_million_tokens >= 0 ? fmt::format("{:.3f}", b.usd_per_million_tokens) : "-");
     }
-    if (ranked.size() > max_clusters) out += fmt::format("  ... and {} more clusters\n", ranked.size() - max_clusters);
+    if (ranked.size() > max_clusters)
+      out += fmt::format("  ... and {} more clusters\n", ranked.size() - max_clusters);
   }
   for (const auto& [reason, count] : reasons) out += fmt::format("  infeasible x{}: {}\n", count, reason);
   return out;

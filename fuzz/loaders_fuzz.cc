@@ -89,7 +89,8 @@ void RunOne(const std::string& path, const std::string& bytes) {
     for (const io::Variant& v : s->variants) {
       Evaluate(s->name, v, s->cluster, s->calibration);
       if (model::CheckConfiguration(v.model, v.zero, s->cluster).empty()) {
-        report.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration));
+        report.variants.push_back(
+            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration));
       }
     }
     (void)io::ReportJsonText(report);  // the JSON writer on whatever names the input carried

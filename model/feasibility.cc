@@ -35,13 +35,20 @@ std::vector<Problem> CheckCluster(const ClusterSpec& c) {
   if (!out.empty()) return out;  // the checks below divide by these
   const int64_t gpus = int64_t{c.nodes} * c.gpus_per_node;
   if (gpus > kMaxGpus) {
-    Add(&out, "nodes", fmt::format("{} nodes x {} GPUs = {} GPUs, more than ZeroSim's limit of {}", c.nodes,
-                                   c.gpus_per_node, gpus, kMaxGpus));
+    Add(&out, "nodes",
+        fmt::format("{} nodes x {} GPUs = {} GPUs, more than ZeroSim's limit of {}", c.nodes, c.gpus_per_node,
+                    gpus, kMaxGpus));
   }
+  if (c.gpu.sms < 1 || c.gpu.sms > kMaxGpusPerNode * 1024) {
+    Add(&out, "gpu.sms", fmt::format("must be between 1 and {}, got {}", kMaxGpusPerNode * 1024, c.gpu.sms));
+  }
+  if (c.nccl.channels < 0)
+    Add(&out, "nccl.channels", fmt::format("must be at least 0, got {}", c.nccl.channels));
   if (c.nic.count < 0 || c.nic.count > c.gpus_per_node) {
-    Add(&out, "nic.count", fmt::format("{} NICs for {} GPUs per node: ZeroSim maps each GPU to one NIC (rails), so "
-                                       "between 0 and one NIC per GPU",
-                                       c.nic.count, c.gpus_per_node));
+    Add(&out, "nic.count",
+        fmt::format("{} NICs for {} GPUs per node: ZeroSim maps each GPU to one NIC (rails), so "
+                    "between 0 and one NIC per GPU",
+                    c.nic.count, c.gpus_per_node));
   } else if (c.nic.count > 0 && c.gpus_per_node % c.nic.count != 0) {
     Add(&out, "nic.count",
         fmt::format("{} NICs do not divide {} GPUs per node into equal rails", c.nic.count, c.gpus_per_node));
@@ -54,15 +61,17 @@ std::vector<Problem> CheckCluster(const ClusterSpec& c) {
     if (leaf < 1 || leaf > kMaxNodes) {
       Add(&out, "fabric.nodes_per_leaf", fmt::format("must be between 1 and {}, got {}", kMaxNodes, leaf));
     } else if (c.nodes % leaf != 0) {
-      Add(&out, "fabric.nodes_per_leaf", fmt::format("{} nodes do not fill leaves of {} nodes", c.nodes, leaf));
+      Add(&out, "fabric.nodes_per_leaf",
+          fmt::format("{} nodes do not fill leaves of {} nodes", c.nodes, leaf));
     } else if (c.fabric.leaves_per_pod < 0 || c.fabric.leaves_per_pod > kMaxNodes) {
       Add(&out, "fabric.leaves_per_pod",
           fmt::format("must be between 0 and {}, got {}", kMaxNodes, c.fabric.leaves_per_pod));
     } else if (c.fabric.leaves_per_pod > 0) {
       const int64_t pod = int64_t{leaf} * c.fabric.leaves_per_pod;
       if (c.nodes % pod != 0) {
-        Add(&out, "fabric.leaves_per_pod", fmt::format("{} nodes do not fill pods of {} nodes ({} leaves of {})",
-                                                       c.nodes, pod, c.fabric.leaves_per_pod, leaf));
+        Add(&out, "fabric.leaves_per_pod",
+            fmt::format("{} nodes do not fill pods of {} nodes ({} leaves of {})", c.nodes, pod,
+                        c.fabric.leaves_per_pod, leaf));
       }
     }
   }
@@ -85,7 +94,8 @@ std::vector<Problem> CheckModel(const ModelSpec& m) {
 
 double EstimateScheduleOps(const ModelSpec& m, const ZeroConfig& z) {
   const double modules = kModulesPerBlock * m.layers + kModulesOutsideBlocks;
-  return static_cast<double>(z.gradient_accumulation_steps) * kPassesPerMicroStep * modules * kOpsPerModulePass;
+  return static_cast<double>(z.gradient_accumulation_steps) * kPassesPerMicroStep * modules *
+         kOpsPerModulePass;
 }
 
 std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
@@ -95,7 +105,8 @@ std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
     Add(&out, "zero_hpz_partition_size", fmt::format("must be at least 1, got {}", hpz));
   } else if (c.gpus_per_node >= 1 && c.gpus_per_node % hpz != 0) {
     Add(&out, "zero_hpz_partition_size",
-        fmt::format("hpZ partition size {} does not divide the {} GPUs per node of '{}'", hpz, c.gpus_per_node, c.name));
+        fmt::format("hpZ partition size {} does not divide the {} GPUs per node of '{}'", hpz,
+                    c.gpus_per_node, c.name));
   }
   if (z.max_ongoing_fetch_events < 0 || z.max_param_reduce_events < 0) {
     Add(&out, z.max_ongoing_fetch_events < 0 ? "max_ongoing_fetch_events" : "max_param_reduce_events",
@@ -111,16 +122,19 @@ std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, cons
   Range(&out, "gradient_accumulation_steps", z.gradient_accumulation_steps, 1, kMaxGradientAccumulation);
   for (Problem& p : CheckZero(z, c)) out.push_back(std::move(p));
   if (m.seq_len > m.max_position_embeddings) {
-    Add(&out, "seq_len", fmt::format("sequence length {} exceeds the model's {} position embeddings", m.seq_len,
-                                     m.max_position_embeddings));
+    Add(&out, "seq_len",
+        fmt::format("sequence length {} exceeds the model's {} position embeddings", m.seq_len,
+                    m.max_position_embeddings));
   }
   if (out.empty() && m.layers >= 1) {
     const double ops = EstimateScheduleOps(m, z);
     if (ops > kMaxScheduleOps) {
       Add(&out, z.gradient_accumulation_steps > 1 ? "gradient_accumulation_steps" : "layers",
-          fmt::format("{} layers x {} gradient accumulation steps make a schedule of about {:.2g} ops (about {:.0f} GB "
+          fmt::format("{} layers x {} gradient accumulation steps make a schedule of about {:.2g} ops (about "
+                      "{:.0f} GB "
                       "to build); ZeroSim builds at most {:.0e} ops",
-                      m.layers, z.gradient_accumulation_steps, ops, ops * kBytesPerOp / 1e9, kMaxScheduleOps));
+                      m.layers, z.gradient_accumulation_steps, ops, ops * kBytesPerOp / 1e9,
+                      kMaxScheduleOps));
     }
   }
   return out;

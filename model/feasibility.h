@@ -24,10 +24,10 @@ inline constexpr int64_t kMaxNodes = 65536;
 inline constexpr int64_t kMaxGpusPerNode = 1024;
 inline constexpr int64_t kMaxGpus = 1048576;  // nodes * gpus_per_node; 2^20, about 10x today's largest jobs
 inline constexpr int64_t kMaxLayers = 100000;
-inline constexpr int64_t kMaxWidth = 1 << 20;        // hidden, ffn_hidden (elements per row)
+inline constexpr int64_t kMaxWidth = 1 << 20;  // hidden, ffn_hidden (elements per row)
 inline constexpr int64_t kMaxVocab = 1 << 26;
-inline constexpr int64_t kMaxSequence = 1 << 24;     // seq_len, max_position_embeddings
-inline constexpr int64_t kMaxMicroBatch = 1 << 20;   // sequences per GPU per micro-step
+inline constexpr int64_t kMaxSequence = 1 << 24;    // seq_len, max_position_embeddings
+inline constexpr int64_t kMaxMicroBatch = 1 << 20;  // sequences per GPU per micro-step
 inline constexpr int64_t kMaxGradientAccumulation = 1 << 16;
 
 // A schedule holds every op of one iteration (model/schedule.h: an Op is about 200 bytes, its compact copy
@@ -42,8 +42,8 @@ struct Problem {
   std::string message;
 };
 
-// The cluster alone: sizes within the limits, NICs that divide the GPUs of a node into equal rails (at
-// most one NIC per GPU), nodes that fill whole fat-tree leaves and pods.
+// The cluster alone: sizes within the limits, a GPU with SMs, NICs that divide the GPUs of a node into equal
+// rails (at most one NIC per GPU), nodes that fill whole fat-tree leaves and pods.
 std::vector<Problem> CheckCluster(const ClusterSpec& c);
 
 // The model alone: sizes within the limits, heads that divide the hidden size.
@@ -53,9 +53,9 @@ std::vector<Problem> CheckModel(const ModelSpec& m);
 // event limits.
 std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c);
 
-// The ZeRO (CheckZero) and training settings against the cluster and the model: an hpZ partition that divides the
-// GPUs per node, a sequence within the position embeddings, counts within the limits, and a schedule of at
-// most kMaxScheduleOps ops (the message gives the estimate).
+// The ZeRO (CheckZero) and training settings against the cluster and the model: an hpZ partition that divides
+// the GPUs per node, a sequence within the position embeddings, counts within the limits, and a schedule of
+// at most kMaxScheduleOps ops (the message gives the estimate).
 std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
 
 // All of the above, cluster first. Empty: the configuration can be evaluated (it may still not fit in

@@ -17,7 +17,8 @@ class Violations {
   void Add(std::string what) { text_ += (text_.empty() ? "" : "; ") + what; }
   // `value` finite and >= 0.
   void NonNegative(const char* name, double value) {
-    if (!std::isfinite(value) || value < 0) Add(fmt::format("{} = {} (must be finite and >= 0)", name, value));
+    if (!std::isfinite(value) || value < 0)
+      Add(fmt::format("{} = {} (must be finite and >= 0)", name, value));
   }
   // a <= b, with the relative slack.
   void AtMost(const std::string& what, double a, double b) {
@@ -60,7 +61,8 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
   Violations v;
   // 1. Finite, non-negative; an iteration takes time.
   v.NonNegative("iteration_time_s", r.iteration_time_s);
-  if (!(r.iteration_time_s > 0)) v.Add(fmt::format("iteration_time_s = {} (an iteration takes time)", r.iteration_time_s));
+  if (!(r.iteration_time_s > 0))
+    v.Add(fmt::format("iteration_time_s = {} (an iteration takes time)", r.iteration_time_s));
   v.NonNegative("tflops_per_gpu", r.tflops_per_gpu);
   v.NonNegative("tokens_per_s", r.tokens_per_s);
   v.NonNegative("exposed_comm_s", r.exposed_comm_s);
@@ -68,18 +70,20 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
   v.NonNegative("optimizer_s", r.optimizer_s);
   v.NonNegative("gpu_side_s", r.gpu_side_s);
   v.NonNegative("comm_interference_s", r.comm_interference_s);
-  for (const auto& [tier, b] : {std::pair{"cross_node", &r.bytes.cross_node}, std::pair{"intra_node", &r.bytes.intra_node}}) {
+  for (const auto& [tier, b] :
+       {std::pair{"cross_node", &r.bytes.cross_node}, std::pair{"intra_node", &r.bytes.intra_node}}) {
     v.NonNegative(fmt::format("{}.forward_allgather_bytes", tier).c_str(), b->forward_allgather);
     v.NonNegative(fmt::format("{}.backward_allgather_bytes", tier).c_str(), b->backward_allgather);
     v.NonNegative(fmt::format("{}.gradient_reduce_bytes", tier).c_str(), b->gradient_reduce);
   }
   const MemoryBreakdown& m = r.memory;
-  const double parts[] = {m.parameters_bytes,          m.gradients_bytes, m.optimizer_states_bytes,
-                          m.hpz_secondary_bytes,       m.buffers_bytes,   m.activations_bytes,
+  const double parts[] = {m.parameters_bytes,         m.gradients_bytes, m.optimizer_states_bytes,
+                          m.hpz_secondary_bytes,      m.buffers_bytes,   m.activations_bytes,
                           m.gathered_parameters_bytes};
-  const char* names[] = {"memory.parameters_bytes", "memory.gradients_bytes", "memory.optimizer_states_bytes",
-                         "memory.hpz_secondary_bytes", "memory.buffers_bytes", "memory.activations_bytes",
-                         "memory.gathered_parameters_bytes"};
+  const char* names[] = {
+      "memory.parameters_bytes",         "memory.gradients_bytes", "memory.optimizer_states_bytes",
+      "memory.hpz_secondary_bytes",      "memory.buffers_bytes",   "memory.activations_bytes",
+      "memory.gathered_parameters_bytes"};
   double sum = 0;
   for (size_t i = 0; i < std::size(parts); ++i) {
     v.NonNegative(names[i], parts[i]);
@@ -90,24 +94,28 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
   v.Equal("memory parts vs memory.total_bytes", sum, m.total_bytes);
 
   // 2. At most the GPU's peak.
-  v.AtMost(fmt::format("TFLOPs per GPU above the {}'s peak", c.gpu.name), r.tflops_per_gpu * kTera, c.gpu.peak_flops);
+  v.AtMost(fmt::format("TFLOPs per GPU above the {}'s peak", c.gpu.name), r.tflops_per_gpu * kTera,
+           c.gpu.peak_flops);
   // 3. The iteration holds the compute stream's work and the link time.
   v.AtMost("compute + optimizer time exceeds the iteration time", t.compute_s + t.optimizer_s, t.iteration_s);
   v.AtMost("the links' busy time exceeds the iteration time",
            LinkTimeLowerBound(c, s, /*shared_links=*/r.engine == "sim"), t.iteration_s);
   // 4. Bytes conserved per tier and purpose.
   for (size_t p = 1; p < s.volumes.cross_node.size(); ++p) {
-    v.Equal(fmt::format("cross-node {} bytes", PurposeKey(p)), s.volumes.cross_node[p], engine_volumes.cross_node[p]);
-    v.Equal(fmt::format("intra-node {} bytes", PurposeKey(p)), s.volumes.intra_node[p], engine_volumes.intra_node[p]);
+    v.Equal(fmt::format("cross-node {} bytes", PurposeKey(p)), s.volumes.cross_node[p],
+            engine_volumes.cross_node[p]);
+    v.Equal(fmt::format("intra-node {} bytes", PurposeKey(p)), s.volumes.intra_node[p],
+            engine_volumes.intra_node[p]);
   }
   return v.text();
 }
 
 Status InvariantStatus(const std::string& scenario, const VariantReport& r) {
   if (r.invariant_violation.empty()) return Status::Ok();
-  return Status::Error(fmt::format("scenario '{}', variant '{}' ({} engine): invariant violated: {}. This is a bug in "
-                                   "ZeroSim: please report it with the input files",
-                                   scenario, r.name, r.engine, r.invariant_violation));
+  return Status::Error(
+      fmt::format("scenario '{}', variant '{}' ({} engine): invariant violated: {}. This is a bug in "
+                  "ZeroSim: please report it with the input files",
+                  scenario, r.name, r.engine, r.invariant_violation));
 }
 
 }  // namespace zerosim::model

@@ -114,6 +114,9 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     return Status::Error(fmt::format("{}: invalid JSON at byte {}: {}", path, e.byte, e.what()));
+  } catch (const json::exception& e) {
+    // e.g. a number too large for a double (found by fuzz/loaders_fuzz.cc).
+    return Status::Error(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }
   Status status;
   model::Calibration cal;

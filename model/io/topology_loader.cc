@@ -91,7 +91,9 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   // The cluster's structure (rails, leaves, pods, sizes): model/feasibility.h, reported at its key.
   if (status.ok()) {
     for (const model::Problem& p : model::CheckCluster(c)) {
-      if (p.key.rfind("nic.", 0) == 0) {
+      if (p.key.rfind("gpu.", 0) == 0) {
+        gpu.Fail(p.key.substr(4), p.message);
+      } else if (p.key.rfind("nic.", 0) == 0) {
         nic.Fail(p.key.substr(4), p.message);
       } else if (p.key.rfind("fabric.", 0) == 0) {
         fab.Fail(p.key.substr(7), p.message);

@@ -59,7 +59,8 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
   }
   if (micro) {
     z->train_micro_batch_size_per_gpu =
-        static_cast<int>(t->IntOr("train_micro_batch_size_per_gpu", z->train_micro_batch_size_per_gpu, 1, model::kMaxMicroBatch));
+        static_cast<int>(t->IntOr("train_micro_batch_size_per_gpu", z->train_micro_batch_size_per_gpu, 1,
+                                  model::kMaxMicroBatch));
   }
   if (tokens) {
     const int64_t n = t->IntOr("tokens_per_gpu", 1, 1, model::kMaxSequence * model::kMaxMicroBatch);

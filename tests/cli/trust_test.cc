@@ -51,8 +51,9 @@ struct Result {
 class TrustTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fs::path("zerosim_trust_" + std::to_string(::getpid()) + "_" +
-                                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        fs::temp_directory_path() / fs::path("zerosim_trust_" + std::to_string(::getpid()) + "_" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     Write("t.toml", testing::kTopology);
     Write("m.toml", testing::kModel);
@@ -97,7 +98,8 @@ TEST_F(TrustTest, JsonDashWritesTheReportToStdout) {
 }
 
 TEST_F(TrustTest, SetAppliesAWhatIfLikeASweepAxis) {
-  Result r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nic.bandwidth=200Gbps", "--set", "nodes=2", "--json", "-"});
+  Result r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nic.bandwidth=200Gbps", "--set", "nodes=2",
+                              "--json", "-"});
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const nlohmann::json& cluster = j.at("scenario").at("cluster");
@@ -132,7 +134,8 @@ TEST_F(TrustTest, SimOnlyOptionsAreRejectedWithTheAnalyticEngine) {
 TEST_F(TrustTest, TraceRanksAreChecked) {
   const std::string trace = Path("trace.json");
   // Two identical timelines under the symmetric reduction.
-  Result r = Run(RunCommand, {"run", Path("s.toml"), "--engine", "sim", "--trace", trace, "--trace-ranks", "0,15"});
+  Result r =
+      Run(RunCommand, {"run", Path("s.toml"), "--engine", "sim", "--trace", trace, "--trace-ranks", "0,15"});
   EXPECT_EQ(r.rc, kExitUsage);
   EXPECT_HAS(r.err, "under --reduction symmetric every rank replays the same timeline");
   r = Run(RunCommand, {"run", Path("s.toml"), "--engine", "sim", "--reduction", "full", "--trace", trace,
@@ -142,7 +145,8 @@ TEST_F(TrustTest, TraceRanksAreChecked) {
   r = Run(RunCommand, {"run", Path("s.toml"), "--engine", "sim", "--trace", trace, "--trace-ranks", "99999"});
   EXPECT_EQ(r.rc, kExitUsage);
   EXPECT_HAS(r.err, "rank 99999 does not exist: 'test cluster' has 32 GPUs");
-  r = Run(RunCommand, {"run", Path("s.toml"), "--engine", "sim", "--trace", trace, "--trace-ranks", "99999999999"});
+  r = Run(RunCommand,
+          {"run", Path("s.toml"), "--engine", "sim", "--trace", trace, "--trace-ranks", "99999999999"});
   EXPECT_EQ(r.rc, kExitUsage);
   EXPECT_HAS(r.err, "is not a rank number");
   r = Run(RunCommand, {"run", Path("s.toml"), "--trace-ranks", "1"});
@@ -153,12 +157,16 @@ TEST_F(TrustTest, TraceRanksAreChecked) {
 
 TEST_F(TrustTest, FitRejectsAStartingValueThatIsNotANumber) {
   const std::string scenario = std::string(ZEROSIM_SOURCE_DIR) + "/scenarios/zeropp_paper/fig7_1x100g.toml";
-  Result r = Run(FitCommand, {"fit", scenario, "--param", "gemm.max_efficiency=abc"});  // was std::stod, exit 134
+  Result r = Run(FitCommand, {"fit", scenario, "--param",
+                              "nccl.inter_bandwidth_efficiency=abc"});  // was std::stod, exit 134
   EXPECT_EQ(r.rc, kExitUsage);
-  EXPECT_HAS(r.err, "--param gemm.max_efficiency: the starting value must be a number between 0.05 and 1, got 'abc'");
-  r = Run(FitCommand, {"fit", scenario, "--param", "gemm.max_efficiency=7"});
+  EXPECT_HAS(r.err,
+             "--param nccl.inter_bandwidth_efficiency: the starting value must be a number between 0.05 and "
+             "1, got 'abc'");
+  r = Run(FitCommand, {"fit", scenario, "--param", "nccl.inter_bandwidth_efficiency=7"});
   EXPECT_EQ(r.rc, kExitUsage);
-  r = Run(FitCommand, {"fit", scenario, "--param", "gemm.max_efficiency", "--param", "gemm.max_efficiency"});
+  r = Run(FitCommand, {"fit", scenario, "--param", "nccl.inter_bandwidth_efficiency", "--param",
+                       "nccl.inter_bandwidth_efficiency"});
   EXPECT_EQ(r.rc, kExitUsage);
   EXPECT_HAS(r.err, "given twice");
 }
@@ -172,7 +180,8 @@ TEST_F(TrustTest, PlanArgumentsAreChecked) {
 }
 
 TEST_F(TrustTest, SweepArgumentsAreChecked) {
-  for (const char* bad : {"--shard=99999999999/99999999999", "--shard=0/3", "--shard=2/1", "--shard=1/2x", "-j0"}) {
+  for (const char* bad :
+       {"--shard=99999999999/99999999999", "--shard=0/3", "--shard=2/1", "--shard=1/2x", "-j0"}) {
     const Result r = Run(SweepCommand, {"sweep", Path("p.sweep.toml"), bad, "-q"});
     EXPECT_EQ(r.rc, kExitUsage) << bad << "\n" << r.err;
   }

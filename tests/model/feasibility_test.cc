@@ -100,7 +100,8 @@ TEST(Feasibility, TheOpEstimateBoundsTheSchedule) {
         z.reduce_bucket_size = 1;
         z.stage3_param_persistence_threshold = 0;
         const double ops = static_cast<double>(BuildSchedule(m, z, c).ops.size());
-        EXPECT_LE(ops, EstimateScheduleOps(m, z)) << "layers " << layers << " gas " << gas << " variant " << variant;
+        EXPECT_LE(ops, EstimateScheduleOps(m, z))
+            << "layers " << layers << " gas " << gas << " variant " << variant;
         EXPECT_GE(ops, EstimateScheduleOps(m, z) / 8) << "the estimate is far too loose";
       }
     }

@@ -96,7 +96,8 @@ TEST_F(InvariantsTest, AViolationIsAnErrorNamingScenarioAndVariant) {
   r_.invariant_violation = "tflops";
   const Status st = InvariantStatus("my scenario", r_);
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("scenario 'my scenario', variant 'ZeRO++' (analytic engine)"), std::string::npos)
+  EXPECT_NE(st.message().find("scenario 'my scenario', variant 'ZeRO++' (analytic engine)"),
+            std::string::npos)
       << st.message();
   r_.invariant_violation.clear();
   EXPECT_TRUE(InvariantStatus("my scenario", r_).ok());

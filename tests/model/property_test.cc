@@ -32,7 +32,8 @@ Config Draw(std::mt19937_64& rng) {
   c.nic.bandwidth_Bps = uniform(1e9, 1e11);
   c.intra.bandwidth_Bps = uniform(1e10, 1e12);
   c.gpu.peak_flops = uniform(1e13, 1e15);
-  c.nccl.compute_interference = uniform(0, 1);
+  c.gpu.sms = pick({1, 80, 132});
+  c.nccl.channels = pick({0, 2, 16});
   switch (pick({0, 1, 2})) {
     case 0:
       c.fabric.kind = FabricKind::kSingleSwitch;
@@ -62,6 +63,7 @@ Config Draw(std::mt19937_64& rng) {
   z.reduce_bucket_size = pick({1, 1000, 500000000});
   z.stage3_prefetch_bucket_size = pick({0, 1000, 50000000});
   z.stage3_param_persistence_threshold = pick({0, 100000});
+  z.cuda_device_max_connections = pick({1, 8});
   return x;
 }
 
