@@ -8,6 +8,7 @@
 // residuals within 0.1% of it): the checked-in values must stay the fit's result. (Not the parameters'
 // distance: a weakly determined parameter, like the GEMM curve's half-tokens, may move along a flat
 // valley without changing the fit.)
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -59,10 +60,12 @@ const Knob* FindKnob(const std::string& name) {
   return nullptr;
 }
 
-StatusOr<std::vector<PointResult>> Evaluate(const std::vector<io::Scenario>& scenarios) {
+// Every expectation of `scenarios`, evaluated with schedules from `cache` (the fitted parameters change a
+// schedule only through ZeroConfig, e.g. host_overhead_per_module; the cache's key holds all of it).
+StatusOr<std::vector<PointResult>> Evaluate(const std::vector<io::Scenario>& scenarios, model::ScheduleCache* cache) {
   std::vector<PointResult> points;
   for (const io::Scenario& s : scenarios) {
-    StatusOr<model::Report> r = EvaluateAnalyticScenario(s);
+    StatusOr<model::Report> r = EvaluateAnalyticScenario(s, cache);
     if (!r.ok()) return r.status();
     const std::vector<PointResult> p = CheckExpectations(s, *r);
     points.insert(points.end(), p.begin(), p.end());
@@ -169,13 +172,16 @@ int FitCommand(int argc, char** argv) {
   // residuals it returns meanwhile are zeros of the right length.
   Status eval_error;
   size_t residual_count = 0;
+  size_t variants = 0;
+  for (const io::Scenario& s : scenarios) variants += s.variants.size();
+  model::ScheduleCache cache(std::max<size_t>(8, variants));
   const model::ResidualFunction residuals = [&](const std::vector<double>& x) {
     std::vector<io::Scenario> trial = scenarios;
     for (io::Scenario& s : trial) {
       for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, x[i]);
     }
     std::vector<double> r;
-    StatusOr<std::vector<PointResult>> points = Evaluate(trial);
+    StatusOr<std::vector<PointResult>> points = Evaluate(trial, &cache);
     if (!points.ok()) {
       if (eval_error.ok()) eval_error = points.status();
       r.assign(residual_count, 0.0);
@@ -209,7 +215,7 @@ int FitCommand(int argc, char** argv) {
   for (io::Scenario& s : scenarios) {
     for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, fit.params[i].value);
   }
-  StatusOr<std::vector<PointResult>> fitted = Evaluate(scenarios);
+  StatusOr<std::vector<PointResult>> fitted = Evaluate(scenarios, &cache);
   if (!fitted.ok()) {
     fmt::print(stderr, "zerosim fit: error: {}\n", fitted.status().message());
     return kExitFailed;

@@ -27,8 +27,8 @@ StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path) {
   return io::LoadScenario(disk, path);
 }
 
-StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s) {
-  return EvaluateScenario(s, Engine::kAnalytic);
+StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s, model::ScheduleCache* cache) {
+  return EvaluateScenario(s, Engine::kAnalytic, {}, nullptr, cache);
 }
 
 model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,
@@ -44,7 +44,7 @@ model::VariantReport InfeasibleVariant(const std::string& name, const std::strin
 }
 
 StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, const sim::SimOptions& sim_options,
-                                         std::vector<sim::SimRun>* sim_runs) {
+                                         std::vector<sim::SimRun>* sim_runs, model::ScheduleCache* cache) {
   model::Report r;
   r.provenance = io::ScenarioProvenance(s);
   r.provenance.zerosim_version = Version();
@@ -63,9 +63,15 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
     // The one feasibility check (model/feasibility.h) before any schedule is built.
     const std::string problems = model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster));
     if (analytic) {
-      r.variants.push_back(problems.empty()
-                               ? model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration)
-                               : InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems));
+      if (!problems.empty()) {
+        r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems));
+      } else if (cache != nullptr) {
+        const model::Schedule& schedule = cache->Get(v.model, v.zero, s.cluster);
+        r.variants.push_back(
+            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration, schedule));
+      } else {
+        r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration));
+      }
     }
     if (simulated) {
       sim::SimRun run;
