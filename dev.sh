@@ -7,6 +7,9 @@
 #   ./dev.sh test            install what is missing, build, run the whole test suite (ctest)
 #   ./dev.sh build           install what is missing and build
 #   ./dev.sh deps            only install what is missing
+#   ./dev.sh asan            build with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan, run ctest
+#   ./dev.sh fuzz [SECONDS]  build the libFuzzer target in build-fuzz (clang) and fuzz the loaders and the
+#                            evaluation for SECONDS (default 300) from a seed corpus of the shipped inputs
 #
 # Environment: BUILD_DIR (default build), BUILD_TYPE (default Release), JOBS (default: number of cores).
 # Idempotent: on a machine that already has the packages it installs nothing and rebuilds only what changed.
@@ -66,6 +69,37 @@ build() {
   cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 
+# ASan + UBSan (gcc), every test. Slow (about 3x): a developer and CI-able job, not part of `test`.
+asan() {
+  local dir=build-asan
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEROSIM_CUDA=OFF \
+      -DPython3_EXECUTABLE="$(command -v python3)" \
+      -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  fi
+  cmake --build "$dir" -j "$JOBS"
+  # SimGrid's context switches confuse ASan's stack bookkeeping: detect_stack_use_after_return stays off.
+  cd "$dir" && ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure -j "$JOBS"
+}
+
+# libFuzzer over the loaders and the evaluation (fuzz/README.md). Needs clang (Debian's clang package
+# ships libFuzzer).
+fuzz() {
+  local seconds=${1:-300} dir=build-fuzz
+  command -v clang++ >/dev/null || { log "fuzz needs clang++ (apt-get install clang)"; exit 1; }
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEROSIM_FUZZ=ON \
+      -DZEROSIM_BUILD_TESTS=OFF -DZEROSIM_CUDA=OFF \
+      -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
+  fi
+  cmake --build "$dir" -j "$JOBS" --target loaders_fuzz
+  mkdir -p "$dir/fuzz_findings" "$dir/fuzz_work"
+  # fuzz_work collects new inputs; the generated seeds stay as they are.
+  "$dir/fuzz/loaders_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=16384 \
+    -artifact_prefix="$dir/fuzz_findings/" "$dir/fuzz_work" "$dir/fuzz_corpus"
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -73,5 +107,7 @@ case "$cmd" in
   build) install_deps; build ;;
   run) install_deps; build; exec "$BUILD_DIR/zerosim" run "$@" ;;
   test) install_deps; build; cd "$BUILD_DIR" && exec ctest --output-on-failure -j "$JOBS" ;;
-  *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  asan) install_deps; asan ;;
+  fuzz) install_deps; fuzz "$@" ;;
+  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

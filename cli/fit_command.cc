@@ -8,9 +8,12 @@
 // residuals within 0.1% of it): the checked-in values must stay the fit's result. (Not the parameters'
 // distance: a weakly determined parameter, like the GEMM curve's half-tokens, may move along a flat
 // valley without changing the fit.)
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -57,13 +60,25 @@ const Knob* FindKnob(const std::string& name) {
   return nullptr;
 }
 
-std::vector<PointResult> Evaluate(const std::vector<io::Scenario>& scenarios) {
+// Every expectation of `scenarios`, evaluated with schedules from `cache` (the fitted parameters change a
+// schedule only through ZeroConfig, e.g. host_overhead_per_module; the cache's key holds all of it).
+StatusOr<std::vector<PointResult>> Evaluate(const std::vector<io::Scenario>& scenarios, model::ScheduleCache* cache) {
   std::vector<PointResult> points;
   for (const io::Scenario& s : scenarios) {
-    const std::vector<PointResult> p = CheckExpectations(s, EvaluateAnalyticScenario(s));
+    StatusOr<model::Report> r = EvaluateAnalyticScenario(s, cache);
+    if (!r.ok()) return r.status();
+    const std::vector<PointResult> p = CheckExpectations(s, *r);
     points.insert(points.end(), p.begin(), p.end());
   }
   return points;
+}
+
+// "0.5" -> 0.5: the whole text a finite number.
+std::optional<double> ParseNumber(const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 }  // namespace
@@ -131,25 +146,62 @@ int FitCommand(int argc, char** argv) {
       return kExitUsage;
     }
     double initial = k->get(scenarios.front());
-    if (eq != std::string::npos) initial = std::stod(arg.substr(eq + 1));
+    if (eq != std::string::npos) {
+      const std::optional<double> v = ParseNumber(arg.substr(eq + 1));
+      if (!v || *v < k->lower || *v > k->upper) {
+        fmt::print(stderr,
+                   "zerosim fit: --param {}: the starting value must be a number between {:g} and {:g}, got '{}'\n",
+                   name, k->lower, k->upper, arg.substr(eq + 1));
+        return kExitUsage;
+      }
+      initial = *v;
+    }
+    for (const Knob* other : knobs) {
+      if (other == k) {
+        fmt::print(stderr, "zerosim fit: --param {} is given twice\n", name);
+        return kExitUsage;
+      }
+    }
     knobs.push_back(k);
     params.push_back({name, initial, k->lower, k->upper});
   }
   std::vector<double> file_values;
   for (const Knob* k : knobs) file_values.push_back(k->get(scenarios.front()));
 
+  // An evaluation that fails (a broken invariant at some trial value) stops the fit with that error; the
+  // residuals it returns meanwhile are zeros of the right length.
+  Status eval_error;
+  size_t residual_count = 0;
+  size_t variants = 0;
+  for (const io::Scenario& s : scenarios) variants += s.variants.size();
+  model::ScheduleCache cache(std::max<size_t>(8, variants));
   const model::ResidualFunction residuals = [&](const std::vector<double>& x) {
     std::vector<io::Scenario> trial = scenarios;
     for (io::Scenario& s : trial) {
       for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, x[i]);
     }
     std::vector<double> r;
-    for (const PointResult& p : Evaluate(trial)) {
-      if (p.metric == io::Metric::kTflopsPerGpu) r.push_back(std::log(p.simulated / p.published));
+    StatusOr<std::vector<PointResult>> points = Evaluate(trial, &cache);
+    if (!points.ok()) {
+      if (eval_error.ok()) eval_error = points.status();
+      r.assign(residual_count, 0.0);
+    } else {
+      for (const PointResult& p : *points) {
+        if (p.metric == io::Metric::kTflopsPerGpu) r.push_back(std::log(p.simulated / p.published));
+      }
     }
     return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(r.size())).eval();
   };
+  residual_count = static_cast<size_t>(residuals(file_values).size());
+  if (!eval_error.ok()) {
+    fmt::print(stderr, "zerosim fit: error: {}\n", eval_error.message());
+    return kExitFailed;
+  }
   const model::FitResult fit = model::FitLeastSquares(residuals, params);
+  if (!eval_error.ok()) {
+    fmt::print(stderr, "zerosim fit: error: {}\n", eval_error.message());
+    return kExitFailed;
+  }
 
   fmt::print("fitted {} parameter(s) to {} published TFLOPs values ({} iterations{}):\n", fit.params.size(),
              fit.residuals.size(), fit.iterations, fit.converged ? "" : ", NOT converged");
@@ -163,7 +215,12 @@ int FitCommand(int argc, char** argv) {
   for (io::Scenario& s : scenarios) {
     for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, fit.params[i].value);
   }
-  fmt::print("{}", FormatValidation(Evaluate(scenarios)));
+  StatusOr<std::vector<PointResult>> fitted = Evaluate(scenarios, &cache);
+  if (!fitted.ok()) {
+    fmt::print(stderr, "zerosim fit: error: {}\n", fitted.status().message());
+    return kExitFailed;
+  }
+  fmt::print("{}", FormatValidation(*fitted));
 
   if (check) {
     const double file_cost = residuals(file_values).squaredNorm();

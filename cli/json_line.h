@@ -1,8 +1,9 @@
 // A fast writer of one-line JSON objects with keys in insertion order, for sweep rows (thousands per
 // second). Numbers use the shortest text that reads back to the same double (fmt), so rows are
-// deterministic; strings are escaped by nlohmann_json.
+// deterministic; strings are escaped by nlohmann_json (invalid UTF-8 replaced).
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -17,13 +18,13 @@ class JsonLine {
   JsonLine& Add(std::string_view key, int v) { return Raw(key, fmt::format("{}", v)); }
   JsonLine& Add(std::string_view key, size_t v) { return Raw(key, fmt::format("{}", v)); }
   JsonLine& Add(std::string_view key, bool v) { return Raw(key, v ? "true" : "false"); }
-  JsonLine& Add(std::string_view key, std::string_view v) { return Raw(key, nlohmann::json(std::string(v)).dump()); }
+  JsonLine& Add(std::string_view key, std::string_view v) { return Raw(key, Quote(v)); }
   JsonLine& Add(std::string_view key, const char* v) { return Add(key, std::string_view(v)); }
   JsonLine& Add(std::string_view key, const JsonLine& object) { return Raw(key, object.str()); }
   // `json` must already be valid JSON text.
   JsonLine& Raw(std::string_view key, std::string_view json) {
     text_ += text_.empty() ? "{" : ",";
-    text_ += nlohmann::json(std::string(key)).dump();
+    text_ += Quote(key);
     text_ += ':';
     text_ += json;
     return *this;
@@ -31,6 +32,10 @@ class JsonLine {
   std::string str() const { return text_.empty() ? "{}" : text_ + "}"; }
 
  private:
+  // A JSON string; bytes that are not UTF-8 (user paths and names) become U+FFFD instead of an exception.
+  static std::string Quote(std::string_view s) {
+    return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
   std::string text_;
 };
 

@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -43,10 +44,20 @@ StatusOr<sim::Reduction> ParseReduction(const std::string& name) {
   return Status::Error(fmt::format("unknown reduction '{}' (available: symmetric, classes, full)", name));
 }
 
-bool WriteTextFile(const std::string& path, const std::string& text) {
+bool WriteTextFile(const std::string& path, const std::string& text) { return WriteOutputFile(path, text).ok(); }
+
+Status WriteOutputFile(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) return Status::Error("cannot write to stdout");
+    return Status::Ok();
+  }
   std::ofstream out(path, std::ios::binary);
+  if (!out) return Status::Error(fmt::format("cannot open {} for writing", path));
   out << text;
-  return static_cast<bool>(out);
+  out.close();
+  if (!out) return Status::Error(fmt::format("cannot write {} (disk full?)", path));
+  return Status::Ok();
 }
 
 void AddEngineOptions(po::options_description* opts, EngineArgs* a, bool allow_both) {
@@ -75,11 +86,17 @@ Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::
     return Status::Error(fmt::format("unknown engine '{}' (available: analytic, sim{})", a.engine,
                                      allow_both ? ", both" : ""));
   }
-  if (a.fidelity != "macro" && a.fidelity != "step") {
-    return Status::Error(fmt::format("unknown fidelity '{}' (available: macro, step)", a.fidelity));
+  if (*engine == Engine::kAnalytic && (!a.fidelity.empty() || !a.reduction.empty())) {
+    return Status::Error(fmt::format("{} applies to the sim engine only (add --engine sim{})",
+                                     a.fidelity.empty() ? "--reduction" : "--fidelity",
+                                     allow_both ? " or --engine both" : ""));
   }
-  o->fidelity = a.fidelity == "macro" ? sim::Fidelity::kMacro : sim::Fidelity::kStep;
-  StatusOr<sim::Reduction> reduction = ParseReduction(a.reduction);
+  const std::string fidelity = a.fidelity.empty() ? "macro" : a.fidelity;
+  if (fidelity != "macro" && fidelity != "step") {
+    return Status::Error(fmt::format("unknown fidelity '{}' (available: macro, step)", fidelity));
+  }
+  o->fidelity = fidelity == "macro" ? sim::Fidelity::kMacro : sim::Fidelity::kStep;
+  StatusOr<sim::Reduction> reduction = ParseReduction(a.reduction.empty() ? "symmetric" : a.reduction);
   if (!reduction.ok()) return reduction.status();
   o->reduction = *reduction;
   return Status::Ok();

@@ -24,18 +24,24 @@ std::optional<int> ParseCommandLine(const char* command, int argc, char** argv,
 // "symmetric" or "full".
 StatusOr<sim::Reduction> ParseReduction(const std::string& name);
 
-// Writes `text` to `path` (binary); false on failure.
+// Writes `text` to `path` (binary), or to stdout when `path` is "-"; an error naming the path on failure
+// (checked after flushing and closing, so a full disk is an error, not a cut-off file).
+Status WriteOutputFile(const std::string& path, const std::string& text);
+// The same, true on success.
 bool WriteTextFile(const std::string& path, const std::string& text);
 
 // --engine, --fidelity and --reduction: how communication is timed, shared by run, validate and sweep.
+// Empty fidelity or reduction: not given (the sim engine's defaults, macro and symmetric); giving either
+// with the analytic engine is an error, since it would change nothing.
 struct EngineArgs {
   std::string engine = "analytic";
-  std::string fidelity = "macro";
-  std::string reduction = "symmetric";
+  std::string fidelity;
+  std::string reduction;
 };
 // Adds the three options to `opts`; `allow_both` offers --engine both.
 void AddEngineOptions(boost::program_options::options_description* opts, EngineArgs* a, bool allow_both);
-// The engine and SimOptions the arguments ask for.
+// The engine and SimOptions the arguments ask for; an error for an unknown name or for sim-only options
+// given to the analytic engine.
 Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::SimOptions* o);
 
 }  // namespace zerosim::cli

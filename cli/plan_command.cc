@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
-#include <map>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -15,9 +14,10 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "model/evaluate.h"
+#include "model/feasibility.h"
+#include "model/invariants.h"
 #include "model/io/sweep.h"
 #include "model/pareto.h"
-#include "model/schedule_builder.h"
 #include "model/units.h"
 
 namespace zerosim::cli {
@@ -89,6 +89,20 @@ int PlanCommand(int argc, char** argv) {
   po::positional_options_description pos;
   pos.add("sweep", 1);
   if (std::optional<int> stop = ParseCommandLine("plan", argc, argv, opts, &hidden, &pos)) return *stop;
+  if (file.empty()) {
+    fmt::print(stderr, "zerosim plan: name a sweep file (see --help)\n");
+    return kExitUsage;
+  }
+  // 0 (the default) means "no limit"; anything else must be a real limit.
+  if (!(std::isfinite(budget_usd) && budget_usd >= 0) || !(std::isfinite(target_days) && target_days >= 0)) {
+    fmt::print(stderr, "zerosim plan: --budget-usd and --target-days must be positive numbers (got {:g} and {:g})\n",
+               budget_usd, target_days);
+    return kExitUsage;
+  }
+  if (top < 1) {
+    fmt::print(stderr, "zerosim plan: --top must be at least 1, got {}\n", top);
+    return kExitUsage;
+  }
   StatusOr<io::SweepSpec> spec = io::LoadSweep(io::DiskFileSource(), file);
   if (!spec.ok()) {
     fmt::print(stderr, "zerosim plan: error: {}\n", spec.status().message());
@@ -109,7 +123,9 @@ int PlanCommand(int argc, char** argv) {
     }
   }
 
-  std::map<std::string, model::Schedule> schedules;  // by cluster shape, model and setting
+  // One cache keyed on the whole model, ZeRO config and cluster shape (model::ScheduleCache): a setting
+  // differs from another in any field, micro-batch and bucket sizes included, never only in a label.
+  model::ScheduleCache schedules;
   std::vector<Choice> choices;
   int infeasible = 0;
   for (size_t i = 0; i < io::PointCount(*spec); ++i) {
@@ -126,13 +142,14 @@ int PlanCommand(int argc, char** argv) {
     const std::vector<model::ZeroConfig> settings = ZeroSettings(base.zero, p.cluster);
     for (size_t k = 0; k < settings.size(); ++k) {
       const model::ZeroConfig& z = settings[k];
-      const std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", p.cluster.nodes, p.cluster.gpus_per_node,
-                                          static_cast<int>(p.cluster.fabric.kind), p.cluster.fabric.nodes_per_leaf,
-                                          base.model.name, base.model.seq_len, k);
-      auto it = schedules.find(key);
-      if (it == schedules.end()) it = schedules.emplace(key, model::BuildSchedule(base.model, z, p.cluster)).first;
+      if (!model::CheckConfiguration(base.model, z, p.cluster).empty()) continue;
+      const model::Schedule& schedule = schedules.Get(base.model, z, p.cluster);
       const model::VariantReport r =
-          model::EvaluateAnalyticVariant(Setting(z), base.model, z, p.cluster, p.calibration, it->second);
+          model::EvaluateAnalyticVariant(Setting(z), base.model, z, p.cluster, p.calibration, schedule);
+      if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec->name, i, c.cluster), r); !st.ok()) {
+        fmt::print(stderr, "zerosim plan: error: {}\n", st.message());
+        return kExitFailed;
+      }
       if (k == 0 && r.feasible) c.zero3_tokens_per_s = r.tokens_per_s;
       if (r.feasible && (!found || r.tokens_per_s > c.best.tokens_per_s)) {
         c.best = r;

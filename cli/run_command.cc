@@ -1,5 +1,7 @@
 // `zerosim run [scenario.toml] [--json out.json] [--engine analytic|sim|both] [--trace out.json]`
-#include <fstream>
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <sstream>
 
 #include <boost/program_options.hpp>
@@ -10,6 +12,7 @@
 #include "cli/scenario_runner.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
+#include "model/io/sweep.h"
 #include "sim/chrome_trace.h"
 
 namespace zerosim::cli {
@@ -23,23 +26,25 @@ struct RunArgs {
   std::string json_path;
   EngineArgs engine;
   std::string trace_path;
-  std::string trace_ranks = "0";
+  std::string trace_ranks;  // empty: not given (rank 0)
+  std::vector<std::string> settings;  // --set KEY=VALUE
 };
 
-// Parses "0,1,17" into ranks.
+// Parses "0,1,17" into distinct ranks.
 StatusOr<std::vector<int>> ParseRanks(const std::string& text) {
   std::vector<int> ranks;
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    try {
-      size_t used = 0;
-      const int r = std::stoi(item, &used);
-      if (used != item.size() || r < 0) throw std::invalid_argument(item);
-      ranks.push_back(r);
-    } catch (const std::exception&) {
+    int r = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), r);
+    if (ec != std::errc() || end != item.data() + item.size() || r < 0) {
       return Status::Error(fmt::format("--trace-ranks: '{}' is not a rank number", item));
     }
+    if (std::find(ranks.begin(), ranks.end(), r) != ranks.end()) {
+      return Status::Error(fmt::format("--trace-ranks: rank {} is listed twice", r));
+    }
+    ranks.push_back(r);
   }
   if (ranks.empty()) return Status::Error("--trace-ranks: no rank given");
   return ranks;
@@ -48,12 +53,21 @@ StatusOr<std::vector<int>> ParseRanks(const std::string& text) {
 // The engine and SimOptions the arguments ask for, with the traced ranks.
 Status ResolveRunEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
   if (Status st = ResolveEngine(a.engine, /*allow_both=*/true, engine, o); !st.ok()) return st;
-  if (!a.trace_path.empty()) {
-    if (*engine == Engine::kAnalytic) return Status::Error("--trace needs the sim engine (--engine sim or both)");
-    StatusOr<std::vector<int>> ranks = ParseRanks(a.trace_ranks);
-    if (!ranks.ok()) return ranks.status();
-    o->trace_ranks = *ranks;
+  if (a.trace_path.empty()) {
+    if (!a.trace_ranks.empty()) return Status::Error("--trace-ranks needs --trace FILE");
+    return Status::Ok();
   }
+  if (*engine == Engine::kAnalytic) return Status::Error("--trace needs the sim engine (--engine sim or both)");
+  if (a.trace_path == "-" && a.json_path == "-") return Status::Error("--json - and --trace - both want stdout");
+  StatusOr<std::vector<int>> ranks = ParseRanks(a.trace_ranks.empty() ? "0" : a.trace_ranks);
+  if (!ranks.ok()) return ranks.status();
+  if (o->reduction == sim::Reduction::kSymmetric && ranks->size() > 1) {
+    // sim/replay.cc: every rank's timeline is the representative rank's under the symmetric reduction.
+    return Status::Error(fmt::format("--trace-ranks {}: under --reduction symmetric every rank replays the same "
+                                     "timeline; trace one rank, or add --reduction full to see ranks differ",
+                                     a.trace_ranks));
+  }
+  o->trace_ranks = *ranks;
   return Status::Ok();
 }
 
@@ -69,13 +83,16 @@ int RunCommand(int argc, char** argv) {
       "on 384 V100 with 1 x 100 Gbps per node). Scenario format: docs/inputs.md; JSON: docs/report.md.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")
-      ("json", po::value<std::string>(&a.json_path)->value_name("FILE"), "also write the full report as JSON to FILE");
+      ("json", po::value<std::string>(&a.json_path)->value_name("FILE"),
+       "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
   AddEngineOptions(&opts, &a.engine, /*allow_both=*/true);
   opts.add_options()
+      ("set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),
+       "a what-if on the scenario, any sweep axis (docs/sweeps.md), e.g. --set nic.bandwidth=200Gbps --set nodes=48")
       ("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
        "sim: write a Chrome/Perfetto trace of the chosen ranks' ops on simulated time to FILE")
       ("trace-ranks", po::value<std::string>(&a.trace_ranks)->value_name("LIST"),
-       "sim: ranks to trace, comma-separated (default 0)");
+       "sim: distinct ranks to trace, comma-separated (default 0; several need --reduction full)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::string>(&a.scenario));
   po::positional_options_description pos;
@@ -89,9 +106,17 @@ int RunCommand(int argc, char** argv) {
   }
 
   StatusOr<io::Scenario> s = LoadScenarioOrDefault(a.scenario);
+  if (s.ok() && !a.settings.empty()) s = io::ApplySettings(io::DiskFileSource(), *s, a.settings);
   if (!s.ok()) {
     fmt::print(stderr, "zerosim run: error: {}\n", s.status().message());
     return kExitUsage;
+  }
+  for (int rank : sim_options.trace_ranks) {
+    if (rank >= s->cluster.total_gpus()) {
+      fmt::print(stderr, "zerosim run: --trace-ranks: rank {} does not exist: '{}' has {} GPUs (ranks 0 to {})\n", rank,
+                 s->cluster.name, s->cluster.total_gpus(), s->cluster.total_gpus() - 1);
+      return kExitUsage;
+    }
   }
   std::vector<sim::SimRun> runs;
   const StatusOr<model::Report> report = EvaluateScenario(*s, engine, sim_options, &runs);
@@ -99,22 +124,28 @@ int RunCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim run: error: {}\n", report.status().message());
     return kExitFailed;
   }
-  fmt::print("{}", io::FormatReportTable(*report));
+  // With --json - (or --trace -) stdout carries that file alone; the table and messages go to stderr.
+  std::FILE* text = a.json_path == "-" || a.trace_path == "-" ? stderr : stdout;
+  fmt::print(text, "{}", io::FormatReportTable(*report));
+  std::fflush(text);
   if (!a.json_path.empty()) {
-    if (!WriteTextFile(a.json_path, io::ReportJsonText(*report))) {
-      fmt::print(stderr, "zerosim run: error: cannot write {}\n", a.json_path);
+    if (Status st = WriteOutputFile(a.json_path, io::ReportJsonText(*report)); !st.ok()) {
+      fmt::print(stderr, "zerosim run: error: {}\n", st.message());
       return kExitFailed;
     }
-    fmt::print("\nreport written to {}\n", a.json_path);
+    fmt::print(text, "\nreport written to {}\n", a.json_path == "-" ? "stdout" : a.json_path);
   }
   if (!a.trace_path.empty()) {
     std::vector<sim::TracedRun> traced;
-    for (size_t i = 0; i < runs.size(); ++i) traced.push_back({s->variants[i].name, &runs[i].schedule, &runs[i].result});
-    if (!WriteTextFile(a.trace_path, sim::ChromeTraceJson(traced))) {
-      fmt::print(stderr, "zerosim run: error: cannot write {}\n", a.trace_path);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (!runs[i].schedule.ops.empty()) traced.push_back({s->variants[i].name, &runs[i].schedule, &runs[i].result});
+    }
+    if (Status st = WriteOutputFile(a.trace_path, sim::ChromeTraceJson(traced)); !st.ok()) {
+      fmt::print(stderr, "zerosim run: error: {}\n", st.message());
       return kExitFailed;
     }
-    fmt::print("trace of ranks {} written to {} (open it in https://ui.perfetto.dev)\n", a.trace_ranks, a.trace_path);
+    fmt::print(text, "trace of rank(s) {} written to {} (open it in https://ui.perfetto.dev)\n",
+               a.trace_ranks.empty() ? "0" : a.trace_ranks, a.trace_path == "-" ? "stdout" : a.trace_path);
   }
   return kExitOk;
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "model/evaluate.h"
+#include "model/feasibility.h"
+#include "model/invariants.h"
 #include "model/io/embedded.h"
 #include "model/version.h"
 #include "sim/simgrid_platform.h"
@@ -25,15 +27,26 @@ StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path) {
   return io::LoadScenario(disk, path);
 }
 
-model::Report EvaluateAnalyticScenario(const io::Scenario& s) {
+StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s, model::ScheduleCache* cache) {
   io::Scenario uniform = s;  // fit's published points are uniform clusters; perturbations are sim-only
   uniform.perturbations = {};
-  StatusOr<model::Report> r = EvaluateScenario(uniform, Engine::kAnalytic);
-  return std::move(r).value();  // the analytic engine always succeeds
+  return EvaluateScenario(uniform, Engine::kAnalytic, {}, nullptr, cache);
+}
+
+model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,
+                                       const model::ZeroConfig& z, const std::string& reason) {
+  model::VariantReport r;
+  r.name = name;
+  r.engine = engine;
+  r.model = m;
+  r.zero = z;
+  r.feasible = false;
+  r.infeasible_reason = reason;
+  return r;
 }
 
 StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, const sim::SimOptions& sim_options,
-                                         std::vector<sim::SimRun>* sim_runs) {
+                                         std::vector<sim::SimRun>* sim_runs, model::ScheduleCache* cache) {
   const bool analytic = engine != Engine::kSim;
   const bool simulated = engine != Engine::kAnalytic;
   if (analytic && !s.perturbations.empty()) {
@@ -55,17 +68,34 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   }
   if (simulated) r.provenance.simgrid_version = sim::SimGridVersion();
   for (const io::Variant& v : s.variants) {
+    // The one feasibility check (model/feasibility.h) before any schedule is built.
+    const std::string problems = model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster));
     if (analytic) {
-      r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration));
+      if (!problems.empty()) {
+        r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems));
+      } else if (cache != nullptr) {
+        const model::Schedule& schedule = cache->Get(v.model, v.zero, s.cluster);
+        r.variants.push_back(
+            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration, schedule));
+      } else {
+        r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration));
+      }
     }
     if (simulated) {
       sim::SimRun run;
-      StatusOr<model::VariantReport> sv =
-          sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, perturbed, &run);
-      if (!sv.ok()) return sv.status();
-      r.variants.push_back(std::move(sv).value());
+      if (problems.empty()) {
+        StatusOr<model::VariantReport> sv =
+            sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, perturbed, &run);
+        if (!sv.ok()) return Status::Error(fmt::format("variant '{}': {}", v.name, sv.status().message()));
+        r.variants.push_back(std::move(sv).value());
+      } else {
+        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, problems));
+      }
       if (sim_runs != nullptr) sim_runs->push_back(std::move(run));
     }
+  }
+  for (const model::VariantReport& v : r.variants) {
+    if (Status st = model::InvariantStatus(s.name, v); !st.ok()) return st;
   }
   return r;
 }

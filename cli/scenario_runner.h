@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/evaluate.h"
 #include "model/io/loaders.h"
 #include "model/report.h"
 #include "model/status.h"
@@ -20,14 +21,23 @@ enum class Engine { kAnalytic, kSim, kBoth };
 // `path` empty: the embedded default scenario.
 StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path);
 
-// Every variant of `s` by the analytic engine (which cannot fail).
-model::Report EvaluateAnalyticScenario(const io::Scenario& s);
+// The report of a variant that is not evaluated because it cannot run (`reason`).
+model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,
+                                       const model::ZeroConfig& z, const std::string& reason);
+
+// Every variant of `s` by the analytic engine; with `cache`, schedules come from it (a fit that changes
+// only bandwidth efficiencies builds each schedule once).
+StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s, model::ScheduleCache* cache = nullptr);
 
 // Evaluates every variant of `s` with `engine`; the sim engine runs each variant's simulation in its own
 // child process with `sim_options`. `sim_runs`, if given, receives each simulated variant's schedule and
-// replay (in variant order).
+// replay (in variant order; a variant that is not simulated gets an empty run). A variant that fails
+// model::CheckConfiguration is not evaluated: its report is infeasible with the problems as the reason.
+// Errors: a failed simulation, or a report that breaks an invariant (model/invariants.h). `cache`, if
+// given, supplies the analytic engine's schedules.
 StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine,
                                          const sim::SimOptions& sim_options = {},
-                                         std::vector<sim::SimRun>* sim_runs = nullptr);
+                                         std::vector<sim::SimRun>* sim_runs = nullptr,
+                                         model::ScheduleCache* cache = nullptr);
 
 }  // namespace zerosim::cli

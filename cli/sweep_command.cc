@@ -1,4 +1,7 @@
 // `zerosim sweep <sweep.toml> [-j N] [--shard k/n] [--out results.jsonl]`
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -8,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/sweep_runner.h"
+#include "cli/sweep_summary.h"
 #include "model/version.h"
 
 namespace zerosim::cli {
@@ -15,8 +19,12 @@ namespace zerosim::cli {
 namespace po = boost::program_options;
 
 bool ParseShard(const std::string& text, int* k, int* n) {
-  char extra = 0;
-  return std::sscanf(text.c_str(), "%d/%d%c", k, n, &extra) == 2 && *n >= 1 && *k >= 1 && *k <= *n;
+  // "k/n", both whole numbers that fit an int, 1 <= k <= n.
+  const char* end = text.data() + text.size();
+  const auto [slash, ec1] = std::from_chars(text.data(), end, *k);
+  if (ec1 != std::errc() || slash == end || *slash != '/') return false;
+  const auto [rest, ec2] = std::from_chars(slash + 1, end, *n);
+  return ec2 == std::errc() && rest == end && *n >= 1 && *k >= 1 && *k <= *n;
 }
 
 int SweepCommand(int argc, char** argv) {
@@ -30,14 +38,15 @@ int SweepCommand(int argc, char** argv) {
       "type, fabric oversubscription, model, tokens per GPU, ZeRO++ switches; format: docs/sweeps.md) and\n"
       "writes one JSON line per point and variant, in point order: throughput, memory, volumes, and with\n"
       "prices, cost per million tokens and the time and cost of a training run. An existing output is\n"
-      "resumed: points already in it are skipped. The same sweep gives the same bytes.\n\n"
+      "resumed: points already in it are skipped. The same sweep gives the same bytes. With -o FILE, a\n"
+      "summary ends the run on stderr: the best variant of each cluster, infeasible rows by reason.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")
       ("jobs,j", po::value<int>(&o.jobs)->value_name("N"), "worker processes (default 1)")
       ("shard", po::value<std::string>(&shard)->value_name("k/n"),
        "run the k-th of n contiguous slices (e.g. one Slurm array task); outputs concatenate in k order")
       ("out,o", po::value<std::string>(&o.out)->value_name("FILE"), "JSONL output (default: stdout, no resume)")
-      ("quiet,q", po::bool_switch(&quiet), "no progress display");
+      ("quiet,q", po::bool_switch(&quiet), "no progress display and no summary table");
   AddEngineOptions(&opts, &engine_args, /*allow_both=*/false);
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>(&file));
@@ -50,6 +59,10 @@ int SweepCommand(int argc, char** argv) {
   }
   if (!ParseShard(shard, &o.shard, &o.shards)) {
     fmt::print(stderr, "zerosim sweep: --shard wants k/n with 1 <= k <= n, got '{}'\n", shard);
+    return kExitUsage;
+  }
+  if (o.jobs < 1 || o.jobs > 1024) {
+    fmt::print(stderr, "zerosim sweep: --jobs wants 1 to 1024 worker processes, got {}\n", o.jobs);
     return kExitUsage;
   }
   Engine engine = Engine::kAnalytic;
@@ -80,6 +93,19 @@ int SweepCommand(int argc, char** argv) {
     // Timings stay out of the rows: they go to a log beside the output.
     std::ofstream log(o.out + ".log", std::ios::app);
     log << "zerosim " << Version() << ": " << summary;
+    // The summary of the whole output (resumed rows included), read back from a regular file.
+    std::error_code ec;
+    if (!quiet && std::filesystem::is_regular_file(o.out, ec) &&
+        std::filesystem::file_size(o.out, ec) < (uint64_t{1} << 28)) {
+      std::ifstream in(o.out, std::ios::binary);
+      const std::string rows((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      StatusOr<std::string> table = SummarizeSweepRows(rows);
+      if (!table.ok()) {
+        fmt::print(stderr, "zerosim sweep: error: {}: {}\n", o.out, table.status().message());
+        return kExitFailed;
+      }
+      fmt::print(stderr, "{}", *table);
+    }
   }
   return kExitOk;
 }

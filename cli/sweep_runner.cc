@@ -1,11 +1,17 @@
 #include "cli/sweep_runner.h"
 
 #include <poll.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -14,6 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/json_line.h"
+#include "cli/scenario_runner.h"
+#include "model/invariants.h"
 #include "sim/sim_evaluate.h"
 
 namespace zerosim::cli {
@@ -29,16 +37,10 @@ std::vector<size_t> ShardPoints(size_t points, int shard, int shards) {
 StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const io::SweepPoint& p, model::ScheduleCache* cache,
                                                           bool sim, const sim::SimOptions& sim_options) {
   std::vector<model::VariantReport> out;
+  const char* engine = sim ? "sim" : "analytic";
   for (const io::Variant& v : p.variants) {
     if (!p.infeasible.empty()) {
-      model::VariantReport r;
-      r.name = v.name;
-      r.engine = sim ? "sim" : "analytic";
-      r.model = v.model;
-      r.zero = v.zero;
-      r.feasible = false;
-      r.infeasible_reason = p.infeasible;
-      out.push_back(std::move(r));
+      out.push_back(InfeasibleVariant(v.name, engine, v.model, v.zero, p.infeasible));
       continue;
     }
     if (sim) {
@@ -46,16 +48,28 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const io::SweepPoint& 
           sim::EvaluateSimVariant(v.name, v.model, v.zero, p.cluster, p.calibration, sim_options);
       if (!r.ok()) return Status::Error(fmt::format("point {}, {}: {}", p.index, v.name, r.status().message()));
       out.push_back(std::move(r).value());
-      continue;
+    } else {
+      const model::Schedule& s = cache->Get(v.model, v.zero, p.cluster);
+      out.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, s));
     }
-    const model::Schedule& s = cache->Get(v.model, v.zero, p.cluster);
-    out.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, s));
+    if (Status st = model::InvariantStatus(fmt::format("sweep point {}", p.index), out.back()); !st.ok()) return st;
   }
   return out;
 }
 
+std::string SweepFingerprint(const io::SweepSpec& spec, const SweepOptions& o) {
+  std::string key = fmt::format("{}|{}|{}|{}|{}", spec.file.hash, spec.base.scenario_file.hash,
+                                spec.base.topology_file.hash, spec.base.model_file.hash, spec.base.calibration_file.hash);
+  for (const auto& [topology, calibration] : spec.topologies) key += "|" + topology.file.hash;
+  for (const io::ModelFile& m : spec.models) key += "|" + m.file.hash;
+  key += o.sim ? fmt::format("|sim|{}|{}", sim::FidelityName(o.sim_options.fidelity),
+                             sim::ReductionName(o.sim_options.reduction))
+               : "|analytic";
+  return io::HashBytes(key);
+}
+
 std::string PointRows(const io::SweepSpec& spec, const io::SweepPoint& p,
-                      const std::vector<model::VariantReport>& reports) {
+                      const std::vector<model::VariantReport>& reports, const std::string& sweep_hash) {
   std::string out;
   const model::ClusterSpec& c = p.cluster;
   JsonLine axes;
@@ -71,7 +85,9 @@ std::string PointRows(const io::SweepSpec& spec, const io::SweepPoint& p,
       .Add("oversubscription", c.fabric.oversubscription);
   for (const model::VariantReport& r : reports) {
     JsonLine j;
-    j.Add("sweep", spec.name).Add("point", p.index).Add("axes", axes).Add("variant", r.name).Add("engine", r.engine);
+    j.Add("sweep", spec.name);
+    if (!sweep_hash.empty()) j.Add("sweep_hash", sweep_hash);
+    j.Add("point", p.index).Add("axes", axes).Add("variant", r.name).Add("engine", r.engine);
     j.Add("cluster", cluster);
     j.Add("model", JsonLine().Add("name", r.model.name).Add("parameters", model::TotalParams(r.model)));
     j.Add("tokens_per_gpu", r.model.seq_len * r.zero.train_micro_batch_size_per_gpu);
@@ -109,7 +125,7 @@ namespace {
 // Points already complete in an output file: each point writes `rows_per_point` lines at once, in point
 // order, so a killed run leaves complete points and at most one torn point at the end; the torn point
 // (and a torn last line) is cut off.
-StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_point) {
+StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_point, const std::string& sweep_hash) {
   std::set<size_t> done;
   std::ifstream in(path, std::ios::binary);
   if (!in) return done;  // no output yet
@@ -121,10 +137,18 @@ StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_
     const size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) break;  // torn last line
     size_t point = 0;
+    std::string hash;
     try {
-      point = nlohmann::json::parse(text.substr(pos, nl - pos)).at("point").get<size_t>();
+      const nlohmann::json row = nlohmann::json::parse(text.substr(pos, nl - pos));
+      point = row.at("point").get<size_t>();
+      hash = row.value("sweep_hash", std::string());
     } catch (const std::exception& e) {
       return Status::Error(fmt::format("{}: cannot resume: line at byte {} is not a sweep row ({})", path, pos, e.what()));
+    }
+    if (hash != sweep_hash) {
+      return Status::Error(fmt::format("{}: cannot resume: the row at byte {} comes from another sweep, other inputs or "
+                                       "another engine (sweep_hash {}, this run {}); write to another file",
+                                       path, pos, hash.empty() ? "missing" : hash, sweep_hash));
     }
     pos = nl + 1;
     if (++rows[point] == rows_per_point) {
@@ -135,9 +159,62 @@ StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_
   if (keep != text.size()) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << text.substr(0, keep);
+    out.close();
+    if (!out) return Status::Error(fmt::format("{}: cannot cut the torn last point", path));
   }
   return done;
 }
+
+// The output file, opened for appending and locked against a second sweep; stdout for "" and "-".
+class Output {
+ public:
+  ~Output() {
+    if (file_ != nullptr && file_ != stdout) std::fclose(file_);
+  }
+  Status Open(const std::string& path) {
+    path_ = path;
+    if (path.empty() || path == "-") {
+      file_ = stdout;
+      path_ = "stdout";
+      return Status::Ok();
+    }
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return Status::Error(fmt::format("{} is a directory: -o wants a file", path));
+    }
+    file_ = std::fopen(path.c_str(), "ab");
+    if (file_ == nullptr) return Status::Error(fmt::format("cannot open {} for writing: {}", path, std::strerror(errno)));
+    if (fstat(fileno(file_), &st) == 0 && S_ISREG(st.st_mode)) {
+      regular_ = true;
+      if (flock(fileno(file_), LOCK_EX | LOCK_NB) != 0) {
+        return Status::Error(fmt::format("{} is being written by another sweep (it holds the file's lock); wait for "
+                                         "it or write to another file",
+                                         path));
+      }
+    }
+    return Status::Ok();
+  }
+  // Resuming reads a regular file only (not a device or a pipe).
+  bool resumable() const { return regular_; }
+  Status Write(const std::string& rows) {
+    if (std::fwrite(rows.data(), 1, rows.size(), file_) != rows.size() || std::fflush(file_) != 0) {
+      return Status::Error(fmt::format("cannot write {}: {}", path_, std::strerror(errno)));
+    }
+    return Status::Ok();
+  }
+  Status Close() {
+    if (file_ == nullptr || file_ == stdout) return Status::Ok();
+    const int rc = std::fclose(file_);  // releases the lock
+    file_ = nullptr;
+    if (rc != 0) return Status::Error(fmt::format("cannot write {}: {}", path_, std::strerror(errno)));
+    return Status::Ok();
+  }
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  bool regular_ = false;
+};
 
 class Progress {
  public:
@@ -180,8 +257,12 @@ bool WriteAll(int fd, const std::string& data) {
   return true;
 }
 
-// A worker: evaluates its points and sends "<index> <length>\n<rows>" messages through `fd`.
-[[noreturn]] void Worker(const io::SweepSpec& spec, const SweepOptions& o, const std::vector<size_t>& points, int fd) {
+// A worker: evaluates its points and sends "<index> <length>\n<rows>" messages through `fd`. It dies with
+// the parent (a killed sweep leaves no worker running).
+[[noreturn]] void Worker(const io::SweepSpec& spec, const SweepOptions& o, const std::vector<size_t>& points, int fd,
+                         const std::string& sweep_hash, pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(5);
   model::ScheduleCache cache;
   for (size_t i : points) {
     const io::SweepPoint p = io::MakePoint(spec, i);
@@ -190,11 +271,101 @@ bool WriteAll(int fd, const std::string& data) {
       fmt::print(stderr, "zerosim sweep: {}\n", reports.status().message());
       _exit(4);
     }
-    const std::string rows = PointRows(spec, p, *reports);
+    const std::string rows = PointRows(spec, p, *reports, sweep_hash);
     if (!WriteAll(fd, fmt::format("{} {}\n", i, rows.size()) + rows)) _exit(3);
   }
   close(fd);
   _exit(0);
+}
+
+// Runs `pending` in `jobs` worker processes; the parent writes rows in point order.
+Status RunParallel(const io::SweepSpec& spec, const SweepOptions& o, const std::vector<size_t>& pending, int jobs,
+                   const std::string& sweep_hash, Output* out, Progress* progress) {
+  // Worker w takes every jobs-th pending point.
+  std::vector<int> fds;
+  std::vector<pid_t> pids;
+  auto stop_workers = [&] {
+    for (int fd : fds) close(fd);
+    for (pid_t pid : pids) kill(pid, SIGKILL);
+    for (pid_t pid : pids) waitpid(pid, nullptr, 0);
+  };
+  const pid_t parent = getpid();
+  for (int w = 0; w < jobs; ++w) {
+    std::vector<size_t> mine;
+    for (size_t n = static_cast<size_t>(w); n < pending.size(); n += static_cast<size_t>(jobs)) mine.push_back(pending[n]);
+    int pipefd[2];
+    if (pipe(pipefd) != 0) {
+      stop_workers();
+      return Status::Error(fmt::format("pipe: {}", std::strerror(errno)));
+    }
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(pipefd[0]);
+      close(pipefd[1]);
+      stop_workers();
+      return Status::Error(fmt::format("fork: {}", std::strerror(errno)));
+    }
+    if (pid == 0) {
+      close(pipefd[0]);
+      for (int fd : fds) close(fd);
+      Worker(spec, o, mine, pipefd[1], sweep_hash, parent);
+    }
+    close(pipefd[1]);
+    fds.push_back(pipefd[0]);
+    pids.push_back(pid);
+  }
+  std::vector<std::string> buffers(fds.size());
+  std::map<size_t, std::string> ready;
+  size_t next = 0;
+  size_t open_fds = fds.size();
+  std::vector<pollfd> pfds;
+  for (int fd : fds) pfds.push_back({fd, POLLIN, 0});
+  char chunk[1 << 16];
+  while (open_fds > 0) {
+    if (poll(pfds.data(), pfds.size(), -1) < 0) continue;
+    for (size_t w = 0; w < pfds.size(); ++w) {
+      if (pfds[w].fd < 0 || (pfds[w].revents & (POLLIN | POLLHUP)) == 0) continue;
+      const ssize_t n = read(pfds[w].fd, chunk, sizeof(chunk));
+      if (n <= 0) {
+        close(pfds[w].fd);
+        fds[w] = -1;
+        pfds[w].fd = -1;
+        --open_fds;
+        continue;
+      }
+      buffers[w].append(chunk, static_cast<size_t>(n));
+      // Parse complete messages.
+      for (;;) {
+        const size_t nl = buffers[w].find('\n');
+        if (nl == std::string::npos) break;
+        size_t index = 0, length = 0;
+        if (std::sscanf(buffers[w].c_str(), "%zu %zu", &index, &length) != 2) break;
+        if (buffers[w].size() < nl + 1 + length) break;
+        ready[index] = buffers[w].substr(nl + 1, length);
+        buffers[w].erase(0, nl + 1 + length);
+      }
+    }
+    while (next < pending.size() && ready.count(pending[next]) > 0) {
+      if (Status st = out->Write(ready[pending[next]]); !st.ok()) {
+        std::erase(fds, -1);
+        stop_workers();
+        return st;
+      }
+      ready.erase(pending[next]);
+      ++next;
+    }
+    progress->Update(next);
+  }
+  bool failed = false;
+  for (pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    failed = failed || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  }
+  if (failed || next != pending.size()) {
+    return Status::Error(fmt::format("a sweep worker failed after {} of {} points; rerun to resume", next, pending.size()));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -203,10 +374,12 @@ StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& o) 
   SweepStats stats;
   const std::vector<size_t> shard = ShardPoints(io::PointCount(spec), o.shard, o.shards);
   stats.points_total = shard.size();
-  const bool to_stdout = o.out.empty() || o.out == "-";
+  const std::string sweep_hash = SweepFingerprint(spec, o);
+  Output out;
+  if (Status st = out.Open(o.out); !st.ok()) return st;
   std::set<size_t> done;
-  if (!to_stdout) {
-    StatusOr<std::set<size_t>> d = ResumeState(o.out, std::max<size_t>(1, spec.base.variants.size()));
+  if (out.resumable()) {
+    StatusOr<std::set<size_t>> d = ResumeState(o.out, std::max<size_t>(1, spec.base.variants.size()), sweep_hash);
     if (!d.ok()) return d.status();
     done = *d;
   }
@@ -216,100 +389,25 @@ StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& o) 
   }
   stats.points_skipped = shard.size() - pending.size();
 
-  std::FILE* out = to_stdout ? stdout : std::fopen(o.out.c_str(), "ab");
-  if (out == nullptr) return Status::Error(fmt::format("cannot open {} for writing", o.out));
   Progress progress(pending.size(), o.progress);
   std::fflush(stdout);
   std::fflush(stderr);
 
-  const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(pending.size())));
+  const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(std::min<size_t>(pending.size(), 4096))));
   if (jobs <= 1) {
     model::ScheduleCache cache;
     for (size_t n = 0; n < pending.size(); ++n) {
       const io::SweepPoint p = io::MakePoint(spec, pending[n]);
       StatusOr<std::vector<model::VariantReport>> reports = EvaluatePoint(p, &cache, o.sim, o.sim_options);
-      if (!reports.ok()) {
-        if (!to_stdout) std::fclose(out);
-        return reports.status();
-      }
-      const std::string rows = PointRows(spec, p, *reports);
-      std::fwrite(rows.data(), 1, rows.size(), out);
-      std::fflush(out);
+      if (!reports.ok()) return reports.status();
+      if (Status st = out.Write(PointRows(spec, p, *reports, sweep_hash)); !st.ok()) return st;
       progress.Update(n + 1);
     }
     stats.schedules_built = cache.builds();
-  } else {
-    // Worker w takes every jobs-th pending point; the parent writes rows in point order.
-    std::vector<int> fds;
-    std::vector<pid_t> pids;
-    for (int w = 0; w < jobs; ++w) {
-      std::vector<size_t> mine;
-      for (size_t n = static_cast<size_t>(w); n < pending.size(); n += static_cast<size_t>(jobs)) mine.push_back(pending[n]);
-      int pipefd[2];
-      if (pipe(pipefd) != 0) return Status::Error("pipe() failed");
-      const pid_t pid = fork();
-      if (pid < 0) return Status::Error("fork() failed");
-      if (pid == 0) {
-        close(pipefd[0]);
-        for (int fd : fds) close(fd);
-        Worker(spec, o, mine, pipefd[1]);
-      }
-      close(pipefd[1]);
-      fds.push_back(pipefd[0]);
-      pids.push_back(pid);
-    }
-    std::vector<std::string> buffers(fds.size());
-    std::map<size_t, std::string> ready;
-    size_t next = 0, written = 0;
-    size_t open_fds = fds.size();
-    std::vector<pollfd> pfds;
-    for (int fd : fds) pfds.push_back({fd, POLLIN, 0});
-    char chunk[1 << 16];
-    while (open_fds > 0) {
-      if (poll(pfds.data(), pfds.size(), -1) < 0) continue;
-      for (size_t w = 0; w < pfds.size(); ++w) {
-        if (pfds[w].fd < 0 || (pfds[w].revents & (POLLIN | POLLHUP)) == 0) continue;
-        const ssize_t n = read(pfds[w].fd, chunk, sizeof(chunk));
-        if (n <= 0) {
-          close(pfds[w].fd);
-          pfds[w].fd = -1;
-          --open_fds;
-          continue;
-        }
-        buffers[w].append(chunk, static_cast<size_t>(n));
-        // Parse complete messages.
-        for (;;) {
-          const size_t nl = buffers[w].find('\n');
-          if (nl == std::string::npos) break;
-          size_t index = 0, length = 0;
-          if (std::sscanf(buffers[w].c_str(), "%zu %zu", &index, &length) != 2) break;
-          if (buffers[w].size() < nl + 1 + length) break;
-          ready[index] = buffers[w].substr(nl + 1, length);
-          buffers[w].erase(0, nl + 1 + length);
-        }
-      }
-      while (next < pending.size() && ready.count(pending[next]) > 0) {
-        const std::string& rows = ready[pending[next]];
-        std::fwrite(rows.data(), 1, rows.size(), out);
-        ready.erase(pending[next]);
-        ++next;
-        ++written;
-      }
-      std::fflush(out);
-      progress.Update(written);
-    }
-    bool failed = false;
-    for (pid_t pid : pids) {
-      int status = 0;
-      waitpid(pid, &status, 0);
-      failed = failed || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-    }
-    if (failed || next != pending.size()) {
-      if (!to_stdout) std::fclose(out);
-      return Status::Error(fmt::format("a sweep worker failed after {} of {} points; rerun to resume", next, pending.size()));
-    }
+  } else if (Status st = RunParallel(spec, o, pending, jobs, sweep_hash, &out, &progress); !st.ok()) {
+    return st;
   }
-  if (!to_stdout) std::fclose(out);
+  if (Status st = out.Close(); !st.ok()) return st;
   progress.Update(pending.size(), true);
   stats.points_run = pending.size();
   stats.wall_s = progress.Seconds();

@@ -42,10 +42,19 @@ std::vector<size_t> ShardPoints(size_t points, int shard, int shards);
 StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const io::SweepPoint& p, model::ScheduleCache* cache,
                                                           bool sim = false, const sim::SimOptions& sim_options = {});
 
-// The JSON lines of one point (docs/sweeps.md), newline-terminated.
+// The JSON lines of one point (docs/sweeps.md), newline-terminated; `sweep_hash` (SweepFingerprint),
+// when given, is carried by every row so that a resumed output can be checked.
 std::string PointRows(const io::SweepSpec& spec, const io::SweepPoint& p,
-                      const std::vector<model::VariantReport>& reports);
+                      const std::vector<model::VariantReport>& reports, const std::string& sweep_hash = "");
 
+// A fingerprint of what a sweep's rows depend on: the hashes of every input file (sweep, base scenario,
+// topologies, models, calibrations) and the engine with its options. Rows of another sweep, other inputs
+// or another engine never resume into an output.
+std::string SweepFingerprint(const io::SweepSpec& spec, const SweepOptions& o);
+
+// Runs the pending points of the shard into `options.out`. Errors: an output that is a directory, locked
+// by another sweep (flock) or holds rows of another sweep (sweep_hash), a failed write (disk full), a
+// failed worker or simulation, a broken invariant.
 StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& options);
 
 }  // namespace zerosim::cli

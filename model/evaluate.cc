@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/invariants.h"
 #include "model/schedule_builder.h"
 #include "model/units.h"
 
@@ -65,6 +66,7 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
     r.infeasible_reason = fmt::format("needs {:.1f} GiB per GPU, the {} has {:.1f} GiB", r.memory.total_bytes / kGiB,
                                       c.gpu.name, r.memory.hbm_bytes / kGiB);
   }
+  r.invariant_violation = CheckInvariants(r, c, s, t, v);
   return r;
 }
 

@@ -3,6 +3,7 @@
 // AssembleVariant with its own timing and measured volumes.
 #pragma once
 
+#include <deque>
 #include <string>
 
 #include "model/analytic.h"
@@ -36,10 +37,14 @@ VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& 
 bool SameScheduleShape(const ClusterSpec& a, const ClusterSpec& b);
 
 // Keeps the last few schedules built (least recently used out) and rebuilds only for a model, ZeRO config
-// or cluster shape it does not hold (sweeps order their axes so that consecutive points share them).
+// or cluster shape it does not hold (sweeps order their axes so that consecutive points share them). The
+// key is the whole ModelSpec and ZeroConfig (every field, micro-batch and bucket sizes included) and the
+// cluster's shape (SameScheduleShape).
 class ScheduleCache {
  public:
-  explicit ScheduleCache(size_t capacity = 8) : capacity_(capacity) {}
+  explicit ScheduleCache(size_t capacity = 8) : capacity_(capacity < 1 ? 1 : capacity) {}
+  // The returned schedule stays valid (entries never move: a deque) until it is evicted, which takes at
+  // least `capacity` calls that build a new schedule after its last use.
   const Schedule& Get(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
   int builds() const { return builds_; }
 
@@ -52,7 +57,7 @@ class ScheduleCache {
     long last_use = 0;
   };
   size_t capacity_;
-  std::vector<Entry> entries_;
+  std::deque<Entry> entries_;
   long clock_ = 0;
   int builds_ = 0;
 };

@@ -51,6 +51,9 @@ struct VariantReport {
   VolumeReport bytes;           // summed over all GPUs
   MemoryBreakdown memory;
   int num_ops = 0;              // size of the schedule
+  // Non-empty: the report breaks an invariant (model/invariants.h), a bug; studies stop on it
+  // (InvariantStatus) instead of printing the numbers.
+  std::string invariant_violation;
 };
 
 struct InputFile {

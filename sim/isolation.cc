@@ -1,10 +1,12 @@
 #include "sim/isolation.h"
 
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 
@@ -44,6 +46,7 @@ StatusOr<std::string> RunInChild(const std::function<StatusOr<std::string>()>& w
   int fds[2];
   if (pipe(fds) != 0) return Status::Error(fmt::format("pipe: {}", std::strerror(errno)));
   std::fflush(nullptr);  // or the child would print the parent's buffered output again
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -51,6 +54,10 @@ StatusOr<std::string> RunInChild(const std::function<StatusOr<std::string>()>& w
     return Status::Error(fmt::format("fork: {}", std::strerror(errno)));
   }
   if (pid == 0) {
+    // The child dies with its parent (kill -9 of zerosim must not leave a simulation running); if the
+    // parent is already gone, the child has no one to report to.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(5);
     close(fds[0]);
     StatusOr<std::string> r = work();
     // First byte: 1 for a result, 0 for an error message.

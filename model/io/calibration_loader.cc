@@ -9,6 +9,13 @@
 namespace zerosim::io {
 namespace {
 
+// Plausibility bounds on a calibration (not measurements: they only rule out absurd files). Bandwidths
+// between 1 MB/s and 1 PB/s (an H200's HBM is 4.8 TB/s); a kernel launch at most 1 s (real ones take
+// microseconds).
+constexpr double kMinBps = 1e6;
+constexpr double kMaxBps = 1e15;
+constexpr double kMaxAlphaS = 1.0;
+
 using nlohmann::json;
 
 // Strict access to one JSON object: required/optional members by name, unknown members reported.
@@ -50,11 +57,13 @@ class JsonObject {
     return v->get<double>();
   }
 
-  double NonNegative(const std::string& key, bool required, double fallback) {
+  // A number in [lo, hi]: plausibility bounds that keep every duration the replay computes finite (an
+  // absurd calibration, 1e300 s per launch or 1e-300 B/s, deadlocked the SimGrid replay).
+  double InRange(const std::string& key, bool required, double fallback, double lo, double hi) {
     const json* v = Get(key, required);
     if (v == nullptr) return fallback;
-    if (!v->is_number() || v->get<double>() < 0) {
-      Fail(key, "expected a number >= 0");
+    if (!v->is_number() || !(v->get<double>() >= lo && v->get<double>() <= hi)) {
+      Fail(key, fmt::format("expected a number between {:g} and {:g}", lo, hi));
       return fallback;
     }
     return v->get<double>();
@@ -155,6 +164,9 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     return Status::Error(fmt::format("{}: invalid JSON at byte {}: {}", path, e.byte, e.what()));
+  } catch (const json::exception& e) {
+    // e.g. a number too large for a double (found by fuzz/loaders_fuzz.cc).
+    return Status::Error(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }
   Status status;
   model::Calibration cal;
@@ -170,7 +182,7 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
     root.Fail("source", fmt::format("\"{}\" is neither \"measured\" nor \"derived\"", cal.source));
   }
   cal.provenance = root.String("provenance");
-  cal.copy_Bps = root.Positive("copy_bandwidth_Bps", true, 1);
+  cal.copy_Bps = root.InRange("copy_bandwidth_Bps", true, 1, kMinBps, kMaxBps);
 
   // Kernel-level compute efficiencies (model/calibration.h ComputeEfficiency). The block keeps its historical
   // name, gemm_efficiency: it holds every tensor-core kernel class.
@@ -183,7 +195,7 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
   cal.compute.gemm = fraction("gemm");
   cal.compute.attention_forward = fraction("attention_forward");
   cal.compute.attention_backward = fraction("attention_backward");
-  cal.compute.kernel_gap_s = eff.NonNegative("kernel_gap_s", true, 0);
+  cal.compute.kernel_gap_s = eff.InRange("kernel_gap_s", true, 0, 0, kMaxAlphaS);
   cal.compute.source = eff.String("source");
   eff.Finish();
 
@@ -206,8 +218,8 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
       }
     }
     const bool fit_from_points = kc.points.size() >= 2;
-    kc.fit.alpha_s = kj.NonNegative("alpha_s", !fit_from_points, 0);
-    kc.fit.beta_Bps = kj.Positive("beta_Bps", !fit_from_points, 1);
+    kc.fit.alpha_s = kj.InRange("alpha_s", !fit_from_points, 0, 0, kMaxAlphaS);
+    kc.fit.beta_Bps = kj.InRange("beta_Bps", !fit_from_points, 1, kMinBps, kMaxBps);
     if (fit_from_points && status.ok()) {
       kc.fit = model::FitKernel(kc.points);
       if (kc.fit.beta_Bps <= 0) kj.Fail("points", "the points do not give a positive bandwidth");

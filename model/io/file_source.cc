@@ -1,20 +1,37 @@
 #include "model/io/file_source.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 namespace zerosim::io {
 
 StatusOr<std::string> DiskFileSource::Read(const std::string& path) const {
+  // Checked before opening: opening a FIFO blocks, and /dev/zero never ends.
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return Status::Error(fmt::format("{}: cannot open file: {}", path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) return Status::Error(fmt::format("{}: is a directory, not an input file", path));
+  if (!S_ISREG(st.st_mode)) {
+    return Status::Error(fmt::format("{}: not a regular file (a device, FIFO or socket): inputs are files", path));
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxInputBytes) {
+    return Status::Error(fmt::format("{}: {} bytes, larger than any ZeroSim input may be ({} MiB)", path, st.st_size,
+                                     kMaxInputBytes >> 20));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::Error(fmt::format("{}: cannot open file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::Error(fmt::format("{}: read error", path));
-  return ss.str();
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad() || static_cast<size_t>(in.gcount()) != text.size()) {
+    return Status::Error(fmt::format("{}: read error", path));
+  }
+  return text;
 }
 
 StatusOr<std::string> MemoryFileSource::Read(const std::string& path) const {

@@ -3,6 +3,7 @@
 // Paths inside input files are relative to the file that names them.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -17,7 +18,11 @@ class FileSource {
   virtual zerosim::StatusOr<std::string> Read(const std::string& path) const = 0;
 };
 
-// Reads the local file system.
+// The largest input file ZeroSim reads (the shipped ones are a few kilobytes).
+inline constexpr uint64_t kMaxInputBytes = uint64_t{16} << 20;
+
+// Reads the local file system: regular files only (a directory, device, FIFO or socket is an error, so
+// /dev/zero or a pipe never hangs a load), at most kMaxInputBytes.
 class DiskFileSource : public FileSource {
  public:
   zerosim::StatusOr<std::string> Read(const std::string& path) const override;

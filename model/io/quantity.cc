@@ -105,7 +105,10 @@ StatusOr<double> ParseQuantity(std::string_view text, Dimension d) {
     return fail(fmt::format("\"{}\" is {}", unit, DimensionName(it->second.dim)));
   }
   if (!std::isfinite(value) || value < 0) return fail("must be a finite number >= 0");
-  return value * it->second.scale;
+  // "1e300TBps" is a finite number whose SI value is not: every quantity must stay finite in SI units.
+  const double si = value * it->second.scale;
+  if (!std::isfinite(si)) return fail(fmt::format("{:g} {} is too large", value, unit));
+  return si;
 }
 
 std::string FormatQuantity(double value, Dimension d) {

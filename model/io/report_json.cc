@@ -161,6 +161,10 @@ ordered_json ReportToJson(const model::Report& r) {
   return j;
 }
 
-std::string ReportJsonText(const model::Report& r) { return ReportToJson(r).dump(2) + "\n"; }
+std::string ReportJsonText(const model::Report& r) {
+  // Paths and names come from the user and need not be UTF-8: invalid bytes become U+FFFD instead of an
+  // exception.
+  return ReportToJson(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 }  // namespace zerosim::io

@@ -146,14 +146,24 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
     training.Bool("activation_checkpointing");
   }
   ReadTrainingKeys(&training, &base_model, &base_zero);
-  CheckTraining(&training, base_model);
   training.Finish();
 
+  std::optional<TableReader> zero;
   if (!ds_rel || root.Has("zero")) {
-    TableReader zero = root.Table("zero");
-    if (!ds_rel && !zero.Has("stage")) zero.Int("stage", 3);
-    base_zero = ReadZeroKeys(&zero, base_zero, s.cluster);
-    zero.Finish();
+    zero.emplace(root.Table("zero"));
+    if (!ds_rel && !zero->Has("stage")) zero->Int("stage", 3);
+    base_zero = ReadZeroKeys(&*zero, base_zero, s.cluster);
+    zero->Finish();
+  }
+  // The one feasibility check (model/feasibility.h) on the scenario's own settings: the model's sizes are
+  // reported at `model`, the rest at the key that set them.
+  if (status.ok()) {
+    const std::vector<model::Problem> problems = model::CheckConfiguration(base_model, base_zero, s.cluster);
+    if (zero) {
+      ReportProblems(problems, {&training, &*zero}, &root, "model");
+    } else {
+      ReportProblems(problems, {&training}, &root, "model");
+    }
   }
 
   const toml::node* variants = doc->table.get("variant");
@@ -178,7 +188,15 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
       }
       var.zero = ReadZeroKeys(&vt, base_zero, s.cluster);
       ReadTrainingKeys(&vt, &var.model, &var.zero);
-      CheckTraining(&vt, var.model);
+      if (status.ok()) {
+        const std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);
+        TableReader* fallback = vt.Has("model") ? &vt : &root;
+        if (zero) {
+          ReportProblems(problems, {&vt, &training, &*zero}, fallback, "model");
+        } else {
+          ReportProblems(problems, {&vt, &training}, fallback, "model");
+        }
+      }
       if (!names.insert(var.name).second) vt.Fail("name", fmt::format("two variants are named \"{}\"", var.name));
       vt.Finish();
       s.variants.push_back(std::move(var));

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/feasibility.h"
 #include "model/io/table_reader.h"
 
 namespace zerosim::io {
@@ -13,27 +14,37 @@ namespace {
 
 enum class Kind { kFile, kInt, kBandwidth, kNumber, kBool, kCount };
 
-const std::map<std::string, Kind>& AxisKinds() {
-  static const std::map<std::string, Kind> kinds = {
-      {"topology", Kind::kFile},
-      {"model", Kind::kFile},
-      {"nodes", Kind::kInt},
-      {"gpus_per_node", Kind::kInt},
-      {"nic.count", Kind::kInt},
-      {"nic.bandwidth", Kind::kBandwidth},
-      {"intra.bandwidth", Kind::kBandwidth},
-      {"fabric.oversubscription", Kind::kNumber},
-      {"fabric.nodes_per_leaf", Kind::kInt},
-      {"tokens_per_gpu", Kind::kInt},
-      {"seq_len", Kind::kInt},
-      {"zero_quantized_weights", Kind::kBool},
-      {"zero_hpz_partition_size", Kind::kInt},
-      {"zero_quantized_gradients", Kind::kBool},
-      {"reduce_bucket_size", Kind::kCount},
-      {"stage3_prefetch_bucket_size", Kind::kCount},
-      {"stage3_max_live_parameters", Kind::kCount},
+// An axis: its kind and the range its values must lie in, the same as the loaders' for that key
+// (topology_loader.cc, zero_keys.cc, model/feasibility.h), so that an axis accepts exactly the values a
+// scenario file accepts.
+struct AxisRule {
+  Kind kind;
+  double min = 0;
+  double max = 0;
+};
+
+const std::map<std::string, AxisRule>& AxisRules() {
+  constexpr double kCountMax = TableReader::kCountMax;
+  static const std::map<std::string, AxisRule> rules = {
+      {"topology", {Kind::kFile}},
+      {"model", {Kind::kFile}},
+      {"nodes", {Kind::kInt, 1, model::kMaxNodes}},
+      {"gpus_per_node", {Kind::kInt, 1, model::kMaxGpusPerNode}},
+      {"nic.count", {Kind::kInt, 1, model::kMaxGpusPerNode}},
+      {"nic.bandwidth", {Kind::kBandwidth}},
+      {"intra.bandwidth", {Kind::kBandwidth}},
+      {"fabric.oversubscription", {Kind::kNumber, 1, 1e6}},
+      {"fabric.nodes_per_leaf", {Kind::kInt, 1, model::kMaxNodes}},
+      {"tokens_per_gpu", {Kind::kInt, 1, static_cast<double>(model::kMaxSequence * model::kMaxMicroBatch)}},
+      {"seq_len", {Kind::kInt, 1, model::kMaxSequence}},
+      {"zero_quantized_weights", {Kind::kBool}},
+      {"zero_hpz_partition_size", {Kind::kInt, 1, model::kMaxGpusPerNode}},
+      {"zero_quantized_gradients", {Kind::kBool}},
+      {"reduce_bucket_size", {Kind::kCount, 1, kCountMax}},
+      {"stage3_prefetch_bucket_size", {Kind::kCount, 0, kCountMax}},
+      {"stage3_max_live_parameters", {Kind::kCount, 0, kCountMax}},
   };
-  return kinds;
+  return rules;
 }
 
 std::string Where(const std::string& file, const toml::node& n) {
@@ -41,17 +52,22 @@ std::string Where(const std::string& file, const toml::node& n) {
 }
 
 // Parses one axis value; returns an error message or "".
-std::string ParseValue(const toml::node& n, Kind kind, AxisValue* v) {
-  switch (kind) {
+std::string ParseValue(const toml::node& n, const AxisRule& rule, AxisValue* v) {
+  switch (rule.kind) {
     case Kind::kFile:
       if (!n.is_string()) return "expected a file path (string)";
       v->text = n.as_string()->get();
       return "";
-    case Kind::kInt:
-      if (!n.is_integer() || n.as_integer()->get() < 1) return "expected a whole number >= 1";
-      v->number = static_cast<double>(n.as_integer()->get());
-      v->text = std::to_string(n.as_integer()->get());
+    case Kind::kInt: {
+      if (!n.is_integer()) return "expected a whole number";
+      const int64_t i = n.as_integer()->get();
+      if (static_cast<double>(i) < rule.min || static_cast<double>(i) > rule.max) {
+        return fmt::format("must be between {:.0f} and {:.0f}, got {}", rule.min, rule.max, i);
+      }
+      v->number = static_cast<double>(i);
+      v->text = std::to_string(i);
       return "";
+    }
     case Kind::kBandwidth: {
       if (!n.is_string()) return "expected a bandwidth string like \"400Gbps\"";
       v->text = n.as_string()->get();
@@ -65,7 +81,12 @@ std::string ParseValue(const toml::node& n, Kind kind, AxisValue* v) {
     case Kind::kCount:
       if (!n.is_number()) return "expected a number";
       v->number = n.is_integer() ? static_cast<double>(n.as_integer()->get()) : n.as_floating_point()->get();
-      if (!(v->number >= (kind == Kind::kNumber ? 1.0 : 0.0))) return "out of range";
+      if (rule.kind == Kind::kCount && !(std::isfinite(v->number) && v->number == std::floor(v->number))) {
+        return fmt::format("expected a whole number of elements, got {}", v->number);
+      }
+      if (!(v->number >= rule.min && v->number <= rule.max)) {
+        return fmt::format("must be between {:g} and {:g}, got {:g}", rule.min, rule.max, v->number);
+      }
       v->text = fmt::format("{:g}", v->number);
       return "";
     case Kind::kBool:
@@ -75,6 +96,29 @@ std::string ParseValue(const toml::node& n, Kind kind, AxisValue* v) {
       return "";
   }
   return "";
+}
+
+// One value of axis `key` (from `file`, whose directory file axes are relative to): parsed and checked,
+// a topology or model file loaded into `s`.
+StatusOr<AxisValue> ReadAxisValue(const FileSource& fs, const std::string& file, const std::string& key,
+                                  const AxisRule& rule, const toml::node& item, SweepSpec* s) {
+  AxisValue v;
+  const std::string error = ParseValue(item, rule, &v);
+  if (!error.empty()) return Status::Error(fmt::format("{}: [axes] {}: {}", Where(file, item), key, error));
+  if (key == "topology") {
+    StatusOr<TopologyFile> t = LoadTopology(fs, ResolvePath(file, v.text));
+    if (!t.ok()) return t.status();
+    StatusOr<model::Calibration> cal = LoadCalibration(fs, t->calibration_path);
+    if (!cal.ok()) return cal.status();
+    v.file = static_cast<int>(s->topologies.size());
+    s->topologies.emplace_back(std::move(t).value(), std::move(cal).value());
+  } else if (key == "model") {
+    StatusOr<ModelFile> m = LoadModel(fs, ResolvePath(file, v.text));
+    if (!m.ok()) return m.status();
+    v.file = static_cast<int>(s->models.size());
+    s->models.push_back(std::move(m).value());
+  }
+  return v;
 }
 
 void ReadPrices(TableReader* cost, SweepSpec* s, Status* status) {
@@ -103,7 +147,7 @@ void ReadPrices(TableReader* cost, SweepSpec* s, Status* status) {
 const std::vector<std::string>& SweepAxisKeys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k;
-    for (const auto& [name, kind] : AxisKinds()) k.push_back(name);
+    for (const auto& [name, rule] : AxisRules()) k.push_back(name);
     return k;
   }();
   return keys;
@@ -135,8 +179,8 @@ StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
   }
   for (const auto& [k, node] : *axes) {
     const std::string key(k.str());
-    const auto kind = AxisKinds().find(key);
-    if (kind == AxisKinds().end()) {
+    const auto rule = AxisRules().find(key);
+    if (rule == AxisRules().end()) {
       std::string hint;
       for (const std::string& cand : SweepAxisKeys()) {
         if (EditDistance(key, cand) <= 2) hint = fmt::format(" (did you mean '{}'?)", cand);
@@ -149,23 +193,9 @@ StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
     }
     Axis axis{key, {}};
     for (const toml::node& item : *node.as_array()) {
-      AxisValue v;
-      const std::string error = ParseValue(item, kind->second, &v);
-      if (!error.empty()) return Status::Error(fmt::format("{}: [axes] {}: {}", Where(path, item), key, error));
-      if (key == "topology") {
-        StatusOr<TopologyFile> t = LoadTopology(fs, ResolvePath(path, v.text));
-        if (!t.ok()) return t.status();
-        StatusOr<model::Calibration> cal = LoadCalibration(fs, t->calibration_path);
-        if (!cal.ok()) return cal.status();
-        v.file = static_cast<int>(s.topologies.size());
-        s.topologies.emplace_back(std::move(t).value(), std::move(cal).value());
-      } else if (key == "model") {
-        StatusOr<ModelFile> m = LoadModel(fs, ResolvePath(path, v.text));
-        if (!m.ok()) return m.status();
-        v.file = static_cast<int>(s.models.size());
-        s.models.push_back(std::move(m).value());
-      }
-      axis.values.push_back(std::move(v));
+      StatusOr<AxisValue> v = ReadAxisValue(fs, path, key, rule->second, item, &s);
+      if (!v.ok()) return v.status();
+      axis.values.push_back(std::move(v).value());
     }
     s.axes.push_back(std::move(axis));
   }
@@ -179,9 +209,9 @@ StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
 
   // [constraints]
   if (std::optional<TableReader> c = root.OptionalTable("constraints")) {
-    s.total_gpus = static_cast<int>(c->IntOr("total_gpus", 0, 1));
-    s.min_total_gpus = static_cast<int>(c->IntOr("min_total_gpus", 0, 1));
-    s.max_total_gpus = static_cast<int>(c->IntOr("max_total_gpus", 0, 1));
+    s.total_gpus = static_cast<int>(c->IntOr("total_gpus", 0, 1, model::kMaxGpus));
+    s.min_total_gpus = static_cast<int>(c->IntOr("min_total_gpus", 0, 1, model::kMaxGpus));
+    s.max_total_gpus = static_cast<int>(c->IntOr("max_total_gpus", 0, 1, model::kMaxGpus));
     c->Finish();
   }
 
@@ -200,10 +230,15 @@ StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
           return Status::Error(fmt::format("{}: [cost.{}] {}: the key must be a bandwidth: {}", Where(path, node), table,
                                            k.str(), bw.status().message()));
         }
-        if (!node.is_number()) {
-          return Status::Error(fmt::format("{}: [cost.{}] {}: expected a price in USD", Where(path, node), table, k.str()));
+        const double usd =
+            !node.is_number()  ? -1
+            : node.is_integer() ? static_cast<double>(node.as_integer()->get())
+                                : node.as_floating_point()->get();
+        if (!(usd >= 0 && usd <= 1e12)) {
+          return Status::Error(fmt::format("{}: [cost.{}] {}: expected a price in USD between 0 and 1e12",
+                                           Where(path, node), table, k.str()));
         }
-        target[*bw] = node.is_integer() ? static_cast<double>(node.as_integer()->get()) : node.as_floating_point()->get();
+        target[*bw] = usd;
       }
     }
     cost->Finish();
@@ -213,7 +248,14 @@ StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
 
   // Enumerate the product and keep the points that satisfy the constraints.
   size_t product = 1;
-  for (const Axis& a : s.axes) product *= a.values.size();
+  for (const Axis& a : s.axes) {
+    if (a.values.size() > kMaxSweepPoints / product) {
+      return Status::Error(fmt::format("{}: [axes]: the axes' product has more than {:.0e} points (at axis '{}'); "
+                                       "split the sweep into several files",
+                                       path, static_cast<double>(kMaxSweepPoints), a.key));
+    }
+    product *= a.values.size();
+  }
   for (size_t i = 0; i < product; ++i) {
     s.product_index.push_back(i);
     const SweepPoint p = MakePoint(s, s.product_index.size() - 1);
@@ -287,12 +329,17 @@ SweepPoint MakePoint(const SweepSpec& s, size_t index) {
   for (Variant& var : p.variants) {
     if (const AxisValue* v = value("seq_len")) var.model.seq_len = static_cast<int>(v->number);
     if (const AxisValue* v = value("tokens_per_gpu")) {
-      const int tokens = static_cast<int>(v->number);
-      if (tokens % var.model.seq_len != 0 && p.infeasible.empty()) {
-        p.infeasible = fmt::format("{} tokens per GPU is not a whole number of {}-token sequences", tokens,
-                                   var.model.seq_len);
+      const int64_t tokens = static_cast<int64_t>(v->number);  // at most 2^44 (AxisRules)
+      const int64_t seq = std::max(1, var.model.seq_len);
+      if (tokens % seq != 0 && p.infeasible.empty()) {
+        p.infeasible = fmt::format("{} tokens per GPU is not a whole number of {}-token sequences", tokens, seq);
       }
-      var.zero.train_micro_batch_size_per_gpu = std::max(1, tokens / var.model.seq_len);
+      const int64_t micro = std::max<int64_t>(1, tokens / seq);
+      if (micro > model::kMaxMicroBatch && p.infeasible.empty()) {
+        p.infeasible = fmt::format("{} tokens per GPU are {} sequences of {} tokens, more than ZeroSim's limit of {}",
+                                   tokens, micro, seq, model::kMaxMicroBatch);
+      }
+      var.zero.train_micro_batch_size_per_gpu = static_cast<int>(std::min<int64_t>(micro, model::kMaxMicroBatch));
     }
     if (const AxisValue* v = value("zero_quantized_weights")) var.zero.zero_quantized_weights = v->boolean;
     if (const AxisValue* v = value("zero_hpz_partition_size")) var.zero.zero_hpz_partition_size = static_cast<int>(v->number);
@@ -302,28 +349,58 @@ SweepPoint MakePoint(const SweepSpec& s, size_t index) {
     if (const AxisValue* v = value("stage3_max_live_parameters")) var.zero.stage3_max_live_parameters = v->number;
   }
 
-  // Combinations that cannot run are results, with the reason.
-  const model::ClusterSpec& c = p.cluster;
-  auto infeasible = [&](std::string why) {
-    if (p.infeasible.empty()) p.infeasible = std::move(why);
-  };
-  if (c.nic.count > c.gpus_per_node || (c.nic.count > 0 && c.gpus_per_node % c.nic.count != 0)) {
-    infeasible(fmt::format("{} NICs do not divide {} GPUs per node into equal rails", c.nic.count, c.gpus_per_node));
-  }
-  if (c.fabric.kind == model::FabricKind::kFatTree && c.nodes % c.fabric.nodes_per_leaf != 0) {
-    infeasible(fmt::format("{} nodes do not fill leaves of {} nodes", c.nodes, c.fabric.nodes_per_leaf));
-  }
+  // Combinations that cannot run are results, with the reason: the one feasibility check
+  // (model/feasibility.h), the same the loaders report as errors.
   for (const Variant& var : p.variants) {
-    if (c.gpus_per_node % var.zero.zero_hpz_partition_size != 0) {
-      infeasible(fmt::format("hpZ partition size {} does not divide {} GPUs per node", var.zero.zero_hpz_partition_size,
-                             c.gpus_per_node));
-    }
-    if (var.model.seq_len > var.model.max_position_embeddings) {
-      infeasible(fmt::format("sequence length {} exceeds {} positions", var.model.seq_len,
-                             var.model.max_position_embeddings));
-    }
+    if (!p.infeasible.empty()) break;
+    p.infeasible = model::DescribeProblems(model::CheckConfiguration(var.model, var.zero, p.cluster));
   }
   return p;
+}
+
+StatusOr<Scenario> ApplySettings(const FileSource& fs, const Scenario& base, const std::vector<std::string>& settings) {
+  SweepSpec s;
+  s.name = base.name;
+  s.base = base;
+  for (const std::string& setting : settings) {
+    const size_t eq = setting.find('=');
+    const std::string key = setting.substr(0, eq);
+    const auto rule = AxisRules().find(key);
+    if (eq == std::string::npos || rule == AxisRules().end()) {
+      std::string hint;
+      for (const std::string& cand : SweepAxisKeys()) {
+        if (EditDistance(key, cand) <= 2) hint = fmt::format(" (did you mean '{}'?)", cand);
+      }
+      return Status::Error(fmt::format("--set {}: expected KEY=VALUE with KEY one of the sweep axes{}: {}", setting, hint,
+                                       fmt::join(SweepAxisKeys(), ", ")));
+    }
+    for (const Axis& a : s.axes) {
+      if (a.key == key) return Status::Error(fmt::format("--set {}: {} is set twice", setting, key));
+    }
+    // The value as a TOML value (numbers, booleans, quoted strings), or else as a bare string ("200Gbps").
+    const std::string text = setting.substr(eq + 1);
+    toml::table doc;
+    StatusOr<toml::table> parsed = ParseToml("v = " + text, "--set");
+    if (parsed.ok() && parsed->get("v") != nullptr) {
+      doc = std::move(parsed).value();
+    } else {
+      doc.insert("v", text);
+    }
+    StatusOr<AxisValue> v = ReadAxisValue(fs, "--set", key, rule->second, *doc.get("v"), &s);
+    if (!v.ok()) return Status::Error(fmt::format("--set {}: {}", setting, v.status().message()));
+    s.axes.push_back(Axis{key, {std::move(v).value()}});
+  }
+  s.product_index = {0};
+  const SweepPoint p = MakePoint(s, 0);
+  Scenario out = base;
+  out.cluster = p.cluster;
+  out.calibration = p.calibration;
+  out.variants = p.variants;
+  if (!settings.empty()) out.name = fmt::format("{} (--set {})", base.name, fmt::join(settings, " "));
+  if (!p.infeasible.empty()) {
+    return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));
+  }
+  return out;
 }
 
 }  // namespace zerosim::io

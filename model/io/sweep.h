@@ -47,6 +47,9 @@ struct SweepSpec {
   std::vector<size_t> product_index;  // for each point, its index in the unconstrained product
 };
 
+// A sweep's axes may span at most this many points (its point index takes 8 bytes a point).
+inline constexpr size_t kMaxSweepPoints = 10000000;
+
 StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path);
 
 struct SweepPoint {
@@ -60,6 +63,12 @@ struct SweepPoint {
 
 size_t PointCount(const SweepSpec& s);
 SweepPoint MakePoint(const SweepSpec& s, size_t index);
+
+// `base` with one-parameter what-ifs applied: each setting "KEY=VALUE" is a sweep axis with that single
+// value (the same keys, parsing and checks; files relative to the working directory), e.g.
+// "nic.bandwidth=200Gbps", "nodes=48", "zero_quantized_gradients=false". The scenario's name records them.
+// Errors: an unknown key, a bad value, a key given twice, a combination that cannot run.
+StatusOr<Scenario> ApplySettings(const FileSource& fs, const Scenario& base, const std::vector<std::string>& settings);
 
 // The axis keys a sweep may use (docs/sweeps.md).
 const std::vector<std::string>& SweepAxisKeys();

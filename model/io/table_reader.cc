@@ -104,9 +104,11 @@ bool TableReader::Require(std::string_view key) {
   return false;
 }
 
-int64_t TableReader::Int(std::string_view key, int64_t min) { return Require(key) ? IntOr(key, min, min) : min; }
+int64_t TableReader::Int(std::string_view key, int64_t min, int64_t max) {
+  return Require(key) ? IntOr(key, min, min, max) : min;
+}
 
-int64_t TableReader::IntOr(std::string_view key, int64_t fallback, int64_t min) {
+int64_t TableReader::IntOr(std::string_view key, int64_t fallback, int64_t min, int64_t max) {
   const toml::node* n = Get(key);
   if (n == nullptr) return fallback;
   if (!n->is_integer()) {
@@ -114,13 +116,22 @@ int64_t TableReader::IntOr(std::string_view key, int64_t fallback, int64_t min) 
     return fallback;
   }
   const int64_t v = n->as_integer()->get();
-  if (v < min) Fail(key, fmt::format("must be at least {}, got {}", min, v));
+  if (v < min) {
+    Fail(key, fmt::format("must be at least {}, got {}", min, v));
+    return min;
+  }
+  if (v > max) {
+    Fail(key, fmt::format("must be at most {}, got {}", max, v));
+    return max;
+  }
   return v;
 }
 
-double TableReader::Count(std::string_view key, double min) { return Require(key) ? CountOr(key, min, min) : min; }
+double TableReader::Count(std::string_view key, double min, double max) {
+  return Require(key) ? CountOr(key, min, min, max) : min;
+}
 
-double TableReader::CountOr(std::string_view key, double fallback, double min) {
+double TableReader::CountOr(std::string_view key, double fallback, double min, double max) {
   const toml::node* n = Get(key);
   if (n == nullptr) return fallback;
   double v = 0;
@@ -136,7 +147,14 @@ double TableReader::CountOr(std::string_view key, double fallback, double min) {
     Fail(key, "expected a number (e.g. 5e7)");
     return fallback;
   }
-  if (v < min) Fail(key, fmt::format("must be at least {:g}, got {:g}", min, v));
+  if (v < min) {
+    Fail(key, fmt::format("must be at least {:g}, got {:g}", min, v));
+    return min;
+  }
+  if (v > max) {
+    Fail(key, fmt::format("must be at most {:g}, got {:g}", max, v));
+    return max;
+  }
   return v;
 }
 
@@ -152,7 +170,10 @@ double TableReader::NumberOr(std::string_view key, double fallback, double min, 
     Fail(key, "expected a number");
     return fallback;
   }
-  if (!(v >= min && v <= max)) Fail(key, fmt::format("must be between {:g} and {:g}, got {:g}", min, max, v));
+  if (!(v >= min && v <= max)) {
+    Fail(key, fmt::format("must be between {:g} and {:g}, got {:g}", min, max, v));
+    return fallback;
+  }
   return v;
 }
 

@@ -27,11 +27,17 @@ class TableReader {
 
   std::string String(std::string_view key);
   std::optional<std::string> OptionalString(std::string_view key);
-  int64_t Int(std::string_view key, int64_t min);
-  int64_t IntOr(std::string_view key, int64_t fallback, int64_t min);
-  // An integer or a float that holds a whole number (e.g. 5e7), at least `min`.
-  double Count(std::string_view key, double min);
-  double CountOr(std::string_view key, double fallback, double min);
+  // An integer in [min, max]; `max` defaults to the largest int, so that the result always fits the int
+  // fields it is stored in. Out of range: an error, and the value clamped into the range (so that a loader
+  // reading on never divides by zero or overflows).
+  int64_t Int(std::string_view key, int64_t min, int64_t max = kIntMax);
+  int64_t IntOr(std::string_view key, int64_t fallback, int64_t min, int64_t max = kIntMax);
+  static constexpr int64_t kIntMax = 2147483647;
+  // An integer or a float that holds a whole number (e.g. 5e7), in [min, max]; `max` defaults to 2^53,
+  // the largest count a double holds exactly (and an int64 holds). Out of range: an error, clamped.
+  double Count(std::string_view key, double min, double max = kCountMax);
+  double CountOr(std::string_view key, double fallback, double min, double max = kCountMax);
+  static constexpr double kCountMax = 9007199254740992.0;
   // A plain number (int or float) in [min, max].
   double NumberOr(std::string_view key, double fallback, double min, double max);
   bool Bool(std::string_view key);

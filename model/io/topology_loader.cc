@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "model/feasibility.h"
 #include "model/io/loaders.h"
 #include "model/io/table_reader.h"
 
@@ -28,8 +29,8 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   model::ClusterSpec& c = out.cluster;
   TableReader root(&doc.value().table, path, "", &status);
   c.name = root.String("name");
-  c.nodes = static_cast<int>(root.Int("nodes", 1));
-  c.gpus_per_node = static_cast<int>(root.Int("gpus_per_node", 1));
+  c.nodes = static_cast<int>(root.Int("nodes", 1, model::kMaxNodes));
+  c.gpus_per_node = static_cast<int>(root.Int("gpus_per_node", 1, model::kMaxGpusPerNode));
 
   TableReader gpu = root.Table("gpu");
   c.gpu.name = gpu.String("name");
@@ -49,18 +50,9 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   intra.Finish();
 
   TableReader nic = root.Table("nic");
-  c.nic.count = static_cast<int>(nic.Int("count", c.nodes > 1 ? 1 : 0));
+  c.nic.count = static_cast<int>(nic.Int("count", c.nodes > 1 ? 1 : 0, model::kMaxGpusPerNode));
   c.nic.bandwidth_Bps = nic.Quantity("bandwidth", Dimension::kBandwidth, true);
   c.nic.latency_s = nic.Quantity("latency", Dimension::kTime, false);
-  if (status.ok() && c.nic.count > c.gpus_per_node) {
-    nic.Fail("count", fmt::format("{} NICs for {} GPUs per node: ZeroSim maps each GPU to one NIC (rails), so at "
-                                  "most one NIC per GPU",
-                                  c.nic.count, c.gpus_per_node));
-  }
-  if (status.ok() && c.nic.count > 0 && c.gpus_per_node % c.nic.count != 0) {
-    nic.Fail("count", fmt::format("{} NICs do not divide {} GPUs per node into equal rails", c.nic.count,
-                                  c.gpus_per_node));
-  }
   nic.Finish();
 
   TableReader fab = root.Table("fabric");
@@ -72,18 +64,11 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
     c.fabric.kind = model::FabricKind::kRailOptimized;
   } else if (kind == "fat_tree") {
     c.fabric.kind = model::FabricKind::kFatTree;
-    c.fabric.nodes_per_leaf = static_cast<int>(fab.Int("nodes_per_leaf", 1));
+    c.fabric.nodes_per_leaf = static_cast<int>(fab.Int("nodes_per_leaf", 1, model::kMaxNodes));
     c.fabric.oversubscription = fab.NumberOr("oversubscription", 1.0, 1.0, 1e6);
-    if (status.ok() && c.nodes % c.fabric.nodes_per_leaf != 0) {
-      fab.Fail("nodes_per_leaf", fmt::format("{} nodes do not fill leaves of {} nodes", c.nodes, c.fabric.nodes_per_leaf));
-    }
-    c.fabric.leaves_per_pod = static_cast<int>(fab.IntOr("leaves_per_pod", 0, 0));
+    c.fabric.leaves_per_pod = static_cast<int>(fab.IntOr("leaves_per_pod", 0, 0, model::kMaxNodes));
     if (c.fabric.leaves_per_pod > 0) {
       c.fabric.pod_oversubscription = fab.NumberOr("pod_oversubscription", 1.0, 1.0, 1e6);
-      const int per_pod = c.fabric.nodes_per_leaf * c.fabric.leaves_per_pod;
-      if (status.ok() && c.nodes % per_pod != 0) {
-        fab.Fail("leaves_per_pod", fmt::format("{} nodes do not fill pods of {} nodes", c.nodes, per_pod));
-      }
     }
   } else if (status.ok()) {
     fab.Fail("kind", fmt::format("unknown fabric kind \"{}\" (supported: single_switch, fat_tree, rail_optimized)", kind));
@@ -102,6 +87,20 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
     c.nccl.ring_bus_bandwidth_cap_Bps =
         nccl->QuantityOr("ring_bus_bandwidth_cap", Dimension::kBandwidth, c.nccl.ring_bus_bandwidth_cap_Bps, false);
     nccl->Finish();
+  }
+  // The cluster's structure (rails, leaves, pods, sizes): model/feasibility.h, reported at its key.
+  if (status.ok()) {
+    for (const model::Problem& p : model::CheckCluster(c)) {
+      if (p.key.rfind("gpu.", 0) == 0) {
+        gpu.Fail(p.key.substr(4), p.message);
+      } else if (p.key.rfind("nic.", 0) == 0) {
+        nic.Fail(p.key.substr(4), p.message);
+      } else if (p.key.rfind("fabric.", 0) == 0) {
+        fab.Fail(p.key.substr(7), p.message);
+      } else {
+        root.Fail(p.key, p.message);
+      }
+    }
   }
   root.Finish();
   if (!status.ok()) return status;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "model/feasibility.h"
+
 namespace zerosim::io {
 
 model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, const model::ClusterSpec& c) {
@@ -13,12 +15,8 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
   if (z.stage != 3) t->Fail("stage", fmt::format("ZeroSim models ZeRO stage 3 (and ZeRO++ on it), got {}", z.stage));
 
   z.zero_quantized_weights = t->BoolOr("zero_quantized_weights", z.zero_quantized_weights);
-  z.zero_hpz_partition_size = static_cast<int>(t->IntOr("zero_hpz_partition_size", z.zero_hpz_partition_size, 1));
-  if (t->Has("zero_hpz_partition_size") && c.gpus_per_node % z.zero_hpz_partition_size != 0) {
-    t->Fail("zero_hpz_partition_size",
-            fmt::format("hpZ partition size {} does not divide the {} GPUs per node of '{}'",
-                        z.zero_hpz_partition_size, c.gpus_per_node, c.name));
-  }
+  z.zero_hpz_partition_size = static_cast<int>(
+      t->IntOr("zero_hpz_partition_size", z.zero_hpz_partition_size, 1, model::kMaxGpusPerNode));
   z.zero_quantized_gradients = t->BoolOr("zero_quantized_gradients", z.zero_quantized_gradients);
 
   z.weight_quantization_bits = static_cast<int>(t->IntOr("weight_quantization_bits", z.weight_quantization_bits, 1));
@@ -48,11 +46,12 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
   z.hpz_recompute_uses_secondary = t->BoolOr("hpz_recompute_uses_secondary", z.hpz_recompute_uses_secondary);
   z.host_overhead_per_module_s =
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z.host_overhead_per_module_s, false);
+  ReportProblems(model::CheckZero(z, c), {t});
   return z;
 }
 
 void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z) {
-  m->seq_len = static_cast<int>(t->IntOr("seq_len", m->seq_len, 1));
+  m->seq_len = static_cast<int>(t->IntOr("seq_len", m->seq_len, 1, model::kMaxSequence));
   const bool tokens = t->Has("tokens_per_gpu");
   const bool micro = t->Has("train_micro_batch_size_per_gpu");
   if (tokens && micro) {
@@ -60,13 +59,15 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
   }
   if (micro) {
     z->train_micro_batch_size_per_gpu =
-        static_cast<int>(t->IntOr("train_micro_batch_size_per_gpu", z->train_micro_batch_size_per_gpu, 1));
+        static_cast<int>(t->IntOr("train_micro_batch_size_per_gpu", z->train_micro_batch_size_per_gpu, 1,
+                                  model::kMaxMicroBatch));
   }
   if (tokens) {
-    const int64_t n = t->IntOr("tokens_per_gpu", 1, 1);
-    if (m->seq_len <= 0 || n % m->seq_len != 0) {
-      t->Fail("tokens_per_gpu", fmt::format("{} tokens per GPU is not a whole number of {}-token sequences", n,
-                                            m->seq_len));
+    const int64_t n = t->IntOr("tokens_per_gpu", 1, 1, model::kMaxSequence * model::kMaxMicroBatch);
+    if (m->seq_len <= 0 || n % m->seq_len != 0 || n / m->seq_len > model::kMaxMicroBatch) {
+      t->Fail("tokens_per_gpu", fmt::format("{} tokens per GPU is not a whole number of {}-token sequences (at most "
+                                            "{} sequences)",
+                                            n, m->seq_len, model::kMaxMicroBatch));
     } else {
       z->train_micro_batch_size_per_gpu = static_cast<int>(n / m->seq_len);
     }
@@ -74,7 +75,8 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
     t->IntOr("tokens_per_gpu", 0, 1);  // mark the key as known for "did you mean"
   }
   z->gradient_accumulation_steps =
-      static_cast<int>(t->IntOr("gradient_accumulation_steps", z->gradient_accumulation_steps, 1));
+      static_cast<int>(t->IntOr("gradient_accumulation_steps", z->gradient_accumulation_steps, 1,
+                                model::kMaxGradientAccumulation));
   z->activation_checkpointing = t->BoolOr("activation_checkpointing", z->activation_checkpointing);
   // recompute = none | full | selective | offload (model/zero_config.h): sets activation_checkpointing too.
   if (std::optional<std::string> r = t->OptionalString("recompute")) {
@@ -119,10 +121,27 @@ void ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z->host_overhead_per_module_s, false);
 }
 
-void CheckTraining(TableReader* t, const model::ModelSpec& m) {
-  if (m.seq_len > m.max_position_embeddings) {
-    t->Fail("seq_len", fmt::format("sequence length {} exceeds the model's {} position embeddings", m.seq_len,
-                                   m.max_position_embeddings));
+void ReportProblems(const std::vector<model::Problem>& problems, std::initializer_list<TableReader*> tables,
+                    TableReader* fallback, std::string_view fallback_key) {
+  for (const model::Problem& p : problems) {
+    // tokens_per_gpu sets the micro-batch: report it where the file wrote it.
+    const std::string alias = p.key == "train_micro_batch_size_per_gpu" ? "tokens_per_gpu" : p.key;
+    TableReader* where = nullptr;
+    std::string key = p.key;
+    for (TableReader* t : tables) {
+      if (t->Has(p.key) || t->Has(alias)) {
+        where = t;
+        key = t->Has(p.key) ? p.key : alias;
+        break;
+      }
+    }
+    if (where != nullptr) {
+      where->Fail(key, p.message);
+    } else if (fallback != nullptr) {
+      fallback->Fail(fallback_key, fmt::format("{}: {}", p.key, p.message));
+    } else {
+      tables.begin()[0]->Fail(p.key, p.message);
+    }
   }
 }
 

@@ -4,15 +4,20 @@
 // decides which training keys a file must give.
 #pragma once
 
+#include <initializer_list>
+#include <string_view>
+#include <vector>
+
 #include "model/cluster_spec.h"
+#include "model/feasibility.h"
 #include "model/io/table_reader.h"
 #include "model/model_spec.h"
 #include "model/zero_config.h"
 
 namespace zerosim::io {
 
-// Reads the ZeRO keys present in `t` over `base`, checking them against the cluster (hpZ size divides
-// the GPUs per node, ...).
+// Reads the ZeRO keys present in `t` over `base`, checking them against the cluster (model::CheckZero:
+// the hpZ size divides the GPUs per node, ...).
 model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, const model::ClusterSpec& c);
 
 // Reads the training keys present in `t`: seq_len (into `m`), tokens_per_gpu or
@@ -27,8 +32,10 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
 void ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z);
 model::ZeroConfig DeepSpeedRuntimeDefaults(model::ZeroConfig z);
 
-// Checks that hold only for the combination of keys (after all overrides): seq_len set and within
-// max_position_embeddings. Reports against `t`, naming `key_hint`.
-void CheckTraining(TableReader* t, const model::ModelSpec& m);
+// Reports each problem of model/feasibility.h at its key in the first of `tables` that gives that key
+// (tokens_per_gpu stands for the micro-batch); a problem no table gives a key for is reported at
+// `fallback_key` of `fallback` (e.g. the scenario's `model` for the model's sizes), or at the first table.
+void ReportProblems(const std::vector<model::Problem>& problems, std::initializer_list<TableReader*> tables,
+                    TableReader* fallback = nullptr, std::string_view fallback_key = {});
 
 }  // namespace zerosim::io

@@ -1,0 +1,156 @@
+#include "model/feasibility.h"
+
+#include <fmt/format.h>
+
+namespace zerosim::model {
+namespace {
+
+// Leaf modules per transformer block and around the blocks (model/module_graph.h: 7 per block; word and
+// position embeddings, final LayerNorm, logit layer).
+constexpr double kModulesPerBlock = 7;
+constexpr double kModulesOutsideBlocks = 4;
+// Module passes per micro-step: forward, backward, and the recompute of activation checkpointing.
+constexpr double kPassesPerMicroStep = 3;
+// Ops per module pass, an upper bound over the variants (fetch: host hook, all-gather, quantize and
+// dequantize kernels, waits; compute; release; backward: gradient copy, bucket reduction, qgZ's kernels).
+// tests/model/feasibility_test.cc checks it bounds BuildSchedule over ZeRO-3 and every ZeRO++ switch.
+constexpr double kOpsPerModulePass = 16;
+// Memory per op while the schedule is built: the Op itself and its CompactOp (model/schedule.h).
+constexpr double kBytesPerOp = 232;
+
+void Add(std::vector<Problem>* out, std::string key, std::string message) {
+  out->push_back({std::move(key), std::move(message)});
+}
+
+void Range(std::vector<Problem>* out, const char* key, int64_t v, int64_t min, int64_t max) {
+  if (v < min || v > max) Add(out, key, fmt::format("must be between {} and {}, got {}", min, max, v));
+}
+
+}  // namespace
+
+std::vector<Problem> CheckCluster(const ClusterSpec& c) {
+  std::vector<Problem> out;
+  Range(&out, "nodes", c.nodes, 1, kMaxNodes);
+  Range(&out, "gpus_per_node", c.gpus_per_node, 1, kMaxGpusPerNode);
+  if (!out.empty()) return out;  // the checks below divide by these
+  const int64_t gpus = int64_t{c.nodes} * c.gpus_per_node;
+  if (gpus > kMaxGpus) {
+    Add(&out, "nodes",
+        fmt::format("{} nodes x {} GPUs = {} GPUs, more than ZeroSim's limit of {}", c.nodes, c.gpus_per_node,
+                    gpus, kMaxGpus));
+  }
+  if (c.gpu.sms < 1 || c.gpu.sms > kMaxGpusPerNode * 1024) {
+    Add(&out, "gpu.sms", fmt::format("must be between 1 and {}, got {}", kMaxGpusPerNode * 1024, c.gpu.sms));
+  }
+  if (c.nccl.channels < 0)
+    Add(&out, "nccl.channels", fmt::format("must be at least 0, got {}", c.nccl.channels));
+  if (c.nic.count < 0 || c.nic.count > c.gpus_per_node) {
+    Add(&out, "nic.count",
+        fmt::format("{} NICs for {} GPUs per node: ZeroSim maps each GPU to one NIC (rails), so "
+                    "between 0 and one NIC per GPU",
+                    c.nic.count, c.gpus_per_node));
+  } else if (c.nic.count > 0 && c.gpus_per_node % c.nic.count != 0) {
+    Add(&out, "nic.count",
+        fmt::format("{} NICs do not divide {} GPUs per node into equal rails", c.nic.count, c.gpus_per_node));
+  }
+  if (c.nodes > 1 && c.nic.count == 0) {
+    Add(&out, "nic.count", fmt::format("{} nodes with no NIC cannot communicate", c.nodes));
+  }
+  if (c.fabric.kind == FabricKind::kFatTree) {
+    const int leaf = c.fabric.nodes_per_leaf;
+    if (leaf < 1 || leaf > kMaxNodes) {
+      Add(&out, "fabric.nodes_per_leaf", fmt::format("must be between 1 and {}, got {}", kMaxNodes, leaf));
+    } else if (c.nodes % leaf != 0) {
+      Add(&out, "fabric.nodes_per_leaf",
+          fmt::format("{} nodes do not fill leaves of {} nodes", c.nodes, leaf));
+    } else if (c.fabric.leaves_per_pod < 0 || c.fabric.leaves_per_pod > kMaxNodes) {
+      Add(&out, "fabric.leaves_per_pod",
+          fmt::format("must be between 0 and {}, got {}", kMaxNodes, c.fabric.leaves_per_pod));
+    } else if (c.fabric.leaves_per_pod > 0) {
+      const int64_t pod = int64_t{leaf} * c.fabric.leaves_per_pod;
+      if (c.nodes % pod != 0) {
+        Add(&out, "fabric.leaves_per_pod",
+            fmt::format("{} nodes do not fill pods of {} nodes ({} leaves of {})", c.nodes, pod,
+                        c.fabric.leaves_per_pod, leaf));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Problem> CheckModel(const ModelSpec& m) {
+  std::vector<Problem> out;
+  Range(&out, "layers", m.layers, 1, kMaxLayers);
+  Range(&out, "hidden", m.hidden, 1, kMaxWidth);
+  Range(&out, "heads", m.heads, 1, kMaxWidth);
+  Range(&out, "ffn_hidden", m.ffn_hidden, 1, kMaxWidth);
+  Range(&out, "vocab", m.vocab, 1, kMaxVocab);
+  Range(&out, "max_position_embeddings", m.max_position_embeddings, 1, kMaxSequence);
+  if (m.hidden >= 1 && m.heads >= 1 && m.hidden % m.heads != 0) {
+    Add(&out, "heads", fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
+  }
+  return out;
+}
+
+double EstimateScheduleOps(const ModelSpec& m, const ZeroConfig& z) {
+  const double modules = kModulesPerBlock * m.layers + kModulesOutsideBlocks;
+  return static_cast<double>(z.gradient_accumulation_steps) * kPassesPerMicroStep * modules *
+         kOpsPerModulePass;
+}
+
+std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
+  std::vector<Problem> out;
+  const int hpz = z.zero_hpz_partition_size;
+  if (hpz < 1) {
+    Add(&out, "zero_hpz_partition_size", fmt::format("must be at least 1, got {}", hpz));
+  } else if (c.gpus_per_node >= 1 && c.gpus_per_node % hpz != 0) {
+    Add(&out, "zero_hpz_partition_size",
+        fmt::format("hpZ partition size {} does not divide the {} GPUs per node of '{}'", hpz,
+                    c.gpus_per_node, c.name));
+  }
+  if (z.max_ongoing_fetch_events < 0 || z.max_param_reduce_events < 0) {
+    Add(&out, z.max_ongoing_fetch_events < 0 ? "max_ongoing_fetch_events" : "max_param_reduce_events",
+        "must be at least 0");
+  }
+  return out;
+}
+
+std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+  std::vector<Problem> out;
+  Range(&out, "seq_len", m.seq_len, 1, kMaxSequence);
+  Range(&out, "train_micro_batch_size_per_gpu", z.train_micro_batch_size_per_gpu, 1, kMaxMicroBatch);
+  Range(&out, "gradient_accumulation_steps", z.gradient_accumulation_steps, 1, kMaxGradientAccumulation);
+  for (Problem& p : CheckZero(z, c)) out.push_back(std::move(p));
+  if (m.seq_len > m.max_position_embeddings) {
+    Add(&out, "seq_len",
+        fmt::format("sequence length {} exceeds the model's {} position embeddings", m.seq_len,
+                    m.max_position_embeddings));
+  }
+  if (out.empty() && m.layers >= 1) {
+    const double ops = EstimateScheduleOps(m, z);
+    if (ops > kMaxScheduleOps) {
+      Add(&out, z.gradient_accumulation_steps > 1 ? "gradient_accumulation_steps" : "layers",
+          fmt::format("{} layers x {} gradient accumulation steps make a schedule of about {:.2g} ops (about "
+                      "{:.0f} GB "
+                      "to build); ZeroSim builds at most {:.0e} ops",
+                      m.layers, z.gradient_accumulation_steps, ops, ops * kBytesPerOp / 1e9,
+                      kMaxScheduleOps));
+    }
+  }
+  return out;
+}
+
+std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+  std::vector<Problem> out = CheckCluster(c);
+  for (Problem& p : CheckModel(m)) out.push_back(std::move(p));
+  if (!out.empty()) return out;  // the training checks use the sizes above
+  return CheckTraining(m, z, c);
+}
+
+std::string DescribeProblems(const std::vector<Problem>& problems) {
+  std::string s;
+  for (const Problem& p : problems) s += fmt::format("{}{}: {}", s.empty() ? "" : "; ", p.key, p.message);
+  return s;
+}
+
+}  // namespace zerosim::model

@@ -1,0 +1,71 @@
+// Feasibility: the one place that decides whether a configuration (model, ZeRO settings, cluster) can
+// be evaluated, and why not. Loaders turn the problems into "file:line: key: message" errors (a topology
+// whose NICs do not divide its GPUs), studies turn them into infeasible rows (a sweep point whose nodes do
+// not fill its fat-tree leaves), and every evaluation path checks them before building a schedule, so no
+// engine ever sees a configuration that would divide by zero, overflow an int or exhaust memory.
+//
+// The limits below are ZeroSim's, not the hardware's: they keep every count inside 32-bit ints (products
+// included: nodes * gpus_per_node, layers * modules) and a schedule's memory within a workstation's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/cluster_spec.h"
+#include "model/model_spec.h"
+#include "model/zero_config.h"
+
+namespace zerosim::model {
+
+// Single-value limits, enforced by the loaders and the sweep axes as ranges (so that every product below
+// stays well inside int32).
+inline constexpr int64_t kMaxNodes = 65536;
+inline constexpr int64_t kMaxGpusPerNode = 1024;
+inline constexpr int64_t kMaxGpus = 1048576;  // nodes * gpus_per_node; 2^20, about 10x today's largest jobs
+inline constexpr int64_t kMaxLayers = 100000;
+inline constexpr int64_t kMaxWidth = 1 << 20;  // hidden, ffn_hidden (elements per row)
+inline constexpr int64_t kMaxVocab = 1 << 26;
+inline constexpr int64_t kMaxSequence = 1 << 24;    // seq_len, max_position_embeddings
+inline constexpr int64_t kMaxMicroBatch = 1 << 20;  // sequences per GPU per micro-step
+inline constexpr int64_t kMaxGradientAccumulation = 1 << 16;
+
+// A schedule holds every op of one iteration (model/schedule.h: an Op is about 200 bytes, its compact copy
+// 32): this many ops is about 2.5 GB, the most ZeroSim builds.
+inline constexpr double kMaxScheduleOps = 1e7;
+
+// Why a configuration cannot be evaluated, attributed to the input key that decides it. `key` is dotted
+// as the input files spell it: "nodes", "nic.count", "fabric.nodes_per_leaf", "fabric.leaves_per_pod",
+// "zero_hpz_partition_size", "seq_len", "gradient_accumulation_steps", "layers", "heads", ...
+struct Problem {
+  std::string key;
+  std::string message;
+};
+
+// The cluster alone: sizes within the limits, a GPU with SMs, NICs that divide the GPUs of a node into equal
+// rails (at most one NIC per GPU), nodes that fill whole fat-tree leaves and pods.
+std::vector<Problem> CheckCluster(const ClusterSpec& c);
+
+// The model alone: sizes within the limits, heads that divide the hidden size.
+std::vector<Problem> CheckModel(const ModelSpec& m);
+
+// The ZeRO settings against the cluster: an hpZ partition that divides the GPUs per node, non-negative
+// event limits.
+std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c);
+
+// The ZeRO (CheckZero) and training settings against the cluster and the model: an hpZ partition that divides
+// the GPUs per node, a sequence within the position embeddings, counts within the limits, and a schedule of
+// at most kMaxScheduleOps ops (the message gives the estimate).
+std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
+
+// All of the above, cluster first. Empty: the configuration can be evaluated (it may still not fit in
+// memory: that is the evaluation's answer, model/memory.h).
+std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
+
+// Upper estimate of the ops BuildSchedule emits for one iteration (the size check above).
+double EstimateScheduleOps(const ModelSpec& m, const ZeroConfig& z);
+
+// "key: message; key: message" (for infeasible rows).
+std::string DescribeProblems(const std::vector<Problem>& problems);
+
+}  // namespace zerosim::model

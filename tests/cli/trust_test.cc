@@ -1,0 +1,357 @@
+// Reproducers of issue 12 (commands): options that did nothing, crashes on bad arguments, output that
+// went to the wrong place or was cut off, resumes that trusted foreign rows, children that outlived
+// their parent. Each command is driven through its handler, as main() calls it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/sweep_runner.h"
+#include "cli/sweep_summary.h"
+#include "model/evaluate.h"
+#include "model/feasibility.h"
+#include "model/schedule_builder.h"
+#include "sim/isolation.h"
+#include "test_inputs.h"
+#include "test_util.h"
+
+namespace zerosim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kPlanSweep = R"(name = "plan sweep"
+base = "s.toml"
+train_tokens = 1e9
+[axes]
+tokens_per_gpu = [512, 1024, 2048]
+nodes = [2, 4]
+[cost]
+gpu_hour_usd = 2.5
+)";
+
+struct Result {
+  int rc = 0;
+  std::string out;
+  std::string err;
+};
+
+class TrustTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        fs::temp_directory_path() / fs::path("zerosim_trust_" + std::to_string(::getpid()) + "_" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    Write("t.toml", testing::kTopology);
+    Write("m.toml", testing::kModel);
+    Write("s.toml", testing::kScenario);
+    Write("c.json", testing::Calibration());
+    Write("p.sweep.toml", kPlanSweep);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  // Runs `command` with `args`, capturing stdout and stderr.
+  Result Run(int (*command)(int, char**), std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    Result r;
+    r.rc = command(static_cast<int>(args.size()), argv.data());
+    std::fflush(stdout);
+    r.out = ::testing::internal::GetCapturedStdout();
+    r.err = ::testing::internal::GetCapturedStderr();
+    return r;
+  }
+  io::SweepSpec Spec(const std::string& file) {
+    StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), Path(file));
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return *s;
+  }
+  fs::path dir_;
+};
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+TEST_F(TrustTest, JsonDashWritesTheReportToStdout) {
+  const Result r = Run(RunCommand, {"run", Path("s.toml"), "--json", "-"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_FALSE(fs::exists("-"));
+  const nlohmann::json j = nlohmann::json::parse(r.out);  // stdout holds the JSON alone
+  EXPECT_EQ(j.at("variants").size(), 2u);
+  EXPECT_HAS(r.err, "ZeRO++");  // the table went to stderr
+}
+
+TEST_F(TrustTest, SetAppliesAWhatIfLikeASweepAxis) {
+  Result r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nic.bandwidth=200Gbps", "--set", "nodes=2",
+                              "--json", "-"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& cluster = j.at("scenario").at("cluster");
+  EXPECT_EQ(cluster.at("nodes"), 2);
+  EXPECT_DOUBLE_EQ(cluster.at("nic").at("bandwidth_Bps").get<double>(), 25e9);
+  EXPECT_HAS(j.at("scenario").at("name").get<std::string>(), "(--set nic.bandwidth=200Gbps nodes=2)");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nic.bandwith=200Gbps"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "did you mean 'nic.bandwidth'");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nodes=0"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "nodes: must be between 1 and 65536");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nodes=2", "--set", "nodes=4"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "nodes is set twice");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nic.count=3"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "3 NICs do not divide 8 GPUs per node");
+}
+
+TEST_F(TrustTest, SimOnlyOptionsAreRejectedWithTheAnalyticEngine) {
+  Result r = Run(RunCommand, {"run", Path("s.toml"), "--fidelity", "step"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "--fidelity applies to the sim engine only");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--reduction", "full"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "--reduction applies to the sim engine only");
+  r = Run(SweepCommand, {"sweep", Path("p.sweep.toml"), "--fidelity", "macro"});
+  EXPECT_EQ(r.rc, kExitUsage);
+}
+
+TEST_F(TrustTest, TraceRanksAreChecked) {
+  const std::string trace = Path("trace.json");
+  // Two identical timelines under the symmetric reduction.
+  Result r =
+      Run(RunCommand, {"run", Path("s.toml"), "--engine", "sim", "--trace", trace, "--trace-ranks", "0,15"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "under --reduction symmetric every rank replays the same timeline");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--engine", "sim", "--reduction", "full", "--trace", trace,
+                       "--trace-ranks", "3,3"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "rank 3 is listed twice");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--engine", "sim", "--trace", trace, "--trace-ranks", "99999"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "rank 99999 does not exist: 'test cluster' has 32 GPUs");
+  r = Run(RunCommand,
+          {"run", Path("s.toml"), "--engine", "sim", "--trace", trace, "--trace-ranks", "99999999999"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "is not a rank number");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--trace-ranks", "1"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "--trace-ranks needs --trace");
+  EXPECT_FALSE(fs::exists(trace));
+}
+
+TEST_F(TrustTest, FitRejectsAStartingValueThatIsNotANumber) {
+  const std::string scenario = std::string(ZEROSIM_SOURCE_DIR) + "/scenarios/zeropp_paper/fig7_1x100g.toml";
+  Result r = Run(FitCommand, {"fit", scenario, "--param",
+                              "nccl.inter_bandwidth_efficiency=abc"});  // was std::stod, exit 134
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err,
+             "--param nccl.inter_bandwidth_efficiency: the starting value must be a number between 0.05 and "
+             "1, got 'abc'");
+  r = Run(FitCommand, {"fit", scenario, "--param", "nccl.inter_bandwidth_efficiency=7"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  r = Run(FitCommand, {"fit", scenario, "--param", "nccl.inter_bandwidth_efficiency", "--param",
+                       "nccl.inter_bandwidth_efficiency"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "given twice");
+}
+
+TEST_F(TrustTest, PlanArgumentsAreChecked) {
+  for (const char* bad : {"--budget-usd=-1", "--target-days=-5", "--top=-1", "--top=0", "--budget-usd=nan"}) {
+    const Result r = Run(PlanCommand, {"plan", Path("p.sweep.toml"), bad});
+    EXPECT_EQ(r.rc, kExitUsage) << bad << "\n" << r.out;
+    EXPECT_HAS(r.err, "zerosim plan: --");
+  }
+}
+
+TEST_F(TrustTest, SweepArgumentsAreChecked) {
+  for (const char* bad :
+       {"--shard=99999999999/99999999999", "--shard=0/3", "--shard=2/1", "--shard=1/2x", "-j0"}) {
+    const Result r = Run(SweepCommand, {"sweep", Path("p.sweep.toml"), bad, "-q"});
+    EXPECT_EQ(r.rc, kExitUsage) << bad << "\n" << r.err;
+  }
+}
+
+// plan ranked first a point at 1559.9 TFLOPs per GPU on a 989-TFLOPs H200: its private schedule cache left
+// the micro-batch out of the key, so a point reused the schedule of another tokens_per_gpu.
+TEST_F(TrustTest, PlanNeverReusesTheScheduleOfAnotherMicroBatch) {
+  const Result r = Run(PlanCommand, {"plan", Path("p.sweep.toml")});
+  EXPECT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_EQ(r.err.find("invariant"), std::string::npos) << r.err;
+  EXPECT_HAS(r.out, "6 cluster configurations");
+  // Every point's every setting, evaluated on its own, is below the GPU's peak, and the shared cache gives
+  // each micro-batch its own schedule.
+  const io::SweepSpec spec = Spec("p.sweep.toml");
+  model::ScheduleCache cache;
+  for (size_t i = 0; i < io::PointCount(spec); ++i) {
+    const io::SweepPoint p = io::MakePoint(spec, i);
+    for (const io::Variant& v : p.variants) {
+      const model::Schedule& cached = cache.Get(v.model, v.zero, p.cluster);
+      const model::Schedule fresh = model::BuildSchedule(v.model, v.zero, p.cluster);
+      EXPECT_EQ(cached.tokens_per_micro_step, fresh.tokens_per_micro_step);
+      EXPECT_EQ(cached.ops.size(), fresh.ops.size());
+      const model::VariantReport rep =
+          model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, cached);
+      EXPECT_LE(rep.tflops_per_gpu * 1e12, p.cluster.gpu.peak_flops);
+      EXPECT_EQ(rep.invariant_violation, "");
+    }
+  }
+}
+
+TEST_F(TrustTest, ScheduleCacheReferencesSurviveLaterBuilds) {
+  model::ScheduleCache cache(4);
+  const model::ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  model::ModelSpec m = testing::Gpt(2, 256, 4);
+  m.seq_len = 256;
+  model::ZeroConfig z;
+  const model::Schedule& first = cache.Get(m, z, c);
+  const size_t ops = first.ops.size();
+  for (int micro = 2; micro <= 4; ++micro) {  // three more entries: a vector would have reallocated
+    z.train_micro_batch_size_per_gpu = micro;
+    cache.Get(m, z, c);
+  }
+  EXPECT_EQ(cache.builds(), 4);
+  EXPECT_EQ(first.ops.size(), ops);
+  EXPECT_EQ(first.tokens_per_micro_step, 256);
+}
+
+TEST_F(TrustTest, SweepOutputErrorsAreReported) {
+  const io::SweepSpec spec = Spec("p.sweep.toml");
+  SweepOptions o;
+  o.progress = false;
+  o.out = dir_.string();  // a directory: was an uncaught exception
+  StatusOr<SweepStats> st = RunSweep(spec, o);
+  ASSERT_FALSE(st.ok());
+  EXPECT_HAS(st.status().message(), "is a directory");
+  if (fs::exists("/dev/full")) {
+    o.out = "/dev/full";  // a full disk: was exit 0 with a cut-off last row
+    st = RunSweep(spec, o);
+    ASSERT_FALSE(st.ok());
+    EXPECT_HAS(st.status().message(), "cannot write /dev/full");
+    o.jobs = 2;
+    st = RunSweep(spec, o);
+    ASSERT_FALSE(st.ok());
+    EXPECT_HAS(st.status().message(), "cannot write /dev/full");
+  }
+}
+
+TEST_F(TrustTest, ResumeRefusesRowsOfAnotherSweepOrEngine) {
+  SweepOptions o;
+  o.progress = false;
+  o.out = Path("out.jsonl");
+  ASSERT_TRUE(RunSweep(Spec("p.sweep.toml"), o).ok());
+  const std::string rows = [&] {
+    std::ifstream in(o.out);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }();
+  EXPECT_HAS(rows, "\"sweep_hash\":\"fnv1a64:");
+  // The same sweep resumes (nothing left to do).
+  StatusOr<SweepStats> st = RunSweep(Spec("p.sweep.toml"), o);
+  ASSERT_TRUE(st.ok()) << st.status().message();
+  EXPECT_EQ(st->points_run, 0u);
+  // Another engine: the rows are not its rows.
+  SweepOptions sim = o;
+  sim.sim = true;
+  st = RunSweep(Spec("p.sweep.toml"), sim);
+  ASSERT_FALSE(st.ok());
+  EXPECT_HAS(st.status().message(), "cannot resume: the row at byte 0 comes from another sweep");
+  // Another sweep (other inputs) into the same file.
+  Write("p.sweep.toml", std::string(kPlanSweep) + "# edited\n");
+  st = RunSweep(Spec("p.sweep.toml"), o);
+  ASSERT_FALSE(st.ok());
+  EXPECT_HAS(st.status().message(), "another sweep");
+}
+
+TEST_F(TrustTest, TwoSweepsCannotWriteOneOutput) {
+  const std::string out = Path("locked.jsonl");
+  Write("locked.jsonl", "");
+  FILE* other = std::fopen(out.c_str(), "ab");
+  ASSERT_NE(other, nullptr);
+  ASSERT_EQ(flock(fileno(other), LOCK_EX | LOCK_NB), 0);  // what a running sweep holds
+  SweepOptions o;
+  o.progress = false;
+  o.out = out;
+  StatusOr<SweepStats> st = RunSweep(Spec("p.sweep.toml"), o);
+  ASSERT_FALSE(st.ok());
+  EXPECT_HAS(st.status().message(), "is being written by another sweep");
+  std::fclose(other);
+  EXPECT_TRUE(RunSweep(Spec("p.sweep.toml"), o).ok());
+}
+
+TEST_F(TrustTest, SweepEndsWithASummaryOfTheBestVariantPerCluster) {
+  Write("s.sweep.toml", R"(name = "summary"
+base = "s.toml"
+[axes]
+nodes = [2, 4]
+"nic.count" = [2, 3]
+)");
+  const Result r = Run(SweepCommand, {"sweep", Path("s.sweep.toml"), "-o", Path("s.jsonl"), "--quiet"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_EQ(r.err.find("summary:"), std::string::npos) << "--quiet prints no summary";
+  const std::string rows = [&] {
+    std::ifstream in(Path("s.jsonl"));
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }();
+  StatusOr<std::string> summary = SummarizeSweepRows(rows);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_HAS(*summary, "summary: 8 rows, 4 clusters, 4 infeasible rows");
+  EXPECT_HAS(*summary, "nodes=4 nic.count=2");
+  EXPECT_HAS(*summary, "ZeRO");  // the faster of ZeRO-3 and ZeRO++
+  EXPECT_HAS(*summary, "infeasible x4: nic.count: 3 NICs do not divide 8 GPUs per node into equal rails");
+  // The fastest cluster comes first.
+  EXPECT_LT(summary->find("nodes=4 nic.count=2"), summary->find("nodes=2 nic.count=2"));
+  EXPECT_FALSE(SummarizeSweepRows("not json\n").ok());
+}
+
+// kill -9 of zerosim left its simulation child running.
+TEST(TrustChild, TheSimulationChildDiesWithItsParent) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t middle = fork();
+  ASSERT_GE(middle, 0);
+  if (middle == 0) {
+    close(fds[0]);
+    const int out = fds[1];
+    (void)sim::RunInChild([out]() -> StatusOr<std::string> {
+      const pid_t self = getpid();
+      (void)!write(out, &self, sizeof self);
+      sleep(60);
+      return std::string("late");
+    });
+    _exit(0);
+  }
+  close(fds[1]);
+  pid_t child = 0;
+  ASSERT_EQ(read(fds[0], &child, sizeof child), static_cast<ssize_t>(sizeof child));
+  close(fds[0]);
+  kill(middle, SIGKILL);
+  waitpid(middle, nullptr, 0);
+  // The child gets SIGKILL from the kernel when its parent dies; wait until it is gone (or a zombie).
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string pid, name, state;
+    gone = !(stat >> pid >> name >> state) || state == "Z" || state == "X";
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(gone) << "simulation child " << child << " outlived its parent";
+  if (!gone) kill(child, SIGKILL);
+}
+
+}  // namespace
+}  // namespace zerosim::cli

@@ -1,0 +1,112 @@
+// model/feasibility.h: the one feasibility check, its limits and its schedule-size estimate.
+#include <gtest/gtest.h>
+
+#include "model/feasibility.h"
+#include "model/schedule_builder.h"
+#include "test_util.h"
+
+namespace zerosim::model {
+namespace {
+
+bool HasKey(const std::vector<Problem>& problems, const std::string& key) {
+  for (const Problem& p : problems) {
+    if (p.key == key) return true;
+  }
+  return false;
+}
+
+TEST(Feasibility, ThePaperConfigurationIsFeasible) {
+  ZeroConfig z;
+  z.zero_hpz_partition_size = 16;
+  EXPECT_TRUE(CheckConfiguration(testing::Gpt18B(), z, testing::PaperCluster()).empty())
+      << DescribeProblems(CheckConfiguration(testing::Gpt18B(), z, testing::PaperCluster()));
+}
+
+TEST(Feasibility, FatTreePodsMustBeFilled) {
+  // The sim engine's platform aborted on this ("12 nodes do not fill groups of 8 nodes") while the
+  // analytic engine accepted it: now both see it here first.
+  ClusterSpec c = testing::PaperCluster(1, 12, 8);
+  c.fabric.kind = FabricKind::kFatTree;
+  c.fabric.nodes_per_leaf = 4;
+  c.fabric.leaves_per_pod = 2;
+  EXPECT_TRUE(HasKey(CheckCluster(c), "fabric.leaves_per_pod")) << DescribeProblems(CheckCluster(c));
+  c.nodes = 16;
+  EXPECT_TRUE(CheckCluster(c).empty()) << DescribeProblems(CheckCluster(c));
+  c.fabric.nodes_per_leaf = 0;  // would divide by zero
+  EXPECT_TRUE(HasKey(CheckCluster(c), "fabric.nodes_per_leaf"));
+}
+
+TEST(Feasibility, RailsAndSizes) {
+  ClusterSpec c = testing::PaperCluster(3, 4, 8);
+  EXPECT_TRUE(HasKey(CheckCluster(c), "nic.count"));
+  c = testing::PaperCluster(1, 2147483647, 8);
+  EXPECT_TRUE(HasKey(CheckCluster(c), "nodes"));
+  c = testing::PaperCluster(1, 65536, 1024);  // each within its limit, the product is not
+  EXPECT_TRUE(HasKey(CheckCluster(c), "nodes"));
+  c = testing::PaperCluster(1, 4, 0);
+  EXPECT_TRUE(HasKey(CheckCluster(c), "gpus_per_node"));
+}
+
+TEST(Feasibility, HpzPartitionMustDivideTheNode) {
+  ZeroConfig z;
+  z.zero_hpz_partition_size = 0;  // was a SIGFPE in Release
+  EXPECT_TRUE(HasKey(CheckZero(z, testing::PaperCluster()), "zero_hpz_partition_size"));
+  z.zero_hpz_partition_size = 3;
+  EXPECT_TRUE(HasKey(CheckZero(z, testing::PaperCluster()), "zero_hpz_partition_size"));
+  z.zero_hpz_partition_size = 4;
+  EXPECT_TRUE(CheckZero(z, testing::PaperCluster()).empty());
+}
+
+TEST(Feasibility, ModelShape) {
+  ModelSpec m = testing::Gpt(2, 256, 3);
+  EXPECT_TRUE(HasKey(CheckModel(m), "heads"));
+  m = testing::Gpt(2, 256, 0);
+  EXPECT_TRUE(HasKey(CheckModel(m), "heads"));
+  m = testing::Gpt(2147483647, 256, 4);
+  EXPECT_TRUE(HasKey(CheckModel(m), "layers"));
+  m.seq_len = 4096;  // beyond 2048 positions
+  m.layers = 2;
+  EXPECT_TRUE(HasKey(CheckConfiguration(m, ZeroConfig{}, testing::PaperCluster()), "seq_len"));
+}
+
+TEST(Feasibility, SchedulesTooLargeToBuildAreRefusedWithAnEstimate) {
+  ModelSpec m = testing::Gpt(100000, 256, 4);  // layers = 1e5: within the layer limit, not the op limit
+  ZeroConfig z;
+  std::vector<Problem> p = CheckConfiguration(m, z, testing::PaperCluster());
+  ASSERT_TRUE(HasKey(p, "layers")) << DescribeProblems(p);
+  EXPECT_NE(DescribeProblems(p).find("GB to build"), std::string::npos) << DescribeProblems(p);
+  m.layers = 40;
+  z.gradient_accumulation_steps = 65536;  // was an uncaught std::bad_alloc
+  p = CheckConfiguration(m, z, testing::PaperCluster());
+  EXPECT_TRUE(HasKey(p, "gradient_accumulation_steps")) << DescribeProblems(p);
+}
+
+// The estimate is an upper bound of what BuildSchedule emits, for ZeRO-3 and every ZeRO++ switch, with
+// and without activation checkpointing and gradient accumulation.
+TEST(Feasibility, TheOpEstimateBoundsTheSchedule) {
+  const ClusterSpec c = testing::PaperCluster(1, 4, 16);
+  for (int layers : {1, 3}) {
+    for (int gas : {1, 3}) {
+      for (int variant = 0; variant < 16; ++variant) {
+        ModelSpec m = testing::Gpt(layers, 512, 8);
+        m.seq_len = 512;
+        ZeroConfig z;
+        z.gradient_accumulation_steps = gas;
+        z.zero_quantized_weights = (variant & 1) != 0;
+        z.zero_hpz_partition_size = (variant & 2) != 0 ? 16 : 1;
+        z.zero_quantized_gradients = (variant & 4) != 0;
+        z.activation_checkpointing = (variant & 8) != 0;
+        z.stage3_prefetch_bucket_size = 1;  // the smallest buckets give the most ops
+        z.reduce_bucket_size = 1;
+        z.stage3_param_persistence_threshold = 0;
+        const double ops = static_cast<double>(BuildSchedule(m, z, c).ops.size());
+        EXPECT_LE(ops, EstimateScheduleOps(m, z))
+            << "layers " << layers << " gas " << gas << " variant " << variant;
+        EXPECT_GE(ops, EstimateScheduleOps(m, z) / 8) << "the estimate is far too loose";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zerosim::model
