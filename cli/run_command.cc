@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/scenario_runner.h"
+#include "model/io/hf_config.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
 #include "model/io/sweep.h"
@@ -27,6 +28,7 @@ struct RunArgs {
   EngineArgs engine;
   std::string trace_path;
   std::string trace_ranks;  // empty: not given (rank 0)
+  std::string hf_config;    // a Hugging Face config.json whose shape replaces every variant's model
   std::vector<std::string> settings;  // --set KEY=VALUE
 };
 
@@ -87,6 +89,9 @@ int RunCommand(int argc, char** argv) {
        "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
   AddEngineOptions(&opts, &a.engine, /*allow_both=*/true);
   opts.add_options()
+      ("hf-config", po::value<std::string>(&a.hf_config)->value_name("FILE"),
+       "a Hugging Face config.json (llama, mistral, qwen2, gpt2, gpt_neox, mpt, opt) whose model replaces every "
+       "variant's; the scenario's training settings (seq_len, attention, batch) still apply")
       ("set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),
        "a what-if on the scenario, any sweep axis (docs/sweeps.md), e.g. --set nic.bandwidth=200Gbps --set nodes=48")
       ("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
@@ -106,6 +111,22 @@ int RunCommand(int argc, char** argv) {
   }
 
   StatusOr<io::Scenario> s = LoadScenarioOrDefault(a.scenario);
+  if (s.ok() && !a.hf_config.empty()) {
+    StatusOr<io::ModelFile> hf = io::LoadHfConfig(io::DiskFileSource(), a.hf_config);
+    if (!hf.ok()) {
+      s = hf.status();
+    } else {
+      io::Scenario& scenario = s.value();
+      for (io::Variant& v : scenario.variants) {
+        model::ModelSpec m = hf->model;
+        m.seq_len = v.model.seq_len;      // training settings of the scenario
+        m.attention = v.model.attention;
+        v.model = m;
+      }
+      scenario.model_file = hf->file;
+      scenario.model_source = hf->source;
+    }
+  }
   if (s.ok() && !a.settings.empty()) s = io::ApplySettings(io::DiskFileSource(), *s, a.settings);
   if (!s.ok()) {
     fmt::print(stderr, "zerosim run: error: {}\n", s.status().message());

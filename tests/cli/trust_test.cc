@@ -97,6 +97,20 @@ TEST_F(TrustTest, JsonDashWritesTheReportToStdout) {
   EXPECT_HAS(r.err, "ZeRO++");  // the table went to stderr
 }
 
+TEST_F(TrustTest, HfConfigReplacesEveryVariantsModel) {
+  const std::string config = std::string(ZEROSIM_SOURCE_DIR) + "/tests/data/hf/llama3.1_8b.json";
+  Result r = Run(RunCommand, {"run", Path("s.toml"), "--hf-config", config, "--json", "-"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const nlohmann::json& v : j.at("variants")) {
+    EXPECT_EQ(v.at("model").at("hidden"), 4096);  // Llama-3.1-8B's width, not the scenario's tiny model
+    EXPECT_EQ(v.at("seq_len"), 512);              // the scenario's training settings still apply
+  }
+  r = Run(RunCommand, {"run", Path("s.toml"), "--hf-config", Path("missing.json")});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "missing.json");
+}
+
 TEST_F(TrustTest, SetAppliesAWhatIfLikeASweepAxis) {
   Result r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nic.bandwidth=200Gbps", "--set", "nodes=2",
                               "--json", "-"});
