@@ -69,6 +69,16 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     t.queue_busy_s[q] += dur;
     if (op.queue == Queue::kCompute) {
       (op.optimizer ? t.optimizer_s : t.compute_s) += dur;
+      // The compute split, from the op's class (or its GEMM-rate FLOPs), in this same pass.
+      if (r >= compute_base) {
+        const ComputeTime& parts = local.class_time[r - compute_base];
+        t.compute_parts.gemm_s += parts.gemm_s;
+        t.compute_parts.attention_s += parts.attention_s;
+        t.compute_parts.memory_s += parts.memory_s;
+        t.compute_parts.launch_s += parts.launch_s;
+      } else if (op.kind == OpKind::kCompute) {
+        t.compute_parts.gemm_s += dur;
+      }
       // Side work still running when this op starts takes its share of the GPU from it.
       for (const SideWork& w : idle_side) {
         const double lost = w.rate * std::max(0.0, w.end - std::max(w.start, start));
@@ -101,7 +111,6 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   t.iteration_s = std::max(end, queue_free[compute_q]);
   t.compute_busy_s = t.queue_busy_s[compute_q] + t.gpu_side_s + t.interference_s;
   t.exposed_comm_s = std::max(0.0, t.iteration_s - (t.compute_s + t.optimizer_s + t.gpu_side_s));
-  t.compute_parts = SumComputeParts(s, local);
   if (timeline) t.finish_s.assign(finish, finish + n);
   return t;
 }
