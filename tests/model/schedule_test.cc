@@ -81,6 +81,31 @@ TEST(Schedule, ReduceScatterCoalescedSlicesEveryGradientOncePerRankOnTheHost) {
   EXPECT_NEAR(host_s(5e-6) - host_s(0), expected, 1e-9 * expected);
 }
 
+TEST(Schedule, PersistentParametersAreGatheredOneByOneAfterTheStep) {
+  // DeepSpeed's _post_step: one all-gather per persistent parameter (numel < the persistence threshold, 1e5 by
+  // default: here every bias and norm of a hidden-1024 GPT) after the optimizer, then a host synchronisation.
+  const ModelSpec m = testing::Gpt(4, 1024, 8);
+  const ClusterSpec c = testing::PaperCluster(2, 4, 16);
+  const Schedule s = BuildSchedule(m, ZeroConfig{}, c);
+  int persistent = 0;
+  for (const Param& p : s.graph.params) persistent += p.numel() < 1e5;
+  ASSERT_GT(persistent, 0);
+  int gathers = 0, last = -1;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (op.phase != Phase::kOptimizer || op.kind != OpKind::kCollective) continue;
+    EXPECT_EQ(op.coll.kind, CollectiveKind::kAllGather);
+    EXPECT_EQ(op.coll.group, GroupKind::kGlobal);
+    ++gathers;
+    last = static_cast<int>(i);
+  }
+  EXPECT_EQ(gathers, persistent);
+  const Op& sync = s.ops.back();
+  EXPECT_EQ(sync.kind, OpKind::kHost);
+  ASSERT_EQ(sync.num_deps, 1);
+  EXPECT_EQ(sync.deps[0], last);
+}
+
 TEST(Schedule, QuantizationGroupSizeFollowsDeepSpeedsAdaptiveRule) {
   // 294912 = 2^15 * 9 elements: start at ceil(n / 8000) = 37 groups, grow to 48, the first count with
   // 8 * groups dividing n; 6144 elements per group is below 8000, so no doubling.
