@@ -19,6 +19,36 @@ CollectiveLibrary DefaultNcclLibrary() {
   return lib;
 }
 
+bool NcclLibraryForRelease(std::string_view release, CollectiveLibrary* lib) {
+  // "2.MINOR" or "2.MINOR.PATCH[-N]": only the minor number selects a table.
+  if (release.substr(0, 2) != "2.") return false;
+  int minor = 0;
+  size_t i = 2;
+  for (; i < release.size() && release[i] >= '0' && release[i] <= '9' && minor < 1000; ++i) {
+    minor = minor * 10 + (release[i] - '0');
+  }
+  if (i == 2 || minor < 7 || (i < release.size() && release[i] != '.')) return false;
+  const CollectiveLibrary base = DefaultNcclLibrary();
+  lib->ll = base.ll;
+  lib->ll128 = base.ll128;
+  lib->simple = base.simple;
+  lib->ll_multi_node_intra_factor = base.ll_multi_node_intra_factor;
+  if (minor == 12 || minor == 13) {
+    // v2.12.12-1, v2.13.4-1 tuning.cc: hwLat[NET][RING] = {2.7, 4.0, 28}.
+    lib->simple.inter_step_latency_s = 28.0 * kMicrosecond;
+  } else if (minor >= 18) {
+    // v2.18.6-1 .. v2.27.7-1 tuning.cc: baseLat[RING] = {6.6, 14.0, 8.4}, hwLat[NVLINK][RING] = {.6, 1.9, 3.4},
+    // hwLat[NET][RING] = {2.7, 4.0, 14.0}; the 1.8x on LL's intra latency across nodes is gone.
+    lib->ll.base_latency_s = 6.6 * kMicrosecond;
+    lib->ll128.base_latency_s = 14.0 * kMicrosecond;
+    lib->ll.intra_step_latency_s = 0.6 * kMicrosecond;
+    lib->simple.inter_step_latency_s = 14.0 * kMicrosecond;
+    lib->ll_multi_node_intra_factor = 1.0;
+  }
+  lib->release = std::string(release);
+  return true;
+}
+
 const char* FabricKindName(FabricKind kind) {
   switch (kind) {
     case FabricKind::kSingleSwitch:
@@ -38,7 +68,8 @@ double NcclRingBusBandwidthCap(const ClusterSpec& c) {
   for (const char* hopper : {"H100", "H200", "H800", "H20"}) {
     if (g.find(hopper) != std::string::npos) return 370e9;
   }
-  return 0;
+  // No cap in NCCL's table: the NVLink line rate less NCCL's ~20% protocol overhead (nccl-tests #212).
+  return 0.8 * c.intra.bandwidth_Bps;
 }
 
 int NcclChannels(const ClusterSpec& c) {

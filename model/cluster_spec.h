@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace zerosim::model {
 
@@ -73,6 +74,11 @@ struct CollectiveLibrary {
   int channels = 0;
   // Cap on a ring's bus bandwidth per rank, bytes/s (NcclRingBusBandwidthCap); 0: NCCL's per-architecture value.
   double ring_bus_bandwidth_cap_Bps = 0;
+  // NCCL 2.7-2.17 (tuning.cc, ncclTopoTuneModel: `if (nNodes > 1 && p == NCCL_PROTO_LL) intraLat *= 1.8`):
+  // LL's intra-node step latency grows by this factor when the communicator spans nodes. 1 from NCCL 2.18 on.
+  double ll_multi_node_intra_factor = 1.8;
+  // The NCCL release whose tuning tables these are ([nccl] release; NcclLibraryForRelease).
+  std::string release = "2.8";
 };
 
 // Defaults: NCCL's tuning model (src/graph/tuning.cc, NCCL 2.7-2.8, the V100-era release): ring
@@ -80,6 +86,16 @@ struct CollectiveLibrary {
 // {0.47, 1.9, 3.4}, per step over the network {2.7, 4.0, 9.6}; LL reaches 1/4 of the bandwidth across
 // nodes, LL128 0.92.
 CollectiveLibrary DefaultNcclLibrary();
+
+// NCCL's ring tables of release `release` ("2.12", "2.18.5", ...; major 2 only), read from
+// src/graph/tuning.cc at each release tag (baseLat and hwLat[NVLINK|NET][RING]):
+//   2.7-2.11 and 2.14-2.17: the defaults above (network step, Simple: 9.6 us);
+//   2.12-2.13: the same but the network step of Simple is 28 us;
+//   2.18 on: base {LL 6.6, LL128 14, Simple 8.4}, NVLink step {0.6, 1.9, 3.4}, network step {2.7, 4.0, 14},
+//            and no 1.8x on LL's intra-node steps across nodes.
+// Bandwidth factors and efficiencies stay as they are. Returns false (lib untouched) for a release it does
+// not know.
+bool NcclLibraryForRelease(std::string_view release, CollectiveLibrary* lib);
 
 struct ClusterSpec {
   std::string name;
@@ -98,11 +114,14 @@ struct ClusterSpec {
 
 const char* FabricKindName(FabricKind kind);
 
-// NCCL's cap on a ring's bus bandwidth per GPU architecture, bytes/s (0: none): NCCL's tuning model
+// NCCL's cap on a ring's bus bandwidth per GPU architecture, bytes/s: NCCL's tuning model
 // (src/graph/tuning.cc, ncclTopoTuneModel: busBw = min(busBw, 235) on Ampere, min(busBw, 370) on Hopper, GB/s) -
 // what its rings reach on NVSwitch nodes, below the NVLink line rate (A100 300 GB/s, H100/H200 450 GB/s per
 // direction). The [nccl] ring_bus_bandwidth_cap setting overrides it; by GPU name otherwise (A100: Ampere;
-// H100, H200, H800, H20: Hopper).
+// H100, H200, H800, H20: Hopper). Other GPUs (Volta, Blackwell), which NCCL's table does not cap: the NVLink
+// line rate less NCCL's protocol overhead, 0.8 x c.intra.bandwidth_Bps (S. Jeaugey, NCCL maintainer,
+// NVIDIA/nccl-tests #212: "With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of
+// 370GB/s" of H100's 450 GB/s; NCCL's Ampere and Hopper caps are 0.78 and 0.82 of their line rates).
 double NcclRingBusBandwidthCap(const ClusterSpec& c);
 
 // NCCL channels of `c`'s collectives: the [nccl] channels setting, or NCCL's default of two rings per NIC of the

@@ -20,7 +20,9 @@ CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c) {
   CollectiveTime best;
   best.seconds = std::numeric_limits<double>::infinity();
   for (const Named& n : protocols) {
-    const NcclProtocol& p = *n.p;
+    NcclProtocol p = *n.p;
+    // NCCL <= 2.17: LL's intra-node steps cost 1.8x when the communicator spans nodes (CollectiveLibrary).
+    if (n.p == &lib.ll && t.inter_steps > 0) p.intra_step_latency_s *= lib.ll_multi_node_intra_factor;
     const double latency =
         p.base_latency_s + t.intra_steps * p.intra_step_latency_s + t.inter_steps * p.inter_step_latency_s;
     double transfer = 0;

@@ -55,6 +55,11 @@ void GradientReducer::ReduceBucket() {
     reduce_events_.erase(reduce_events_.begin());
   }
   const double world = static_cast<double>(nodes_) * gpus_per_node_;
+  // reduce_scatter_coalesced's Python loop: one slice per rank and tensor, on the host, before the call (with
+  // qgZ, all_to_all_quant_reduce calls it for each 1-D tensor alone).
+  if (!(z_.zero_quantized_gradients && nodes_ > 1)) {
+    emit_->Host(world * static_cast<double>(bucket_.size()) * z_.host_tensor_view_s);
+  }
   auto padded_bytes = [&](int p) { return std::ceil(g_.params[static_cast<size_t>(p)].numel() / world) * world * 2.0; };
   if (z_.zero_quantized_gradients && nodes_ > 1) {
     std::vector<int> sorted = bucket_;
@@ -63,6 +68,7 @@ void GradientReducer::ReduceBucket() {
       if (g_.params[static_cast<size_t>(p)].is_matrix()) {
         ReduceMatrixQuantized(p);
       } else {
+        emit_->Host(world * z_.host_tensor_view_s);
         const int rs = emit_->Collective(Queue::kNcclWorld, CollectiveKind::kReduceScatter, GroupKind::kGlobal,
                                          padded_bytes(p), 2.0, Purpose::kGradientReduce,
                                          {emit_->tail(Queue::kReduceStream)});

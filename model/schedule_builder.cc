@@ -81,6 +81,19 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
   emit.Host(z.host_overhead_per_module_s);
   const double partition = std::ceil(s.partitioned_elements / s.world_size);
   emit.Memory(Queue::kCompute, kAdamBytesPerParam * partition, {});
+  // DeepSpeed stage 3's _post_step (v0.6 to v0.10): the persistent parameters (numel below
+  // stage3_param_persistence_threshold), just updated, are gathered again through _allgather_params_coalesced,
+  // which issues one fp16 all-gather per parameter (never quantized), then torch.cuda.synchronize(): tiny,
+  // latency-bound collectives in a row, exposed at the end of every step.
+  const double world = s.world_size;
+  int last_gather = -1;
+  for (const Param& p : s.graph.params) {
+    if (p.numel() >= z.stage3_param_persistence_threshold) continue;
+    last_gather = emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kGlobal,
+                                  std::ceil(p.numel() / world) * world * 2.0, 2.0, Purpose::kForwardAllGather,
+                                  {emit.tail(Queue::kCompute)});
+  }
+  if (last_gather >= 0) emit.Host(0.0, last_gather);
 
   s.compact = CompactOps(s.ops, s.traffic_classes.size());
   s.volumes = SumTraffic(s);

@@ -84,6 +84,18 @@ latency = "1us"
 [fabric]
 kind = "single_switch"       # not stated; non-blocking assumed
 switch_latency = "0.2us"
+""" + nccl_text(c)
+
+
+def nccl_text(cluster):
+    """The [nccl] release the source states ("NCCL 2.12.10" in the cluster notes): NCCL's tuning tables of that
+    release (model/cluster_spec.h NcclLibraryForRelease). Nothing when the source is silent (ZeroSim's default)."""
+    m = re.search(r"NCCL (2\.[0-9]+(\.[0-9]+)?)", cluster.get("notes") or "")
+    if not m:
+        return ""
+    return f"""
+[nccl]
+release = "{m.group(1)}"           # stated by the source (cluster notes)
 """
 
 

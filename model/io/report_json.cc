@@ -42,7 +42,8 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
                         {"inter_step_latency_s", p.inter_step_latency_s},
                         {"bandwidth_factor", p.bandwidth_factor}};
   };
-  j["nccl"] = {{"ll", proto(c.nccl.ll)},
+  j["nccl"] = {{"release", c.nccl.release},
+               {"ll", proto(c.nccl.ll)},
                {"ll128", proto(c.nccl.ll128)},
                {"simple", proto(c.nccl.simple)},
                {"intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency},

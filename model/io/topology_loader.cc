@@ -76,6 +76,13 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   fab.Finish();
 
   if (std::optional<TableReader> nccl = root.OptionalTable("nccl")) {
+    // The release's tuning tables first (model::NcclLibraryForRelease), then explicit protocol settings.
+    if (std::optional<std::string> release = nccl->OptionalString("release")) {
+      if (!model::NcclLibraryForRelease(*release, &c.nccl)) {
+        nccl->Fail("release",
+                   fmt::format("unknown NCCL release \"{}\" (expected 2.MINOR[.PATCH], MINOR >= 7)", *release));
+      }
+    }
     ReadProtocol(&*nccl, "ll", &c.nccl.ll);
     ReadProtocol(&*nccl, "ll128", &c.nccl.ll128);
     ReadProtocol(&*nccl, "simple", &c.nccl.simple);

@@ -46,6 +46,7 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
   z.hpz_recompute_uses_secondary = t->BoolOr("hpz_recompute_uses_secondary", z.hpz_recompute_uses_secondary);
   z.host_overhead_per_module_s =
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z.host_overhead_per_module_s, false);
+  z.host_tensor_view_s = t->QuantityOr("host_tensor_view", Dimension::kTime, z.host_tensor_view_s, false);
   ReportProblems(model::CheckZero(z, c), {t});
   return z;
 }
@@ -119,6 +120,7 @@ void ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
   }
   z->host_overhead_per_module_s =
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z->host_overhead_per_module_s, false);
+  z->host_tensor_view_s = t->QuantityOr("host_tensor_view", Dimension::kTime, z->host_tensor_view_s, false);
 }
 
 void ReportProblems(const std::vector<model::Problem>& problems, std::initializer_list<TableReader*> tables,

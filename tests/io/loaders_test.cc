@@ -45,6 +45,21 @@ TEST(Loaders, TheValidFilesLoad) {
   EXPECT_EQ(s->scenario_file.hash.rfind("fnv1a64:", 0), 0u);
 }
 
+TEST(Loaders, NcclReleaseSelectsItsTablesAndExplicitSettingsWin) {
+  // [nccl] release = "2.12" loads tuning.cc's 2.12 tables (Simple's network step 28 us); an explicit
+  // [nccl.simple] setting after it overrides the table; [runtime] host_tensor_view sets DeepSpeed's slice cost.
+  StatusOr<Scenario> s = LoadEdited("t.toml", "switch_latency = \"0.2us\"",
+                                    "switch_latency = \"0.2us\"\n\n[nccl]\nrelease = \"2.12.10\"\n"
+                                    "[nccl.simple]\nbase_latency = \"5us\"");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->cluster.nccl.release, "2.12.10");
+  EXPECT_DOUBLE_EQ(s->cluster.nccl.simple.inter_step_latency_s, 28e-6);
+  EXPECT_DOUBLE_EQ(s->cluster.nccl.simple.base_latency_s, 5e-6);
+  StatusOr<Scenario> r = LoadEdited("s.toml", "[zero]", "[runtime]\nhost_tensor_view = \"3us\"\n\n[zero]");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->variants[0].zero.host_tensor_view_s, 3e-6);
+}
+
 TEST(Loaders, AScenarioNeedsAVariant) {
   auto files = Files();
   std::string& text = files["s.toml"];
@@ -96,6 +111,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"fat-tree pods not filled", "t.toml", "kind = \"single_switch\"",
                  "kind = \"fat_tree\"\nnodes_per_leaf = 2\nleaves_per_pod = 3",
                  {"t.toml:26", "[fabric] leaves_per_pod", "pods of 6 nodes"}},
+        BadInput{"unknown NCCL release", "t.toml", "switch_latency = \"0.2us\"",
+                 "switch_latency = \"0.2us\"\n\n[nccl]\nrelease = \"3.1\"",
+                 {"t.toml:28", "[nccl] release", "unknown NCCL release \"3.1\""}},
         BadInput{"NICs do not divide the GPUs", "t.toml", "count = 2", "count = 3",
                  {"t.toml:19", "[nic] count", "equal rails"}},
         BadInput{"hpZ size not dividing the GPUs per node", "s.toml", "zero_hpz_partition_size = 8",

@@ -63,6 +63,49 @@ TEST(Schedule, HostBlocksWhenTooManyFetchesAreOutstanding) {
   EXPECT_GT(host_syncs, 0);
 }
 
+TEST(Schedule, ReduceScatterCoalescedSlicesEveryGradientOncePerRankOnTheHost) {
+  // DeepSpeed's reduce_scatter_coalesced: one Python slice per rank and gradient, before each bucket's call. Every
+  // parameter's gradient is reduced once per micro-step, so the host time grows by world x params x view time.
+  const ModelSpec m = testing::Gpt(4, 1024, 8);
+  const ClusterSpec c = testing::PaperCluster(2, 4, 16);
+  ZeroConfig z;
+  z.gradient_accumulation_steps = 2;
+  auto host_s = [&](double view_s) {
+    z.host_tensor_view_s = view_s;
+    double sum = 0;
+    for (const Op& op : BuildSchedule(m, z, c).ops) sum += op.kind == OpKind::kHost ? op.host_s : 0.0;
+    return sum;
+  };
+  const Schedule s = BuildSchedule(m, z, c);
+  const double expected = 2.0 * c.total_gpus() * static_cast<double>(s.graph.params.size()) * 5e-6;
+  EXPECT_NEAR(host_s(5e-6) - host_s(0), expected, 1e-9 * expected);
+}
+
+TEST(Schedule, PersistentParametersAreGatheredOneByOneAfterTheStep) {
+  // DeepSpeed's _post_step: one all-gather per persistent parameter (numel < the persistence threshold, 1e5 by
+  // default: here every bias and norm of a hidden-1024 GPT) after the optimizer, then a host synchronisation.
+  const ModelSpec m = testing::Gpt(4, 1024, 8);
+  const ClusterSpec c = testing::PaperCluster(2, 4, 16);
+  const Schedule s = BuildSchedule(m, ZeroConfig{}, c);
+  int persistent = 0;
+  for (const Param& p : s.graph.params) persistent += p.numel() < 1e5;
+  ASSERT_GT(persistent, 0);
+  int gathers = 0, last = -1;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (op.phase != Phase::kOptimizer || op.kind != OpKind::kCollective) continue;
+    EXPECT_EQ(op.coll.kind, CollectiveKind::kAllGather);
+    EXPECT_EQ(op.coll.group, GroupKind::kGlobal);
+    ++gathers;
+    last = static_cast<int>(i);
+  }
+  EXPECT_EQ(gathers, persistent);
+  const Op& sync = s.ops.back();
+  EXPECT_EQ(sync.kind, OpKind::kHost);
+  ASSERT_EQ(sync.num_deps, 1);
+  EXPECT_EQ(sync.deps[0], last);
+}
+
 TEST(Schedule, QuantizationGroupSizeFollowsDeepSpeedsAdaptiveRule) {
   // 294912 = 2^15 * 9 elements: start at ceil(n / 8000) = 37 groups, grow to 48, the first count with
   // 8 * groups dividing n; 6144 elements per group is below 8000, so no doubling.
