@@ -123,7 +123,8 @@ TEST(RlhfLora, OnlyAdapterGradientsAreReduced) {
   const ClusterSpec c = testing::PaperCluster(4, kNodes, kGpn);
   ModelSpec m = Small();
   m.seq_len = 512;
-  const ZeroConfig z;
+  ZeroConfig z;
+  z.stage3_max_reuse_distance = 0;  // this small model would otherwise stay gathered from forward to backward
   const Schedule s = BuildLoraTrainingSchedule(m, z, c, kRank, 1);
   const double lora = m.layers * kRank * (4 * 2 * 1024.0 + 2 * (1024.0 + 4096.0));
   // One reduce-scatter ring over all P ranks of the adapters' fp16 gradients: K (P - 1) / P x 2 bytes x
