@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include <fmt/format.h>
 #include <boost/program_options.hpp>
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -27,8 +27,8 @@ struct RunArgs {
   std::string json_path;
   EngineArgs engine;
   std::string trace_path;
-  std::string trace_ranks;            // empty: not given (rank 0)
-  std::string hf_config;              // a Hugging Face config.json whose shape replaces every variant's model
+  std::string trace_ranks;  // empty: not given (rank 0)
+  std::string hf_config;    // a Hugging Face config.json whose shape replaces every variant's model
   std::vector<std::string> settings;  // --set KEY=VALUE
 };
 
@@ -59,18 +59,15 @@ Status ResolveRunEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
     if (!a.trace_ranks.empty()) return Status::Error("--trace-ranks needs --trace FILE");
     return Status::Ok();
   }
-  if (*engine == Engine::kAnalytic)
-    return Status::Error("--trace needs the sim engine (--engine sim or both)");
-  if (a.trace_path == "-" && a.json_path == "-")
-    return Status::Error("--json - and --trace - both want stdout");
+  if (*engine == Engine::kAnalytic) return Status::Error("--trace needs the sim engine (--engine sim or both)");
+  if (a.trace_path == "-" && a.json_path == "-") return Status::Error("--json - and --trace - both want stdout");
   StatusOr<std::vector<int>> ranks = ParseRanks(a.trace_ranks.empty() ? "0" : a.trace_ranks);
   if (!ranks.ok()) return ranks.status();
   if (o->reduction == sim::Reduction::kSymmetric && ranks->size() > 1) {
     // sim/replay.cc: every rank's timeline is the representative rank's under the symmetric reduction.
-    return Status::Error(
-        fmt::format("--trace-ranks {}: under --reduction symmetric every rank replays the same "
-                    "timeline; trace one rank, or add --reduction full to see ranks differ",
-                    a.trace_ranks));
+    return Status::Error(fmt::format("--trace-ranks {}: under --reduction symmetric every rank replays the same "
+                                     "timeline; trace one rank, or add --reduction full to see ranks differ",
+                                     a.trace_ranks));
   }
   o->trace_ranks = *ranks;
   return Status::Ok();
@@ -82,27 +79,25 @@ int RunCommand(int argc, char** argv) {
   RunArgs a;
   po::options_description opts(
       "usage: zerosim run [scenario.toml] [options]\n\n"
-      "Evaluates every variant of a scenario (ZeRO-3, ZeRO++ and any mix of qwZ/hpZ/qgZ) and prints a "
-      "table:\n"
-      "iteration time, TFLOPs per GPU, tokens/s, exposed communication, bytes per link tier and phase, "
-      "memory\n"
+      "Evaluates every variant of a scenario (ZeRO-3, ZeRO++ and any mix of qwZ/hpZ/qgZ) and prints a table:\n"
+      "iteration time, TFLOPs per GPU, tokens/s, exposed communication, bytes per link tier and phase, memory\n"
       "per GPU with feasibility. With no scenario, runs the embedded default (the ZeRO++ paper's 18B model\n"
       "on 384 V100 with 1 x 100 Gbps per node). Scenario format: docs/inputs.md; JSON: docs/report.md.\n\n"
       "options");
-  opts.add_options()("help,h", "print this help")(
-      "json", po::value<std::string>(&a.json_path)->value_name("FILE"),
-      "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
+  opts.add_options()("help,h", "print this help")
+      ("json", po::value<std::string>(&a.json_path)->value_name("FILE"),
+       "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
   AddEngineOptions(&opts, &a.engine, /*allow_both=*/true);
-  opts.add_options()("hf-config", po::value<std::string>(&a.hf_config)->value_name("FILE"),
-                     "a Hugging Face config.json (llama, mistral, qwen2, gpt2, gpt_neox, mpt, opt) whose "
-                     "model replaces every "
-                     "variant's; the scenario's training settings (seq_len, attention, batch) still apply")(
-      "set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),
-      "a what-if on the scenario, any sweep axis (docs/sweeps.md), e.g. --set nic.bandwidth=200Gbps --set "
-      "nodes=48")("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
-                  "sim: write a Chrome/Perfetto trace of the chosen ranks' ops on simulated time to FILE")(
-      "trace-ranks", po::value<std::string>(&a.trace_ranks)->value_name("LIST"),
-      "sim: distinct ranks to trace, comma-separated (default 0; several need --reduction full)");
+  opts.add_options()
+      ("hf-config", po::value<std::string>(&a.hf_config)->value_name("FILE"),
+       "a Hugging Face config.json (llama, mistral, qwen2, gpt2, gpt_neox, mpt, opt) whose model replaces every "
+       "variant's; the scenario's training settings (seq_len, attention, batch) still apply")
+      ("set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),
+       "a what-if on the scenario, any sweep axis (docs/sweeps.md), e.g. --set nic.bandwidth=200Gbps --set nodes=48")
+      ("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
+       "sim: write a Chrome/Perfetto trace of the chosen ranks' ops on simulated time to FILE")
+      ("trace-ranks", po::value<std::string>(&a.trace_ranks)->value_name("LIST"),
+       "sim: distinct ranks to trace, comma-separated (default 0; several need --reduction full)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::string>(&a.scenario));
   po::positional_options_description pos;
@@ -124,7 +119,7 @@ int RunCommand(int argc, char** argv) {
       io::Scenario& scenario = s.value();
       for (io::Variant& v : scenario.variants) {
         model::ModelSpec m = hf->model;
-        m.seq_len = v.model.seq_len;  // training settings of the scenario
+        m.seq_len = v.model.seq_len;      // training settings of the scenario
         m.attention = v.model.attention;
         v.model = m;
       }
@@ -138,16 +133,14 @@ int RunCommand(int argc, char** argv) {
     return kExitUsage;
   }
   if (s->rlhf && !a.trace_path.empty()) {
-    fmt::print(stderr,
-               "zerosim run: --trace is not available for RLHF scenarios ([rlhf]) yet: their phases are many "
-               "schedules\n");
+    fmt::print(stderr, "zerosim run: --trace is not available for RLHF scenarios ([rlhf]) yet: their phases are many "
+                       "schedules\n");
     return kExitUsage;
   }
   for (int rank : sim_options.trace_ranks) {
     if (rank >= s->cluster.total_gpus()) {
-      fmt::print(stderr,
-                 "zerosim run: --trace-ranks: rank {} does not exist: '{}' has {} GPUs (ranks 0 to {})\n",
-                 rank, s->cluster.name, s->cluster.total_gpus(), s->cluster.total_gpus() - 1);
+      fmt::print(stderr, "zerosim run: --trace-ranks: rank {} does not exist: '{}' has {} GPUs (ranks 0 to {})\n", rank,
+                 s->cluster.name, s->cluster.total_gpus(), s->cluster.total_gpus() - 1);
       return kExitUsage;
     }
   }
@@ -171,8 +164,7 @@ int RunCommand(int argc, char** argv) {
   if (!a.trace_path.empty()) {
     std::vector<sim::TracedRun> traced;
     for (size_t i = 0; i < runs.size(); ++i) {
-      if (!runs[i].schedule.ops.empty())
-        traced.push_back({s->variants[i].name, &runs[i].schedule, &runs[i].result});
+      if (!runs[i].schedule.ops.empty()) traced.push_back({s->variants[i].name, &runs[i].schedule, &runs[i].result});
     }
     if (Status st = WriteOutputFile(a.trace_path, sim::ChromeTraceJson(traced)); !st.ok()) {
       fmt::print(stderr, "zerosim run: error: {}\n", st.message());

@@ -29,8 +29,7 @@ StatusOr<model::VariantReport> EvaluateRlhf(const io::Scenario& s, const io::Var
       return model::TimedSchedule{r->timing, r->volumes};
     };
   }
-  return model::EvaluateRlhfVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, *s.rlhf, s.cluster,
-                                    timer);
+  return model::EvaluateRlhfVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, *s.rlhf, s.cluster, timer);
 }
 
 }  // namespace
@@ -50,9 +49,8 @@ StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s, model::S
   return EvaluateScenario(uniform, Engine::kAnalytic, {}, nullptr, cache);
 }
 
-model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine,
-                                       const model::ModelSpec& m, const model::ZeroConfig& z,
-                                       const std::string& reason) {
+model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,
+                                       const model::ZeroConfig& z, const std::string& reason) {
   model::VariantReport r;
   r.name = name;
   r.engine = engine;
@@ -63,14 +61,13 @@ model::VariantReport InfeasibleVariant(const std::string& name, const std::strin
   return r;
 }
 
-StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine,
-                                         const sim::SimOptions& sim_options,
+StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, const sim::SimOptions& sim_options,
                                          std::vector<sim::SimRun>* sim_runs, model::ScheduleCache* cache) {
   const bool analytic = engine != Engine::kSim;
   const bool simulated = engine != Engine::kAnalytic;
   if (analytic && !s.perturbations.empty()) {
-    return Status::Error(fmt::format(
-        "{}: [perturbations] are modelled by the sim engine only: use --engine sim", s.scenario_file.path));
+    return Status::Error(fmt::format("{}: [perturbations] are modelled by the sim engine only: use --engine sim",
+                                     s.scenario_file.path));
   }
   sim::SimOptions perturbed = sim_options;
   perturbed.perturbations = s.perturbations;
@@ -88,14 +85,12 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine,
   if (simulated) r.provenance.simgrid_version = sim::SimGridVersion();
   for (const io::Variant& v : s.variants) {
     // The one feasibility check (model/feasibility.h) before any schedule is built.
-    const std::string problems =
-        model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster));
+    const std::string problems = model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster));
     if (s.rlhf) {
       for (bool sim : {false, true}) {
         if ((sim && !simulated) || (!sim && !analytic)) continue;
         if (!problems.empty()) {
-          r.variants.push_back(
-              InfeasibleVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, problems));
+          r.variants.push_back(InfeasibleVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, problems));
           continue;
         }
         StatusOr<model::VariantReport> rv = EvaluateRlhf(s, v, sim, perturbed);
@@ -113,8 +108,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine,
         r.variants.push_back(
             model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration, schedule));
       } else {
-        r.variants.push_back(
-            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration));
+        r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration));
       }
     }
     if (simulated) {

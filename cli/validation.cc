@@ -45,8 +45,7 @@ std::string PointResult::key() const {
   return phase.empty() ? key : key + "|" + phase;
 }
 
-std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::Report& r,
-                                           const std::string& engine) {
+std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::Report& r, const std::string& engine) {
   std::vector<PointResult> out;
   for (const io::Expectation& e : s.expectations) {
     const model::VariantReport* v = Find(r, e.variant, engine);
@@ -61,8 +60,7 @@ std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::R
     p.published = e.value;
     p.tolerance = e.tolerance;
     p.source = e.source;
-    p.group = s.group.empty() ? std::filesystem::path(s.scenario_file.path).parent_path().filename().string()
-                              : s.group;
+    p.group = s.group.empty() ? std::filesystem::path(s.scenario_file.path).parent_path().filename().string() : s.group;
     p.config = e.config;
     p.gpus = v->gpus;
     p.feasible = v->feasible;
@@ -117,17 +115,15 @@ ErrorSummary Summarise(const std::vector<PointResult>& points, io::Metric metric
 }
 
 std::string FormatValidation(const std::vector<PointResult>& points) {
-  std::string out =
-      fmt::format("{:<9} {:<14} {:<18} {:<20} {:>10} {:>10} {:>8} {:>6}  {}\n", "engine", "scenario",
-                  "variant", "metric", "published", "simulated", "error", "tol.", "");
+  std::string out = fmt::format("{:<9} {:<14} {:<18} {:<20} {:>10} {:>10} {:>8} {:>6}  {}\n", "engine", "scenario",
+                                "variant", "metric", "published", "simulated", "error", "tol.", "");
   std::vector<std::string> engines;
   for (const PointResult& p : points) {
     out += fmt::format("{:<9} {:<14} {:<18} {:<20} {:>10.3f} {:>10.3f} {:>+7.1f}% {:>5.0f}%  {}\n", p.engine,
                        std::filesystem::path(p.scenario).stem().string(), p.variant,
                        p.phase.empty() ? std::string(io::MetricName(p.metric))
                                        : fmt::format("{} ({})", io::MetricName(p.metric), p.phase),
-                       p.published, p.simulated, 100 * p.error, 100 * p.tolerance,
-                       p.within() ? "ok" : "OUTSIDE");
+                       p.published, p.simulated, 100 * p.error, 100 * p.tolerance, p.within() ? "ok" : "OUTSIDE");
     if (std::find(engines.begin(), engines.end(), p.engine) == engines.end()) engines.push_back(p.engine);
   }
   out += "\n";
@@ -140,9 +136,8 @@ std::string FormatValidation(const std::vector<PointResult>& points) {
                          io::Metric::kTokensPerSPerGpu}) {
       const ErrorSummary s = Summarise(mine, m);
       if (s.count == 0) continue;
-      out += fmt::format("{:<9} {:<20} {:>3} points: median |error| {:5.1f}%, worst {:5.1f}% ({})   [{}]\n",
-                         engine, io::MetricName(m), s.count, 100 * s.median, 100 * s.worst, s.worst_point,
-                         Target(m));
+      out += fmt::format("{:<9} {:<20} {:>3} points: median |error| {:5.1f}%, worst {:5.1f}% ({})   [{}]\n", engine,
+                         io::MetricName(m), s.count, 100 * s.median, 100 * s.worst, s.worst_point, Target(m));
     }
   }
   return out;
@@ -155,8 +150,8 @@ std::string FormatGroupSummary(const std::vector<PointResult>& points) {
     const std::pair<std::string, std::string> k{p.engine + "\t" + p.group, io::MetricName(p.metric)};
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   }
-  std::string out = fmt::format("{:<9} {:<32} {:<21} {:>4} {:>9} {:>8} {:>11} {:>10}\n", "engine", "group",
-                                "metric", "n", "median|e|", "worst|e|", "mean signed", "infeasible");
+  std::string out = fmt::format("{:<9} {:<32} {:<21} {:>4} {:>9} {:>8} {:>11} {:>10}\n", "engine", "group", "metric", "n",
+                                "median|e|", "worst|e|", "mean signed", "infeasible");
   for (const auto& [eg, metric] : keys) {
     const std::string engine = eg.substr(0, eg.find('\t'));
     const std::string group = eg.substr(eg.find('\t') + 1);
@@ -172,9 +167,8 @@ std::string FormatGroupSummary(const std::vector<PointResult>& points) {
     std::sort(abs_errors.begin(), abs_errors.end());
     const size_t n = abs_errors.size();
     const double median = n % 2 == 1 ? abs_errors[n / 2] : 0.5 * (abs_errors[n / 2 - 1] + abs_errors[n / 2]);
-    out += fmt::format("{:<9} {:<32} {:<21} {:>4} {:>8.1f}% {:>7.1f}% {:>+10.1f}% {:>10}\n", engine, group,
-                       metric, n, 100 * median, 100 * abs_errors.back(), 100 * sum / static_cast<double>(n),
-                       infeasible);
+    out += fmt::format("{:<9} {:<32} {:<21} {:>4} {:>8.1f}% {:>7.1f}% {:>+10.1f}% {:>10}\n", engine, group, metric, n,
+                       100 * median, 100 * abs_errors.back(), 100 * sum / static_cast<double>(n), infeasible);
   }
   // Scaling: the same configuration at its fewest and most GPUs.
   std::map<std::string, std::pair<const PointResult*, const PointResult*>> span;  // key -> (fewest, most)
@@ -192,33 +186,30 @@ std::string FormatGroupSummary(const std::vector<PointResult>& points) {
     if (lo->gpus == hi->gpus) continue;
     const double published = hi->published / lo->published;
     const double simulated = hi->simulated / lo->simulated;
-    scaling += fmt::format("{:<9} {:<32} {:<34} {:>5} -> {:<5} {:>9.3f} {:>9.3f} {:>+7.1f}%\n", lo->engine,
-                           lo->group, lo->config, lo->gpus, hi->gpus, published, simulated,
-                           100 * (simulated / published - 1));
+    scaling += fmt::format("{:<9} {:<32} {:<34} {:>5} -> {:<5} {:>9.3f} {:>9.3f} {:>+7.1f}%\n", lo->engine, lo->group,
+                           lo->config, lo->gpus, hi->gpus, published, simulated, 100 * (simulated / published - 1));
   }
   if (!scaling.empty()) {
-    out += fmt::format(
-               "\nscaling (per-GPU throughput at the most GPUs over the fewest; target: within 10%)\n"
-               "{:<9} {:<32} {:<34} {:>5}    {:<5} {:>9} {:>9} {:>8}\n",
-               "engine", "group", "configuration", "GPUs", "", "published", "simulated", "error") +
+    out += fmt::format("\nscaling (per-GPU throughput at the most GPUs over the fewest; target: within 10%)\n"
+                       "{:<9} {:<32} {:<34} {:>5}    {:<5} {:>9} {:>9} {:>8}\n",
+                       "engine", "group", "configuration", "GPUs", "", "published", "simulated", "error") +
            scaling;
   }
   return out;
 }
 
 std::string FormatEngineComparison(const std::vector<model::Report>& reports) {
-  std::string out = fmt::format("{:<40} {:>12} {:>12} {:>10}\n", "variant (sim vs analytic)", "analytic (s)",
-                                "sim (s)", "sim - an.");
+  std::string out = fmt::format("{:<40} {:>12} {:>12} {:>10}\n", "variant (sim vs analytic)", "analytic (s)", "sim (s)",
+                                "sim - an.");
   for (const model::Report& r : reports) {
     for (const model::VariantReport& a : r.variants) {
       if (a.engine != "analytic") continue;
       const model::VariantReport* s = Find(r, a.name, "sim");
       if (s == nullptr) continue;
       const double diff = s->iteration_time_s / a.iteration_time_s - 1;
-      const std::string label =
-          std::filesystem::path(r.provenance.scenario.path).stem().string() + ": " + a.name;
-      out += fmt::format("{:<40} {:>12.4f} {:>12.4f} {:>+9.2f}%{}\n", label, a.iteration_time_s,
-                         s->iteration_time_s, 100 * diff,
+      const std::string label = std::filesystem::path(r.provenance.scenario.path).stem().string() + ": " + a.name;
+      out += fmt::format("{:<40} {:>12.4f} {:>12.4f} {:>+9.2f}%{}\n", label,
+                         a.iteration_time_s, s->iteration_time_s, 100 * diff,
                          std::abs(diff) > 0.05 ? "  (differs by more than 5%)" : "");
     }
   }
@@ -249,8 +240,8 @@ StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointRe
   const std::string engine = j.value("engine", "");
   for (const PointResult& p : points) {
     if (p.engine != engine) {
-      return Status::Error(
-          fmt::format("the baseline is for the {} engine, the points are the {} engine's", engine, p.engine));
+      return Status::Error(fmt::format("the baseline is for the {} engine, the points are the {} engine's", engine,
+                                       p.engine));
     }
   }
   std::vector<std::string> worse;
@@ -278,9 +269,8 @@ std::vector<std::string> FindScenarioFiles(const std::string& dir) {
     if (!it->is_regular_file() || p.extension() != ".toml") continue;
     bool in_models = false;
     for (const auto& part : p) in_models = in_models || part == "models";
-    const bool sweep =
-        p.filename().string().size() > 11 &&
-        p.filename().string().compare(p.filename().string().size() - 11, 11, ".sweep.toml") == 0;
+    const bool sweep = p.filename().string().size() > 11 &&
+                       p.filename().string().compare(p.filename().string().size() - 11, 11, ".sweep.toml") == 0;
     if (!in_models && !sweep) out.push_back(p.string());
   }
   std::sort(out.begin(), out.end());

@@ -30,8 +30,7 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
               {"hbm_bytes", c.gpu.hbm_bytes},
               {"hbm_Bps", c.gpu.hbm_Bps},
               {"sms", c.gpu.sms}};
-  j["intra_node"] = {
-      {"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}, {"latency_s", c.intra.latency_s}};
+  j["intra_node"] = {{"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}, {"latency_s", c.intra.latency_s}};
   j["nic"] = {{"count", c.nic.count}, {"bandwidth_Bps", c.nic.bandwidth_Bps}, {"latency_s", c.nic.latency_s}};
   j["fabric"] = {{"kind", model::FabricKindName(c.fabric.kind)},
                  {"switch_latency_s", c.fabric.switch_latency_s},
@@ -50,8 +49,7 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
                {"simple", proto(c.nccl.simple)},
                {"intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency},
                {"inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency},
-               {"channels", model::NcclChannels(c)},
-               {"sm_share", model::NcclSmShare(c)}};
+               {"channels", model::NcclChannels(c)}, {"sm_share", model::NcclSmShare(c)}};
   return j;
 }
 
@@ -117,15 +115,11 @@ ordered_json VariantToJson(const model::VariantReport& v) {
   j["optimizer_s"] = v.optimizer_s;
   j["gpu_side_s"] = v.gpu_side_s;
   j["comm_interference_s"] = v.comm_interference_s;
-  j["compute_parts_s"] = {{"gemm", v.gemm_s},
-                          {"attention", v.attention_s},
-                          {"memory_bound", v.memory_bound_s},
+  j["compute_parts_s"] = {{"gemm", v.gemm_s}, {"attention", v.attention_s}, {"memory_bound", v.memory_bound_s},
                           {"kernel_gaps", v.kernel_gaps_s}};
-  j["exposed_parts_s"] = {{"waiting_for_data", v.waiting_for_data_s},
-                          {"nccl_sms", v.comm_interference_s},
+  j["exposed_parts_s"] = {{"waiting_for_data", v.waiting_for_data_s}, {"nccl_sms", v.comm_interference_s},
                           {"one_hardware_queue", v.queue_blocking_s}};
-  j["bytes"] = {{"cross_node", PhaseJson(v.bytes.cross_node, 1.0)},
-                {"intra_node", PhaseJson(v.bytes.intra_node, 1.0)}};
+  j["bytes"] = {{"cross_node", PhaseJson(v.bytes.cross_node, 1.0)}, {"intra_node", PhaseJson(v.bytes.intra_node, 1.0)}};
   const double per_gpu = v.gpus > 0 ? 1.0 / v.gpus : 0.0;
   j["bytes_per_gpu"] = {{"cross_node", PhaseJson(v.bytes.cross_node, per_gpu)},
                         {"intra_node", PhaseJson(v.bytes.intra_node, per_gpu)}};
@@ -164,8 +158,7 @@ ordered_json ReportToJson(const model::Report& r) {
   ordered_json j;
   j["format"] = "zerosim-report-1";
   j["provenance"] = ProvenanceToJson(r.provenance);
-  j["scenario"] = {
-      {"name", r.scenario_name}, {"cluster", ClusterJson(r.cluster)}, {"model", ModelJson(r.model)}};
+  j["scenario"] = {{"name", r.scenario_name}, {"cluster", ClusterJson(r.cluster)}, {"model", ModelJson(r.model)}};
   ordered_json variants = ordered_json::array();
   for (const model::VariantReport& v : r.variants) variants.push_back(VariantToJson(v));
   j["variants"] = variants;

@@ -66,16 +66,15 @@ const VariantReport* BaselineOf(const std::vector<VariantReport>& all, const Var
 // With both engines: each variant's sim result against its analytic one.
 std::string EngineComparison(const std::vector<VariantReport>& all) {
   std::string out = "\nsim vs analytic\n";
-  out += fmt::format("  {:<14}{:>14}{:>14}{:>12}{:>16}{:>14}\n", "variant", "analytic (s)", "sim (s)",
-                     "sim - an.", "exposed an. (s)", "sim (s)");
+  out += fmt::format("  {:<14}{:>14}{:>14}{:>12}{:>16}{:>14}\n", "variant", "analytic (s)", "sim (s)", "sim - an.",
+                     "exposed an. (s)", "sim (s)");
   for (const VariantReport& a : all) {
     if (a.engine != "analytic") continue;
     for (const VariantReport& s : all) {
       if (s.engine != "sim" || s.name != a.name) continue;
-      out +=
-          fmt::format("  {:<14}{:>14.4f}{:>14.4f}{:>+11.2f}%{:>16.4f}{:>14.4f}\n", a.name, a.iteration_time_s,
-                      s.iteration_time_s, 100.0 * (s.iteration_time_s / a.iteration_time_s - 1.0),
-                      a.exposed_comm_s, s.exposed_comm_s);
+      out += fmt::format("  {:<14}{:>14.4f}{:>14.4f}{:>+11.2f}%{:>16.4f}{:>14.4f}\n", a.name, a.iteration_time_s,
+                         s.iteration_time_s, 100.0 * (s.iteration_time_s / a.iteration_time_s - 1.0),
+                         a.exposed_comm_s, s.exposed_comm_s);
     }
   }
   return out;
@@ -90,17 +89,15 @@ std::string FormatReportTable(const model::Report& r) {
   std::string out;
   out += fmt::format("ZeroSim {} · {}\n", p.zerosim_version, p.network_model);
   out += fmt::format("scenario     {} · {} ({})\n", r.scenario_name, p.scenario.path, p.scenario.hash);
-  out += fmt::format(
-      "cluster      {}: {} nodes x {} {} = {} GPUs; NVSwitch {:g} GB/s per GPU; {} x {:g} Gbps NIC per node; "
-      "{}\n",
-      c.name, c.nodes, c.gpus_per_node, c.gpu.name, c.total_gpus(), c.intra.bandwidth_Bps / 1e9, c.nic.count,
-      c.nic.bandwidth_Bps * 8 / 1e9, model::FabricKindName(c.fabric.kind));
-  out += fmt::format("model        {}: {:.2f} B parameters, {} layers, hidden {}, {} heads, vocab {}\n",
-                     m.name, model::TotalParams(m) / 1e9, m.layers, m.hidden, m.heads, m.vocab);
+  out += fmt::format("cluster      {}: {} nodes x {} {} = {} GPUs; NVSwitch {:g} GB/s per GPU; {} x {:g} Gbps NIC per node; "
+                     "{}\n",
+                     c.name, c.nodes, c.gpus_per_node, c.gpu.name, c.total_gpus(), c.intra.bandwidth_Bps / 1e9,
+                     c.nic.count, c.nic.bandwidth_Bps * 8 / 1e9, model::FabricKindName(c.fabric.kind));
+  out += fmt::format("model        {}: {:.2f} B parameters, {} layers, hidden {}, {} heads, vocab {}\n", m.name,
+                     model::TotalParams(m) / 1e9, m.layers, m.hidden, m.heads, m.vocab);
   // Provenance texts can be long: the table shows their start, the JSON report all of it.
   auto clip = [](const std::string& text) { return text.size() <= 160 ? text : text.substr(0, 157) + "..."; };
-  out += fmt::format("calibration  {} ({}): {}\n", p.calibration.path, p.calibration_source,
-                     clip(p.calibration_provenance));
+  out += fmt::format("calibration  {} ({}): {}\n", p.calibration.path, p.calibration_source, clip(p.calibration_provenance));
   out += fmt::format("GEMM eff.    {}\n\n", clip(p.gemm_efficiency_source));
   if (!r.variants.empty() && !r.variants.front().phases.empty()) return out + FormatRlhfPhases(r.variants);
 
@@ -109,8 +106,7 @@ std::string FormatReportTable(const model::Report& r) {
   bool one_model = true;
   for (const VariantReport& v : r.variants) one_model = one_model && v.model.name == m.name;
   if (!one_model) {
-    t.Row("model (B parameters)",
-          [](const VariantReport& v) { return Num(model::TotalParams(v.model) / 1e9, 1); });
+    t.Row("model (B parameters)", [](const VariantReport& v) { return Num(model::TotalParams(v.model) / 1e9, 1); });
   }
   t.Row("qwZ / hpZ / qgZ", [](const VariantReport& v) {
     return fmt::format("{}/{}/{}", v.zero.zero_quantized_weights ? "on" : "-", v.zero.zero_hpz_partition_size,
@@ -122,10 +118,9 @@ std::string FormatReportTable(const model::Report& r) {
   t.Row("iteration time (s)", [](const VariantReport& v) { return Num(v.iteration_time_s, 3); });
   t.Row("TFLOPs per GPU", [](const VariantReport& v) { return Num(v.tflops_per_gpu, 1); });
   t.Row("tokens per second", [](const VariantReport& v) { return Num(v.tokens_per_s, 0); });
-  t.Row("speedup vs " + (r.variants.empty() ? std::string() : r.variants.front().name),
-        [&](const VariantReport& v) {
-          return fmt::format("{:.2f}x", BaselineOf(r.variants, v)->iteration_time_s / v.iteration_time_s);
-        });
+  t.Row("speedup vs " + (r.variants.empty() ? std::string() : r.variants.front().name), [&](const VariantReport& v) {
+    return fmt::format("{:.2f}x", BaselineOf(r.variants, v)->iteration_time_s / v.iteration_time_s);
+  });
   t.Row("compute (s)", [](const VariantReport& v) { return Num(v.compute_s, 3); });
   t.Row("  GEMMs", [](const VariantReport& v) { return Num(v.gemm_s, 3); });
   t.Row("  attention", [](const VariantReport& v) { return Num(v.attention_s, 3); });
@@ -140,29 +135,21 @@ std::string FormatReportTable(const model::Report& r) {
 
   auto volume_rows = [&](const char* title, auto tier) {
     t.Section(title);
-    t.Row("forward all-gather",
-          [&](const VariantReport& v) { return Num(tier(v).forward_allgather / kGB, 1); });
-    t.Row("backward all-gather",
-          [&](const VariantReport& v) { return Num(tier(v).backward_allgather / kGB, 1); });
-    t.Row("gradient reduction",
-          [&](const VariantReport& v) { return Num(tier(v).gradient_reduce / kGB, 1); });
+    t.Row("forward all-gather", [&](const VariantReport& v) { return Num(tier(v).forward_allgather / kGB, 1); });
+    t.Row("backward all-gather", [&](const VariantReport& v) { return Num(tier(v).backward_allgather / kGB, 1); });
+    t.Row("gradient reduction", [&](const VariantReport& v) { return Num(tier(v).gradient_reduce / kGB, 1); });
     t.Row("total", [&](const VariantReport& v) { return Num(tier(v).total() / kGB, 1); });
   };
-  volume_rows("cross-node GB per iteration, all GPUs",
-              [](const VariantReport& v) { return v.bytes.cross_node; });
-  volume_rows("intra-node GB per iteration, all GPUs",
-              [](const VariantReport& v) { return v.bytes.intra_node; });
+  volume_rows("cross-node GB per iteration, all GPUs", [](const VariantReport& v) { return v.bytes.cross_node; });
+  volume_rows("intra-node GB per iteration, all GPUs", [](const VariantReport& v) { return v.bytes.intra_node; });
 
   t.Section("memory per GPU (GiB)");
   t.Row("parameters + gradients", [](const VariantReport& v) {
     return Num((v.memory.parameters_bytes + v.memory.gradients_bytes) / kGiB, 2);
   });
-  t.Row("optimizer states",
-        [](const VariantReport& v) { return Num(v.memory.optimizer_states_bytes / kGiB, 2); });
-  t.Row("hpZ secondary partition",
-        [](const VariantReport& v) { return Num(v.memory.hpz_secondary_bytes / kGiB, 2); });
-  t.Row("gathered parameters",
-        [](const VariantReport& v) { return Num(v.memory.gathered_parameters_bytes / kGiB, 2); });
+  t.Row("optimizer states", [](const VariantReport& v) { return Num(v.memory.optimizer_states_bytes / kGiB, 2); });
+  t.Row("hpZ secondary partition", [](const VariantReport& v) { return Num(v.memory.hpz_secondary_bytes / kGiB, 2); });
+  t.Row("gathered parameters", [](const VariantReport& v) { return Num(v.memory.gathered_parameters_bytes / kGiB, 2); });
   t.Row("buffers", [](const VariantReport& v) { return Num(v.memory.buffers_bytes / kGiB, 2); });
   t.Row("activations", [](const VariantReport& v) { return Num(v.memory.activations_bytes / kGiB, 2); });
   t.Row("total / HBM", [](const VariantReport& v) {
@@ -178,19 +165,18 @@ std::string FormatReportTable(const model::Report& r) {
   // Cross-node volume per node in units of M, each variant's model size in fp16 bytes.
   if (r.variants.size() >= 2 && c.nodes > 1) {
     const int gpus = c.total_gpus();
-    out += fmt::format(
-        "\ncross-node volume per node in units of M (the model in fp16: {:.1f} GB for {}); ring factor "
-        "(P-1)/P = {:.4f}, all-to-all factor (K-1)/K = {:.4f}\n",
-        2.0 * model::TotalParams(m) / kGB, m.name, (gpus - 1.0) / gpus, (c.nodes - 1.0) / c.nodes);
+    out += fmt::format("\ncross-node volume per node in units of M (the model in fp16: {:.1f} GB for {}); ring factor "
+                       "(P-1)/P = {:.4f}, all-to-all factor (K-1)/K = {:.4f}\n",
+                       2.0 * model::TotalParams(m) / kGB, m.name, (gpus - 1.0) / gpus, (c.nodes - 1.0) / c.nodes);
     const bool mixed = MixedEngines(r.variants);
     for (const VariantReport& v : r.variants) {
       const VariantReport& base = *BaselineOf(r.variants, v);
       const double per_node = 1.0 / (c.nodes * 2.0 * model::TotalParams(v.model));
       const model::PhaseBytes& b = v.bytes.cross_node;
       const std::string label = mixed ? fmt::format("{} ({})", v.name, v.engine) : v.name;
-      out += fmt::format("  {:<{}} {:.4f}M forward + {:.4f}M backward + {:.4f}M gradients = {:.4f}M", label,
-                         mixed ? 18 : 12, b.forward_allgather * per_node, b.backward_allgather * per_node,
-                         b.gradient_reduce * per_node, model::CrossNodeVolumeInM(v, c.nodes));
+      out += fmt::format("  {:<{}} {:.4f}M forward + {:.4f}M backward + {:.4f}M gradients = {:.4f}M", label, mixed ? 18 : 12,
+                         b.forward_allgather * per_node, b.backward_allgather * per_node, b.gradient_reduce * per_node,
+                         model::CrossNodeVolumeInM(v, c.nodes));
       if (&v != &base && b.total() > 0 && v.model.name == base.model.name) {
         out += fmt::format("   ({:.2f}x less than {})", base.bytes.cross_node.total() / b.total(), base.name);
       }
