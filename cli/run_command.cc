@@ -123,6 +123,8 @@ int RunCommand(int argc, char** argv) {
         m.attention = v.model.attention;
         v.model = m;
       }
+      // RLHF: the reference model is a copy of the actor (rlhf_engine.py _init_ref), so it follows.
+      if (scenario.rlhf && !scenario.variants.empty()) scenario.rlhf->reference = scenario.variants.front().model;
       scenario.model_file = hf->file;
       scenario.model_source = hf->source;
     }

@@ -211,8 +211,9 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
   r.model = actor;
   r.zero = z;
   r.gpus = c.total_gpus();
-  const double resident = ResidentBytes(actor, z, spec.actor_lora_dim, true, gpus) +
-                          ResidentBytes(spec.reference, plain, 0, false, gpus) +
+  // Step 3 holds all four engines; step 1 (sft) is its own run with the actor alone.
+  const double actor_resident = ResidentBytes(actor, z, spec.actor_lora_dim, true, gpus);
+  const double resident = actor_resident + ResidentBytes(spec.reference, plain, 0, false, gpus) +
                           ResidentBytes(spec.critic, plain, spec.critic_lora_dim, true, gpus) +
                           ResidentBytes(spec.reward, plain, 0, false, gpus);
   const double bytes = BytesPerElement(actor.dtype);
@@ -226,7 +227,7 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
     if (!t.ok())
       return Status::Error(fmt::format("{}: {} phase: {}", name, phase.name, t.status().message()));
     PhaseReport p = t->report;
-    p.resident_bytes = resident;
+    p.resident_bytes = std::string(phase.name) == "sft" ? actor_resident : resident;
     p.gathered_bytes = bytes * t->peak_gathered_elements;
     const std::string pn = phase.name;
     if (pn == "generation") {

@@ -155,6 +155,8 @@ TEST(RlhfEvaluate, PhasesAreReported) {
   EXPECT_EQ(r->phases[0].name, "generation");
   EXPECT_TRUE(r->invariant_violation.empty()) << r->invariant_violation;
   EXPECT_NEAR(r->phases[0].throughput, 2.0 * 16 / r->phases[0].time_s, 1e-12);
+  // Step 1 runs the actor alone; step 3 holds the reference, critic and reward models too.
+  EXPECT_LT(r->phases[3].resident_bytes, r->phases[0].resident_bytes);
   EXPECT_NEAR(r->iteration_time_s, r->phases[0].time_s + r->phases[1].time_s + r->phases[2].time_s, 1e-12);
 }
 
