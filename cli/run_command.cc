@@ -123,6 +123,8 @@ int RunCommand(int argc, char** argv) {
         m.attention = v.model.attention;
         v.model = m;
       }
+      // RLHF: the reference model is a copy of the actor (rlhf_engine.py _init_ref), so it follows.
+      if (scenario.rlhf && !scenario.variants.empty()) scenario.rlhf->reference = scenario.variants.front().model;
       scenario.model_file = hf->file;
       scenario.model_source = hf->source;
     }
@@ -130,6 +132,11 @@ int RunCommand(int argc, char** argv) {
   if (s.ok() && !a.settings.empty()) s = io::ApplySettings(io::DiskFileSource(), *s, a.settings);
   if (!s.ok()) {
     fmt::print(stderr, "zerosim run: error: {}\n", s.status().message());
+    return kExitUsage;
+  }
+  if (s->rlhf && !a.trace_path.empty()) {
+    fmt::print(stderr, "zerosim run: --trace is not available for RLHF scenarios ([rlhf]) yet: their phases are many "
+                       "schedules\n");
     return kExitUsage;
   }
   for (int rank : sim_options.trace_ranks) {

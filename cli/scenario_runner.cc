@@ -6,7 +6,9 @@
 #include "model/feasibility.h"
 #include "model/invariants.h"
 #include "model/io/embedded.h"
+#include "model/rlhf_evaluate.h"
 #include "model/version.h"
+#include "sim/isolation.h"
 #include "sim/simgrid_platform.h"
 
 namespace zerosim::cli {
@@ -15,6 +17,20 @@ namespace {
 
 constexpr const char* kAnalyticModel =
     "analytic engine: NCCL's ring/all-to-all cost model per link tier, each collective uncontended";
+
+// An RLHF variant ([rlhf]) by phase (model/rlhf_evaluate.h), each pass timed by `engine`.
+StatusOr<model::VariantReport> EvaluateRlhf(const io::Scenario& s, const io::Variant& v, bool sim,
+                                            const sim::SimOptions& o) {
+  model::ScheduleTimer timer = model::AnalyticTimer(s.cluster, s.calibration);
+  if (sim) {
+    timer = [&s, &o](const model::Schedule& schedule) -> StatusOr<model::TimedSchedule> {
+      StatusOr<sim::SimResult> r = sim::SimulateIsolated(schedule, s.cluster, s.calibration, o);
+      if (!r.ok()) return r.status();
+      return model::TimedSchedule{r->timing, r->volumes};
+    };
+  }
+  return model::EvaluateRlhfVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, *s.rlhf, s.cluster, timer);
+}
 
 }  // namespace
 
@@ -70,6 +86,20 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   for (const io::Variant& v : s.variants) {
     // The one feasibility check (model/feasibility.h) before any schedule is built.
     const std::string problems = model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster));
+    if (s.rlhf) {
+      for (bool sim : {false, true}) {
+        if ((sim && !simulated) || (!sim && !analytic)) continue;
+        if (!problems.empty()) {
+          r.variants.push_back(InfeasibleVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, problems));
+          continue;
+        }
+        StatusOr<model::VariantReport> rv = EvaluateRlhf(s, v, sim, perturbed);
+        if (!rv.ok()) return Status::Error(fmt::format("variant '{}': {}", v.name, rv.status().message()));
+        r.variants.push_back(std::move(rv).value());
+        if (sim && sim_runs != nullptr) sim_runs->push_back({});
+      }
+      continue;
+    }
     if (analytic) {
       if (!problems.empty()) {
         r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems));

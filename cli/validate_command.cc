@@ -28,6 +28,7 @@ std::string PointsJsonl(const std::vector<PointResult>& points) {
     j["variant"] = p.variant;
     j["baseline"] = p.baseline;
     j["metric"] = io::MetricName(p.metric);
+    if (!p.phase.empty()) j["phase"] = p.phase;
     j["published"] = p.published;
     j["simulated"] = p.simulated;
     j["error"] = p.error;

@@ -41,7 +41,8 @@ std::string Target(io::Metric m) {
 bool PointResult::within() const { return std::abs(error) <= tolerance; }
 
 std::string PointResult::key() const {
-  return fmt::format("{}|{}|{}|{}", scenario, variant, io::MetricName(metric), baseline);
+  const std::string key = fmt::format("{}|{}|{}|{}", scenario, variant, io::MetricName(metric), baseline);
+  return phase.empty() ? key : key + "|" + phase;
 }
 
 std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::Report& r, const std::string& engine) {
@@ -54,6 +55,7 @@ std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::R
     p.scenario = s.scenario_file.path;
     p.variant = e.variant;
     p.baseline = e.baseline;
+    p.phase = e.phase;
     p.metric = e.metric;
     p.published = e.value;
     p.tolerance = e.tolerance;
@@ -69,6 +71,15 @@ std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::R
       case io::Metric::kSpeedup: {
         const model::VariantReport* b = Find(r, e.baseline, engine);
         p.simulated = b != nullptr ? b->iteration_time_s / v->iteration_time_s : 0;
+        if (!e.phase.empty() && b != nullptr) {
+          // An RLHF phase: the variant's per-GPU throughput over the baseline's (the batch may differ).
+          p.simulated = 0;
+          for (size_t i = 0; i < v->phases.size() && i < b->phases.size(); ++i) {
+            if (v->phases[i].name == e.phase && b->phases[i].throughput > 0) {
+              p.simulated = v->phases[i].throughput / b->phases[i].throughput;
+            }
+          }
+        }
         break;
       }
       case io::Metric::kCrossNodeVolumeM:
@@ -109,7 +120,9 @@ std::string FormatValidation(const std::vector<PointResult>& points) {
   std::vector<std::string> engines;
   for (const PointResult& p : points) {
     out += fmt::format("{:<9} {:<14} {:<18} {:<20} {:>10.3f} {:>10.3f} {:>+7.1f}% {:>5.0f}%  {}\n", p.engine,
-                       std::filesystem::path(p.scenario).stem().string(), p.variant, io::MetricName(p.metric),
+                       std::filesystem::path(p.scenario).stem().string(), p.variant,
+                       p.phase.empty() ? std::string(io::MetricName(p.metric))
+                                       : fmt::format("{} ({})", io::MetricName(p.metric), p.phase),
                        p.published, p.simulated, 100 * p.error, 100 * p.tolerance, p.within() ? "ok" : "OUTSIDE");
     if (std::find(engines.begin(), engines.end(), p.engine) == engines.end()) engines.push_back(p.engine);
   }

@@ -16,6 +16,7 @@ struct PointResult {
   std::string scenario;  // scenario file
   std::string variant;
   std::string baseline;  // speedup only
+  std::string phase;     // RLHF speedups: the phase whose per-GPU throughput is compared
   io::Metric metric = io::Metric::kTflopsPerGpu;
   double published = 0;
   double simulated = 0;
@@ -27,7 +28,7 @@ struct PointResult {
   int gpus = 0;        // the variant's GPU count
   bool feasible = true;  // the variant fits in HBM by ZeroSim's memory estimate (evaluated either way)
   bool within() const;
-  // Identifies the point across runs: "file|variant|metric|baseline".
+  // Identifies the point across runs: "file|variant|metric|baseline" (and "|phase" for RLHF phases).
   std::string key() const;
 };
 

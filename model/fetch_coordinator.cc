@@ -89,30 +89,42 @@ double FetchCoordinator::GroupSize(double shard_elements) {
   return g;
 }
 
-bool FetchCoordinator::UsesSecondary(Phase use_phase, Phase hook_phase) const {
+bool FetchCoordinator::StoredQuantized(int param) const {
+  return z_.zero_quantized_nontrainable_weights && g_.params[static_cast<size_t>(param)].frozen;
+}
+
+bool FetchCoordinator::UsesSecondary(int param, Phase use_phase, Phase hook_phase) const {
   if (!z_.hpz_enabled()) return false;
+  if (g_.params[static_cast<size_t>(param)].frozen) return true;  // its secondary tensor never expires
   if (z_.hpz_recompute_uses_secondary) return use_phase != Phase::kForward;
   return hook_phase == Phase::kBackward;  // DeepSpeed v0.10: forward=False only in backward hooks
 }
 
 void FetchCoordinator::Gather(const std::vector<int>& params, const std::vector<Phase>& use_phase,
                               Phase hook_phase) {
-  // DeepSpeed issues the parameters that have a secondary tensor first, then the others.
-  for (bool secondary : {true, false}) {
-    for (Purpose purpose : {Purpose::kForwardAllGather, Purpose::kBackwardAllGather}) {
-      std::vector<int>& part = part_;
-      part.clear();
-      for (size_t i = 0; i < params.size(); ++i) {
-        const Purpose pi =
-            use_phase[i] == Phase::kForward ? Purpose::kForwardAllGather : Purpose::kBackwardAllGather;
-        if (pi == purpose && UsesSecondary(use_phase[i], hook_phase) == secondary) part.push_back(params[i]);
+  // DeepSpeed gathers the stored-quantized parameters first (quantize=True), then the others; within each,
+  // those that have a secondary tensor first.
+  for (bool stored_quantized : {true, false}) {
+    for (bool secondary : {true, false}) {
+      for (Purpose purpose : {Purpose::kForwardAllGather, Purpose::kBackwardAllGather}) {
+        std::vector<int>& part = part_;
+        part.clear();
+        for (size_t i = 0; i < params.size(); ++i) {
+          const Purpose pi =
+              use_phase[i] == Phase::kForward ? Purpose::kForwardAllGather : Purpose::kBackwardAllGather;
+          if (pi == purpose && UsesSecondary(params[i], use_phase[i], hook_phase) == secondary &&
+              StoredQuantized(params[i]) == stored_quantized) {
+            part.push_back(params[i]);
+          }
+        }
+        if (!part.empty()) IssueGather(part, secondary, purpose, stored_quantized);
       }
-      if (!part.empty()) IssueGather(part, secondary, purpose);
     }
   }
 }
 
-void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose) {
+void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose,
+                                   bool stored_quantized) {
   const int world = emit_->group_size(GroupKind::kGlobal);
   const GroupKind group = secondary ? GroupKind::kHpz : GroupKind::kGlobal;
   const int group_size = emit_->group_size(group);
@@ -126,13 +138,16 @@ void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondar
   h.shard_elements = shard * group_size;
   if (group_size > 1) {
     const Queue q = secondary ? Queue::kNcclHpz : Queue::kNcclDp;
-    if (z_.zero_quantized_weights) {
+    if (z_.zero_quantized_weights || stored_quantized) {
       const int bits = z_.weight_quantization_bits;
       h.quantized = true;
       h.group_size = GroupSize(shard);
-      KernelSpec k{Kernel::kQuantizeInt8, shard, bits, h.group_size, 1, 0};
-      k.bytes = KernelBytes(k.kernel, k.elements, k.bits, k.group_size, k.fan_in);
-      const int quant = emit_->Kernel(Queue::kAllGatherStream, k, {});
+      int quant = emit_->tail(Queue::kAllGatherStream);
+      if (!stored_quantized) {
+        KernelSpec k{Kernel::kQuantizeInt8, shard, bits, h.group_size, 1, 0};
+        k.bytes = KernelBytes(k.kernel, k.elements, k.bits, k.group_size, k.fan_in);
+        quant = emit_->Kernel(Queue::kAllGatherStream, k, {});
+      }
       const double code_bytes = bits / 8.0;
       h.ops[0] = emit_->Collective(q, CollectiveKind::kAllGather, group, shard * group_size * code_bytes,
                                    code_bytes, purpose, {quant});

@@ -15,7 +15,10 @@
 //
 // Gathers: qwZ quantizes the rank's shard (int8, DeepSpeed's adaptive group count) and all-gathers codes
 // and fp32 scales separately; hpZ gathers backward-phase uses from the secondary partition inside the hpZ
-// group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute).
+// group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute). Frozen parameters (Param::frozen)
+// keep their secondary partition, so under hpZ every gather of them is intra-node; with
+// zero_quantized_nontrainable_weights they are stored int8 and gathered as codes and scales without a quantize
+// kernel (__all_gather_params splits stored-quantized params from the others, quantize=True for them).
 #pragma once
 
 #include <cstdint>
@@ -79,9 +82,11 @@ class FetchCoordinator {
   // Issues coalesced gathers for `params` from a hook of phase `hook_phase`; `use_phase` gives each
   // param's next use. Splits by (group, purpose) as DeepSpeed splits by secondary-tensor presence.
   void Gather(const std::vector<int>& params, const std::vector<Phase>& use_phase, Phase hook_phase);
-  void IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose);
+  // `stored_quantized`: the params are MixZ++'s int8-stored frozen weights (no quantize kernel before).
+  void IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose, bool stored_quantized);
   void WaitHandle(int handle);
-  bool UsesSecondary(Phase use_phase, Phase hook_phase) const;
+  bool UsesSecondary(int param, Phase use_phase, Phase hook_phase) const;
+  bool StoredQuantized(int param) const;
   double GroupSize(double shard_elements);
 
   const ModuleGraph& g_;

@@ -27,6 +27,10 @@ struct Param {
   std::string name;
   int64_t rows = 0;  // elements = rows * max(cols, 1)
   int64_t cols = 0;  // 0 for 1-D tensors (biases, LayerNorm); qgZ reduces those by reduce-scatter
+  // requires_grad = False (LoRA's frozen base weights, model/rlhf_schedule.h): no gradient, and DeepSpeed keeps
+  // its hpZ secondary partition for good (partitioned_param_coordinator.py __all_gather_params_: "they are not
+  // trainable so their secondary tensor never expire"), so every gather of it, forward included, is intra-node.
+  bool frozen = false;
   double numel() const { return static_cast<double>(rows) * static_cast<double>(cols > 0 ? cols : 1); }
   bool is_matrix() const { return cols > 0; }
 };

@@ -25,6 +25,23 @@ struct VolumeReport {
   PhaseBytes intra_node;
 };
 
+// One phase of an RLHF iteration (model/rlhf_evaluate.h): generation, experience, training or sft.
+struct PhaseReport {
+  std::string name;
+  double time_s = 0;             // the phase's wall time on the cluster
+  double throughput = 0;         // per GPU, in throughput_unit
+  std::string throughput_unit;   // "tokens/s" (generation: generated tokens) or "samples/s"
+  double compute_s = 0;          // GPU compute-stream work (nominal), summed over the phase's passes
+  double exposed_comm_s = 0;     // time_s not spent on the GPU's own work
+  VolumeReport bytes;            // summed over all GPUs
+  double memory_bytes = 0;       // per GPU, peak during the phase (resident models + the phase's working set)
+  double kv_cache_bytes = 0;     // per GPU: 2 * layers * kv_heads * head_dim * 2 bytes * tokens (generation)
+  double activations_bytes = 0;  // per GPU: activations (and logits) of the phase's passes
+  double gathered_bytes = 0;     // per GPU: parameters gathered at once (the schedule's peak)
+  double resident_bytes = 0;     // per GPU: the partitions of actor, reference, critic and reward, optimizer states
+  std::string composition;       // how the phase was built from schedules, e.g. "prefill + 256 decode steps"
+};
+
 struct VariantReport {
   std::string name;
   std::string engine;  // "analytic" or "sim"
@@ -51,6 +68,9 @@ struct VariantReport {
   VolumeReport bytes;           // summed over all GPUs
   MemoryBreakdown memory;
   int num_ops = 0;              // size of the schedule
+  // RLHF scenarios only ([rlhf], model/rlhf_evaluate.h): the phases; iteration_time_s is then one PPO step
+  // (generation + experience + training) and tokens_per_s the generated tokens per second of the cluster.
+  std::vector<PhaseReport> phases;
   // Non-empty: the report breaks an invariant (model/invariants.h), a bug; studies stop on it
   // (InvariantStatus) instead of printing the numbers.
   std::string invariant_violation;

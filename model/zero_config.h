@@ -17,6 +17,11 @@ struct ZeroConfig {
   bool zero_quantized_weights = false;    // qwZ: int8 block-quantized weight all-gather
   int zero_hpz_partition_size = 1;        // hpZ: secondary partition over this many ranks (1 = off)
   bool zero_quantized_gradients = false;  // qgZ: int4 two-hop all-to-all gradient reduction
+  // MixZ++ (DeepSpeed v0.10.1, PR #3954 "MP ZeRO++"): frozen (requires_grad=False) parameters are stored as int8
+  // codes with fp32 scales, primary and hpZ secondary partition alike (partition_parameters.py _partition_param,
+  // _partition_param_sec), so their gathers move int8 with no quantize kernel before them (codes are already
+  // stored), then dequantize. Only matters for models with frozen parameters (LoRA, model/rlhf_schedule.h).
+  bool zero_quantized_nontrainable_weights = false;
 
   // ZeroSim: quantization widths of qwZ and qgZ (DeepSpeed hard-codes int8 and int4).
   int weight_quantization_bits = 8;

@@ -87,6 +87,8 @@ class DsReader {
         z.zero_quantized_weights = Bool(p, value);
       } else if (key == "zero_quantized_gradients") {
         z.zero_quantized_gradients = Bool(p, value);
+      } else if (key == "zero_quantized_nontrainable_weights") {
+        z.zero_quantized_nontrainable_weights = Bool(p, value);
       } else if (key == "zero_hpz_partition_size") {
         z.zero_hpz_partition_size = Int(p, value, 1);
       } else if (key == "overlap_comm") {

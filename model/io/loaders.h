@@ -8,6 +8,7 @@
 //                                   and the variants to compare
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "model/io/file_source.h"
 #include "model/model_spec.h"
 #include "model/report.h"
+#include "model/rlhf_spec.h"
 #include "model/status.h"
 #include "model/zero_config.h"
 #include "sim/sim_options.h"
@@ -66,6 +68,9 @@ struct Expectation {
   // Optional: the configuration apart from the cluster size (model, batch, sequence); points of one group with
   // equal configs form a scaling check (most against fewest GPUs).
   std::string config;
+  // Optional, RLHF scenarios: the phase whose per-GPU throughput the speedup compares ("generation", "training",
+  // "experience", "sft"); the metric must be "speedup".
+  std::string phase;
   int line = 0;          // in the scenario file
 };
 
@@ -89,6 +94,8 @@ struct Scenario {
   // not model, for the report's provenance. Empty without one.
   model::InputFile deepspeed_config_file;
   std::vector<std::string> ignored_config_keys;
+  // `[rlhf]` (model/io/rlhf_loader.h): the scenario is DeepSpeed-Chat's RLHF; every variant is evaluated by phase.
+  std::optional<model::RlhfSpec> rlhf;
 };
 StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path);
 

@@ -1,5 +1,7 @@
 #include "model/io/report_json.h"
 
+#include "model/io/rlhf_report.h"
+
 namespace zerosim::io {
 
 using nlohmann::ordered_json;
@@ -75,6 +77,7 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   j["zero_quantized_weights"] = z.zero_quantized_weights;
   j["zero_hpz_partition_size"] = z.zero_hpz_partition_size;
   j["zero_quantized_gradients"] = z.zero_quantized_gradients;
+  j["zero_quantized_nontrainable_weights"] = z.zero_quantized_nontrainable_weights;
   j["weight_quantization_bits"] = z.weight_quantization_bits;
   j["gradient_quantization_bits"] = z.gradient_quantization_bits;
   j["weight_quantization_group_target"] = z.weight_quantization_group_target;
@@ -132,6 +135,7 @@ ordered_json VariantToJson(const model::VariantReport& v) {
                                {"total", m.total_bytes},
                                {"hbm", m.hbm_bytes}};
   j["schedule_ops"] = v.num_ops;
+  if (!v.phases.empty()) j["phases"] = PhasesToJson(v.phases, v.gpus);  // RLHF variants (docs/report.md)
   return j;
 }
 

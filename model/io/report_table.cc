@@ -1,5 +1,7 @@
 #include "model/io/report_table.h"
 
+#include "model/io/rlhf_report.h"
+
 #include <functional>
 #include <vector>
 
@@ -97,6 +99,7 @@ std::string FormatReportTable(const model::Report& r) {
   auto clip = [](const std::string& text) { return text.size() <= 160 ? text : text.substr(0, 157) + "..."; };
   out += fmt::format("calibration  {} ({}): {}\n", p.calibration.path, p.calibration_source, clip(p.calibration_provenance));
   out += fmt::format("GEMM eff.    {}\n\n", clip(p.gemm_efficiency_source));
+  if (!r.variants.empty() && !r.variants.front().phases.empty()) return out + FormatRlhfPhases(r.variants);
 
   Table t(r.variants);
   t.Header();

@@ -7,6 +7,7 @@
 #include "model/io/hf_config.h"
 #include "model/io/loaders.h"
 #include "model/io/perturbation_loader.h"
+#include "model/io/rlhf_loader.h"
 #include "model/io/table_reader.h"
 #include "model/io/zero_keys.h"
 
@@ -57,6 +58,16 @@ void ReadExpectations(TableReader* root, const toml::table& doc, const std::stri
                             metric));
     }
     x.config = et.OptionalString("config").value_or("");
+    x.phase = et.OptionalString("phase").value_or("");
+    if (!x.phase.empty() && status->ok()) {
+      if (!s.rlhf) {
+        et.Fail("phase", "phase applies to RLHF scenarios only (an [rlhf] section)");
+      } else if (x.phase != "generation" && x.phase != "experience" && x.phase != "training" && x.phase != "sft") {
+        et.Fail("phase", fmt::format("unknown phase \"{}\" (generation, experience, training, sft)", x.phase));
+      } else if (x.metric != Metric::kSpeedup) {
+        et.Fail("phase", "a phase expectation compares throughputs: metric must be \"speedup\"");
+      }
+    }
     if (status->ok() && !HasVariant(s, x.variant)) et.Fail("variant", fmt::format("no variant named \"{}\"", x.variant));
     if (status->ok() && !x.baseline.empty() && !HasVariant(s, x.baseline)) {
       et.Fail("baseline", fmt::format("no variant named \"{}\"", x.baseline));
@@ -202,6 +213,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
       s.variants.push_back(std::move(var));
     }
   }
+  s.rlhf = ReadRlhf(&root, fs, path, base_model, &status);
   ReadExpectations(&root, doc->table, path, s, &status);
   s.perturbations = ReadPerturbations(&root, doc->table, path, s.cluster, &status);
   root.Finish();

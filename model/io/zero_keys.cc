@@ -18,6 +18,8 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
   z.zero_hpz_partition_size = static_cast<int>(
       t->IntOr("zero_hpz_partition_size", z.zero_hpz_partition_size, 1, model::kMaxGpusPerNode));
   z.zero_quantized_gradients = t->BoolOr("zero_quantized_gradients", z.zero_quantized_gradients);
+  z.zero_quantized_nontrainable_weights =
+      t->BoolOr("zero_quantized_nontrainable_weights", z.zero_quantized_nontrainable_weights);
 
   z.weight_quantization_bits = static_cast<int>(t->IntOr("weight_quantization_bits", z.weight_quantization_bits, 1));
   if (z.weight_quantization_bits != 8) {
