@@ -15,7 +15,9 @@
 //
 // Gathers: qwZ quantizes the rank's shard (int8, DeepSpeed's adaptive group count) and all-gathers codes
 // and fp32 scales separately; hpZ gathers backward-phase uses from the secondary partition inside the hpZ
-// group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute).
+// group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute). MiCS (mics.py) partitions over
+// its shard group and gathers there, in two hops (across nodes, then inside the node) with
+// mics_hierarchical_params_gather.
 #pragma once
 
 #include <cstdint>
