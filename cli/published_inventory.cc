@@ -24,7 +24,8 @@ StatusOr<std::string> FormatPublishedInventory(const std::string& json_text, con
                                                const std::vector<std::string>& validated) {
   const nlohmann::json j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || !j.contains("cases") || !j["cases"].is_array()) {
-    return Status::Error(fmt::format("{}: not an inventory of published runs (a JSON object with \"cases\")", path));
+    return Status::Error(
+        fmt::format("{}: not an inventory of published runs (a JSON object with \"cases\")", path));
   }
   std::set<std::string> files;
   for (const std::string& f : validated) files.insert(std::filesystem::path(f).filename().string());
@@ -46,16 +47,18 @@ StatusOr<std::string> FormatPublishedInventory(const std::string& json_text, con
     const nlohmann::json a = c.value("approximations", nlohmann::json::array());
     if (a.is_array() && !a.empty()) {
       ++approximated;
-      for (const nlohmann::json& why : a) ++approximations[why.is_string() ? why.get<std::string>() : why.dump()];
+      for (const nlohmann::json& why : a)
+        ++approximations[why.is_string() ? why.get<std::string>() : why.dump()];
     } else {
       ++exact;
     }
   }
   const int total = exact + approximated + cannot + skipped;
-  std::string out = fmt::format("published runs ({}: {} cases): {} ran without approximation, {} ran with "
-                                "approximations, {} cannot run{}\n",
-                                path, total, exact, approximated, cannot,
-                                skipped > 0 ? fmt::format(", {} not among the scenarios validated", skipped) : "");
+  std::string out = fmt::format(
+      "published runs ({}: {} cases): {} ran without approximation, {} ran with "
+      "approximations, {} cannot run{}\n",
+      path, total, exact, approximated, cannot,
+      skipped > 0 ? fmt::format(", {} not among the scenarios validated", skipped) : "");
   if (approximated > 0) out += fmt::format("  approximations:{}\n", Reasons(approximations));
   if (cannot > 0) out += fmt::format("  cannot run:{}\n", Reasons(reasons));
   return out;

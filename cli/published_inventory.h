@@ -1,8 +1,8 @@
 // The inventory of published runs (scenarios/published/cases.json, written by
-// scripts/published_runs_to_scenarios.py from ../shared/validation/published_runs.json): every case, whether a
-// scenario runs it exactly, with approximations (listed), or not at all (and why). `zerosim validate` prints
-// its counts for the scenarios it ran (issue 10's target: how many published runs run without approximation,
-// how many still cannot, and why).
+// scripts/published_runs_to_scenarios.py from ../shared/validation/published_runs.json): every case, whether
+// a scenario runs it exactly, with approximations (listed), or not at all (and why). `zerosim validate`
+// prints its counts for the scenarios it ran (issue 10's target: how many published runs run without
+// approximation, how many still cannot, and why).
 #pragma once
 
 #include <string>

@@ -132,12 +132,15 @@ void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondar
     if (mics && z_.mics_hierarchical_params_gather && inter > 1) {
       // _hierarchical_all_gather_params: all-gather across nodes among the shard group's same-local-rank
       // ranks (enqueued synchronously), copy the result into place, then all-gather inside the node.
-      const int a = emit_->Collective(Queue::kNcclCrossNode, CollectiveKind::kAllGather, GroupKind::kShardCrossNode,
-                                      shard * inter * 2.0, 2.0, purpose, {emit_->tail(Queue::kAllGatherStream)});
+      const int a =
+          emit_->Collective(Queue::kNcclCrossNode, CollectiveKind::kAllGather, GroupKind::kShardCrossNode,
+                            shard * inter * 2.0, 2.0, purpose, {emit_->tail(Queue::kAllGatherStream)});
       emit_->Wait(Queue::kAllGatherStream, {a});
-      emit_->Memory(Queue::kAllGatherStream, 2.0 * shard * inter * 2.0, {});  // param_chunk.copy_: read + write
-      h.ops[0] = emit_->Collective(Queue::kNcclLocal, CollectiveKind::kAllGather, GroupKind::kLocal,
-                                   shard * group_size * 2.0, 2.0, purpose, {emit_->tail(Queue::kAllGatherStream)});
+      emit_->Memory(Queue::kAllGatherStream, 2.0 * shard * inter * 2.0,
+                    {});  // param_chunk.copy_: read + write
+      h.ops[0] =
+          emit_->Collective(Queue::kNcclLocal, CollectiveKind::kAllGather, GroupKind::kLocal,
+                            shard * group_size * 2.0, 2.0, purpose, {emit_->tail(Queue::kAllGatherStream)});
     } else if (z_.zero_quantized_weights) {
       const int bits = z_.weight_quantization_bits;
       h.quantized = true;

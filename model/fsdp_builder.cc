@@ -24,9 +24,11 @@
 //    over the replicate group (_inter_node_pg); NO_SHARD all-reduces the whole gradient.
 //  - end of backward (_post_backward_final_callback): the compute stream waits for the post-backward
 //    stream; every micro-step reduces (no no_sync).
-// The all-gathers and reduce-scatters of one process group share its NCCL stream (ProcessGroupNCCL keeps one
-// stream per device and communicator: torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp getNCCLComm), so
-// they queue on kNcclDp; the replicate group's all-reduce has its own communicator (kNcclCrossNode).
+// The all-gathers and reduce-scatters of one process group share its NCCL stream ("for NCCL backend, any
+// collectives, even if issued in different streams, contend for the same per-device NCCL stream":
+// torch/distributed/fsdp/api.py BackwardPrefetch; ProcessGroupNCCL keeps one stream per device and
+// communicator), so they queue on kNcclDp; the replicate group's all-reduce has its own communicator
+// (kNcclCrossNode).
 //
 // FSDP2 differs where its code does (_fsdp_param_group.py, _fsdp_collectives.py): the all-gather input is
 // copied in (foreach_all_gather copy-in, on the all-gather copy-in stream) and the output copied out into
@@ -139,18 +141,21 @@ class FsdpEmulator {
     emit_->Wait(Queue::kReduceStream, {compute});
     const Purpose grad = Purpose::kGradientReduce;
     if (no_shard_) {
-      const int ar = emit_->Collective(Queue::kNcclDp, CollectiveKind::kAllReduce, GroupKind::kGlobal,
-                                       unit_numel_[i] * bytes_, bytes_, grad, {emit_->tail(Queue::kReduceStream)});
+      const int ar =
+          emit_->Collective(Queue::kNcclDp, CollectiveKind::kAllReduce, GroupKind::kGlobal,
+                            unit_numel_[i] * bytes_, bytes_, grad, {emit_->tail(Queue::kReduceStream)});
       emit_->Wait(Queue::kReduceStream, {ar});
       return;
     }
     if (fsdp2_) emit_->Memory(Queue::kReduceStream, 2.0 * unit_padded_[i] * bytes_, {});  // copy-in
-    const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, shard_group_,
-                                     unit_padded_[i] * bytes_, bytes_, grad, {emit_->tail(Queue::kReduceStream)});
+    const int rs =
+        emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, shard_group_,
+                          unit_padded_[i] * bytes_, bytes_, grad, {emit_->tail(Queue::kReduceStream)});
     emit_->Wait(Queue::kReduceStream, {rs});
     if (hybrid_ && emit_->group_size(GroupKind::kReplica) > 1) {
-      const int ar = emit_->Collective(Queue::kNcclCrossNode, CollectiveKind::kAllReduce, GroupKind::kReplica,
-                                       unit_shard_[i] * bytes_, bytes_, grad, {emit_->tail(Queue::kReduceStream)});
+      const int ar =
+          emit_->Collective(Queue::kNcclCrossNode, CollectiveKind::kAllReduce, GroupKind::kReplica,
+                            unit_shard_[i] * bytes_, bytes_, grad, {emit_->tail(Queue::kReduceStream)});
       emit_->Wait(Queue::kReduceStream, {ar});
     }
   }
@@ -177,7 +182,7 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const Cluste
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
   OpEmitter emit(&s, &c, 1);
   FsdpEmulator fsdp(&s, z, &emit, BytesPerElement(m.dtype));
-  const int shards = z.strategy == Strategy::kFsdpNoShard      ? 1
+  const int shards = z.strategy == Strategy::kFsdpNoShard       ? 1
                      : z.strategy == Strategy::kFsdpHybridShard ? s.shard_group_size
                                                                 : s.world_size;
   s.param_shards = s.gradient_shards = s.optimizer_shards = shards;

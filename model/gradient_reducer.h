@@ -59,9 +59,9 @@ class GradientReducer {
   double bucket_elements_ = 0;
   double pending_copy_bytes_ = 0;
   std::vector<int> reduce_events_;
-  int partitions_ = 1;                   // ranks the gradients are partitioned over (P, or MiCS's shard size)
+  int partitions_ = 1;  // ranks the gradients are partitioned over (P, or MiCS's shard size)
   GroupKind group_ = GroupKind::kGlobal;  // the reduce-scatter's group
-  bool block_compute_ = false;           // no overlap_comm: the default stream waits for each reduction
+  bool block_compute_ = false;            // no overlap_comm: the default stream waits for each reduction
   bool boundary_ = true;
 };
 

@@ -4,8 +4,8 @@
 //   optimizer states  12 * Psi / No (fp32 master weights, Adam momentum and variance)
 //                     -> the ZeRO paper's accounting (Rajbhandari et al. 2020, sec. 3), with Np, Ng, No the
 //                        ranks the strategy divides each over (Schedule::param_shards, ...): ZeRO-1 1/1/P,
-//                        ZeRO-2 1/P/P, ZeRO-3 and FSDP FULL_SHARD / SHARD_GRAD_OP / FSDP2 P/P/P, MiCS and HSDP
-//                        s/s/s (the shard group), NO_SHARD 1/1/1
+//                        ZeRO-2 1/P/P, ZeRO-3 and FSDP FULL_SHARD / SHARD_GRAD_OP / FSDP2 P/P/P, MiCS and
+//                        HSDP s/s/s (the shard group), NO_SHARD 1/1/1
 //   hpZ secondary     2 * Psi / h (ZeRO++ sec. 3.2: the secondary partition, fp16)
 //   gathered          2 * the most parameter elements gathered at once (the schedule's peak; FSDP: unsharded
 //                     units, all of them at the end of the forward with SHARD_GRAD_OP)

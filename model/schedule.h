@@ -52,7 +52,8 @@ enum class Queue : uint8_t {
 inline constexpr int kNumQueues = static_cast<int>(Queue::kCount);
 
 // kAllReduce: NCCL's ring all-reduce (a reduce-scatter then an all-gather over the same ring, 2(g-1) steps;
-// NCCL src/device/all_reduce.h runRing). NCCL's tuner may pick a tree instead at scale; ZeroSim times the ring.
+// NCCL src/device/all_reduce.h runRing). NCCL's tuner may pick a tree instead at scale; ZeroSim times the
+// ring.
 enum class CollectiveKind : uint8_t { kAllGather, kReduceScatter, kAllToAll, kAllReduce };
 
 enum class GroupKind : uint8_t {

@@ -14,7 +14,8 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const Clust
   s->tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
   s->graph = BuildModuleGraph(m, s->tokens_per_micro_step);
   for (const Param& p : s->graph.params) s->partitioned_elements += p.numel();
-  if (HasShardGroup(z.strategy)) s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());
+  if (HasShardGroup(z.strategy))
+    s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());
 
   ScheduleFrame f;
   f.trace = BuildTrace(s->graph, z.activation_checkpointing);

@@ -16,10 +16,10 @@
 namespace zerosim::model {
 
 struct ScheduleFrame {
-  std::vector<TraceStep> trace;    // one forward + backward pass (BuildTrace)
-  std::vector<int> last_backward;  // per parameter: the trace step of its last backward use (-1: none)
-  std::vector<int> forward_class;  // per module: its forward pass's compute class
-  std::vector<int> backward_class; // per module: its backward pass's compute class
+  std::vector<TraceStep> trace;     // one forward + backward pass (BuildTrace)
+  std::vector<int> last_backward;   // per parameter: the trace step of its last backward use (-1: none)
+  std::vector<int> forward_class;   // per module: its forward pass's compute class
+  std::vector<int> backward_class;  // per module: its backward pass's compute class
 };
 
 // Fills the schedule's frame fields (world size, hardware queues, micro-steps, tokens, graph, partitioned

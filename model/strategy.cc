@@ -5,9 +5,15 @@
 namespace zerosim::model {
 namespace {
 
-constexpr std::array<const char*, kNumStrategies> kNames = {
-    "zero1",           "zero2",          "zero3", "mics", "fsdp_full_shard", "fsdp_shard_grad_op",
-    "fsdp_no_shard",   "fsdp_hybrid_shard", "fsdp2"};
+constexpr std::array<const char*, kNumStrategies> kNames = {"zero1",
+                                                            "zero2",
+                                                            "zero3",
+                                                            "mics",
+                                                            "fsdp_full_shard",
+                                                            "fsdp_shard_grad_op",
+                                                            "fsdp_no_shard",
+                                                            "fsdp_hybrid_shard",
+                                                            "fsdp2"};
 
 }  // namespace
 
@@ -21,7 +27,8 @@ std::optional<Strategy> ParseStrategy(std::string_view name) {
 }
 
 const char* StrategyNames() {
-  return "zero1, zero2, zero3, mics, fsdp_full_shard, fsdp_shard_grad_op, fsdp_no_shard, fsdp_hybrid_shard, fsdp2";
+  return "zero1, zero2, zero3, mics, fsdp_full_shard, fsdp_shard_grad_op, fsdp_no_shard, fsdp_hybrid_shard, "
+         "fsdp2";
 }
 
 const char* FrameworkName(Framework f) { return f == Framework::kFsdp ? "fsdp" : "deepspeed"; }

@@ -30,9 +30,9 @@ int GroupSize(GroupKind group, const ClusterSpec& cluster, int hpz_size, int sha
 // instances touch one node.
 struct GroupPlacement {
   int instances = 1;
-  int nodes = 1;           // nodes one instance spans (1: inside a node)
-  int per_node = 1;        // instances with members on one node
-  int span_nodes = 1;      // consecutive nodes one instance's members range over (for fat-tree leaves)
+  int nodes = 1;       // nodes one instance spans (1: inside a node)
+  int per_node = 1;    // instances with members on one node
+  int span_nodes = 1;  // consecutive nodes one instance's members range over (for fat-tree leaves)
 };
 GroupPlacement PlaceGroup(GroupKind group, int group_size, const ClusterSpec& cluster);
 

@@ -15,7 +15,8 @@ struct ZeroConfig {
   // imply stage 1/2/3/3).
   int stage = 3;
 
-  // --- the strategy (strategy.h; `strategy` in [zero] or a [[variant]]) and its stack ([runtime] framework) ---
+  // --- the strategy (strategy.h; `strategy` in [zero] or a [[variant]]) and its stack ([runtime] framework)
+  // ---
   Strategy strategy = Strategy::kZero3;
   Framework framework = Framework::kDeepSpeed;  // FrameworkOf(strategy) (the loaders check it)
   // Ranks one parameter is partitioned over (consecutive ranks) for the strategies with a shard group:
@@ -95,7 +96,9 @@ struct ZeroConfig {
   bool hpz_enabled() const { return zero_hpz_partition_size > 1; }
   // The shard group size of the strategy (0: one node; meaningless without HasShardGroup(strategy)).
   int shard_group_size() const {
-    return strategy == Strategy::kMics ? mics_shard_size : strategy == Strategy::kFsdpHybridShard ? hsdp_shard_size : 0;
+    return strategy == Strategy::kMics              ? mics_shard_size
+           : strategy == Strategy::kFsdpHybridShard ? hsdp_shard_size
+                                                    : 0;
   }
   bool operator==(const ZeroConfig&) const = default;
 };

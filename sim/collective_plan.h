@@ -31,7 +31,7 @@ struct Layout {
   int gpus_per_node = 0;  // N
   int nics = 1;
   int hpz = 1;
-  int shard = 0;          // ranks of a MiCS / HSDP shard group (Schedule::shard_group_size); 0: none
+  int shard = 0;                 // ranks of a MiCS / HSDP shard group (Schedule::shard_group_size); 0: none
   std::vector<int> level_nodes;  // nodes under one group of each fat-tree level, bottom-up (leaf, pod)
   bool symmetric = false;        // the platform's ranks stand for the real ones (shrunk, scaled)
   bool node_classes = false;     // equivalence classes of nodes on the whole platform (rank_classes.h)

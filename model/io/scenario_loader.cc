@@ -123,7 +123,8 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
     runtime_keys = ReadRuntimeKeys(&*runtime, &base_zero);
     runtime->Finish();
     // framework = "fsdp" makes FULL_SHARD the scenario's default strategy (DeepSpeed's is zero3).
-    if (runtime_keys.framework == model::Framework::kFsdp) base_zero.strategy = model::Strategy::kFsdpFullShard;
+    if (runtime_keys.framework == model::Framework::kFsdp)
+      base_zero.strategy = model::Strategy::kFsdpFullShard;
   }
   // deepspeed_config = "ds_config.json": DeepSpeed's own config sets the training and ZeRO keys (and the
   // dtype); [training] and [zero] keys, where given, override it.

@@ -12,12 +12,14 @@ namespace zerosim::io {
 model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, const model::ClusterSpec& c) {
   model::ZeroConfig z = base;
   // `strategy` (model/strategy.h) picks the schedule; DeepSpeed's `stage` 1/2/3 alone means zero1/2/3.
-  const bool had_zero12 = base.strategy == model::Strategy::kZero1 || base.strategy == model::Strategy::kZero2;
+  const bool had_zero12 =
+      base.strategy == model::Strategy::kZero1 || base.strategy == model::Strategy::kZero2;
   if (std::optional<std::string> name = t->OptionalString("strategy")) {
     if (std::optional<model::Strategy> st = model::ParseStrategy(*name)) {
       z.strategy = *st;
     } else {
-      t->Fail("strategy", fmt::format("unknown strategy \"{}\" (supported: {})", *name, model::StrategyNames()));
+      t->Fail("strategy",
+              fmt::format("unknown strategy \"{}\" (supported: {})", *name, model::StrategyNames()));
     }
   }
   const int stage_of_strategy = z.strategy == model::Strategy::kZero1   ? 1
@@ -28,7 +30,9 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
     if (z.stage < 1 || z.stage > 3) {
       t->Fail("stage", fmt::format("ZeroSim models ZeRO stages 1 to 3, got {}", z.stage));
     } else if (!t->Has("strategy") && !model::IsFsdp(z.strategy) && z.strategy != model::Strategy::kMics) {
-      z.strategy = z.stage == 1 ? model::Strategy::kZero1 : z.stage == 2 ? model::Strategy::kZero2 : model::Strategy::kZero3;
+      z.strategy = z.stage == 1   ? model::Strategy::kZero1
+                   : z.stage == 2 ? model::Strategy::kZero2
+                                  : model::Strategy::kZero3;
     } else if (z.stage != stage_of_strategy && !model::IsFsdp(z.strategy)) {
       t->Fail("stage", fmt::format("stage {} contradicts strategy \"{}\" (stage {})", z.stage,
                                    model::StrategyName(z.strategy), stage_of_strategy));
@@ -42,7 +46,8 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
   z.framework = model::FrameworkOf(z.strategy);
   z.mics_shard_size = static_cast<int>(t->IntOr("mics_shard_size", z.mics_shard_size, 1, 1 << 20));
   z.hsdp_shard_size = static_cast<int>(t->IntOr("hsdp_shard_size", z.hsdp_shard_size, 1, 1 << 20));
-  z.mics_hierarchical_params_gather = t->BoolOr("mics_hierarchical_params_gather", z.mics_hierarchical_params_gather);
+  z.mics_hierarchical_params_gather =
+      t->BoolOr("mics_hierarchical_params_gather", z.mics_hierarchical_params_gather);
   z.allgather_bucket_size = t->CountOr("allgather_bucket_size", z.allgather_bucket_size, 1);
   z.fsdp_limit_all_gathers = t->BoolOr("limit_all_gathers", z.fsdp_limit_all_gathers);
   z.fsdp_forward_prefetch = t->BoolOr("forward_prefetch", z.fsdp_forward_prefetch);
@@ -54,7 +59,8 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
     } else if (*bp == "backward_post") {
       z.fsdp_backward_prefetch = 2;
     } else {
-      t->Fail("backward_prefetch", fmt::format("unknown backward_prefetch \"{}\" (backward_pre, backward_post, none)", *bp));
+      t->Fail("backward_prefetch",
+              fmt::format("unknown backward_prefetch \"{}\" (backward_pre, backward_post, none)", *bp));
     }
   }
 
@@ -87,7 +93,8 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
   if (zero12 != had_zero12) z.overlap_comm = !zero12;
   z.overlap_comm = t->BoolOr("overlap_comm", z.overlap_comm);
   if (!z.overlap_comm && !zero12) {
-    t->Fail("overlap_comm", "ZeroSim models overlap_comm = true (DeepSpeed's stage-3 default) only for stage 3");
+    t->Fail("overlap_comm",
+            "ZeroSim models overlap_comm = true (DeepSpeed's stage-3 default) only for stage 3");
   }
   z.contiguous_gradients = t->BoolOr("contiguous_gradients", z.contiguous_gradients);
 
@@ -156,7 +163,8 @@ RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
   RuntimeKeys r;
   if (std::optional<std::string> f = t->OptionalString("framework")) {
     r.framework = model::ParseFramework(*f);
-    if (!r.framework) t->Fail("framework", fmt::format("unknown framework \"{}\" (modelled: deepspeed, fsdp)", *f));
+    if (!r.framework)
+      t->Fail("framework", fmt::format("unknown framework \"{}\" (modelled: deepspeed, fsdp)", *f));
   }
   if (t->Has("cuda_device_max_connections")) {
     r.cuda_device_max_connections = static_cast<int>(t->IntOr("cuda_device_max_connections", 8, 1));
@@ -174,7 +182,8 @@ int FrameworkHardwareQueues(model::Framework f) { return f == model::Framework::
 
 void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z) {
   z->framework = r.framework.value_or(model::FrameworkOf(z->strategy));
-  z->cuda_device_max_connections = r.cuda_device_max_connections.value_or(FrameworkHardwareQueues(z->framework));
+  z->cuda_device_max_connections =
+      r.cuda_device_max_connections.value_or(FrameworkHardwareQueues(z->framework));
 }
 
 void ReportProblems(const std::vector<model::Problem>& problems, std::initializer_list<TableReader*> tables,

@@ -15,10 +15,12 @@ constexpr const char* kInventory = R"({"cases": [
   {"id": "e", "run": false, "reason": "qualitative only"}]})";
 
 TEST(PublishedInventory, CountsExactApproximatedAndNotRun) {
-  StatusOr<std::string> s = FormatPublishedInventory(kInventory, "cases.json", {"scenarios/published/one.toml"});
+  StatusOr<std::string> s =
+      FormatPublishedInventory(kInventory, "cases.json", {"scenarios/published/one.toml"});
   ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_NE(s->find("5 cases): 1 ran without approximation, 1 ran with approximations, 2 cannot run, 1 not among"),
-            std::string::npos)
+  EXPECT_NE(
+      s->find("5 cases): 1 ran without approximation, 1 ran with approximations, 2 cannot run, 1 not among"),
+      std::string::npos)
       << *s;
   EXPECT_NE(s->find("  1  tensor parallelism"), std::string::npos) << *s;
   EXPECT_NE(s->find("  2  qualitative only"), std::string::npos) << *s;

@@ -33,7 +33,8 @@ Divisors DivisorsOf(Strategy s, int p, int shard) {
   }
 }
 
-model::MemoryBreakdown MemoryOf(const model::ModelSpec& m, const model::ZeroConfig& z, const model::ClusterSpec& c) {
+model::MemoryBreakdown MemoryOf(const model::ModelSpec& m, const model::ZeroConfig& z,
+                                const model::ClusterSpec& c) {
   return model::EstimateMemory(m, z, c, model::BuildSchedule(m, z, c));
 }
 

@@ -128,19 +128,22 @@ TEST(StrategySchedule, FsdpFullShardGathersPerUnitWithBackwardPrefetch) {
 }
 
 TEST(StrategySchedule, ShardGradOpNeverGathersInBackward) {
-  const model::Schedule s = model::BuildSchedule(EvenGpt(3), StrategyConfig(Strategy::kFsdpShardGradOp), kCluster);
+  const model::Schedule s =
+      model::BuildSchedule(EvenGpt(3), StrategyConfig(Strategy::kFsdpShardGradOp), kCluster);
   const std::vector<std::string> want = {"ag/global@fwd", "ag/global@fwd", "ag/global@fwd", "ag/global@fwd",
                                          "rs/global@bwd", "rs/global@bwd", "rs/global@bwd", "rs/global@bwd"};
   EXPECT_EQ(Collectives(s), want);
 }
 
 TEST(StrategySchedule, NoShardAllReducesEachUnit) {
-  const model::Schedule s = model::BuildSchedule(EvenGpt(3), StrategyConfig(Strategy::kFsdpNoShard), kCluster);
+  const model::Schedule s =
+      model::BuildSchedule(EvenGpt(3), StrategyConfig(Strategy::kFsdpNoShard), kCluster);
   EXPECT_EQ(Collectives(s), std::vector<std::string>(4, "ar/global@bwd"));
 }
 
 TEST(StrategySchedule, HybridReduceScattersInTheNodeThenAllReducesAcross) {
-  const model::Schedule s = model::BuildSchedule(EvenGpt(2), StrategyConfig(Strategy::kFsdpHybridShard), kCluster);
+  const model::Schedule s =
+      model::BuildSchedule(EvenGpt(2), StrategyConfig(Strategy::kFsdpHybridShard), kCluster);
   const std::vector<std::string> c = Collectives(s);
   for (size_t i = 0; i < c.size(); ++i) {
     if (c[i] == "rs/shard@bwd") {

@@ -33,8 +33,8 @@ inline double EvenGptRootParams(const model::ModelSpec& m) {
 }
 
 // A configuration of `strategy` under its own framework, with every gather explicit (no persistent
-// parameters, no prefetch, no reuse across modules: each use of a parameter gathers it, as the closed forms count) and
-// no activation checkpointing (no recompute gathers).
+// parameters, no prefetch, no reuse across modules: each use of a parameter gathers it, as the closed forms
+// count) and no activation checkpointing (no recompute gathers).
 inline model::ZeroConfig StrategyConfig(model::Strategy strategy) {
   model::ZeroConfig z;
   z.strategy = strategy;

@@ -167,7 +167,7 @@ TEST(StrategyVolume, MicsGathersInTheShardGroupAndAllReducesAtTheBoundary) {
             }
           }
         }
-        AddRing(&t, kGrad, p, shard, span, 2 * mb);           // a reduce-scatter per micro-step
+        AddRing(&t, kGrad, p, shard, span, 2 * mb);                // a reduce-scatter per micro-step
         AddRing(&t, kGrad, p, replicas, replicas, mb / shard, 2);  // all-reduce once, at the boundary
         ExpectTiers(m, z, c, t, hierarchical ? "mics hierarchical" : "mics");
       }
@@ -181,7 +181,9 @@ TEST(StrategyVolume, MicsGathersInTheShardGroupAndAllReducesAtTheBoundary) {
 TEST(StrategyVolume, CrossNodeOrderingHolds) {
   const model::ModelSpec m = EvenGpt();
   for (const model::ClusterSpec& c : StrategyClusters()) {
-    auto cross = [&](Strategy s) { return model::BuildSchedule(m, StrategyConfig(s), c).volumes.cross_total(); };
+    auto cross = [&](Strategy s) {
+      return model::BuildSchedule(m, StrategyConfig(s), c).volumes.cross_total();
+    };
     EXPECT_LT(cross(Strategy::kZero2), cross(Strategy::kZero3));
     EXPECT_LT(cross(Strategy::kFsdpShardGradOp), cross(Strategy::kFsdpFullShard));
     EXPECT_LT(cross(Strategy::kFsdpHybridShard), cross(Strategy::kFsdpFullShard));

@@ -40,7 +40,8 @@ std::vector<model::ZeroConfig> Configs(int gpus_per_node) {
 void ExpectConserved(const model::ClusterSpec& c, sim::Reduction reduction, bool uncontended = false) {
   const model::ModelSpec m = Gpt(2, 1024, 16);
   for (const model::ZeroConfig& z : Configs(c.gpus_per_node)) {
-    const std::string name = std::string(model::StrategyName(z.strategy)) + " s=" + std::to_string(z.shard_group_size());
+    const std::string name =
+        std::string(model::StrategyName(z.strategy)) + " s=" + std::to_string(z.shard_group_size());
     const model::Schedule s = model::BuildSchedule(m, z, c);
     sim::SimOptions o;
     o.reduction = reduction;
