@@ -156,7 +156,9 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   std::optional<TableReader> zero;
   if (!ds_rel || root.Has("zero")) {
     zero.emplace(root.Table("zero"));
-    if (!ds_rel && !zero->Has("stage") && !zero->Has("strategy")) zero->Int("stage", 3);
+    if (!ds_rel && !zero->Has("stage") && !zero->Has("strategy") && !model::IsFsdp(base_zero.strategy)) {
+      zero->Int("stage", 3);
+    }
     base_zero = ReadZeroKeys(&*zero, base_zero, s.cluster);
     zero->Finish();
   }
