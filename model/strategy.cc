@@ -26,6 +26,12 @@ std::optional<Strategy> ParseStrategy(std::string_view name) {
   return std::nullopt;
 }
 
+const char* StrategyLabel(Strategy s) {
+  constexpr std::array<const char*, kNumStrategies> kLabels = {
+      "ZeRO-1", "ZeRO-2", "ZeRO-3", "MiCS", "FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID", "FSDP2"};
+  return kLabels[static_cast<size_t>(s)];
+}
+
 const char* StrategyNames() {
   return "zero1, zero2, zero3, mics, fsdp_full_shard, fsdp_shard_grad_op, fsdp_no_shard, fsdp_hybrid_shard, "
          "fsdp2";

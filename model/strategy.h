@@ -48,6 +48,8 @@ enum class Framework : uint8_t { kDeepSpeed, kFsdp };
 // The input spelling ("zero3", "fsdp_full_shard", ...) and back; nullopt for an unknown name.
 const char* StrategyName(Strategy s);
 std::optional<Strategy> ParseStrategy(std::string_view name);
+// A short label for tables (at most 13 characters): "ZeRO-1", "MiCS", "FULL_SHARD", "HYBRID", "FSDP2", ...
+const char* StrategyLabel(Strategy s);
 // Every strategy name, comma-separated (for error messages).
 const char* StrategyNames();
 

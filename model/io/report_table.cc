@@ -108,8 +108,8 @@ std::string FormatReportTable(const model::Report& r) {
   t.Row("strategy", [](const VariantReport& v) {
     const int shard = v.zero.shard_group_size();
     return model::HasShardGroup(v.zero.strategy) && shard > 0
-               ? fmt::format("{} s={}", model::StrategyName(v.zero.strategy), shard)
-               : std::string(model::StrategyName(v.zero.strategy));
+               ? fmt::format("{} s={}", model::StrategyLabel(v.zero.strategy), shard)
+               : std::string(model::StrategyLabel(v.zero.strategy));
   });
   t.Row("qwZ / hpZ / qgZ", [](const VariantReport& v) {
     return fmt::format("{}/{}/{}", v.zero.zero_quantized_weights ? "on" : "-", v.zero.zero_hpz_partition_size,

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/evaluate.h"
 #include "model/schedule_builder.h"
 #include "strategy_test_util.h"
 
@@ -180,6 +181,27 @@ TEST(StrategySchedule, Fsdp2CopiesInBeforeAndOutAfterEachGather) {
     EXPECT_TRUE(copy_out || gathers > 1) << "gather " << gathers;
   }
   EXPECT_EQ(gathers, 3 + 2);  // forward: root and two blocks; backward: the two blocks
+}
+
+// Every strategy, with DeepSpeed's and PyTorch's defaults (prefetch, persistence, recompute, accumulation),
+// satisfies the model's invariants (model/invariants.h: bytes conserved, times bounded, memory summed).
+TEST(StrategySchedule, EveryStrategyPassesTheInvariants) {
+  model::ModelSpec m = EvenGpt(3);
+  m.tied_embeddings = true;
+  for (const model::ClusterSpec& c : StrategyClusters()) {
+    for (Strategy st : AllStrategies()) {
+      model::ZeroConfig z;
+      z.strategy = st;
+      z.framework = model::FrameworkOf(st);
+      z.gradient_accumulation_steps = 2;
+      z.mics_shard_size = z.hsdp_shard_size = 2 * c.gpus_per_node;
+      z.mics_hierarchical_params_gather = true;
+      const model::VariantReport r = model::EvaluateAnalyticVariant("v", m, z, c, TestCalibration());
+      EXPECT_EQ(r.invariant_violation, "")
+          << model::StrategyName(st) << " on " << c.nodes << "x" << c.gpus_per_node;
+      EXPECT_GT(r.iteration_time_s, 0) << model::StrategyName(st);
+    }
+  }
 }
 
 }  // namespace
