@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/nccl_check.h"
 #include "cli/options.h"
+#include "cli/published_inventory.h"
 #include "cli/scenario_runner.h"
 #include "cli/validation.h"
 
@@ -126,6 +127,13 @@ int ValidateCommand(int argc, char** argv) {
     return kExitUsage;
   }
   fmt::print("{}\n{}", FormatValidation(points), FormatGroupSummary(points));
+  // The published runs' inventory beside their scenarios: how many run exactly, approximated, not at all.
+  StatusOr<std::string> inventory = PublishedInventories(*scenario_files);
+  if (!inventory.ok()) {
+    fmt::print(stderr, "zerosim validate: error: {}\n", inventory.status().message());
+    return kExitUsage;
+  }
+  if (!inventory->empty()) fmt::print("\n{}", *inventory);
   if (engine == Engine::kBoth) fmt::print("\n{}", FormatEngineComparison(reports));
   if (!jsonl.empty() && !WriteTextFile(jsonl, PointsJsonl(points))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", jsonl);

@@ -108,6 +108,36 @@ std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
         fmt::format("hpZ partition size {} does not divide the {} GPUs per node of '{}'", hpz,
                     c.gpus_per_node, c.name));
   }
+  // The ZeRO++ switches exist in DeepSpeed's stage 3 only (MiCS replaces its all-gather).
+  if (z.strategy != Strategy::kZero3) {
+    const char* key = z.zero_quantized_weights        ? "zero_quantized_weights"
+                      : z.zero_hpz_partition_size > 1 ? "zero_hpz_partition_size"
+                      : z.zero_quantized_gradients    ? "zero_quantized_gradients"
+                                                      : nullptr;
+    if (key != nullptr) {
+      Add(&out, key,
+          fmt::format("ZeRO++ ({}) applies to strategy \"zero3\" only, not \"{}\"", key,
+                      StrategyName(z.strategy)));
+    }
+  }
+  if (FrameworkOf(z.strategy) != z.framework) {
+    Add(&out, "strategy",
+        fmt::format("strategy \"{}\" runs under framework \"{}\", not \"{}\" ([runtime] framework)",
+                    StrategyName(z.strategy), FrameworkName(FrameworkOf(z.strategy)),
+                    FrameworkName(z.framework)));
+  }
+  if (HasShardGroup(z.strategy) && c.gpus_per_node >= 1 && c.total_gpus() >= 1) {
+    const int s = z.shard_group_size() > 0 ? z.shard_group_size() : c.gpus_per_node;
+    const char* key = z.strategy == Strategy::kMics ? "mics_shard_size" : "hsdp_shard_size";
+    const bool within = s <= c.gpus_per_node && c.gpus_per_node % s == 0;
+    const bool across = s > c.gpus_per_node && s % c.gpus_per_node == 0 && c.total_gpus() % s == 0;
+    if (!within && !across) {
+      Add(&out, key,
+          fmt::format("a shard group of {} ranks must divide the {} GPUs per node or be a multiple of "
+                      "them that divides the {} GPUs of '{}'",
+                      s, c.gpus_per_node, c.total_gpus(), c.name));
+    }
+  }
   if (z.max_ongoing_fetch_events < 0 || z.max_param_reduce_events < 0) {
     Add(&out, z.max_ongoing_fetch_events < 0 ? "max_ongoing_fetch_events" : "max_param_reduce_events",
         "must be at least 0");

@@ -125,8 +125,10 @@ void FetchCoordinator::Gather(const std::vector<int>& params, const std::vector<
 
 void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose,
                                    bool stored_quantized) {
-  const int world = emit_->group_size(GroupKind::kGlobal);
-  const GroupKind group = secondary ? GroupKind::kHpz : GroupKind::kGlobal;
+  // MiCS partitions over its shard group instead of the world (mics.py MiCS_Init.num_partitions).
+  const bool mics = z_.strategy == Strategy::kMics;
+  const int world = emit_->group_size(mics ? GroupKind::kShard : GroupKind::kGlobal);
+  const GroupKind group = secondary ? GroupKind::kHpz : mics ? GroupKind::kShard : GroupKind::kGlobal;
   const int group_size = emit_->group_size(group);
   // Each rank's shard: ceil(numel / P) elements per parameter (DeepSpeed pads partitions); the hpZ
   // secondary shard is the primary shard times P / h.
@@ -138,7 +140,20 @@ void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondar
   h.shard_elements = shard * group_size;
   if (group_size > 1) {
     const Queue q = secondary ? Queue::kNcclHpz : Queue::kNcclDp;
-    if (z_.zero_quantized_weights || stored_quantized) {
+    const int inter = emit_->group_size(GroupKind::kShardCrossNode);
+    if (mics && z_.mics_hierarchical_params_gather && inter > 1) {
+      // _hierarchical_all_gather_params: all-gather across nodes among the shard group's same-local-rank
+      // ranks (enqueued synchronously), copy the result into place, then all-gather inside the node.
+      const int a =
+          emit_->Collective(Queue::kNcclCrossNode, CollectiveKind::kAllGather, GroupKind::kShardCrossNode,
+                            shard * inter * 2.0, 2.0, purpose, {emit_->tail(Queue::kAllGatherStream)});
+      emit_->Wait(Queue::kAllGatherStream, {a});
+      emit_->Memory(Queue::kAllGatherStream, 2.0 * shard * inter * 2.0,
+                    {});  // param_chunk.copy_: read + write
+      h.ops[0] =
+          emit_->Collective(Queue::kNcclLocal, CollectiveKind::kAllGather, GroupKind::kLocal,
+                            shard * group_size * 2.0, 2.0, purpose, {emit_->tail(Queue::kAllGatherStream)});
+    } else if (z_.zero_quantized_weights || stored_quantized) {
       const int bits = z_.weight_quantization_bits;
       h.quantized = true;
       h.group_size = GroupSize(shard);

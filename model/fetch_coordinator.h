@@ -18,7 +18,9 @@
 // group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute). Frozen parameters (Param::frozen)
 // keep their secondary partition, so under hpZ every gather of them is intra-node; with
 // zero_quantized_nontrainable_weights they are stored int8 and gathered as codes and scales without a quantize
-// kernel (__all_gather_params splits stored-quantized params from the others, quantize=True for them).
+// kernel (__all_gather_params splits stored-quantized params from the others, quantize=True for them). MiCS
+// (mics.py) partitions over its shard group and gathers there, in two hops (across nodes, then inside the
+// node) with mics_hierarchical_params_gather.
 #pragma once
 
 #include <cstdint>

@@ -18,7 +18,14 @@ KernelSpec MakeKernel(Kernel kernel, double elements, int bits, double group_siz
 
 GradientReducer::GradientReducer(const ModuleGraph& g, const ZeroConfig& z, int nodes, int gpus_per_node,
                                  OpEmitter* emit)
-    : g_(g), z_(z), nodes_(nodes), gpus_per_node_(gpus_per_node), emit_(emit) {}
+    : g_(g), z_(z), nodes_(nodes), gpus_per_node_(gpus_per_node), emit_(emit) {
+  partitions_ = nodes * gpus_per_node;
+  if (z.strategy == Strategy::kMics) {
+    group_ = GroupKind::kShard;
+    partitions_ = emit->group_size(GroupKind::kShard);
+  }
+  block_compute_ = !z.overlap_comm;
+}
 
 void GradientReducer::OnGradientsReady(const std::vector<int>& params, int compute_op) {
   bool waited = false;
@@ -54,7 +61,7 @@ void GradientReducer::ReduceBucket() {
     emit_->Host(0.0, reduce_events_.front());
     reduce_events_.erase(reduce_events_.begin());
   }
-  const double world = static_cast<double>(nodes_) * gpus_per_node_;
+  const double world = partitions_;
   // reduce_scatter_coalesced's Python loop: one slice per rank and tensor, on the host, before the call (with
   // qgZ, all_to_all_quant_reduce calls it for each 1-D tensor alone).
   if (!(z_.zero_quantized_gradients && nodes_ > 1)) {
@@ -78,10 +85,19 @@ void GradientReducer::ReduceBucket() {
   } else {
     double bytes = 0;
     for (int p : bucket_) bytes += padded_bytes(p);
-    const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, GroupKind::kGlobal, bytes,
-                                     2.0, Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
+    const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, group_, bytes, 2.0,
+                                     Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
     emit_->Wait(Queue::kReduceStream, {rs});
+    if (z_.strategy == Strategy::kMics && boundary_ && emit_->group_size(GroupKind::kReplica) > 1) {
+      // allreduce_mics_shard_grads: the bucket's partitions (bytes / s per rank) over the replicas, on the
+      // replication group's own communicator.
+      const int ar = emit_->Collective(Queue::kNcclCrossNode, CollectiveKind::kAllReduce, GroupKind::kReplica,
+                                       bytes / world, 2.0, Purpose::kGradientReduce,
+                                       {emit_->tail(Queue::kReduceStream)});
+      emit_->Wait(Queue::kReduceStream, {ar});
+    }
   }
+  if (block_compute_) emit_->Wait(Queue::kCompute, {emit_->tail(Queue::kReduceStream)});
   reduce_events_.push_back(emit_->tail(Queue::kReduceStream));
   bucket_.clear();
   bucket_elements_ = 0;

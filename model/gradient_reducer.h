@@ -13,6 +13,15 @@
 //    inter-node all-to-all of codes and of scales among same-local-rank GPUs, dequantization, and the
 //    final sum over the K node chunks (PyTorch adds).
 // At the end of the backward pass the last bucket is reduced and the host waits for the reduce stream.
+//
+// The same path serves the strategies built on DeepSpeed's bucketed reduction:
+//  - ZeRO-2 (stage_1_and_2.py average_tensor: the bucket reduced to each rank's partition, which ZeroSim
+//    counts as one reduce-scatter of the bucket); without overlap_comm (DeepSpeed's default for stages 1
+//    and 2) it runs on the default stream, so compute waits for every bucket;
+//  - ZeRO-1 (stage_1_and_2.py reduce_gradients): the same buckets, fed once after the last backward;
+//  - MiCS (mics.py MiCS_Optimizer): the reduce-scatter spans the shard group (dp_process_group is
+//    param_shard_group) and, at the accumulation boundary, partition_grads all-reduces the bucket's
+//    gradient partitions across the replication group (allreduce_mics_shard_grads).
 #pragma once
 
 #include <vector>
@@ -33,6 +42,8 @@ class GradientReducer {
   void OnGradientsReady(const std::vector<int>& params, int compute_op);
   // independent_gradient_partition_epilogue: reduce what is left, then the host waits for the reductions.
   void Epilogue();
+  // Whether the current micro-step ends the accumulation (MiCS all-reduces across replicas only then).
+  void SetAccumulationBoundary(bool boundary) { boundary_ = boundary; }
 
  private:
   void ReduceBucket();
@@ -48,6 +59,10 @@ class GradientReducer {
   double bucket_elements_ = 0;
   double pending_copy_bytes_ = 0;
   std::vector<int> reduce_events_;
+  int partitions_ = 1;  // ranks the gradients are partitioned over (P, or MiCS's shard size)
+  GroupKind group_ = GroupKind::kGlobal;  // the reduce-scatter's group
+  bool block_compute_ = false;            // no overlap_comm: the default stream waits for each reduction
+  bool boundary_ = true;
 };
 
 }  // namespace zerosim::model

@@ -12,7 +12,9 @@ OpEmitter::OpEmitter(Schedule* s, const ClusterSpec* cluster, int hpz_size)
   std::fill(std::begin(tail_), std::end(tail_), -1);
 }
 
-int OpEmitter::group_size(GroupKind g) const { return GroupSize(g, *cluster_, hpz_size_); }
+int OpEmitter::group_size(GroupKind g) const {
+  return GroupSize(g, *cluster_, hpz_size_, s_->shard_group_size);
+}
 
 int OpEmitter::Append(Op op, std::initializer_list<int> deps) {
   op.phase = phase_;

@@ -66,6 +66,8 @@ const char* CollectiveKindName(CollectiveKind k) {
       return "reduce_scatter";
     case CollectiveKind::kAllToAll:
       return "all_to_all";
+    case CollectiveKind::kAllReduce:
+      return "all_reduce";
   }
   return "?";
 }
@@ -80,6 +82,14 @@ const char* GroupKindName(GroupKind g) {
       return "local";
     case GroupKind::kCrossNode:
       return "cross_node";
+    case GroupKind::kShard:
+      return "shard";
+    case GroupKind::kReplica:
+      return "replica";
+    case GroupKind::kShardCrossNode:
+      return "shard_cross_node";
+    case GroupKind::kCount:
+      break;
   }
   return "?";
 }

@@ -51,14 +51,24 @@ enum class Queue : uint8_t {
 };
 inline constexpr int kNumQueues = static_cast<int>(Queue::kCount);
 
-enum class CollectiveKind : uint8_t { kAllGather, kReduceScatter, kAllToAll };
+// kAllReduce: NCCL's ring all-reduce (a reduce-scatter then an all-gather over the same ring, 2(g-1) steps;
+// NCCL src/device/all_reduce.h runRing). NCCL's tuner may pick a tree instead at scale; ZeroSim times the
+// ring.
+enum class CollectiveKind : uint8_t { kAllGather, kReduceScatter, kAllToAll, kAllReduce };
 
 enum class GroupKind : uint8_t {
   kGlobal,     // all P ranks; NCCL ring in node-major order
   kHpz,        // zero_hpz_partition_size consecutive ranks of one node
   kLocal,      // the N ranks of one node
   kCrossNode,  // the K ranks with the same local rank, one per node
+  // Groups of strategies that shard over fewer ranks than the world (MiCS, HSDP), with s ranks per shard
+  // group (Schedule::shard_group_size; s divides N or is a multiple of N dividing P):
+  kShard,           // s consecutive ranks (a node-major ring; several nodes when s > N)
+  kReplica,         // the P/s ranks with the same position in their shard group (one per shard group)
+  kShardCrossNode,  // inside one shard group spanning s/N nodes, the ranks with the same local rank
+  kCount,
 };
+inline constexpr int kNumGroupKinds = static_cast<int>(GroupKind::kCount);
 
 // Bytes one collective puts on each tier, derived from the group's placement (traffic.h).
 struct Traffic {
@@ -158,6 +168,7 @@ struct Schedule {
   std::vector<ComputeClass> compute_classes;  // the distinct module passes of the compute ops (time once)
   ModuleGraph graph;
   int world_size = 0;             // P
+  int shard_group_size = 0;       // s of GroupKind::kShard / kReplica (MiCS, HSDP); 0 without such groups
   int hardware_queues = 8;        // ZeroConfig::cuda_device_max_connections (1: GPU ops dispatch in issue order)
   int micro_steps = 0;            // gradient accumulation steps
   double tokens_per_micro_step = 0;  // per GPU
@@ -165,6 +176,13 @@ struct Schedule {
   double persistent_elements = 0;     // parameters that never leave the GPU (below persistence threshold)
   double partitioned_elements = 0;    // all parameters (each rank holds 1/P of them)
   double largest_matrix_elements = 0; // the biggest 2-D parameter
+  // How the strategy partitions the model states (memory.h): ranks the fp16/bf16 parameters, the gradients
+  // and the optimizer states are each divided over (1: replicated on every GPU).
+  int param_shards = 1;
+  int gradient_shards = 1;
+  int optimizer_shards = 1;
+  double reduce_buffer_elements = 0;  // gradient elements held for reduction beside the partition (a bucket,
+                                      // or FSDP's unsharded gradient of the largest unit)
   TierVolumes volumes;                // SumTraffic(*this)
 };
 

@@ -7,68 +7,38 @@
 #include "model/fetch_coordinator.h"
 #include "model/gradient_reducer.h"
 #include "model/op_emitter.h"
-#include "model/traffic.h"
+#include "model/schedule_parts.h"
 
 namespace zerosim::model {
+namespace {
 
-Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+// DeepSpeed stage 3 (and ZeRO++ on it), or MiCS: stage 3 over a shard group (mics.py MiCS_Init,
+// MiCS_Optimizer: the partition count is the shard size and the gradient partitions are all-reduced across
+// the replication group at the accumulation boundary).
+Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
   Schedule s;
-  s.world_size = c.total_gpus();
-  s.hardware_queues = z.cuda_device_max_connections;
-  s.micro_steps = z.gradient_accumulation_steps;
-  s.tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
-  s.graph = BuildModuleGraph(m, s.tokens_per_micro_step);
-  for (const Param& p : s.graph.params) s.partitioned_elements += p.numel();
-
-  const std::vector<TraceStep> trace = BuildTrace(s.graph, z.activation_checkpointing);
-  // Each parameter's gradient is final at its last backward use.
-  std::vector<int> last_backward(s.graph.params.size(), -1);
-  for (int step = 0; step < static_cast<int>(trace.size()); ++step) {
-    if (trace[static_cast<size_t>(step)].phase != Phase::kBackward) continue;
-    for (int p : s.graph.modules[static_cast<size_t>(trace[static_cast<size_t>(step)].module)].params) {
-      last_backward[static_cast<size_t>(p)] = step;
-    }
-  }
-  s.ops.reserve(trace.size() * static_cast<size_t>(z.gradient_accumulation_steps) * 8 + 64);
+  const ScheduleFrame f = BeginSchedule(m, z, c, &s);
+  const bool mics = z.strategy == Strategy::kMics;
+  const int shards = mics ? s.shard_group_size : s.world_size;
+  s.param_shards = s.gradient_shards = s.optimizer_shards = shards;
+  s.reduce_buffer_elements = z.contiguous_gradients ? z.reduce_bucket_size : 0;
   OpEmitter emit(&s, &c, z.zero_hpz_partition_size);
   FetchCoordinator fetch(s.graph, z, &emit);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
 
-  // One compute class per distinct module pass (the same submodule of every block shares one).
-  auto class_of = [&s](const ModuleWork& work, bool backward) {
-    const ComputeClass cc{work, backward};
-    for (size_t i = 0; i < s.compute_classes.size(); ++i) {
-      if (s.compute_classes[i] == cc) return static_cast<int>(i);
-    }
-    s.compute_classes.push_back(cc);
-    return static_cast<int>(s.compute_classes.size()) - 1;
-  };
-  std::vector<int> forward_class, backward_class;
-  for (const Module& mod : s.graph.modules) {
-    forward_class.push_back(class_of(mod.work, false));
-    backward_class.push_back(class_of(mod.work, true));
-  }
-
   std::vector<int> ready;
   for (int micro = 0; micro < z.gradient_accumulation_steps; ++micro) {
-    fetch.BeginPass(&trace);
-    for (int step = 0; step < static_cast<int>(trace.size()); ++step) {
-      const TraceStep& ts = trace[static_cast<size_t>(step)];
-      const Module& mod = s.graph.modules[static_cast<size_t>(ts.module)];
+    reduce.SetAccumulationBoundary(micro == z.gradient_accumulation_steps - 1);
+    fetch.BeginPass(&f.trace);
+    for (int step = 0; step < static_cast<int>(f.trace.size()); ++step) {
+      const TraceStep& ts = f.trace[static_cast<size_t>(step)];
       emit.SetContext(ts.phase, micro, ts.module);
       emit.Host(z.host_overhead_per_module_s);
       const int gathered = fetch.Fetch(step);
-      // Megatron's accounting: backward costs twice the forward; a recompute once.
-      const double flops = mod.forward_flops * (ts.phase == Phase::kBackward ? 2.0 : 1.0);
-      const bool backward = ts.phase == Phase::kBackward;
-      const int cls = (backward ? backward_class : forward_class)[static_cast<size_t>(ts.module)];
-      const int compute = emit.Compute(flops, cls, {gathered});
+      const int compute = EmitModuleCompute(s, f, ts, &emit, {gathered});
       fetch.Release(step);
       if (ts.phase == Phase::kBackward) {
-        ready.clear();
-        for (int p : mod.params) {
-          if (last_backward[static_cast<size_t>(p)] == step) ready.push_back(p);
-        }
+        ReadyGradients(s, f, step, &ready);
         reduce.OnGradientsReady(ready, compute);
       }
     }
@@ -76,33 +46,45 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
     fetch.EndPass();
     reduce.Epilogue();
   }
-
-  emit.SetContext(Phase::kOptimizer, z.gradient_accumulation_steps - 1, -1);
-  emit.Host(z.host_overhead_per_module_s);
-  const double partition = std::ceil(s.partitioned_elements / s.world_size);
-  emit.Memory(Queue::kCompute, kAdamBytesPerParam * partition, {});
+  EmitOptimizerStep(z, &s, &emit);
   // DeepSpeed stage 3's _post_step (v0.6 to v0.10): the persistent parameters (numel below
   // stage3_param_persistence_threshold), just updated, are gathered again through _allgather_params_coalesced,
-  // which issues one fp16 all-gather per parameter (never quantized), then torch.cuda.synchronize(): tiny,
-  // latency-bound collectives in a row, exposed at the end of every step.
-  const double world = s.world_size;
+  // which issues one fp16 all-gather per parameter (never quantized) over the partition group (MiCS: its
+  // shard group), then torch.cuda.synchronize(): tiny, latency-bound collectives in a row, exposed at the end
+  // of every step.
+  const GroupKind partition_group = mics ? GroupKind::kShard : GroupKind::kGlobal;
   int last_gather = -1;
   for (const Param& p : s.graph.params) {
     if (p.numel() >= z.stage3_param_persistence_threshold) continue;
-    last_gather = emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kGlobal,
-                                  std::ceil(p.numel() / world) * world * 2.0, 2.0, Purpose::kForwardAllGather,
+    last_gather = emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, partition_group,
+                                  std::ceil(p.numel() / shards) * shards * 2.0, 2.0, Purpose::kForwardAllGather,
                                   {emit.tail(Queue::kCompute)});
   }
   if (last_gather >= 0) emit.Host(0.0, last_gather);
-
-  s.compact = CompactOps(s.ops, s.traffic_classes.size());
-  s.volumes = SumTraffic(s);
-  for (const Param& p : s.graph.params) {
-    if (p.is_matrix()) s.largest_matrix_elements = std::max(s.largest_matrix_elements, p.numel());
-  }
+  FinishSchedule(&s);
   s.peak_gathered_elements = fetch.peak_live_elements();
   s.persistent_elements = fetch.persistent_elements();
   return s;
+}
+
+}  // namespace
+
+Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+  switch (z.strategy) {
+    case Strategy::kZero1:
+    case Strategy::kZero2:
+      return BuildZero12Schedule(m, z, c);
+    case Strategy::kZero3:
+    case Strategy::kMics:
+      return BuildStage3Schedule(m, z, c);
+    case Strategy::kFsdpFullShard:
+    case Strategy::kFsdpShardGradOp:
+    case Strategy::kFsdpNoShard:
+    case Strategy::kFsdpHybridShard:
+    case Strategy::kFsdp2:
+      return BuildFsdpSchedule(m, z, c);
+  }
+  return BuildStage3Schedule(m, z, c);
 }
 
 }  // namespace zerosim::model

@@ -4,7 +4,8 @@
 
 namespace zerosim::model {
 
-int GroupSize(GroupKind group, const ClusterSpec& cluster, int hpz_size) {
+int GroupSize(GroupKind group, const ClusterSpec& cluster, int hpz_size, int shard_size) {
+  const int s = shard_size > 0 ? shard_size : cluster.gpus_per_node;
   switch (group) {
     case GroupKind::kGlobal:
       return cluster.total_gpus();
@@ -14,8 +15,49 @@ int GroupSize(GroupKind group, const ClusterSpec& cluster, int hpz_size) {
       return cluster.gpus_per_node;
     case GroupKind::kCrossNode:
       return cluster.nodes;
+    case GroupKind::kShard:
+      return s;
+    case GroupKind::kReplica:
+      return cluster.total_gpus() / s;
+    case GroupKind::kShardCrossNode:
+      return std::max(1, s / cluster.gpus_per_node);
+    case GroupKind::kCount:
+      break;
   }
   return 1;
+}
+
+GroupPlacement PlaceGroup(GroupKind group, int g, const ClusterSpec& c) {
+  const int p = c.total_gpus();
+  const int n = c.gpus_per_node;
+  GroupPlacement pl;
+  pl.instances = std::max(1, p / std::max(1, g));
+  switch (group) {
+    case GroupKind::kGlobal:
+      pl.nodes = pl.span_nodes = c.nodes;
+      break;
+    case GroupKind::kHpz:
+    case GroupKind::kLocal:
+      break;
+    case GroupKind::kShard:  // s consecutive ranks
+      if (g > n) pl.nodes = pl.span_nodes = g / n;
+      break;
+    case GroupKind::kReplica: {  // one member per shard group of s = P/g ranks
+      const int s = p / g;
+      pl.span_nodes = c.nodes;
+      pl.nodes = s <= n ? c.nodes : g;
+      pl.per_node = std::min(s, n);
+      break;
+    }
+    case GroupKind::kCrossNode:
+    case GroupKind::kShardCrossNode:  // one member per node of a run of g consecutive nodes
+      pl.nodes = pl.span_nodes = g;
+      pl.per_node = n;
+      break;
+    case GroupKind::kCount:
+      break;
+  }
+  return pl;
 }
 
 namespace {
@@ -26,22 +68,24 @@ bool SpansLeaves(const ClusterSpec& c, int group_nodes) {
   return c.fabric.kind == FabricKind::kFatTree && group_nodes > c.fabric.nodes_per_leaf;
 }
 
-Traffic RingTraffic(int g, double buffer_bytes, const ClusterSpec& c, bool spans_nodes) {
+// A node-major ring over each instance of `group`, every rank sending `rounds` x (g-1) chunks of
+// buffer/g (1 round: all-gather or reduce-scatter; 2: all-reduce).
+Traffic RingTraffic(GroupKind group, int g, double buffer_bytes, int rounds, const ClusterSpec& c) {
   Traffic t;
   if (g <= 1) return t;
-  const double per_rank = (g - 1) * (buffer_bytes / g);
-  const int k = spans_nodes ? c.nodes : 1;
-  const int cross_edges = k > 1 ? k : 0;
+  const GroupPlacement pl = PlaceGroup(group, g, c);
+  const double per_rank = rounds * (g - 1) * (buffer_bytes / g);
+  const int cross_edges = pl.nodes > 1 ? pl.nodes : 0;
   const int intra_edges = g - cross_edges;
-  t.cross_total_bytes = cross_edges * per_rank;
-  t.intra_total_bytes = intra_edges * per_rank;
+  t.cross_total_bytes = static_cast<double>(pl.instances) * cross_edges * per_rank;
+  t.intra_total_bytes = static_cast<double>(pl.instances) * intra_edges * per_rank;
   t.max_gpu_port_bytes = intra_edges > 0 ? per_rank : 0;
-  t.max_node_nic_bytes = cross_edges > 0 ? per_rank : 0;
+  t.max_node_nic_bytes = cross_edges > 0 ? pl.per_node * per_rank : 0;
   // A node-major ring leaves each leaf once.
-  t.max_leaf_uplink_bytes = (cross_edges > 0 && SpansLeaves(c, k)) ? per_rank : 0;
+  t.max_leaf_uplink_bytes = (cross_edges > 0 && SpansLeaves(c, pl.span_nodes)) ? pl.per_node * per_rank : 0;
   t.ring_rank_bytes = per_rank;
-  t.inter_steps = k - 1;
-  t.intra_steps = (g - 1) - t.inter_steps;
+  t.inter_steps = rounds * (pl.nodes - 1);
+  t.intra_steps = rounds * (g - 1) - t.inter_steps;
   return t;
 }
 
@@ -53,11 +97,8 @@ Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, 
   const int g = group_size;
   if (g <= 1) return Traffic{};
   if (kind != CollectiveKind::kAllToAll) {
-    if (group == GroupKind::kGlobal) return RingTraffic(g, buffer_bytes, c, /*spans_nodes=*/true);
-    // Rings inside a node (hpZ, local): P/g of them run at once, one per group.
-    Traffic t = RingTraffic(g, buffer_bytes, c, /*spans_nodes=*/false);
-    t.intra_total_bytes *= static_cast<double>(p) / g;
-    return t;
+    // Rings inside a node (hpZ, local) run P/g at once, one per group; PlaceGroup says where each sits.
+    return RingTraffic(group, g, buffer_bytes, kind == CollectiveKind::kAllReduce ? 2 : 1, c);
   }
   Traffic t;
   const double out_per_rank = buffer_bytes * (g - 1) / g;

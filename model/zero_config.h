@@ -6,12 +6,39 @@
 #include <cstdint>
 
 #include "model/model_spec.h"
+#include "model/strategy.h"
 
 namespace zerosim::model {
 
 struct ZeroConfig {
-  // zero_optimization.stage. ZeroSim models stage 3 only.
+  // zero_optimization.stage (DeepSpeed's key; `strategy` below decides the schedule: zero1/zero2/zero3/mics
+  // imply stage 1/2/3/3).
   int stage = 3;
+
+  // --- the strategy (strategy.h; `strategy` in [zero] or a [[variant]]) and its stack ([runtime] framework)
+  // ---
+  Strategy strategy = Strategy::kZero3;
+  Framework framework = Framework::kDeepSpeed;  // FrameworkOf(strategy) (the loaders check it)
+  // Ranks one parameter is partitioned over (consecutive ranks) for the strategies with a shard group:
+  // MiCS `mics_shard_size` (DeepSpeed zero/config.py; -1 = MiCS off there) and the HSDP shard group
+  // (`hsdp_shard_size`: the shard dimension of FSDP's (replicate, shard) device mesh, PyTorch's default for
+  // HYBRID_SHARD being one node, fsdp/_init_utils.py _init_intra_and_inter_node_groups). 0: one node.
+  int mics_shard_size = 0;
+  int hsdp_shard_size = 0;
+  // MiCS `mics_hierarchical_params_gather` (DeepSpeed default false): gather a shard group that spans nodes
+  // in two hops, across nodes among same-local-rank GPUs, then inside each node (mics.py
+  // _hierarchical_all_gather_params).
+  bool mics_hierarchical_params_gather = false;
+  // ZeRO-1/2 `allgather_bucket_size` (DeepSpeed default 5e8 elements): the post-step all-gather of the
+  // updated fp16 partitions runs in max(1, partition * P / this) pieces (stage_1_and_2.py
+  // all_gather_dp_groups).
+  double allgather_bucket_size = 5e8;
+  // FSDP (torch/distributed/fsdp/api.py, fully_sharded_data_parallel.py) arguments, PyTorch's defaults:
+  // limit_all_gathers (at most two unshards outstanding: _limiter_utils.py _FreeEventQueue), forward_prefetch
+  // (off), backward_prefetch (BACKWARD_PRE; kept as: 0 none, 1 BACKWARD_PRE, 2 BACKWARD_POST).
+  bool fsdp_limit_all_gathers = true;
+  bool fsdp_forward_prefetch = false;
+  int fsdp_backward_prefetch = 1;
 
   // --- ZeRO++ (DeepSpeed v0.10.0, PR #3784) ---
   bool zero_quantized_weights = false;    // qwZ: int8 block-quantized weight all-gather
@@ -78,6 +105,12 @@ struct ZeroConfig {
   int cuda_device_max_connections = 8;
 
   bool hpz_enabled() const { return zero_hpz_partition_size > 1; }
+  // The shard group size of the strategy (0: one node; meaningless without HasShardGroup(strategy)).
+  int shard_group_size() const {
+    return strategy == Strategy::kMics              ? mics_shard_size
+           : strategy == Strategy::kFsdpHybridShard ? hsdp_shard_size
+                                                    : 0;
+  }
   bool operator==(const ZeroConfig&) const = default;
 };
 

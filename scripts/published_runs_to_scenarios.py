@@ -110,12 +110,12 @@ def model_of(case, notes):
         notes.append("vocab not stated: 50257 (GPT-2 tokenizer, Megatron-DeepSpeed's default) assumed")
     seq = m["seq_len"]
     mpt = m["name"].lower().startswith("mpt")
-    if mpt:
-        notes.append("MPT has no biases, ALiBi instead of learned positions and no dropout; ZeroSim's GPT block "
-                     "keeps biases and a learned position table (under 0.2% of the parameters), dropout 0")
+    # MPT (llm-foundry mpt-*.yaml): no_bias, ALiBi, no dropout, LayerNorm without bias; GPT (Megatron):
+    # biases, learned positions, dropout 0.1.
     return OrderedDict(name=m["name"], layers=layers, hidden=hidden, heads=heads, ffn=ffn, vocab=vocab,
                        positions=max(seq, 2048), dropout=0.0 if mpt else 0.1,
-                       dtype="bf16" if "bf16" in (case["training"]["precision"] or "") else "fp16")
+                       dtype="bf16" if "bf16" in (case["training"]["precision"] or "") else "fp16",
+                       position_kind="alibi" if mpt else "learned", biases="none" if mpt else "all")
 
 
 def model_text(model, case):
@@ -132,6 +132,8 @@ max_position_embeddings = {model['positions']}
 tied_embeddings = true
 dtype = "{model['dtype']}"
 dropout = {model['dropout']}
+positions = "{model['position_kind']}"
+biases = "{model['biases']}"
 """
 
 
@@ -147,10 +149,14 @@ def main():
 
     clusters = OrderedDict()
     skipped, approximations = [], 0
+    inventory = []  # every case: run (exactly or with approximations) or not, and why
     for case in runs["cases"]:
         measured = case["measured"]
         if case["suitability"] == "C" or (measured["tflops_per_gpu"] is None and measured["tokens_per_s_per_gpu"] is None):
             skipped.append(case["id"])
+            why = ("qualitative only (grade C): no measured number to compare" if case["suitability"] == "C"
+                   else "no measured TFLOPs or tokens/s")
+            inventory.append(OrderedDict(id=case["id"], run=False, reason=why))
             continue
         clusters.setdefault(cluster_slug(case), []).append(case)
 
@@ -175,17 +181,16 @@ def main():
         ]
         if fsdp:
             lines += [
-                "# NOT EXPRESSIBLE YET: PyTorch FSDP FULL_SHARD. These runs are evaluated with ZeroSim's DeepSpeed stage-3",
-                "# schedule (per-submodule gathers, bucketed reduce-scatter) under PyTorch's default 8 hardware queues; FSDP",
-                "# gathers per FSDP unit (a block) with its own prefetch (issue 10 brings the FSDP schedule).",
+                "# PyTorch FSDP FULL_SHARD through Composer (llm-foundry's fsdp_config), one FSDP unit per MPT block",
+                "# (llm-foundry wraps each block), as ZeroSim's fsdp_full_shard schedule runs it.",
             ]
-            approximations += len(cases)
         lines += [
             f'name = "published: {name}"',
             f'group = "{group}"',
             f'topology = "../../topologies/published/{name}.toml"',
         ]
         variant_lines, expect_lines = [], []
+        scenario_file = name + ".toml"
         base_model = None
         for case in cases:
             notes = []
@@ -202,6 +207,8 @@ def main():
             if t["grad_accum"] is None:
                 notes.append("gradient accumulation not stated: 1 assumed (the measurement is per micro-step)")
             vname = case["id"]
+            inventory.append(OrderedDict(id=vname, run=True, scenario=scenario_file, variant=vname,
+                                         approximations=[], assumptions=list(notes)))
             variant_lines += ["", "[[variant]]", f'name = "{vname}"', f'model = "models/{mfile}"',
                               f"seq_len = {case['model']['seq_len']}",
                               f"train_micro_batch_size_per_gpu = {t['micro_batch_seqs']}",
@@ -221,6 +228,22 @@ def main():
                              f'source = "{case["source"][:160]} ({case["confidence"]}; formula: {m["flops_formula"][:120]})"']
             count += 1
         lines.insert(len(lines) - 0, f'model = "models/{base_model}"')
+        runtime = ([
+            "[runtime]",
+            'framework = "fsdp"   # PyTorch FSDP: CUDA\'s 8 hardware queues (FSDP leaves CUDA_DEVICE_MAX_CONNECTIONS unset)',
+            "",
+            "[zero]",
+            'strategy = "fsdp_full_shard"     # llm-foundry fsdp_config.sharding_strategy',
+            "limit_all_gathers = true         # llm-foundry's benchmark yamls (fsdp_config.limit_all_gathers)",
+            'backward_prefetch = "backward_post"   # Composer FSDPConfig default (llm-foundry sets none)',
+        ] if fsdp else [
+            "[runtime]",
+            'framework = "deepspeed"',
+            "cuda_device_max_connections = 1   # Megatron-DeepSpeed's launch scripts export 1",
+            "",
+            "[zero]",
+            'strategy = "zero3"',
+        ])
         lines += [
             "",
             "[training]",
@@ -229,19 +252,21 @@ def main():
             "activation_checkpointing = true",
             f'attention = "{"flash" if fsdp else "unfused"}"   # llm-foundry: attn_impl flash; DeepSpeed 0.6 Megatron GPT: unfused',
             "",
-            "[runtime]",
-            'framework = "deepspeed"',
-            f"cuda_device_max_connections = {8 if fsdp else 1}   # PyTorch's default for FSDP; Megatron-DeepSpeed's 1",
-            "",
-            "[zero]",
-            "stage = 3",
-        ]
+        ] + runtime
         text = "\n".join(lines + variant_lines + expect_lines) + "\n"
         text = text.replace('"', '"')
         with open(os.path.join(scen_dir, name + ".toml"), "w") as f:
             f.write(text)
-    print(f"{count} cases written into {len(clusters)} scenarios; {approximations} run through an approximation "
-          f"(FSDP as DeepSpeed stage 3); {len(skipped)} skipped (qualitative or no measured value): {', '.join(skipped)}")
+    inventory.sort(key=lambda c: c["id"])
+    with open(os.path.join(scen_dir, "cases.json"), "w") as f:
+        json.dump(OrderedDict(about="Every case of ../shared/validation/published_runs.json: run by scenarios/published/ "
+                                    "(exactly, or with the approximations listed) or not, and why. Written by "
+                                    "scripts/published_runs_to_scenarios.py; zerosim validate counts it.",
+                              cases=inventory), f, indent=1)
+        f.write("\n")
+    approximations = sum(1 for c in inventory if c["run"] and c["approximations"])
+    print(f"{count} cases written into {len(clusters)} scenarios; {approximations} run through an approximation; "
+          f"{len(skipped)} skipped (qualitative or no measured value): {', '.join(skipped)}")
 
 
 if __name__ == "__main__":

@@ -24,13 +24,14 @@ const char* ReductionName(Reduction r) {
   return "?";
 }
 
-Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o) {
+Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int shard) {
   Layout l;
   l.real_nodes = c.nodes;
   l.sim_nodes = c.nodes;
   l.gpus_per_node = c.gpus_per_node;
   l.nics = c.nic.count;
   l.hpz = hpz;
+  l.shard = shard;
   if (c.fabric.kind == model::FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0 &&
       c.fabric.nodes_per_leaf < c.nodes) {
     l.level_nodes.push_back(c.fabric.nodes_per_leaf);
@@ -42,7 +43,11 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o) {
   const bool fabric_perturbed = !p.links.empty() || !p.background.empty();
   const bool hpz_in_node = hpz <= c.gpus_per_node && c.gpus_per_node % hpz == 0;
   const int unit = l.level_nodes.empty() ? 1 : l.level_nodes.back();
-  const bool can_shrink = c.nodes % unit == 0 && c.nodes >= 2 * unit;
+  // Shard groups over several nodes must tile the shrunk platform at least twice, so that every replica
+  // ring keeps a cross-node edge out of every node as on the real cluster.
+  const int shard_nodes = shard > c.gpus_per_node ? shard / c.gpus_per_node : 1;
+  const bool can_shrink = c.nodes % unit == 0 && c.nodes >= 2 * unit && (2 * unit) % shard_nodes == 0 &&
+                          2 * unit >= 2 * shard_nodes;
   int slow_classes = 1;
   if (!p.slow_nodes.empty()) {
     const std::vector<int> classes = SlowdownClasses(c.nodes, p.slow_nodes, nullptr);
@@ -160,6 +165,13 @@ StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layou
   return p;
 }
 
+namespace {
+
+int ShardOf(const Layout& l) { return l.shard > 0 ? l.shard : l.gpus_per_node; }
+int ShardNodes(const Layout& l) { return std::max(1, ShardOf(l) / l.gpus_per_node); }
+
+}  // namespace
+
 int GroupInstances(GroupKind g, const Layout& l) {
   switch (g) {
     case GroupKind::kGlobal:
@@ -170,6 +182,14 @@ int GroupInstances(GroupKind g, const Layout& l) {
       return l.sim_nodes;
     case GroupKind::kCrossNode:
       return l.gpus_per_node;
+    case GroupKind::kShard:
+      return l.sim_gpus() / ShardOf(l);
+    case GroupKind::kReplica:
+      return ShardOf(l);
+    case GroupKind::kShardCrossNode:
+      return l.sim_gpus() / ShardNodes(l);
+    case GroupKind::kCount:
+      break;
   }
   return 1;
 }
@@ -184,6 +204,14 @@ int GroupInstanceOf(GroupKind g, int gpu, const Layout& l) {
       return gpu / l.gpus_per_node;
     case GroupKind::kCrossNode:
       return gpu % l.gpus_per_node;
+    case GroupKind::kShard:
+      return gpu / ShardOf(l);
+    case GroupKind::kReplica:
+      return gpu % ShardOf(l);
+    case GroupKind::kShardCrossNode:  // shard group, then local rank
+      return gpu / ShardOf(l) * l.gpus_per_node + gpu % l.gpus_per_node;
+    case GroupKind::kCount:
+      break;
   }
   return 0;
 }
@@ -202,6 +230,20 @@ std::vector<int> GroupMembers(GroupKind g, int instance, const Layout& l) {
       break;
     case GroupKind::kCrossNode:
       for (int k = 0; k < l.sim_nodes; ++k) m.push_back(k * l.gpus_per_node + instance);
+      break;
+    case GroupKind::kShard:
+      for (int r = 0; r < ShardOf(l); ++r) m.push_back(instance * ShardOf(l) + r);
+      break;
+    case GroupKind::kReplica:
+      for (int r = instance; r < l.sim_gpus(); r += ShardOf(l)) m.push_back(r);
+      break;
+    case GroupKind::kShardCrossNode: {
+      const int n = l.gpus_per_node;
+      const int first = instance / n * ShardOf(l) + instance % n;
+      for (int k = 0; k < ShardNodes(l); ++k) m.push_back(first + k * n);
+      break;
+    }
+    case GroupKind::kCount:
       break;
   }
   return m;
@@ -268,18 +310,21 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, c
   const model::NcclProtocol& p = t.params;
 
   if (c.kind != CollectiveKind::kAllToAll) {
-    const bool split = c.group == GroupKind::kGlobal;
+    // NCCL spreads a multi-node ring's channels over the node's NICs (the global ring, a shard group over
+    // several nodes); rings of one member per node leave through that member's own NIC.
+    const bool split = c.group == GroupKind::kGlobal || c.group == GroupKind::kShard;
+    const int rounds = c.kind == CollectiveKind::kAllReduce ? 2 : 1;
     const double chunk = c.buffer_bytes / g;
     if (f == Fidelity::kMacro) {
       PlanStep step{t.latency_s, {}};
       for (int i : instances)
-        AddRingEdges(GroupMembers(c.group, i, l), (g - 1) * chunk, split, l, &step.flows);
+        AddRingEdges(GroupMembers(c.group, i, l), rounds * (g - 1) * chunk, split, l, &step.flows);
       return std::vector<PlanStep>{std::move(step)};
     }
     std::vector<Flow> edges;
     for (int i : instances) AddRingEdges(GroupMembers(c.group, i, l), chunk, split, l, &edges);
-    std::vector<PlanStep> steps(static_cast<size_t>(g - 1));
-    for (int s = 0; s < g - 1; ++s) {
+    std::vector<PlanStep> steps(static_cast<size_t>(rounds * (g - 1)));
+    for (int s = 0; s < rounds * (g - 1); ++s) {
       PlanStep& step = steps[static_cast<size_t>(s)];
       step.latency_s = (s == 0 ? p.base_latency_s : 0) +
                        (s < c.traffic.inter_steps ? p.inter_step_latency_s : p.intra_step_latency_s);

@@ -6,6 +6,9 @@
 //    its channels (channel c leaves from and arrives at the first GPU of rail c);
 //  - hpZ rings are h consecutive ranks of a node; the local group is a node; the cross-node group is the
 //    ranks with one local rank, one per node;
+//  - MiCS / HSDP groups: a shard group is `shard` consecutive ranks, a replica group the ranks with one
+//    position in their shard group, a shard-cross-node group the same-local-rank ranks of one shard group;
+//    every instance is a node-major ring (all-reduce: two rounds of it);
 //  - qgZ's intra-node all-to-all sends (g-1)/g of the buffer out of every GPU port; the cross-node one
 //    sends buffer/K to each other node, aggregated per fabric class at the macro level (see .cc).
 #pragma once
@@ -28,6 +31,7 @@ struct Layout {
   int gpus_per_node = 0;  // N
   int nics = 1;
   int hpz = 1;
+  int shard = 0;                 // ranks of a MiCS / HSDP shard group (Schedule::shard_group_size); 0: none
   std::vector<int> level_nodes;  // nodes under one group of each fat-tree level, bottom-up (leaf, pod)
   bool symmetric = false;        // the platform's ranks stand for the real ones (shrunk, scaled)
   bool node_classes = false;     // equivalence classes of nodes on the whole platform (rank_classes.h)
@@ -47,7 +51,9 @@ std::vector<int> SlowdownClasses(int nodes, const std::vector<SlowNode>& slow,
 // same on every node and start together for all; each slowdown class gets a node of its own on it) when it
 // has a node per class and hpZ groups fit in a node; other perturbations make kSymmetric replay node
 // classes on the whole platform, as kClasses.
-Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o);
+// A shard group spanning several nodes keeps the platform whole unless two symmetry units hold at least two
+// whole shard groups.
+Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int shard = 0);
 
 // The SimGrid platform of `layout`: links and efficiencies from `c`; every GPU computes at `gpu_flops`,
 // less on slow nodes; links degraded as `p` says. Errors: a perturbation naming a node, rail or fabric

@@ -382,7 +382,7 @@ class Replay {
   Platform* platform_;
   const model::LocalCostModel local_;
   const RankClasses classes_;
-  static constexpr int kGroupKinds = 4;
+  static constexpr int kGroupKinds = model::kNumGroupKinds;
   std::array<std::vector<std::vector<int>>, kGroupKinds> instance_classes_;
   std::array<std::vector<std::vector<int>>, kGroupKinds> class_instances_;
   double last_finish_s_ = 0;
@@ -408,7 +408,7 @@ class Replay {
 StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::ClusterSpec& c,
                                      const model::Calibration& cal, const SimOptions& o) {
   const double t0 = WallSeconds();
-  const Layout layout = MakeLayout(c, HpzSize(s), o);
+  const Layout layout = MakeLayout(c, HpzSize(s), o, s.shard_group_size);
   const model::LocalCostModel local = model::MakeLocalCostModel(s, c, cal);
   StatusOr<PlatformSpec> spec =
       MakePlatformSpec(c, layout, local.effective_flops, o.actor_stack_kib, o.perturbations);

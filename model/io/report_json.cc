@@ -73,6 +73,8 @@ ordered_json ModelJson(const model::ModelSpec& m) {
 
 ordered_json ZeroToJson(const model::ZeroConfig& z) {
   ordered_json j;
+  j["strategy"] = model::StrategyName(z.strategy);
+  j["framework"] = model::FrameworkName(z.framework);
   j["stage"] = z.stage;
   j["zero_quantized_weights"] = z.zero_quantized_weights;
   j["zero_hpz_partition_size"] = z.zero_hpz_partition_size;
@@ -95,6 +97,22 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   j["train_micro_batch_size_per_gpu"] = z.train_micro_batch_size_per_gpu;
   j["gradient_accumulation_steps"] = z.gradient_accumulation_steps;
   j["activation_checkpointing"] = z.activation_checkpointing;
+  j["cuda_device_max_connections"] = z.cuda_device_max_connections;
+  if (z.strategy == model::Strategy::kMics) {
+    j["mics_shard_size"] = z.mics_shard_size;
+    j["mics_hierarchical_params_gather"] = z.mics_hierarchical_params_gather;
+  }
+  if (z.strategy == model::Strategy::kFsdpHybridShard) j["hsdp_shard_size"] = z.hsdp_shard_size;
+  if (z.strategy == model::Strategy::kZero1 || z.strategy == model::Strategy::kZero2) {
+    j["allgather_bucket_size"] = z.allgather_bucket_size;
+  }
+  if (model::IsFsdp(z.strategy)) {
+    j["limit_all_gathers"] = z.fsdp_limit_all_gathers;
+    j["forward_prefetch"] = z.fsdp_forward_prefetch;
+    j["backward_prefetch"] = z.fsdp_backward_prefetch == 0   ? "none"
+                             : z.fsdp_backward_prefetch == 2 ? "backward_post"
+                                                             : "backward_pre";
+  }
   return j;
 }
 

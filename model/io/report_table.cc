@@ -108,6 +108,12 @@ std::string FormatReportTable(const model::Report& r) {
   if (!one_model) {
     t.Row("model (B parameters)", [](const VariantReport& v) { return Num(model::TotalParams(v.model) / 1e9, 1); });
   }
+  t.Row("strategy", [](const VariantReport& v) {
+    const int shard = v.zero.shard_group_size();
+    return model::HasShardGroup(v.zero.strategy) && shard > 0
+               ? fmt::format("{} s={}", model::StrategyLabel(v.zero.strategy), shard)
+               : std::string(model::StrategyLabel(v.zero.strategy));
+  });
   t.Row("qwZ / hpZ / qgZ", [](const VariantReport& v) {
     return fmt::format("{}/{}/{}", v.zero.zero_quantized_weights ? "on" : "-", v.zero.zero_hpz_partition_size,
                        v.zero.zero_quantized_gradients ? "on" : "-");

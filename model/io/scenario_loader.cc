@@ -127,10 +127,15 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
 
   // [training]: seq_len and the micro-batch are required here; variants may override them.
   model::ModelSpec base_model = model->model;
-  model::ZeroConfig base_zero = DeepSpeedRuntimeDefaults({});
+  model::ZeroConfig base_zero;
+  RuntimeKeys runtime_keys;
+  ApplyRuntime(runtime_keys, &base_zero);
   if (std::optional<TableReader> runtime = root.OptionalTable("runtime")) {
-    ReadRuntimeKeys(&*runtime, &base_zero);
+    runtime_keys = ReadRuntimeKeys(&*runtime, &base_zero);
     runtime->Finish();
+    // framework = "fsdp" makes FULL_SHARD the scenario's default strategy (DeepSpeed's is zero3).
+    if (runtime_keys.framework == model::Framework::kFsdp)
+      base_zero.strategy = model::Strategy::kFsdpFullShard;
   }
   // deepspeed_config = "ds_config.json": DeepSpeed's own config sets the training and ZeRO keys (and the
   // dtype); [training] and [zero] keys, where given, override it.
@@ -162,10 +167,13 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   std::optional<TableReader> zero;
   if (!ds_rel || root.Has("zero")) {
     zero.emplace(root.Table("zero"));
-    if (!ds_rel && !zero->Has("stage")) zero->Int("stage", 3);
+    if (!ds_rel && !zero->Has("stage") && !zero->Has("strategy") && !model::IsFsdp(base_zero.strategy)) {
+      zero->Int("stage", 3);
+    }
     base_zero = ReadZeroKeys(&*zero, base_zero, s.cluster);
     zero->Finish();
   }
+  ApplyRuntime(runtime_keys, &base_zero);
   // The one feasibility check (model/feasibility.h) on the scenario's own settings: the model's sizes are
   // reported at `model`, the rest at the key that set them.
   if (status.ok()) {
@@ -198,6 +206,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
         var.model.seq_len = base_model.seq_len;
       }
       var.zero = ReadZeroKeys(&vt, base_zero, s.cluster);
+      ApplyRuntime(runtime_keys, &var.zero);
       ReadTrainingKeys(&vt, &var.model, &var.zero);
       if (status.ok()) {
         const std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);

@@ -11,8 +11,58 @@ namespace zerosim::io {
 
 model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, const model::ClusterSpec& c) {
   model::ZeroConfig z = base;
-  z.stage = static_cast<int>(t->IntOr("stage", z.stage, 0));
-  if (z.stage != 3) t->Fail("stage", fmt::format("ZeroSim models ZeRO stage 3 (and ZeRO++ on it), got {}", z.stage));
+  // `strategy` (model/strategy.h) picks the schedule; DeepSpeed's `stage` 1/2/3 alone means zero1/2/3.
+  const bool had_zero12 =
+      base.strategy == model::Strategy::kZero1 || base.strategy == model::Strategy::kZero2;
+  if (std::optional<std::string> name = t->OptionalString("strategy")) {
+    if (std::optional<model::Strategy> st = model::ParseStrategy(*name)) {
+      z.strategy = *st;
+    } else {
+      t->Fail("strategy",
+              fmt::format("unknown strategy \"{}\" (supported: {})", *name, model::StrategyNames()));
+    }
+  }
+  const int stage_of_strategy = z.strategy == model::Strategy::kZero1   ? 1
+                                : z.strategy == model::Strategy::kZero2 ? 2
+                                                                        : 3;
+  if (t->Has("stage")) {
+    z.stage = static_cast<int>(t->IntOr("stage", z.stage, 0));
+    if (z.stage < 1 || z.stage > 3) {
+      t->Fail("stage", fmt::format("ZeroSim models ZeRO stages 1 to 3, got {}", z.stage));
+    } else if (!t->Has("strategy") && !model::IsFsdp(z.strategy) && z.strategy != model::Strategy::kMics) {
+      z.strategy = z.stage == 1   ? model::Strategy::kZero1
+                   : z.stage == 2 ? model::Strategy::kZero2
+                                  : model::Strategy::kZero3;
+    } else if (z.stage != stage_of_strategy && !model::IsFsdp(z.strategy)) {
+      t->Fail("stage", fmt::format("stage {} contradicts strategy \"{}\" (stage {})", z.stage,
+                                   model::StrategyName(z.strategy), stage_of_strategy));
+    }
+  }
+  if (!model::IsFsdp(z.strategy)) {
+    z.stage = z.strategy == model::Strategy::kZero1 ? 1 : z.strategy == model::Strategy::kZero2 ? 2 : 3;
+  }
+  // The framework follows the strategy; [runtime] framework, where given, must agree (ApplyRuntime, then
+  // model::CheckZero).
+  z.framework = model::FrameworkOf(z.strategy);
+  z.mics_shard_size = static_cast<int>(t->IntOr("mics_shard_size", z.mics_shard_size, 1, 1 << 20));
+  z.hsdp_shard_size = static_cast<int>(t->IntOr("hsdp_shard_size", z.hsdp_shard_size, 1, 1 << 20));
+  z.mics_hierarchical_params_gather =
+      t->BoolOr("mics_hierarchical_params_gather", z.mics_hierarchical_params_gather);
+  z.allgather_bucket_size = t->CountOr("allgather_bucket_size", z.allgather_bucket_size, 1);
+  z.fsdp_limit_all_gathers = t->BoolOr("limit_all_gathers", z.fsdp_limit_all_gathers);
+  z.fsdp_forward_prefetch = t->BoolOr("forward_prefetch", z.fsdp_forward_prefetch);
+  if (std::optional<std::string> bp = t->OptionalString("backward_prefetch")) {
+    if (*bp == "none") {
+      z.fsdp_backward_prefetch = 0;
+    } else if (*bp == "backward_pre") {
+      z.fsdp_backward_prefetch = 1;
+    } else if (*bp == "backward_post") {
+      z.fsdp_backward_prefetch = 2;
+    } else {
+      t->Fail("backward_prefetch",
+              fmt::format("unknown backward_prefetch \"{}\" (backward_pre, backward_post, none)", *bp));
+    }
+  }
 
   z.zero_quantized_weights = t->BoolOr("zero_quantized_weights", z.zero_quantized_weights);
   z.zero_hpz_partition_size = static_cast<int>(
@@ -39,8 +89,15 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
   z.stage3_param_persistence_threshold =
       t->CountOr("stage3_param_persistence_threshold", z.stage3_param_persistence_threshold, 0);
   z.reduce_bucket_size = t->CountOr("reduce_bucket_size", z.reduce_bucket_size, 1);
+  // DeepSpeed's overlap_comm default is true for stage 3 and false for stages 1 and 2 (zero/config.py
+  // overlap_comm_valid).
+  const bool zero12 = z.strategy == model::Strategy::kZero1 || z.strategy == model::Strategy::kZero2;
+  if (zero12 != had_zero12) z.overlap_comm = !zero12;
   z.overlap_comm = t->BoolOr("overlap_comm", z.overlap_comm);
-  if (!z.overlap_comm) t->Fail("overlap_comm", "ZeroSim models overlap_comm = true (DeepSpeed's stage-3 default) only");
+  if (!z.overlap_comm && !zero12) {
+    t->Fail("overlap_comm",
+            "ZeroSim models overlap_comm = true (DeepSpeed's stage-3 default) only for stage 3");
+  }
   z.contiguous_gradients = t->BoolOr("contiguous_gradients", z.contiguous_gradients);
 
   z.max_ongoing_fetch_events = static_cast<int>(t->IntOr("max_ongoing_fetch_events", z.max_ongoing_fetch_events, 0));
@@ -105,24 +162,32 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
   }
 }
 
-model::ZeroConfig DeepSpeedRuntimeDefaults(model::ZeroConfig z) {
-  z.cuda_device_max_connections = 1;
-  return z;
-}
-
-void ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
-  const std::string framework = t->OptionalString("framework").value_or("deepspeed");
-  if (framework != "deepspeed") {
-    t->Fail("framework", fmt::format("unknown framework \"{}\" (modelled: deepspeed)", framework));
+RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
+  RuntimeKeys r;
+  if (std::optional<std::string> f = t->OptionalString("framework")) {
+    r.framework = model::ParseFramework(*f);
+    if (!r.framework)
+      t->Fail("framework", fmt::format("unknown framework \"{}\" (modelled: deepspeed, fsdp)", *f));
   }
-  z->cuda_device_max_connections =
-      static_cast<int>(t->IntOr("cuda_device_max_connections", z->cuda_device_max_connections, 1));
-  if (z->cuda_device_max_connections > 32) {
-    t->Fail("cuda_device_max_connections", "CUDA allows 1 to 32 hardware work queues");
+  if (t->Has("cuda_device_max_connections")) {
+    r.cuda_device_max_connections = static_cast<int>(t->IntOr("cuda_device_max_connections", 8, 1));
+    if (*r.cuda_device_max_connections > 32) {
+      t->Fail("cuda_device_max_connections", "CUDA allows 1 to 32 hardware work queues");
+    }
   }
   z->host_overhead_per_module_s =
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z->host_overhead_per_module_s, false);
   z->host_tensor_view_s = t->QuantityOr("host_tensor_view", Dimension::kTime, z->host_tensor_view_s, false);
+  ApplyRuntime(r, z);
+  return r;
+}
+
+int FrameworkHardwareQueues(model::Framework f) { return f == model::Framework::kFsdp ? 8 : 1; }
+
+void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z) {
+  z->framework = r.framework.value_or(model::FrameworkOf(z->strategy));
+  z->cuda_device_max_connections =
+      r.cuda_device_max_connections.value_or(FrameworkHardwareQueues(z->framework));
 }
 
 void ReportProblems(const std::vector<model::Problem>& problems, std::initializer_list<TableReader*> tables,

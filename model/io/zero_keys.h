@@ -5,6 +5,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -24,13 +25,27 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
 // train_micro_batch_size_per_gpu, gradient_accumulation_steps, activation_checkpointing (into `z`).
 void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z);
 
-// Reads the [runtime] table: `framework` ("deepspeed": DeepSpeed stage 3 as BuildSchedule emulates it;
-// the only stack modelled so far) and the settings that shape overlap, with the framework's cited defaults:
-// `cuda_device_max_connections` (deepspeed: 1, as Megatron-DeepSpeed's launch scripts export it; CUDA's own
-// default is 8) and `host_overhead_per_module` (the framework's host time per module hook, default 0).
-// Without a [runtime] table the deepspeed defaults apply.
-void ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z);
-model::ZeroConfig DeepSpeedRuntimeDefaults(model::ZeroConfig z);
+// The [runtime] table: `framework` ("deepspeed": DeepSpeed as BuildSchedule emulates it; "fsdp": PyTorch
+// FSDP) and the settings that shape overlap. Absent keys take the framework's cited defaults per variant
+// (ApplyRuntime), the framework being that of the variant's strategy unless `framework` is given, in which
+// case every variant's strategy must belong to it (model::CheckZero reports it at `strategy`).
+struct RuntimeKeys {
+  std::optional<model::Framework> framework;
+  std::optional<int> cuda_device_max_connections;
+};
+
+// Reads the table, `host_overhead_per_module` (the framework's host time per module hook, default 0:
+// neither stack's has a published figure) straight into `z`, and applies the rest (ApplyRuntime).
+RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z);
+
+// Hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS) a framework's runs use by default: deepspeed 1, as
+// Megatron-DeepSpeed's launch scripts export it (examples_deepspeed/*.sh); fsdp 8, CUDA's own default
+// (PyTorch FSDP does not set the variable; CUDA programming guide, CUDA environment variables).
+int FrameworkHardwareQueues(model::Framework f);
+
+// Sets z's framework (the given one, else its strategy's) and its hardware queues (the given count, else
+// the framework's default).
+void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z);
 
 // Reports each problem of model/feasibility.h at its key in the first of `tables` that gives that key
 // (tokens_per_gpu stands for the micro-batch); a problem no table gives a key for is reported at

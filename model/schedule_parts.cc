@@ -1,0 +1,82 @@
+#include "model/schedule_parts.h"
+
+#include <cmath>
+
+#include "model/schedule_builder.h"
+#include "model/traffic.h"
+
+namespace zerosim::model {
+
+ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, Schedule* s) {
+  s->world_size = c.total_gpus();
+  s->hardware_queues = z.cuda_device_max_connections;
+  s->micro_steps = z.gradient_accumulation_steps;
+  s->tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
+  s->graph = BuildModuleGraph(m, s->tokens_per_micro_step);
+  for (const Param& p : s->graph.params) s->partitioned_elements += p.numel();
+  if (HasShardGroup(z.strategy))
+    s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());
+
+  ScheduleFrame f;
+  f.trace = BuildTrace(s->graph, z.activation_checkpointing);
+  // Each parameter's gradient is final at its last backward use.
+  f.last_backward.assign(s->graph.params.size(), -1);
+  for (int step = 0; step < static_cast<int>(f.trace.size()); ++step) {
+    if (f.trace[static_cast<size_t>(step)].phase != Phase::kBackward) continue;
+    for (int p : s->graph.modules[static_cast<size_t>(f.trace[static_cast<size_t>(step)].module)].params) {
+      f.last_backward[static_cast<size_t>(p)] = step;
+    }
+  }
+  s->ops.reserve(f.trace.size() * static_cast<size_t>(z.gradient_accumulation_steps) * 8 + 64);
+
+  // One compute class per distinct module pass (the same submodule of every block shares one).
+  auto class_of = [s](const ModuleWork& work, bool backward) {
+    const ComputeClass cc{work, backward};
+    for (size_t i = 0; i < s->compute_classes.size(); ++i) {
+      if (s->compute_classes[i] == cc) return static_cast<int>(i);
+    }
+    s->compute_classes.push_back(cc);
+    return static_cast<int>(s->compute_classes.size()) - 1;
+  };
+  for (const Module& mod : s->graph.modules) {
+    f.forward_class.push_back(class_of(mod.work, false));
+    f.backward_class.push_back(class_of(mod.work, true));
+  }
+  for (const Param& p : s->graph.params) {
+    if (p.is_matrix()) s->largest_matrix_elements = std::max(s->largest_matrix_elements, p.numel());
+  }
+  return f;
+}
+
+int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
+                      std::initializer_list<int> deps) {
+  const Module& mod = s.graph.modules[static_cast<size_t>(ts.module)];
+  // Megatron's accounting: backward costs twice the forward; a recompute once.
+  const bool backward = ts.phase == Phase::kBackward;
+  const double flops = mod.forward_flops * (backward ? 2.0 : 1.0);
+  const int cls = (backward ? f.backward_class : f.forward_class)[static_cast<size_t>(ts.module)];
+  return emit->Compute(flops, cls, deps);
+}
+
+void ReadyGradients(const Schedule& s, const ScheduleFrame& f, int step, std::vector<int>* out) {
+  out->clear();
+  const TraceStep& ts = f.trace[static_cast<size_t>(step)];
+  if (ts.phase != Phase::kBackward) return;
+  for (int p : s.graph.modules[static_cast<size_t>(ts.module)].params) {
+    if (f.last_backward[static_cast<size_t>(p)] == step) out->push_back(p);
+  }
+}
+
+int EmitOptimizerStep(const ZeroConfig& z, Schedule* s, OpEmitter* emit) {
+  emit->SetContext(Phase::kOptimizer, z.gradient_accumulation_steps - 1, -1);
+  emit->Host(z.host_overhead_per_module_s);
+  const double partition = std::ceil(s->partitioned_elements / s->optimizer_shards);
+  return emit->Memory(Queue::kCompute, kAdamBytesPerParam * partition, {});
+}
+
+void FinishSchedule(Schedule* s) {
+  s->compact = CompactOps(s->ops, s->traffic_classes.size());
+  s->volumes = SumTraffic(*s);
+}
+
+}  // namespace zerosim::model
