@@ -15,7 +15,8 @@
 //
 // Gathers: qwZ quantizes the rank's shard (int8, DeepSpeed's adaptive group count) and all-gathers codes
 // and fp32 scales separately; hpZ gathers backward-phase uses from the secondary partition inside the hpZ
-// group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute).
+// group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute). With the FP8 weight all-gather
+// (precision.h) the block linear weights travel as FP8 codes, cast from the shard first.
 #pragma once
 
 #include <cstdint>
@@ -96,6 +97,7 @@ class FetchCoordinator {
   std::deque<Entry> queue_;
   std::deque<int> fetch_events_;       // ops whose completion the host may wait for
   std::unordered_map<int64_t, double> group_size_cache_;  // QuantizationGroupSize by shard elements
+  std::vector<bool> fp8_;              // with the FP8 weight all-gather: Fp8Params (precision.h); else empty
   // Scratch buffers reused across hooks (no allocation per hook).
   std::vector<int> need_;
   std::vector<int> prefetch_;

@@ -55,7 +55,10 @@ void GradientReducer::ReduceBucket() {
     reduce_events_.erase(reduce_events_.begin());
   }
   const double world = static_cast<double>(nodes_) * gpus_per_node_;
-  auto padded_bytes = [&](int p) { return std::ceil(g_.params[static_cast<size_t>(p)].numel() / world) * world * 2.0; };
+  // communication_data_type (precision.h): the bucket is cast to it and reduced in it (stage3.py
+  // __avg_scatter_grads); a wider format costs one cast pass over the bucket (read 2, write `wire`).
+  const double wire = GradientReduceBytes(z_.precision);
+  auto padded_bytes = [&](int p) { return std::ceil(g_.params[static_cast<size_t>(p)].numel() / world) * world * wire; };
   if (z_.zero_quantized_gradients && nodes_ > 1) {
     std::vector<int> sorted = bucket_;
     std::sort(sorted.begin(), sorted.end());
@@ -64,7 +67,7 @@ void GradientReducer::ReduceBucket() {
         ReduceMatrixQuantized(p);
       } else {
         const int rs = emit_->Collective(Queue::kNcclWorld, CollectiveKind::kReduceScatter, GroupKind::kGlobal,
-                                         padded_bytes(p), 2.0, Purpose::kGradientReduce,
+                                         padded_bytes(p), wire, Purpose::kGradientReduce,
                                          {emit_->tail(Queue::kReduceStream)});
         emit_->Wait(Queue::kReduceStream, {rs});
       }
@@ -72,8 +75,9 @@ void GradientReducer::ReduceBucket() {
   } else {
     double bytes = 0;
     for (int p : bucket_) bytes += padded_bytes(p);
+    if (wire != 2.0) emit_->Memory(Queue::kReduceStream, (2.0 + wire) * bucket_elements_, {});
     const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, GroupKind::kGlobal, bytes,
-                                     2.0, Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
+                                     wire, Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
     emit_->Wait(Queue::kReduceStream, {rs});
   }
   reduce_events_.push_back(emit_->tail(Queue::kReduceStream));

@@ -51,12 +51,17 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   const double p = c.total_gpus();
   const double bytes = BytesPerElement(m.dtype);
   r.parameters_bytes = bytes * psi / p + bytes * s.persistent_elements;
-  r.gradients_bytes = bytes * psi / p;
-  r.optimizer_states_bytes = 12.0 * psi / p;
+  const Precision& prec = z.precision;
+  r.gradients_bytes = GradientPartitionBytes(prec) * psi / p;
+  r.optimizer_states_bytes = OptimizerStateBytesPerParam(prec) * psi / p;
   if (z.hpz_enabled()) r.hpz_secondary_bytes = bytes * psi / z.zero_hpz_partition_size;
   r.gathered_parameters_bytes = bytes * s.peak_gathered_elements;
 
   r.buffers_bytes = z.contiguous_gradients ? bytes * z.reduce_bucket_size : 0;
+  // communication_data_type wider than the model's: stage 3 casts the bucket to it before the reduce-scatter
+  // (stage3.py __avg_scatter_grads), a second buffer of the bucket in that format.
+  const double reduce_bytes = GradientReduceBytes(prec);
+  if (reduce_bytes != bytes) r.buffers_bytes += reduce_bytes * z.reduce_bucket_size;
   if (z.zero_quantized_gradients && c.nodes > 1) {
     r.buffers_bytes += 2.0 * s.largest_matrix_elements * z.gradient_quantization_bits / 8.0;
   }

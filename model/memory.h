@@ -1,13 +1,16 @@
 // Memory per GPU of ZeRO-3 / ZeRO++ training, in bytes (mixed precision with Adam, as DeepSpeed runs it).
 //   parameters        2 * Psi / P (fp16 partition) + 2 * persistent elements (kept whole on every GPU)
-//   gradients         2 * Psi / P (fp16 gradient partition)
-//   optimizer states  12 * Psi / P (fp32 master weights, Adam momentum and variance)
+//   gradients         2 * Psi / P (fp16 gradient partition; 4 with grad_accum_dtype fp32: precision.h)
+//   optimizer states  12 * Psi / P (fp32 master weights, Adam momentum and variance; 6 with DeepSpeed's
+//                     bf16_master_weights_and_grads and bf16_optimizer_states: precision.h)
 //                     -> 16 bytes per parameter over P, the ZeRO paper's accounting (Rajbhandari et al.
 //                        2020, sec. 3)
 //   hpZ secondary     2 * Psi / h (ZeRO++ sec. 3.2: the secondary partition, fp16)
-//   gathered          2 * the most parameter elements gathered at once (the schedule's peak)
-//   buffers           the gradient bucket (2 * reduce_bucket_size with contiguous gradients) and qgZ's
-//                     int4 send/receive buffers for the largest matrix
+//   gathered          2 * the most parameter elements gathered at once (the schedule's peak; also with the FP8
+//                     all-gather, an upper bound: the peak is usually the 16-bit embedding or logit layer)
+//   buffers           the gradient bucket (2 * reduce_bucket_size with contiguous gradients; plus its copy in
+//                     communication_data_type when that is wider) and qgZ's int4 send/receive buffers for the
+//                     largest matrix
 //   activations       ActivationBytes below (Korthikanti et al. 2022), plus the logits, fp16 and fp32
 //                     for the loss (6*b*s*V)
 #pragma once

@@ -7,6 +7,7 @@
 #include "model/fetch_coordinator.h"
 #include "model/gradient_reducer.h"
 #include "model/op_emitter.h"
+#include "model/precision.h"
 #include "model/traffic.h"
 
 namespace zerosim::model {
@@ -18,6 +19,7 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
   s.micro_steps = z.gradient_accumulation_steps;
   s.tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
   s.graph = BuildModuleGraph(m, s.tokens_per_micro_step);
+  ApplyFp8Gemms(z.precision, &s.graph);  // precision.h: FP8 linear layers
   for (const Param& p : s.graph.params) s.partitioned_elements += p.numel();
 
   const std::vector<TraceStep> trace = BuildTrace(s.graph, z.activation_checkpointing);
@@ -80,7 +82,17 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
   emit.SetContext(Phase::kOptimizer, z.gradient_accumulation_steps - 1, -1);
   emit.Host(z.host_overhead_per_module_s);
   const double partition = std::ceil(s.partitioned_elements / s.world_size);
-  emit.Memory(Queue::kCompute, kAdamBytesPerParam * partition, {});
+  emit.Memory(Queue::kCompute, AdamStepBytesPerParam(z.precision) * partition, {});
+  if (z.precision.fp8_weight_all_gather) {
+    // precompute_float8_dynamic_scale_for_fsdp after the step: the amax of every FP8 weight's shard (one read).
+    // Its all-reduce of one fp32 per weight tensor is not emitted (a few KB; latency only).
+    double fp8_partition = 0;
+    const std::vector<bool> fp8 = Fp8Params(s.graph);
+    for (size_t i = 0; i < fp8.size(); ++i) {
+      if (fp8[i]) fp8_partition += std::ceil(s.graph.params[i].numel() / s.world_size);
+    }
+    emit.Memory(Queue::kCompute, kFp8AmaxBytes * fp8_partition, {});
+  }
 
   s.compact = CompactOps(s.ops, s.traffic_classes.size());
   s.volumes = SumTraffic(s);
