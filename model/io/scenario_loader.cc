@@ -189,7 +189,11 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
       var.zero = ReadZeroKeys(&vt, base_zero, s.cluster);
       ReadTrainingKeys(&vt, &var.model, &var.zero);
       if (status.ok()) {
-        const std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);
+        std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);
+        if (problems.empty() && var.zero.precision.fp8_gemms && !(s.calibration.compute.fp8_gemm > 0)) {
+          problems.push_back({"fp8_gemms", fmt::format("the calibration {} gives no gemm_efficiency.fp8_gemm",
+                                                       topo->calibration_path)});
+        }
         TableReader* fallback = vt.Has("model") ? &vt : &root;
         if (zero) {
           ReportProblems(problems, {&vt, &training, &*zero}, fallback, "model");

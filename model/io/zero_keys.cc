@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/feasibility.h"
+#include "model/io/precision_keys.h"
 
 namespace zerosim::io {
 
@@ -46,6 +47,7 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
   z.hpz_recompute_uses_secondary = t->BoolOr("hpz_recompute_uses_secondary", z.hpz_recompute_uses_secondary);
   z.host_overhead_per_module_s =
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z.host_overhead_per_module_s, false);
+  ReadPrecisionKeys(t, &z.precision);  // number formats (precision_keys.h)
   ReportProblems(model::CheckZero(z, c), {t});
   return z;
 }
