@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/feasibility.h"
+#include "model/io/loaders.h"
 #include "model/io/precision_keys.h"
 
 namespace zerosim::io {
@@ -214,6 +216,28 @@ StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path,
   StatusOr<std::string> text = fs.Read(path);
   if (!text.ok()) return text.status();
   return ParseDsConfig(*text, path, base);
+}
+
+StatusOr<Scenario> ApplyDsConfig(const FileSource& fs, const std::string& path, Scenario s) {
+  StatusOr<std::string> text = fs.Read(path);
+  if (!text.ok()) return text.status();
+  std::vector<std::string> ignored;
+  model::InputFile file;
+  for (Variant& v : s.variants) {
+    StatusOr<DsConfig> ds = ParseDsConfig(*text, path, v.zero);
+    if (!ds.ok()) return ds.status();
+    v.zero = ds->zero;
+    if (ds->dtype) v.model.dtype = *ds->dtype;
+    const std::vector<model::Problem> problems = model::CheckConfiguration(v.model, v.zero, s.cluster);
+    if (!problems.empty()) {
+      return Status::Error(fmt::format("{}: with variant \"{}\": {}", path, v.name, model::DescribeProblems(problems)));
+    }
+    ignored = ds->ignored;
+    file = ds->file;
+  }
+  s.deepspeed_config_file = file;
+  s.ignored_config_keys = ignored;
+  return s;
 }
 
 }  // namespace zerosim::io

@@ -38,6 +38,14 @@ struct DsConfig {
   model::InputFile file;
 };
 
+struct Scenario;
+
+// `zerosim run --ds-config FILE`: the config's keys over every variant of `s` (each variant's own settings are
+// the base, so a config without ZeRO++ keys keeps the variants' differences) and its dtype over every variant's
+// model; the file and its ignored keys become the scenario's (for the report's provenance). Each variant is
+// checked (model/feasibility.h); a problem is an error naming the file and the variant.
+StatusOr<Scenario> ApplyDsConfig(const FileSource& fs, const std::string& path, Scenario s);
+
 StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path, const model::ZeroConfig& base);
 // The same from text; `path` is used in messages and provenance.
 StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& path,

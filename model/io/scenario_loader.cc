@@ -223,6 +223,9 @@ model::Provenance ScenarioProvenance(const Scenario& s) {
   p.calibration_source = s.calibration.source;
   p.calibration_provenance = s.calibration.provenance;
   p.gemm_efficiency_source = s.calibration.compute.source;
+  p.fp8_gemm_efficiency_source = s.calibration.compute.fp8_gemm_source;
+  p.deepspeed_config = s.deepspeed_config_file;
+  p.ignored_config_keys = s.ignored_config_keys;
   return p;
 }
 
