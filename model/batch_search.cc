@@ -27,8 +27,8 @@ BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const Clu
   MemoryBreakdown at;
   if (!fits(1, &at)) {
     r.memory = at;
-    r.reason = fmt::format("one sequence per GPU needs {:.1f} GiB, the {} has {:.1f} GiB", at.total_bytes / kGiB,
-                           c.gpu.name, hbm / kGiB);
+    r.reason = fmt::format("one sequence per GPU needs {:.1f} GiB, the {} has {:.1f} GiB",
+                           at.total_bytes / kGiB, c.gpu.name, hbm / kGiB);
     return r;
   }
   r.fits = true;
@@ -77,9 +77,10 @@ BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const Clu
   r.micro_batch = z.train_micro_batch_size_per_gpu;
   r.gradient_accumulation_steps = z.gradient_accumulation_steps;
   r.global_batch = static_cast<int64_t>(r.micro_batch) * r.gradient_accumulation_steps * p;
-  r.reason = fmt::format("a global batch of {} sequences is not micro-batch x accumulation x {} GPUs for any "
-                         "micro-batch up to {} and at most {} steps",
-                         target_global_batch, p, lo, kMaxGradientAccumulation);
+  r.reason = fmt::format(
+      "a global batch of {} sequences is not micro-batch x accumulation x {} GPUs for any "
+      "micro-batch up to {} and at most {} steps",
+      target_global_batch, p, lo, kMaxGradientAccumulation);
   return r;
 }
 

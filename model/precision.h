@@ -77,8 +77,9 @@ double AdamStepBytesPerParam(const Precision& p);
 inline constexpr double kFp8Bytes = 1.0;
 // HBM bytes per element of casting a 16-bit tensor to FP8 with a dynamic per-tensor scale: one pass for the
 // amax (read 2 bytes), one for the scaled cast (read 2, write 1) - torchao's hp_tensor_to_float8_dynamic
-// (tensor_to_amax, then the cast), TE's current scaling likewise. With precompute_float8_dynamic_scale_for_fsdp
-// the weights' amax pass runs once per iteration after the optimizer, and each gather casts (3 bytes).
+// (tensor_to_amax, then the cast), TE's current scaling likewise. With
+// precompute_float8_dynamic_scale_for_fsdp the weights' amax pass runs once per iteration after the
+// optimizer, and each gather casts (3 bytes).
 inline constexpr double kFp8CastBytes = 5.0;
 inline constexpr double kFp8AmaxBytes = 2.0;
 
@@ -91,8 +92,9 @@ std::vector<bool> Fp8Params(const ModuleGraph& g);
 // p.fp8_weight_all_gather their weight as arriving in FP8 (Gemm::fp8_weight_gathered: no weight cast).
 void ApplyFp8Gemms(const Precision& p, ModuleGraph* g);
 
-// HBM bytes of the FP8 casts of one linear layer's passes (each GEMM casts both its 16-bit operands, kFp8CastBytes
-// per element; the weight is not cast when it was gathered in FP8). For out[m x n] = in[m x k] W^T:
+// HBM bytes of the FP8 casts of one linear layer's passes (each GEMM casts both its 16-bit operands,
+// kFp8CastBytes per element; the weight is not cast when it was gathered in FP8). For out[m x n] = in[m x k]
+// W^T:
 //   forward: in (m k) and W (n k);
 //   backward: the input gradient casts dY (m n) and W (n k); the weight gradient casts dY (m n) and in (m k).
 double Fp8ForwardCastBytes(const Gemm& g);

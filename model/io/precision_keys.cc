@@ -28,7 +28,8 @@ namespace {
 
 void ReadFormat(TableReader* t, std::string_view key, model::FloatFormat* f) {
   const std::optional<std::string> v = t->OptionalString(key);
-  if (v && !ParseFloatFormat(*v, f)) t->Fail(key, fmt::format("unknown format \"{}\" (fp16, bf16, fp32)", *v));
+  if (v && !ParseFloatFormat(*v, f))
+    t->Fail(key, fmt::format("unknown format \"{}\" (fp16, bf16, fp32)", *v));
 }
 
 }  // namespace
@@ -36,7 +37,8 @@ void ReadFormat(TableReader* t, std::string_view key, model::FloatFormat* f) {
 void ReadPrecisionKeys(TableReader* t, model::Precision* p) {
   ReadFormat(t, "communication_data_type", &p->gradient_reduce_dtype);
   ReadFormat(t, "grad_accum_dtype", &p->gradient_accumulation_dtype);
-  p->bf16_master_weights_and_grads = t->BoolOr("bf16_master_weights_and_grads", p->bf16_master_weights_and_grads);
+  p->bf16_master_weights_and_grads =
+      t->BoolOr("bf16_master_weights_and_grads", p->bf16_master_weights_and_grads);
   p->bf16_optimizer_states = t->BoolOr("bf16_optimizer_states", p->bf16_optimizer_states);
   p->fp8_gemms = t->BoolOr("fp8_gemms", p->fp8_gemms);
   p->fp8_weight_all_gather = t->BoolOr("fp8_weight_all_gather", p->fp8_weight_all_gather);

@@ -1,5 +1,5 @@
-// Batch search (model/batch_search.h) on a case computed here: memory is linear in the micro-batch b, with the
-// slope written out from Korthikanti's activation terms (full recompute, FlashAttention, dropout):
+// Batch search (model/batch_search.h) on a case computed here: memory is linear in the micro-batch b, with
+// the slope written out from Korthikanti's activation terms (full recompute, FlashAttention, dropout):
 //   per sequence  s * (2 h L          the kept block inputs
 //                    + 34 h + 4 a     one block's working set while it is recomputed (11h attention + 19h MLP
 //                                     + 4h norms, and FlashAttention's fp32 log-sum-exp per head)
@@ -72,8 +72,8 @@ TEST(BatchSearch, NothingFitsIsAResultWithAReason) {
 
 TEST(BatchSearch, HpzSecondaryCopyCostsMicroBatches) {
   Case k;
-  // hpZ over the 8 GPUs of a node keeps 2 Psi / 8 more bytes per GPU (memory.h): the HBM that held 7 sequences
-  // of ZeRO-3 holds floor(7.5 - (2 Psi / 8) / slope) with hpZ.
+  // hpZ over the 8 GPUs of a node keeps 2 Psi / 8 more bytes per GPU (memory.h): the HBM that held 7
+  // sequences of ZeRO-3 holds floor(7.5 - (2 Psi / 8) / slope) with hpZ.
   k.c.gpu.hbm_bytes = k.fixed + 7.5 * k.slope;
   ZeroConfig hpz = k.z;
   hpz.zero_hpz_partition_size = 8;

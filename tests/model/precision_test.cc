@@ -89,7 +89,8 @@ TEST(Precision, Fp8AllGatherCarriesOneByteForEveryBlockLinearWeight) {
       }
     }
     EXPECT_EQ(fp8_tensors, 4 * m.layers);
-    const double ratio = (1.0 * fp8_elements + 2.0 * other_elements) / (2.0 * (fp8_elements + other_elements));
+    const double ratio =
+        (1.0 * fp8_elements + 2.0 * other_elements) / (2.0 * (fp8_elements + other_elements));
     for (Purpose purpose : {Purpose::kForwardAllGather, Purpose::kBackwardAllGather}) {
       const auto i = static_cast<size_t>(purpose);
       EXPECT_NEAR(b.cross_node[i] / a.cross_node[i], ratio, 1e-12) << c.nodes << "x" << c.gpus_per_node;
