@@ -1,18 +1,16 @@
-// `zerosim plan <sweep.toml> [--budget-usd X] [--target-days D] [--top N] [--search-batch [--global-batch
-// N]]`
+// `zerosim plan <sweep.toml> [--budget-usd X] [--target-days D] [--top N] [--search-batch [--global-batch N]]`
 //
 // For each cluster configuration of a sweep (its axes), finds the best ZeRO setting (qwZ on or off, qgZ
 // on or off, every hpZ partition size that divides the GPUs per node) that fits in HBM, then ranks the
 // clusters: under a budget, by time to train; under a target time, by cost; otherwise by cost per
 // million tokens. With --search-batch every setting runs at its largest micro-batch that fits (and the
-// accumulation for --global-batch), so hpZ's secondary copy or qgZ's buffers cost batch size, not
-// feasibility. Prints the ranking and the Pareto front of throughput against cost per token.
+// accumulation for --global-batch), so hpZ's secondary copy or qgZ's buffers cost batch size, not feasibility. Prints the ranking and the Pareto front of throughput against cost per token.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 
-#include <fmt/format.h>
 #include <boost/program_options.hpp>
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -57,8 +55,7 @@ std::vector<model::ZeroConfig> ZeroSettings(const model::ZeroConfig& base, const
 }
 
 std::string Setting(const model::ZeroConfig& z) {
-  if (!z.zero_quantized_weights && !z.zero_quantized_gradients && z.zero_hpz_partition_size == 1)
-    return "ZeRO-3";
+  if (!z.zero_quantized_weights && !z.zero_quantized_gradients && z.zero_hpz_partition_size == 1) return "ZeRO-3";
   std::string s;
   if (z.zero_quantized_weights) s += "qwZ ";
   if (z.zero_hpz_partition_size > 1) s += fmt::format("hpZ{} ", z.zero_hpz_partition_size);
@@ -85,21 +82,17 @@ int PlanCommand(int argc, char** argv) {
       "usage: zerosim plan <sweep.toml> [options]\n\n"
       "Ranks the cluster configurations of a sweep (its axes; ZeRO axes are not allowed: plan chooses the\n"
       "ZeRO setting itself) with the best ZeRO setting for each, under the HBM limit, and prints the Pareto\n"
-      "front of throughput against cost per token. The sweep needs [cost]; `train_tokens` gives the time "
-      "and\n"
+      "front of throughput against cost per token. The sweep needs [cost]; `train_tokens` gives the time and\n"
       "cost of a training run.\n\noptions");
-  opts.add_options()("help,h", "print this help")("budget-usd",
-                                                  po::value<double>(&budget_usd)->value_name("X"),
-                                                  "keep clusters that train within X USD; rank by time")(
-      "target-days", po::value<double>(&target_days)->value_name("D"),
-      "keep clusters that train within D days; rank by cost")("top", po::value<int>(&top)->value_name("N"),
-                                                              "rows of the ranking to print (default 20)")(
-      "search-batch", po::bool_switch(&search_batch),
-      "run each ZeRO setting at the largest micro-batch that fits HBM (model/batch_search.h): memory a "
-      "setting "
-      "spends or frees shows as batch size")(
-      "global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
-      "with --search-batch: the target global batch in sequences per optimizer step (sets the accumulation)");
+  opts.add_options()("help,h", "print this help")
+      ("budget-usd", po::value<double>(&budget_usd)->value_name("X"), "keep clusters that train within X USD; rank by time")
+      ("target-days", po::value<double>(&target_days)->value_name("D"), "keep clusters that train within D days; rank by cost")
+      ("top", po::value<int>(&top)->value_name("N"), "rows of the ranking to print (default 20)")
+      ("search-batch", po::bool_switch(&search_batch),
+       "run each ZeRO setting at the largest micro-batch that fits HBM (model/batch_search.h): memory a setting "
+       "spends or frees shows as batch size")
+      ("global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
+       "with --search-batch: the target global batch in sequences per optimizer step (sets the accumulation)");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>(&file));
   po::positional_options_description pos;
@@ -111,14 +104,12 @@ int PlanCommand(int argc, char** argv) {
   }
   // 0 (the default) means "no limit"; anything else must be a real limit.
   if (!(std::isfinite(budget_usd) && budget_usd >= 0) || !(std::isfinite(target_days) && target_days >= 0)) {
-    fmt::print(stderr,
-               "zerosim plan: --budget-usd and --target-days must be positive numbers (got {:g} and {:g})\n",
+    fmt::print(stderr, "zerosim plan: --budget-usd and --target-days must be positive numbers (got {:g} and {:g})\n",
                budget_usd, target_days);
     return kExitUsage;
   }
   if (global_batch != 0 && (!search_batch || global_batch < 0)) {
-    fmt::print(stderr,
-               "zerosim plan: --global-batch needs --search-batch and a positive number of sequences\n");
+    fmt::print(stderr, "zerosim plan: --global-batch needs --search-batch and a positive number of sequences\n");
     return kExitUsage;
   }
   if (top < 1) {
@@ -140,8 +131,7 @@ int PlanCommand(int argc, char** argv) {
   }
   for (const io::Axis& a : spec->axes) {
     if (a.key.rfind("zero_", 0) == 0) {
-      fmt::print(stderr, "zerosim plan: axis '{}': plan chooses the ZeRO setting itself; remove ZeRO axes\n",
-                 a.key);
+      fmt::print(stderr, "zerosim plan: axis '{}': plan chooses the ZeRO setting itself; remove ZeRO axes\n", a.key);
       return kExitUsage;
     }
   }
@@ -178,8 +168,7 @@ int PlanCommand(int argc, char** argv) {
       const model::Schedule& schedule = schedules.Get(base.model, z, p.cluster);
       const model::VariantReport r =
           model::EvaluateAnalyticVariant(name, base.model, z, p.cluster, p.calibration, schedule);
-      if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec->name, i, c.cluster), r);
-          !st.ok()) {
+      if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec->name, i, c.cluster), r); !st.ok()) {
         fmt::print(stderr, "zerosim plan: error: {}\n", st.message());
         return kExitFailed;
       }
@@ -210,30 +199,27 @@ int PlanCommand(int argc, char** argv) {
 
   fmt::print("plan '{}': {} cluster configurations ({} cannot train this model), {} kept{}\n\n", spec->name,
              choices.size() + static_cast<size_t>(infeasible), infeasible, ranked.size(),
-             budget_usd > 0    ? fmt::format(" under a budget of {:.3g} USD, fastest first", budget_usd)
+             budget_usd > 0   ? fmt::format(" under a budget of {:.3g} USD, fastest first", budget_usd)
              : target_days > 0 ? fmt::format(" within {:g} days, cheapest first", target_days)
                                : ", cheapest per token first");
   auto header = [] {
-    fmt::print("{:>4}  {:<58} {:<16} {:>7} {:>11} {:>8} {:>10} {:>9} {:>11}\n", "rank", "cluster",
-               "best ZeRO", "TFLOPs", "tokens/s", "vs Z3", "USD/Mtok", "train", "train USD");
+    fmt::print("{:>4}  {:<58} {:<16} {:>7} {:>11} {:>8} {:>10} {:>9} {:>11}\n", "rank", "cluster", "best ZeRO", "TFLOPs",
+               "tokens/s", "vs Z3", "USD/Mtok", "train", "train USD");
   };
   auto row = [](const std::string& rank, const Choice& c) {
-    const std::string gain = c.zero3_tokens_per_s > 0
-                                 ? fmt::format("{:.2f}x", c.best.tokens_per_s / c.zero3_tokens_per_s)
-                                 : "Z3 OOM";
-    fmt::print("{:>4}  {:<58} {:<16} {:>7.1f} {:>11.0f} {:>8} {:>10.3f} {:>9} {:>11.3g}\n", rank,
-               c.cluster.substr(0, 58), c.best.name, c.best.tflops_per_gpu, c.best.tokens_per_s, gain,
-               c.cost.usd_per_million_tokens, Duration(c.cost.time_to_train_s), c.cost.cost_to_train_usd);
+    const std::string gain = c.zero3_tokens_per_s > 0 ? fmt::format("{:.2f}x", c.best.tokens_per_s / c.zero3_tokens_per_s)
+                                                      : "Z3 OOM";
+    fmt::print("{:>4}  {:<58} {:<16} {:>7.1f} {:>11.0f} {:>8} {:>10.3f} {:>9} {:>11.3g}\n", rank, c.cluster.substr(0, 58),
+               c.best.name, c.best.tflops_per_gpu, c.best.tokens_per_s, gain, c.cost.usd_per_million_tokens,
+               Duration(c.cost.time_to_train_s), c.cost.cost_to_train_usd);
   };
   header();
-  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < top; ++i)
-    row(std::to_string(i + 1), ranked[i]);
+  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < top; ++i) row(std::to_string(i + 1), ranked[i]);
 
   std::vector<model::TradeOff> trade;
   for (const Choice& c : choices) trade.push_back({c.best.tokens_per_s, c.cost.usd_per_million_tokens});
   const std::vector<int> front = model::ParetoFront(trade);
-  fmt::print(
-      "\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n");
+  fmt::print("\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n");
   header();
   for (int i : front) row("*", choices[static_cast<size_t>(i)]);
   return ranked.empty() ? kExitFailed : kExitOk;

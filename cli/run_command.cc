@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include <fmt/format.h>
 #include <boost/program_options.hpp>
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -14,10 +14,10 @@
 #include "model/feasibility.h"
 #include "model/io/ds_config.h"
 #include "model/io/hf_config.h"
+#include "model/units.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
 #include "model/io/sweep.h"
-#include "model/units.h"
 #include "sim/chrome_trace.h"
 
 namespace zerosim::cli {
@@ -31,9 +31,9 @@ struct RunArgs {
   std::string json_path;
   EngineArgs engine;
   std::string trace_path;
-  std::string trace_ranks;    // empty: not given (rank 0)
-  std::string hf_config;      // a Hugging Face config.json whose shape replaces every variant's model
-  std::string ds_config;      // a DeepSpeed ds_config.json applied over every variant (model/io/ds_config.h)
+  std::string trace_ranks;  // empty: not given (rank 0)
+  std::string hf_config;    // a Hugging Face config.json whose shape replaces every variant's model
+  std::string ds_config;    // a DeepSpeed ds_config.json applied over every variant (model/io/ds_config.h)
   bool search_batch = false;  // per variant, the largest micro-batch that fits (model/batch_search.h)
   int64_t global_batch = 0;   // with search_batch: the target sequences per optimizer step
   std::vector<std::string> settings;  // --set KEY=VALUE
@@ -66,32 +66,29 @@ Status ResolveRunEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
     if (!a.trace_ranks.empty()) return Status::Error("--trace-ranks needs --trace FILE");
     return Status::Ok();
   }
-  if (*engine == Engine::kAnalytic)
-    return Status::Error("--trace needs the sim engine (--engine sim or both)");
-  if (a.trace_path == "-" && a.json_path == "-")
-    return Status::Error("--json - and --trace - both want stdout");
+  if (*engine == Engine::kAnalytic) return Status::Error("--trace needs the sim engine (--engine sim or both)");
+  if (a.trace_path == "-" && a.json_path == "-") return Status::Error("--json - and --trace - both want stdout");
   StatusOr<std::vector<int>> ranks = ParseRanks(a.trace_ranks.empty() ? "0" : a.trace_ranks);
   if (!ranks.ok()) return ranks.status();
   if (o->reduction == sim::Reduction::kSymmetric && ranks->size() > 1) {
     // sim/replay.cc: every rank's timeline is the representative rank's under the symmetric reduction.
-    return Status::Error(
-        fmt::format("--trace-ranks {}: under --reduction symmetric every rank replays the same "
-                    "timeline; trace one rank, or add --reduction full to see ranks differ",
-                    a.trace_ranks));
+    return Status::Error(fmt::format("--trace-ranks {}: under --reduction symmetric every rank replays the same "
+                                     "timeline; trace one rank, or add --reduction full to see ranks differ",
+                                     a.trace_ranks));
   }
   o->trace_ranks = *ranks;
   return Status::Ok();
 }
 
-// --search-batch: replaces each variant's micro-batch and accumulation by the search's (model/batch_search.h)
-// and returns the table of what was found. A variant that cannot be evaluated keeps its settings.
+// --search-batch: replaces each variant's micro-batch and accumulation by the search's (model/batch_search.h) and
+// returns the table of what was found. A variant that cannot be evaluated keeps its settings.
 std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
   std::string out = fmt::format(
       "batch search: the largest micro-batch (sequences per GPU) that fits {:.1f} GiB of HBM{}\n"
       "  {:<24} {:>11} {:>12} {:>12} {:>8} {:>7} {:>8}  {}\n",
       s->cluster.gpu.hbm_bytes / kGiB,
-      global_batch > 0 ? fmt::format(", and the accumulation for {} sequences per step", global_batch) : "",
-      "variant", "largest fit", "memory GiB", "at +1 GiB", "micro", "accum.", "global", "note");
+      global_batch > 0 ? fmt::format(", and the accumulation for {} sequences per step", global_batch) : "", "variant",
+      "largest fit", "memory GiB", "at +1 GiB", "micro", "accum.", "global", "note");
   for (io::Variant& v : s->variants) {
     if (!model::CheckConfiguration(v.model, v.zero, s->cluster).empty()) {
       out += fmt::format("  {:<24} {:>11}\n", v.name, "-");
@@ -102,12 +99,12 @@ std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
       v.zero.train_micro_batch_size_per_gpu = r.micro_batch;
       v.zero.gradient_accumulation_steps = r.gradient_accumulation_steps;
     }
-    out += fmt::format("  {:<24} {:>11} {:>12.1f} {:>12} {:>8} {:>7} {:>8}  {}\n", v.name,
-                       r.largest_micro_batch, r.memory.total_bytes / kGiB,
+    out += fmt::format("  {:<24} {:>11} {:>12.1f} {:>12} {:>8} {:>7} {:>8}  {}\n", v.name, r.largest_micro_batch,
+                       r.memory.total_bytes / kGiB,
                        r.next_total_bytes > 0 ? fmt::format("{:.1f}", r.next_total_bytes / kGiB) : "-",
                        v.zero.train_micro_batch_size_per_gpu, v.zero.gradient_accumulation_steps,
-                       static_cast<int64_t>(v.zero.train_micro_batch_size_per_gpu) *
-                           v.zero.gradient_accumulation_steps * s->cluster.total_gpus(),
+                       static_cast<int64_t>(v.zero.train_micro_batch_size_per_gpu) * v.zero.gradient_accumulation_steps *
+                           s->cluster.total_gpus(),
                        r.reason);
   }
   return out + "\n";
@@ -119,36 +116,34 @@ int RunCommand(int argc, char** argv) {
   RunArgs a;
   po::options_description opts(
       "usage: zerosim run [scenario.toml] [options]\n\n"
-      "Evaluates every variant of a scenario (ZeRO-3, ZeRO++ and any mix of qwZ/hpZ/qgZ) and prints a "
-      "table:\n"
-      "iteration time, TFLOPs per GPU, tokens/s, exposed communication, bytes per link tier and phase, "
-      "memory\n"
+      "Evaluates every variant of a scenario (ZeRO-3, ZeRO++ and any mix of qwZ/hpZ/qgZ) and prints a table:\n"
+      "iteration time, TFLOPs per GPU, tokens/s, exposed communication, bytes per link tier and phase, memory\n"
       "per GPU with feasibility. With no scenario, runs the embedded default (the ZeRO++ paper's 18B model\n"
       "on 384 V100 with 1 x 100 Gbps per node). Scenario format: docs/inputs.md; JSON: docs/report.md.\n\n"
       "options");
-  opts.add_options()("help,h", "print this help")(
-      "json", po::value<std::string>(&a.json_path)->value_name("FILE"),
-      "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
+  opts.add_options()("help,h", "print this help")
+      ("json", po::value<std::string>(&a.json_path)->value_name("FILE"),
+       "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
   AddEngineOptions(&opts, &a.engine, /*allow_both=*/true);
-  opts.add_options()("hf-config", po::value<std::string>(&a.hf_config)->value_name("FILE"),
-                     "a Hugging Face config.json (llama, mistral, qwen2, gpt2, gpt_neox, mpt, opt) whose "
-                     "model replaces every "
-                     "variant's; the scenario's training settings (seq_len, attention, batch) still apply")(
-      "ds-config", po::value<std::string>(&a.ds_config)->value_name("FILE"),
-      "a DeepSpeed ds_config.json applied over every variant: micro-batch, accumulation, fp16/bf16, "
-      "zero_optimization.*, communication_data_type, activation_checkpointing; keys ZeroSim does not model "
-      "are "
-      "listed in the report's provenance")(
-      "search-batch", po::bool_switch(&a.search_batch),
-      "per variant, run at the largest micro-batch that fits HBM (and, with --global-batch, the accumulation "
-      "that reaches it)")("global-batch", po::value<int64_t>(&a.global_batch)->value_name("N"),
-                          "with --search-batch: the target global batch in sequences per optimizer step")(
-      "set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),
-      "a what-if on the scenario, any sweep axis (docs/sweeps.md), e.g. --set nic.bandwidth=200Gbps --set "
-      "nodes=48")("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
-                  "sim: write a Chrome/Perfetto trace of the chosen ranks' ops on simulated time to FILE")(
-      "trace-ranks", po::value<std::string>(&a.trace_ranks)->value_name("LIST"),
-      "sim: distinct ranks to trace, comma-separated (default 0; several need --reduction full)");
+  opts.add_options()
+      ("hf-config", po::value<std::string>(&a.hf_config)->value_name("FILE"),
+       "a Hugging Face config.json (llama, mistral, qwen2, gpt2, gpt_neox, mpt, opt) whose model replaces every "
+       "variant's; the scenario's training settings (seq_len, attention, batch) still apply")
+      ("ds-config", po::value<std::string>(&a.ds_config)->value_name("FILE"),
+       "a DeepSpeed ds_config.json applied over every variant: micro-batch, accumulation, fp16/bf16, "
+       "zero_optimization.*, communication_data_type, activation_checkpointing; keys ZeroSim does not model are "
+       "listed in the report's provenance")
+      ("search-batch", po::bool_switch(&a.search_batch),
+       "per variant, run at the largest micro-batch that fits HBM (and, with --global-batch, the accumulation "
+       "that reaches it)")
+      ("global-batch", po::value<int64_t>(&a.global_batch)->value_name("N"),
+       "with --search-batch: the target global batch in sequences per optimizer step")
+      ("set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),
+       "a what-if on the scenario, any sweep axis (docs/sweeps.md), e.g. --set nic.bandwidth=200Gbps --set nodes=48")
+      ("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
+       "sim: write a Chrome/Perfetto trace of the chosen ranks' ops on simulated time to FILE")
+      ("trace-ranks", po::value<std::string>(&a.trace_ranks)->value_name("LIST"),
+       "sim: distinct ranks to trace, comma-separated (default 0; several need --reduction full)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::string>(&a.scenario));
   po::positional_options_description pos;
@@ -170,7 +165,7 @@ int RunCommand(int argc, char** argv) {
       io::Scenario& scenario = s.value();
       for (io::Variant& v : scenario.variants) {
         model::ModelSpec m = hf->model;
-        m.seq_len = v.model.seq_len;  // training settings of the scenario
+        m.seq_len = v.model.seq_len;      // training settings of the scenario
         m.attention = v.model.attention;
         v.model = m;
       }
@@ -181,8 +176,7 @@ int RunCommand(int argc, char** argv) {
   if (s.ok() && !a.ds_config.empty()) s = io::ApplyDsConfig(io::DiskFileSource(), a.ds_config, *std::move(s));
   if (s.ok() && !a.settings.empty()) s = io::ApplySettings(io::DiskFileSource(), *s, a.settings);
   if (a.global_batch != 0 && (!a.search_batch || a.global_batch < 0)) {
-    fmt::print(stderr,
-               "zerosim run: --global-batch needs --search-batch and a positive number of sequences\n");
+    fmt::print(stderr, "zerosim run: --global-batch needs --search-batch and a positive number of sequences\n");
     return kExitUsage;
   }
   std::string search_table;
@@ -193,9 +187,8 @@ int RunCommand(int argc, char** argv) {
   }
   for (int rank : sim_options.trace_ranks) {
     if (rank >= s->cluster.total_gpus()) {
-      fmt::print(stderr,
-                 "zerosim run: --trace-ranks: rank {} does not exist: '{}' has {} GPUs (ranks 0 to {})\n",
-                 rank, s->cluster.name, s->cluster.total_gpus(), s->cluster.total_gpus() - 1);
+      fmt::print(stderr, "zerosim run: --trace-ranks: rank {} does not exist: '{}' has {} GPUs (ranks 0 to {})\n", rank,
+                 s->cluster.name, s->cluster.total_gpus(), s->cluster.total_gpus() - 1);
       return kExitUsage;
     }
   }
@@ -220,8 +213,7 @@ int RunCommand(int argc, char** argv) {
   if (!a.trace_path.empty()) {
     std::vector<sim::TracedRun> traced;
     for (size_t i = 0; i < runs.size(); ++i) {
-      if (!runs[i].schedule.ops.empty())
-        traced.push_back({s->variants[i].name, &runs[i].schedule, &runs[i].result});
+      if (!runs[i].schedule.ops.empty()) traced.push_back({s->variants[i].name, &runs[i].schedule, &runs[i].result});
     }
     if (Status st = WriteOutputFile(a.trace_path, sim::ChromeTraceJson(traced)); !st.ok()) {
       fmt::print(stderr, "zerosim run: error: {}\n", st.message());
