@@ -27,6 +27,14 @@
 //    carries 1 byte per element; the per-tensor scale comes from an amax that
 //    precompute_float8_dynamic_scale_for_fsdp reduces once per iteration after the optimizer step (one
 //    all-reduce of one fp32 per weight tensor), so no scale travels with the gather.
+//
+// Stated simplifications: activation memory is unchanged by FP8 GEMMs (torchao's Float8Linear saves its
+// 16-bit inputs for the backward and re-casts them; Transformer Engine would save FP8 copies, which is
+// smaller); the hpZ secondary partition stays 16-bit with the FP8 all-gather (its gathers carry FP8 like the
+// primary's); the gathered parameters' memory stays 2 bytes per element (an upper bound: the schedule's peak
+// is usually the 16-bit embedding or logit layer); the once-per-iteration amax all-reduce of the FP8
+// all-gather (one fp32 per weight tensor, a few KB) is not emitted as a collective, only its amax pass over
+// the shards.
 #pragma once
 
 #include <cstdint>
