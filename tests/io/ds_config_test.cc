@@ -175,5 +175,22 @@ TEST(DsConfig, TheRunFlagAppliesTheConfigOverEveryVariantAndListsItsIgnoredKeys)
   EXPECT_NE(bad.status().message().find("bad.json: with variant"), std::string::npos) << bad.status().message();
 }
 
+TEST(DsConfig, ABf16ConfigWithFp32ReductionIsRead) {
+  const std::string path = std::string(ZEROSIM_SOURCE_DIR) + "/tests/data/ds/bf16_fp32_reduce.json";
+  const StatusOr<DsConfig> ds = LoadDsConfig(DiskFileSource(), path, model::ZeroConfig{});
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_EQ(ds->dtype, model::DType::kBf16);
+  EXPECT_EQ(ds->zero.train_micro_batch_size_per_gpu, 2);
+  EXPECT_EQ(ds->zero.gradient_accumulation_steps, 4);
+  EXPECT_EQ(ds->zero.precision.gradient_reduce_dtype, model::FloatFormat::kFp32);
+  EXPECT_EQ(ds->zero.precision.gradient_accumulation_dtype, model::FloatFormat::kFp32);
+  EXPECT_FALSE(ds->zero.precision.bf16_optimizer_states);
+  // Everything ZeroSim does not model, by JSON path, in file order.
+  EXPECT_EQ(ds->ignored,
+            (std::vector<std::string>{"$.gradient_clipping", "$.bf16.immediate_grad_update", "$.optimizer",
+                                      "$.zero_optimization.stage3_gather_16bit_weights_on_model_save",
+                                      "$.steps_per_print", "$.wall_clock_breakdown"}));
+}
+
 }  // namespace
 }  // namespace zerosim::io
