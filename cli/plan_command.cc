@@ -1,10 +1,12 @@
-// `zerosim plan <sweep.toml> [--budget-usd X] [--target-days D] [--top N] [--search-batch [--global-batch N]]`
+// `zerosim plan <sweep.toml> [--budget-usd X] [--target-days D] [--top N]
+//                [--search-batch [--global-batch N]]`
 //
 // For each cluster configuration of a sweep (its axes), finds the best ZeRO setting (qwZ on or off, qgZ
 // on or off, every hpZ partition size that divides the GPUs per node) that fits in HBM, then ranks the
 // clusters: under a budget, by time to train; under a target time, by cost; otherwise by cost per
-// million tokens. With --search-batch every setting runs at its largest micro-batch that fits (and the
-// accumulation for --global-batch), so hpZ's secondary copy or qgZ's buffers cost batch size, not feasibility. Prints the ranking and the Pareto front of throughput against cost per token.
+// million tokens. Prints the ranking and the Pareto front of throughput against cost per token. With
+// --search-batch every setting runs at its largest micro-batch that fits (and the accumulation for
+// --global-batch), so hpZ's secondary copy or qgZ's buffers cost batch size, not feasibility.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -89,10 +91,11 @@ int PlanCommand(int argc, char** argv) {
       ("target-days", po::value<double>(&target_days)->value_name("D"), "keep clusters that train within D days; rank by cost")
       ("top", po::value<int>(&top)->value_name("N"), "rows of the ranking to print (default 20)")
       ("search-batch", po::bool_switch(&search_batch),
-       "run each ZeRO setting at the largest micro-batch that fits HBM (model/batch_search.h): memory a setting "
-       "spends or frees shows as batch size")
+       "run each ZeRO setting at the largest micro-batch that fits HBM (model/batch_search.h): memory a "
+       "setting spends or frees shows as batch size")
       ("global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
-       "with --search-batch: the target global batch in sequences per optimizer step (sets the accumulation)");
+       "with --search-batch: the target global batch in sequences per optimizer step (sets the "
+       "accumulation)");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>(&file));
   po::positional_options_description pos;
@@ -109,7 +112,8 @@ int PlanCommand(int argc, char** argv) {
     return kExitUsage;
   }
   if (global_batch != 0 && (!search_batch || global_batch < 0)) {
-    fmt::print(stderr, "zerosim plan: --global-batch needs --search-batch and a positive number of sequences\n");
+    fmt::print(stderr,
+               "zerosim plan: --global-batch needs --search-batch and a positive number of sequences\n");
     return kExitUsage;
   }
   if (top < 1) {

@@ -80,15 +80,15 @@ Status ResolveRunEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
   return Status::Ok();
 }
 
-// --search-batch: replaces each variant's micro-batch and accumulation by the search's (model/batch_search.h) and
-// returns the table of what was found. A variant that cannot be evaluated keeps its settings.
+// --search-batch: replaces each variant's micro-batch and accumulation by the search's (model/batch_search.h)
+// and returns the table of what was found. A variant that cannot be evaluated keeps its settings.
 std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
   std::string out = fmt::format(
       "batch search: the largest micro-batch (sequences per GPU) that fits {:.1f} GiB of HBM{}\n"
       "  {:<24} {:>11} {:>12} {:>12} {:>8} {:>7} {:>8}  {}\n",
       s->cluster.gpu.hbm_bytes / kGiB,
-      global_batch > 0 ? fmt::format(", and the accumulation for {} sequences per step", global_batch) : "", "variant",
-      "largest fit", "memory GiB", "at +1 GiB", "micro", "accum.", "global", "note");
+      global_batch > 0 ? fmt::format(", and the accumulation for {} sequences per step", global_batch) : "",
+      "variant", "largest fit", "memory GiB", "at +1 GiB", "micro", "accum.", "global", "note");
   for (io::Variant& v : s->variants) {
     if (!model::CheckConfiguration(v.model, v.zero, s->cluster).empty()) {
       out += fmt::format("  {:<24} {:>11}\n", v.name, "-");
@@ -99,12 +99,12 @@ std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
       v.zero.train_micro_batch_size_per_gpu = r.micro_batch;
       v.zero.gradient_accumulation_steps = r.gradient_accumulation_steps;
     }
-    out += fmt::format("  {:<24} {:>11} {:>12.1f} {:>12} {:>8} {:>7} {:>8}  {}\n", v.name, r.largest_micro_batch,
-                       r.memory.total_bytes / kGiB,
+    out += fmt::format("  {:<24} {:>11} {:>12.1f} {:>12} {:>8} {:>7} {:>8}  {}\n", v.name,
+                       r.largest_micro_batch, r.memory.total_bytes / kGiB,
                        r.next_total_bytes > 0 ? fmt::format("{:.1f}", r.next_total_bytes / kGiB) : "-",
                        v.zero.train_micro_batch_size_per_gpu, v.zero.gradient_accumulation_steps,
-                       static_cast<int64_t>(v.zero.train_micro_batch_size_per_gpu) * v.zero.gradient_accumulation_steps *
-                           s->cluster.total_gpus(),
+                       static_cast<int64_t>(v.zero.train_micro_batch_size_per_gpu) *
+                           v.zero.gradient_accumulation_steps * s->cluster.total_gpus(),
                        r.reason);
   }
   return out + "\n";
@@ -131,11 +131,11 @@ int RunCommand(int argc, char** argv) {
        "variant's; the scenario's training settings (seq_len, attention, batch) still apply")
       ("ds-config", po::value<std::string>(&a.ds_config)->value_name("FILE"),
        "a DeepSpeed ds_config.json applied over every variant: micro-batch, accumulation, fp16/bf16, "
-       "zero_optimization.*, communication_data_type, activation_checkpointing; keys ZeroSim does not model are "
-       "listed in the report's provenance")
+       "zero_optimization.*, communication_data_type, activation_checkpointing; keys ZeroSim does not model "
+       "are listed in the report's provenance")
       ("search-batch", po::bool_switch(&a.search_batch),
-       "per variant, run at the largest micro-batch that fits HBM (and, with --global-batch, the accumulation "
-       "that reaches it)")
+       "per variant, run at the largest micro-batch that fits HBM (and, with --global-batch, the "
+       "accumulation that reaches it)")
       ("global-batch", po::value<int64_t>(&a.global_batch)->value_name("N"),
        "with --search-batch: the target global batch in sequences per optimizer step")
       ("set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),
@@ -176,7 +176,8 @@ int RunCommand(int argc, char** argv) {
   if (s.ok() && !a.ds_config.empty()) s = io::ApplyDsConfig(io::DiskFileSource(), a.ds_config, *std::move(s));
   if (s.ok() && !a.settings.empty()) s = io::ApplySettings(io::DiskFileSource(), *s, a.settings);
   if (a.global_batch != 0 && (!a.search_batch || a.global_batch < 0)) {
-    fmt::print(stderr, "zerosim run: --global-batch needs --search-batch and a positive number of sequences\n");
+    fmt::print(stderr,
+               "zerosim run: --global-batch needs --search-batch and a positive number of sequences\n");
     return kExitUsage;
   }
   std::string search_table;

@@ -62,8 +62,10 @@ double WaveUtilisation(const Gemm& g, int sms) {
 double GemmTime(const Gemm& g, const ComputeRates& r) {
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return 0;
   if (g.fp8) {
-    const double compute_s = g.flops() / (r.fp8_peak_flops * r.fp8_gemm_efficiency * WaveUtilisation(g, r.sms));
-    const double memory_s = (kFp8Bytes * (g.m * g.k + g.k * g.n) + kElementBytes * g.m * g.n) * g.batch / r.hbm_Bps;
+    const double compute_s =
+        g.flops() / (r.fp8_peak_flops * r.fp8_gemm_efficiency * WaveUtilisation(g, r.sms));
+    const double memory_s =
+        (kFp8Bytes * (g.m * g.k + g.k * g.n) + kElementBytes * g.m * g.n) * g.batch / r.hbm_Bps;
     return std::max(compute_s, memory_s);
   }
   const double compute_s = g.flops() / (r.peak_flops * r.gemm_efficiency * WaveUtilisation(g, r.sms));

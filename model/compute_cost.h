@@ -4,8 +4,8 @@
 //
 //  GEMM [m x n] = [m x k][k x n] (batch copies), the larger of
 //    compute: 2 m n k / (peak * gemm_efficiency * wave_utilisation), where cuBLAS-class kernels tile the
-//             output in kTileM x kTileN tiles, one tile per SM at a time: tiles = ceil(m/128) ceil(n/128) batch,
-//             waves = ceil(tiles / SMs), wave_utilisation = tiles / (waves * SMs) (NVIDIA, "Matrix
+//             output in kTileM x kTileN tiles, one tile per SM at a time: tiles = ceil(m/128) ceil(n/128)
+//             batch, waves = ceil(tiles / SMs), wave_utilisation = tiles / (waves * SMs) (NVIDIA, "Matrix
 //             Multiplication Background User's Guide", tile and wave quantization);
 //    memory:  2 (m k + k n + m n) batch bytes / achievable HBM bandwidth (roofline: each operand read once,
 //             the output written once; 2-byte fp16/bf16);
@@ -56,7 +56,7 @@ struct ComputeRates {
   double hbm_Bps = 0;             // achievable HBM bandwidth (device copy, read + write counted)
   double kernel_gap_s = 0;        // idle GPU time per kernel between back-to-back kernels
   double fp8_peak_flops = 0;      // dense FP8 tensor-core peak, FLOP/s (0: none)
-  double fp8_gemm_efficiency = 0; // achievable fraction of the FP8 peak at large aligned GEMMs
+  double fp8_gemm_efficiency = 0;  // achievable fraction of the FP8 peak at large aligned GEMMs
 };
 
 ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal);

@@ -129,7 +129,8 @@ std::vector<Problem> CheckPrecision(const ZeroConfig& z, const ClusterSpec& c) {
         "needs fp8_gemms: the gathered FP8 weights feed Float8Linear's GEMMs (torchao)");
   }
   if (p.fp8_weight_all_gather && z.zero_quantized_weights) {
-    Add(&out, "fp8_weight_all_gather", "give zero_quantized_weights (qwZ's int8) or the FP8 weight all-gather, not both");
+    Add(&out, "fp8_weight_all_gather",
+        "give zero_quantized_weights (qwZ's int8) or the FP8 weight all-gather, not both");
   }
   if (p.bf16_optimizer_states && !p.bf16_master_weights_and_grads) {
     Add(&out, "bf16_optimizer_states", "needs bf16_master_weights_and_grads (DeepSpeed asserts the same)");

@@ -97,7 +97,7 @@ class FetchCoordinator {
   std::deque<Entry> queue_;
   std::deque<int> fetch_events_;       // ops whose completion the host may wait for
   std::unordered_map<int64_t, double> group_size_cache_;  // QuantizationGroupSize by shard elements
-  std::vector<bool> fp8_;              // with the FP8 weight all-gather: Fp8Params (precision.h); else empty
+  std::vector<bool> fp8_;  // with the FP8 weight all-gather: Fp8Params (precision.h); else empty
   // Scratch buffers reused across hooks (no allocation per hook).
   std::vector<int> need_;
   std::vector<int> prefetch_;

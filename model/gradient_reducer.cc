@@ -58,7 +58,9 @@ void GradientReducer::ReduceBucket() {
   // communication_data_type (precision.h): the bucket is cast to it and reduced in it (stage3.py
   // __avg_scatter_grads); a wider format costs one cast pass over the bucket (read 2, write `wire`).
   const double wire = GradientReduceBytes(z_.precision);
-  auto padded_bytes = [&](int p) { return std::ceil(g_.params[static_cast<size_t>(p)].numel() / world) * world * wire; };
+  auto padded_bytes = [&](int p) {
+    return std::ceil(g_.params[static_cast<size_t>(p)].numel() / world) * world * wire;
+  };
   if (z_.zero_quantized_gradients && nodes_ > 1) {
     std::vector<int> sorted = bucket_;
     std::sort(sorted.begin(), sorted.end());

@@ -6,7 +6,8 @@
 //                     -> 16 bytes per parameter over P, the ZeRO paper's accounting (Rajbhandari et al.
 //                        2020, sec. 3)
 //   hpZ secondary     2 * Psi / h (ZeRO++ sec. 3.2: the secondary partition, fp16)
-//   gathered          2 * the most parameter elements gathered at once (the schedule's peak; also with the FP8
+//   gathered          2 * the most parameter elements gathered at once (the schedule's peak; also with the
+//   FP8
 //                     all-gather, an upper bound: the peak is usually the 16-bit embedding or logit layer)
 //   buffers           the gradient bucket (2 * reduce_bucket_size with contiguous gradients; plus its copy in
 //                     communication_data_type when that is wider) and qgZ's int4 send/receive buffers for the

@@ -84,8 +84,8 @@ Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpe
   const double partition = std::ceil(s.partitioned_elements / s.world_size);
   emit.Memory(Queue::kCompute, AdamStepBytesPerParam(z.precision) * partition, {});
   if (z.precision.fp8_weight_all_gather) {
-    // precompute_float8_dynamic_scale_for_fsdp after the step: the amax of every FP8 weight's shard (one read).
-    // Its all-reduce of one fp32 per weight tensor is not emitted (a few KB; latency only).
+    // precompute_float8_dynamic_scale_for_fsdp after the step: the amax of every FP8 weight's shard (one
+    // read). Its all-reduce of one fp32 per weight tensor is not emitted (a few KB; latency only).
     double fp8_partition = 0;
     const std::vector<bool> fp8 = Fp8Params(s.graph);
     for (size_t i = 0; i < fp8.size(); ++i) {

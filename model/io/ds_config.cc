@@ -230,7 +230,8 @@ StatusOr<Scenario> ApplyDsConfig(const FileSource& fs, const std::string& path, 
     if (ds->dtype) v.model.dtype = *ds->dtype;
     const std::vector<model::Problem> problems = model::CheckConfiguration(v.model, v.zero, s.cluster);
     if (!problems.empty()) {
-      return Status::Error(fmt::format("{}: with variant \"{}\": {}", path, v.name, model::DescribeProblems(problems)));
+      return Status::Error(
+          fmt::format("{}: with variant \"{}\": {}", path, v.name, model::DescribeProblems(problems)));
     }
     ignored = ds->ignored;
     file = ds->file;

@@ -97,7 +97,8 @@ std::string FormatReportTable(const model::Report& r) {
   auto clip = [](const std::string& text) { return text.size() <= 160 ? text : text.substr(0, 157) + "..."; };
   out += fmt::format("calibration  {} ({}): {}\n", p.calibration.path, p.calibration_source, clip(p.calibration_provenance));
   out += fmt::format("GEMM eff.    {}\n", clip(p.gemm_efficiency_source));
-  if (!p.fp8_gemm_efficiency_source.empty()) out += fmt::format("FP8 GEMM     {}\n", clip(p.fp8_gemm_efficiency_source));
+  if (!p.fp8_gemm_efficiency_source.empty())
+    out += fmt::format("FP8 GEMM     {}\n", clip(p.fp8_gemm_efficiency_source));
   if (!p.deepspeed_config.path.empty()) {
     // Every key of the DeepSpeed config ZeroSim does not model, never dropped silently.
     std::string ignored;

@@ -129,7 +129,8 @@ TEST(DsConfig, PrecisionKeysAreRead) {
   EXPECT_TRUE(p.bf16_optimizer_states);
   EXPECT_TRUE(ds->ignored.empty());
   // null is DeepSpeed's default (the model's dtype).
-  const StatusOr<DsConfig> d = ParseDsConfig(R"({"communication_data_type": null})", "ds.json", model::ZeroConfig{});
+  const StatusOr<DsConfig> d =
+      ParseDsConfig(R"({"communication_data_type": null})", "ds.json", model::ZeroConfig{});
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->zero.precision.gradient_reduce_dtype, model::FloatFormat::kModel);
 }
@@ -163,7 +164,8 @@ TEST(DsConfig, TheRunFlagAppliesTheConfigOverEveryVariantAndListsItsIgnoredKeys)
     EXPECT_EQ(v.zero.train_micro_batch_size_per_gpu, 2) << v.name;
     EXPECT_EQ(v.zero.precision.gradient_reduce_dtype, model::FloatFormat::kFp32) << v.name;
   }
-  EXPECT_TRUE(with->variants[1].zero.zero_quantized_weights);  // the config has no ZeRO++ keys: the variant's stay
+  EXPECT_TRUE(
+      with->variants[1].zero.zero_quantized_weights);  // the config has no ZeRO++ keys: the variant's stay
   EXPECT_EQ(with->ignored_config_keys,
             (std::vector<std::string>{"$.optimizer", "$.zero_optimization.sub_group_size"}));
   const model::Provenance p = ScenarioProvenance(*with);
@@ -172,7 +174,8 @@ TEST(DsConfig, TheRunFlagAppliesTheConfigOverEveryVariantAndListsItsIgnoredKeys)
   // A configuration that cannot run (hpZ 3 does not divide the GPUs of a node) is an error naming the file.
   const StatusOr<Scenario> bad = ApplyDsConfig(fs, "bad.json", *s);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("bad.json: with variant"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("bad.json: with variant"), std::string::npos)
+      << bad.status().message();
 }
 
 TEST(DsConfig, ABf16ConfigWithFp32ReductionIsRead) {
