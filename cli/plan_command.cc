@@ -1,9 +1,12 @@
-// `zerosim plan <sweep.toml> [--budget-usd X] [--target-days D] [--top N]`
+// `zerosim plan <sweep.toml> [--budget-usd X] [--target-days D] [--top N]
+//                [--search-batch [--global-batch N]]`
 //
 // For each cluster configuration of a sweep (its axes), finds the best ZeRO setting (qwZ on or off, qgZ
 // on or off, every hpZ partition size that divides the GPUs per node) that fits in HBM, then ranks the
 // clusters: under a budget, by time to train; under a target time, by cost; otherwise by cost per
-// million tokens. Prints the ranking and the Pareto front of throughput against cost per token.
+// million tokens. Prints the ranking and the Pareto front of throughput against cost per token. With
+// --search-batch every setting runs at its largest micro-batch that fits (and the accumulation for
+// --global-batch), so hpZ's secondary copy or qgZ's buffers cost batch size, not feasibility.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -13,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "model/batch_search.h"
 #include "model/evaluate.h"
 #include "model/feasibility.h"
 #include "model/invariants.h"
@@ -74,6 +78,8 @@ int PlanCommand(int argc, char** argv) {
   std::string file;
   double budget_usd = 0, target_days = 0;
   int top = 20;
+  bool search_batch = false;
+  int64_t global_batch = 0;
   po::options_description opts(
       "usage: zerosim plan <sweep.toml> [options]\n\n"
       "Ranks the cluster configurations of a sweep (its axes; ZeRO axes are not allowed: plan chooses the\n"
@@ -83,7 +89,13 @@ int PlanCommand(int argc, char** argv) {
   opts.add_options()("help,h", "print this help")
       ("budget-usd", po::value<double>(&budget_usd)->value_name("X"), "keep clusters that train within X USD; rank by time")
       ("target-days", po::value<double>(&target_days)->value_name("D"), "keep clusters that train within D days; rank by cost")
-      ("top", po::value<int>(&top)->value_name("N"), "rows of the ranking to print (default 20)");
+      ("top", po::value<int>(&top)->value_name("N"), "rows of the ranking to print (default 20)")
+      ("search-batch", po::bool_switch(&search_batch),
+       "run each ZeRO setting at the largest micro-batch that fits HBM (model/batch_search.h): memory a "
+       "setting spends or frees shows as batch size")
+      ("global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
+       "with --search-batch: the target global batch in sequences per optimizer step (sets the "
+       "accumulation)");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>(&file));
   po::positional_options_description pos;
@@ -97,6 +109,11 @@ int PlanCommand(int argc, char** argv) {
   if (!(std::isfinite(budget_usd) && budget_usd >= 0) || !(std::isfinite(target_days) && target_days >= 0)) {
     fmt::print(stderr, "zerosim plan: --budget-usd and --target-days must be positive numbers (got {:g} and {:g})\n",
                budget_usd, target_days);
+    return kExitUsage;
+  }
+  if (global_batch != 0 && (!search_batch || global_batch < 0)) {
+    fmt::print(stderr,
+               "zerosim plan: --global-batch needs --search-batch and a positive number of sequences\n");
     return kExitUsage;
   }
   if (top < 1) {
@@ -141,11 +158,20 @@ int PlanCommand(int argc, char** argv) {
     bool found = false;
     const std::vector<model::ZeroConfig> settings = ZeroSettings(base.zero, p.cluster);
     for (size_t k = 0; k < settings.size(); ++k) {
-      const model::ZeroConfig& z = settings[k];
+      model::ZeroConfig z = settings[k];
       if (!model::CheckConfiguration(base.model, z, p.cluster).empty()) continue;
+      std::string name = Setting(z);
+      if (search_batch) {
+        const model::BatchSearchResult batch = model::SearchBatch(base.model, z, p.cluster, global_batch);
+        if (!batch.fits) continue;  // not even one sequence per GPU fits
+        z.train_micro_batch_size_per_gpu = batch.micro_batch;
+        z.gradient_accumulation_steps = batch.gradient_accumulation_steps;
+        if (!model::CheckConfiguration(base.model, z, p.cluster).empty()) continue;
+        name += fmt::format(" b{}x{}", batch.micro_batch, batch.gradient_accumulation_steps);
+      }
       const model::Schedule& schedule = schedules.Get(base.model, z, p.cluster);
       const model::VariantReport r =
-          model::EvaluateAnalyticVariant(Setting(z), base.model, z, p.cluster, p.calibration, schedule);
+          model::EvaluateAnalyticVariant(name, base.model, z, p.cluster, p.calibration, schedule);
       if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec->name, i, c.cluster), r); !st.ok()) {
         fmt::print(stderr, "zerosim plan: error: {}\n", st.message());
         return kExitFailed;

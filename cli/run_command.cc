@@ -10,7 +10,11 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/scenario_runner.h"
+#include "model/batch_search.h"
+#include "model/feasibility.h"
+#include "model/io/ds_config.h"
 #include "model/io/hf_config.h"
+#include "model/units.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
 #include "model/io/sweep.h"
@@ -29,6 +33,9 @@ struct RunArgs {
   std::string trace_path;
   std::string trace_ranks;  // empty: not given (rank 0)
   std::string hf_config;    // a Hugging Face config.json whose shape replaces every variant's model
+  std::string ds_config;    // a DeepSpeed ds_config.json applied over every variant (model/io/ds_config.h)
+  bool search_batch = false;  // per variant, the largest micro-batch that fits (model/batch_search.h)
+  int64_t global_batch = 0;   // with search_batch: the target sequences per optimizer step
   std::vector<std::string> settings;  // --set KEY=VALUE
 };
 
@@ -73,6 +80,36 @@ Status ResolveRunEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
   return Status::Ok();
 }
 
+// --search-batch: replaces each variant's micro-batch and accumulation by the search's (model/batch_search.h)
+// and returns the table of what was found. A variant that cannot be evaluated keeps its settings.
+std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
+  std::string out = fmt::format(
+      "batch search: the largest micro-batch (sequences per GPU) that fits {:.1f} GiB of HBM{}\n"
+      "  {:<24} {:>11} {:>12} {:>12} {:>8} {:>7} {:>8}  {}\n",
+      s->cluster.gpu.hbm_bytes / kGiB,
+      global_batch > 0 ? fmt::format(", and the accumulation for {} sequences per step", global_batch) : "",
+      "variant", "largest fit", "memory GiB", "at +1 GiB", "micro", "accum.", "global", "note");
+  for (io::Variant& v : s->variants) {
+    if (!model::CheckConfiguration(v.model, v.zero, s->cluster).empty()) {
+      out += fmt::format("  {:<24} {:>11}\n", v.name, "-");
+      continue;
+    }
+    const model::BatchSearchResult r = model::SearchBatch(v.model, v.zero, s->cluster, global_batch);
+    if (r.fits) {
+      v.zero.train_micro_batch_size_per_gpu = r.micro_batch;
+      v.zero.gradient_accumulation_steps = r.gradient_accumulation_steps;
+    }
+    out += fmt::format("  {:<24} {:>11} {:>12.1f} {:>12} {:>8} {:>7} {:>8}  {}\n", v.name,
+                       r.largest_micro_batch, r.memory.total_bytes / kGiB,
+                       r.next_total_bytes > 0 ? fmt::format("{:.1f}", r.next_total_bytes / kGiB) : "-",
+                       v.zero.train_micro_batch_size_per_gpu, v.zero.gradient_accumulation_steps,
+                       static_cast<int64_t>(v.zero.train_micro_batch_size_per_gpu) *
+                           v.zero.gradient_accumulation_steps * s->cluster.total_gpus(),
+                       r.reason);
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 int RunCommand(int argc, char** argv) {
@@ -92,6 +129,15 @@ int RunCommand(int argc, char** argv) {
       ("hf-config", po::value<std::string>(&a.hf_config)->value_name("FILE"),
        "a Hugging Face config.json (llama, mistral, qwen2, gpt2, gpt_neox, mpt, opt) whose model replaces every "
        "variant's; the scenario's training settings (seq_len, attention, batch) still apply")
+      ("ds-config", po::value<std::string>(&a.ds_config)->value_name("FILE"),
+       "a DeepSpeed ds_config.json applied over every variant: micro-batch, accumulation, fp16/bf16, "
+       "zero_optimization.*, communication_data_type, activation_checkpointing; keys ZeroSim does not model "
+       "are listed in the report's provenance")
+      ("search-batch", po::bool_switch(&a.search_batch),
+       "per variant, run at the largest micro-batch that fits HBM (and, with --global-batch, the "
+       "accumulation that reaches it)")
+      ("global-batch", po::value<int64_t>(&a.global_batch)->value_name("N"),
+       "with --search-batch: the target global batch in sequences per optimizer step")
       ("set", po::value<std::vector<std::string>>(&a.settings)->value_name("KEY=VALUE"),
        "a what-if on the scenario, any sweep axis (docs/sweeps.md), e.g. --set nic.bandwidth=200Gbps --set nodes=48")
       ("trace", po::value<std::string>(&a.trace_path)->value_name("FILE"),
@@ -129,7 +175,15 @@ int RunCommand(int argc, char** argv) {
       scenario.model_source = hf->source;
     }
   }
+  if (s.ok() && !a.ds_config.empty()) s = io::ApplyDsConfig(io::DiskFileSource(), a.ds_config, *std::move(s));
   if (s.ok() && !a.settings.empty()) s = io::ApplySettings(io::DiskFileSource(), *s, a.settings);
+  if (a.global_batch != 0 && (!a.search_batch || a.global_batch < 0)) {
+    fmt::print(stderr,
+               "zerosim run: --global-batch needs --search-batch and a positive number of sequences\n");
+    return kExitUsage;
+  }
+  std::string search_table;
+  if (s.ok() && a.search_batch) search_table = SearchBatches(&s.value(), a.global_batch);
   if (!s.ok()) {
     fmt::print(stderr, "zerosim run: error: {}\n", s.status().message());
     return kExitUsage;
@@ -154,6 +208,7 @@ int RunCommand(int argc, char** argv) {
   }
   // With --json - (or --trace -) stdout carries that file alone; the table and messages go to stderr.
   std::FILE* text = a.json_path == "-" || a.trace_path == "-" ? stderr : stdout;
+  fmt::print(text, "{}", search_table);
   fmt::print(text, "{}", io::FormatReportTable(*report));
   std::fflush(text);
   if (!a.json_path.empty()) {

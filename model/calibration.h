@@ -53,6 +53,10 @@ struct ComputeEfficiency {
   double attention_backward = 0;  // FlashAttention backward
   double kernel_gap_s = 0;        // idle GPU time between back-to-back kernels of one stream
   std::string source;             // where the numbers come from
+  // FP8 GEMMs at large aligned shapes as a fraction of the GPU's dense FP8 peak (GpuSpec::fp8_peak_flops);
+  // 0: not known (FP8 GEMMs are then an error), with its own source.
+  double fp8_gemm = 0;
+  std::string fp8_gemm_source;
 };
 
 // What `zerosim calibrate` measured of the GPU's compute (the calibration file's "compute" section,

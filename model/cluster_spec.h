@@ -15,6 +15,8 @@ struct GpuSpec {
   double hbm_bytes = 0;    // device memory
   double hbm_Bps = 0;      // device memory bandwidth (datasheet)
   int sms = 0;             // streaming multiprocessors (datasheet): GEMM wave quantization, NCCL's SM share
+  double fp8_peak_flops =
+      0;  // dense FP8 tensor-core peak, FLOP/s (datasheet); 0: the GPU has no FP8 tensor cores
 };
 
 enum class IntraFabric { kNvSwitch };

@@ -1,5 +1,7 @@
 #include "model/compute_cost.h"
 
+#include "model/precision.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -24,6 +26,8 @@ ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal) {
   r.attention_backward_efficiency = cal.compute.attention_backward;
   r.hbm_Bps = cal.copy_Bps;
   r.kernel_gap_s = cal.compute.kernel_gap_s;
+  r.fp8_peak_flops = gpu.fp8_peak_flops;
+  r.fp8_gemm_efficiency = cal.compute.fp8_gemm;
   // Measured on this GPU by `zerosim calibrate`: the best GEMM's efficiency once its wave quantization is taken
   // out, the best attention kernel's, and the launch interval replace the published values.
   const MeasuredCompute& m = cal.measured;
@@ -57,6 +61,13 @@ double WaveUtilisation(const Gemm& g, int sms) {
 
 double GemmTime(const Gemm& g, const ComputeRates& r) {
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return 0;
+  if (g.fp8) {
+    const double compute_s =
+        g.flops() / (r.fp8_peak_flops * r.fp8_gemm_efficiency * WaveUtilisation(g, r.sms));
+    const double memory_s =
+        (kFp8Bytes * (g.m * g.k + g.k * g.n) + kElementBytes * g.m * g.n) * g.batch / r.hbm_Bps;
+    return std::max(compute_s, memory_s);
+  }
   const double compute_s = g.flops() / (r.peak_flops * r.gemm_efficiency * WaveUtilisation(g, r.sms));
   const double memory_s = kElementBytes * (g.m * g.k + g.k * g.n + g.m * g.n) * g.batch / r.hbm_Bps;
   return std::max(compute_s, memory_s);
@@ -64,7 +75,7 @@ double GemmTime(const Gemm& g, const ComputeRates& r) {
 
 ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r) {
   ComputeTime t;
-  for (const Gemm& g : w.gemms) t.gemm_s += GemmTime(g, r);
+  for (const Gemm& g : w.gemms) t.gemm_s += GemmTime(g, r) + Fp8ForwardCastBytes(g) / r.hbm_Bps;
   if (w.attention.batch_heads > 0) {
     t.attention_s = AttentionForwardFlops(w.attention) / (r.peak_flops * r.attention_forward_efficiency);
   }
@@ -76,8 +87,9 @@ ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r) {
 ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r) {
   ComputeTime t;
   for (const Gemm& g : w.gemms) {
-    t.gemm_s += GemmTime(Gemm{g.m, g.k, g.n, g.batch}, r);  // input gradient [m x k] = [m x n][n x k]
-    t.gemm_s += GemmTime(Gemm{g.n, g.k, g.m, g.batch}, r);  // weight gradient [n x k] = [n x m][m x k]
+    t.gemm_s += GemmTime(Gemm{g.m, g.k, g.n, g.batch, g.fp8}, r);  // input gradient [m x k] = [m x n][n x k]
+    t.gemm_s += GemmTime(Gemm{g.n, g.k, g.m, g.batch, g.fp8}, r);  // weight gradient [n x k] = [n x m][m x k]
+    t.gemm_s += Fp8BackwardCastBytes(g) / r.hbm_Bps;
   }
   if (w.attention.batch_heads > 0) {
     t.attention_s = kAttentionBackwardFlopsFactor * AttentionForwardFlops(w.attention) /

@@ -4,13 +4,16 @@
 //
 //  GEMM [m x n] = [m x k][k x n] (batch copies), the larger of
 //    compute: 2 m n k / (peak * gemm_efficiency * wave_utilisation), where cuBLAS-class kernels tile the
-//             output in kTileM x kTileN tiles, one tile per SM at a time: tiles = ceil(m/128) ceil(n/128) batch,
-//             waves = ceil(tiles / SMs), wave_utilisation = tiles / (waves * SMs) (NVIDIA, "Matrix
+//             output in kTileM x kTileN tiles, one tile per SM at a time: tiles = ceil(m/128) ceil(n/128)
+//             batch, waves = ceil(tiles / SMs), wave_utilisation = tiles / (waves * SMs) (NVIDIA, "Matrix
 //             Multiplication Background User's Guide", tile and wave quantization);
 //    memory:  2 (m k + k n + m n) batch bytes / achievable HBM bandwidth (roofline: each operand read once,
 //             the output written once; 2-byte fp16/bf16);
 //    gemm_efficiency is the GPU's maximum achievable matmul fraction of peak at large aligned shapes
 //    (published MAMF measurements or `zerosim calibrate`).
+//    FP8 GEMMs (Gemm::fp8, precision.h): the FP8 peak times the calibration's FP8 GEMM efficiency, 1-byte
+//    operands and a 16-bit output in the roofline, plus the casts of their operands to FP8
+//    (Fp8ForwardCastBytes / Fp8BackwardCastBytes) over the HBM bandwidth, counted as GEMM time.
 //  Attention (FlashAttention): 4 b h s_q s_kv d FLOPs forward, halved when causal (masked tiles are skipped),
 //    at the GPU's published FlashAttention efficiency; the backward does 2.5x the forward's FLOPs (five
 //    matmuls against two, with the recompute of the scores inside; Dao 2023, FlashAttention-2 sec. 3.1.2)
@@ -52,6 +55,8 @@ struct ComputeRates {
   double attention_backward_efficiency = 0;
   double hbm_Bps = 0;             // achievable HBM bandwidth (device copy, read + write counted)
   double kernel_gap_s = 0;        // idle GPU time per kernel between back-to-back kernels
+  double fp8_peak_flops = 0;      // dense FP8 tensor-core peak, FLOP/s (0: none)
+  double fp8_gemm_efficiency = 0;  // achievable fraction of the FP8 peak at large aligned GEMMs
 };
 
 ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal);

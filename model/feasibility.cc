@@ -142,6 +142,44 @@ std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
     Add(&out, z.max_ongoing_fetch_events < 0 ? "max_ongoing_fetch_events" : "max_param_reduce_events",
         "must be at least 0");
   }
+  for (Problem& p : CheckPrecision(z, c)) out.push_back(std::move(p));
+  return out;
+}
+
+std::vector<Problem> CheckPrecision(const ZeroConfig& z, const ClusterSpec& c) {
+  std::vector<Problem> out;
+  const Precision& p = z.precision;
+  if (p.fp8_gemms && !(c.gpu.fp8_peak_flops > 0)) {
+    Add(&out, "fp8_gemms",
+        fmt::format("the {} of '{}' has no FP8 tensor cores (its topology gives no [gpu] fp8_peak_flops)",
+                    c.gpu.name, c.name));
+  }
+  if (p.fp8_weight_all_gather && !p.fp8_gemms) {
+    Add(&out, "fp8_weight_all_gather",
+        "needs fp8_gemms: the gathered FP8 weights feed Float8Linear's GEMMs (torchao)");
+  }
+  if (p.fp8_weight_all_gather && z.zero_quantized_weights) {
+    Add(&out, "fp8_weight_all_gather",
+        "give zero_quantized_weights (qwZ's int8) or the FP8 weight all-gather, not both");
+  }
+  // The FSDP builders (fsdp_builder.cc) gather and reduce in the model's 16-bit dtype and keep FSDP's own
+  // fp32 states: these formats are modelled for the DeepSpeed strategies only, so they are refused there
+  // rather than silently ignored (FP8 GEMMs apply to every strategy).
+  if (z.framework == Framework::kFsdp) {
+    const char* key = p.fp8_weight_all_gather                               ? "fp8_weight_all_gather"
+                      : p.gradient_reduce_dtype != FloatFormat::kModel       ? "communication_data_type"
+                      : p.gradient_accumulation_dtype != FloatFormat::kModel ? "grad_accum_dtype"
+                      : p.bf16_master_weights_and_grads                      ? "bf16_master_weights_and_grads"
+                                                                             : nullptr;
+    if (key != nullptr) {
+      Add(&out, key,
+          fmt::format("{} is modelled for the DeepSpeed strategies only, not \"{}\" (framework fsdp)", key,
+                      StrategyName(z.strategy)));
+    }
+  }
+  if (p.bf16_optimizer_states && !p.bf16_master_weights_and_grads) {
+    Add(&out, "bf16_optimizer_states", "needs bf16_master_weights_and_grads (DeepSpeed asserts the same)");
+  }
   return out;
 }
 

@@ -53,6 +53,11 @@ std::vector<Problem> CheckModel(const ModelSpec& m);
 // event limits.
 std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c);
 
+// The number formats (model/precision.h) against the cluster: FP8 GEMMs need a GPU with an FP8 peak; the FP8
+// weight all-gather needs FP8 GEMMs and excludes qwZ; bf16 optimizer states need bf16 master weights. Part of
+// CheckZero.
+std::vector<Problem> CheckPrecision(const ZeroConfig& z, const ClusterSpec& c);
+
 // The ZeRO (CheckZero) and training settings against the cluster and the model: an hpZ partition that divides
 // the GPUs per node, a sequence within the position embeddings, counts within the limits, and a schedule of
 // at most kMaxScheduleOps ops (the message gives the estimate).

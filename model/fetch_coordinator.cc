@@ -59,6 +59,7 @@ FetchCoordinator::FetchCoordinator(const ModuleGraph& g, const ZeroConfig& z, Op
   for (size_t p = 0; p < np; ++p) {
     if (g.params[p].numel() < z.stage3_param_persistence_threshold) status_[p] = Status::kPersistent;
   }
+  if (z.precision.fp8_weight_all_gather) fp8_ = Fp8Params(g);
 }
 
 double FetchCoordinator::persistent_elements() const {
@@ -169,6 +170,22 @@ void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondar
       const double scale_bytes = 4.0 * (shard / h.group_size);
       h.ops[1] = emit_->Collective(q, CollectiveKind::kAllGather, group, scale_bytes * group_size, 4.0,
                                    purpose, {quant});
+    } else if (!fp8_.empty()) {
+      // FP8 weight all-gather (precision.h, torchao's fsdp_pre_all_gather): the Float8Linear weights' shards
+      // are cast to FP8 on the gather stream (the amax is precomputed: read 2 bytes, write 1) and gathered at
+      // 1 byte an element with the 16-bit rest, as one byte buffer (FSDP2 all-gathers its inputs as uint8).
+      double fp8_shard = 0;
+      for (int p : params) {
+        if (fp8_[static_cast<size_t>(p)])
+          fp8_shard += std::ceil(g_.params[static_cast<size_t>(p)].numel() / world);
+      }
+      if (secondary) fp8_shard *= static_cast<double>(world) / group_size;
+      int dep = emit_->tail(Queue::kAllGatherStream);
+      if (fp8_shard > 0)
+        dep = emit_->Memory(Queue::kAllGatherStream, (kFp8CastBytes - kFp8AmaxBytes) * fp8_shard, {});
+      const double bytes = (kFp8Bytes * fp8_shard + 2.0 * (shard - fp8_shard)) * group_size;
+      h.ops[0] = emit_->Collective(q, CollectiveKind::kAllGather, group, bytes,
+                                   fp8_shard > 0 ? kFp8Bytes : 2.0, purpose, {dep});
     } else {
       h.ops[0] = emit_->Collective(q, CollectiveKind::kAllGather, group, shard * group_size * 2.0, 2.0,
                                    purpose, {emit_->tail(Queue::kAllGatherStream)});

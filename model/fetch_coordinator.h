@@ -20,7 +20,8 @@
 // zero_quantized_nontrainable_weights they are stored int8 and gathered as codes and scales without a quantize
 // kernel (__all_gather_params splits stored-quantized params from the others, quantize=True for them). MiCS
 // (mics.py) partitions over its shard group and gathers there, in two hops (across nodes, then inside the
-// node) with mics_hierarchical_params_gather.
+// node) with mics_hierarchical_params_gather. With the FP8 weight all-gather (precision.h) the block linear
+// weights travel as FP8 codes, cast from the shard first.
 #pragma once
 
 #include <cstdint>
@@ -103,6 +104,7 @@ class FetchCoordinator {
   std::deque<Entry> queue_;
   std::deque<int> fetch_events_;       // ops whose completion the host may wait for
   std::unordered_map<int64_t, double> group_size_cache_;  // QuantizationGroupSize by shard elements
+  std::vector<bool> fp8_;  // with the FP8 weight all-gather: Fp8Params (precision.h); else empty
   // Scratch buffers reused across hooks (no allocation per hook).
   std::vector<int> need_;
   std::vector<int> prefetch_;

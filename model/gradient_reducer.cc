@@ -67,7 +67,12 @@ void GradientReducer::ReduceBucket() {
   if (!(z_.zero_quantized_gradients && nodes_ > 1)) {
     emit_->Host(world * static_cast<double>(bucket_.size()) * z_.host_tensor_view_s);
   }
-  auto padded_bytes = [&](int p) { return std::ceil(g_.params[static_cast<size_t>(p)].numel() / world) * world * 2.0; };
+  // communication_data_type (precision.h): the bucket is cast to it and reduced in it (stage3.py
+  // __avg_scatter_grads); a wider format costs one cast pass over the bucket (read 2, write `wire`).
+  const double wire = GradientReduceBytes(z_.precision);
+  auto padded_bytes = [&](int p) {
+    return std::ceil(g_.params[static_cast<size_t>(p)].numel() / world) * world * wire;
+  };
   if (z_.zero_quantized_gradients && nodes_ > 1) {
     std::vector<int> sorted = bucket_;
     std::sort(sorted.begin(), sorted.end());
@@ -77,7 +82,7 @@ void GradientReducer::ReduceBucket() {
       } else {
         emit_->Host(world * z_.host_tensor_view_s);
         const int rs = emit_->Collective(Queue::kNcclWorld, CollectiveKind::kReduceScatter, GroupKind::kGlobal,
-                                         padded_bytes(p), 2.0, Purpose::kGradientReduce,
+                                         padded_bytes(p), wire, Purpose::kGradientReduce,
                                          {emit_->tail(Queue::kReduceStream)});
         emit_->Wait(Queue::kReduceStream, {rs});
       }
@@ -85,7 +90,8 @@ void GradientReducer::ReduceBucket() {
   } else {
     double bytes = 0;
     for (int p : bucket_) bytes += padded_bytes(p);
-    const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, group_, bytes, 2.0,
+    if (wire != 2.0) emit_->Memory(Queue::kReduceStream, (2.0 + wire) * bucket_elements_, {});
+    const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, group_, bytes, wire,
                                      Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
     emit_->Wait(Queue::kReduceStream, {rs});
     if (z_.strategy == Strategy::kMics && boundary_ && emit_->group_size(GroupKind::kReplica) > 1) {

@@ -94,8 +94,10 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
   v.Equal("memory parts vs memory.total_bytes", sum, m.total_bytes);
 
   // 2. At most the GPU's peak.
-  v.AtMost(fmt::format("TFLOPs per GPU above the {}'s peak", c.gpu.name), r.tflops_per_gpu * kTera,
-           c.gpu.peak_flops);
+  // With FP8 GEMMs (precision.h) the bound is the FP8 peak: the linear layers' FLOPs run there.
+  const double peak =
+      r.zero.precision.fp8_gemms ? std::max(c.gpu.peak_flops, c.gpu.fp8_peak_flops) : c.gpu.peak_flops;
+  v.AtMost(fmt::format("TFLOPs per GPU above the {}'s peak", c.gpu.name), r.tflops_per_gpu * kTera, peak);
   // 3. The iteration holds the compute stream's work and the link time.
   v.AtMost("compute + optimizer time exceeds the iteration time", t.compute_s + t.optimizer_s, t.iteration_s);
   v.AtMost("the links' busy time exceeds the iteration time",

@@ -3,7 +3,8 @@
 // the scenario and the variant instead of printing the row.
 //
 //   1. Every number of the report is finite and non-negative, and the iteration takes time (> 0).
-//   2. TFLOPs per GPU <= the GPU's peak (the Megatron count over the iteration time cannot beat the
+//   2. TFLOPs per GPU <= the GPU's peak, its FP8 peak with FP8 GEMMs (the Megatron count over the iteration
+//   time cannot beat the
 //      datasheet: every op's time is at least its FLOPs over the peak, model/op_cost.h).
 //   3. Iteration time >= the compute stream's work (compute + optimizer), and >= the link-time lower bound:
 //      on every queue, collectives run one after another, each moving at least its busiest node's NIC

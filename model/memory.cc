@@ -51,14 +51,22 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   const double bytes = BytesPerElement(m.dtype);
   // Each state over the ranks the strategy partitions it across (Schedule::param_shards, ...; 1 when
   // replicated): ZeRO's 2 + 2 + 12 bytes per parameter. FSDP keeps a fp32 sharded FlatParameter (4), its fp32
-  // gradient (4) and Adam's two moments (8) instead: the same 16 bytes over the shards.
+  // gradient (4) and Adam's two moments (8) instead: the same 16 bytes over the shards. The number formats
+  // (precision.h) change the gradient and optimizer-state bytes.
+  const Precision& prec = z.precision;
   r.parameters_bytes = bytes * psi / s.param_shards + bytes * s.persistent_elements;
-  r.gradients_bytes = bytes * psi / s.gradient_shards;
-  r.optimizer_states_bytes = 12.0 * psi / s.optimizer_shards;
+  r.gradients_bytes = GradientPartitionBytes(prec) * psi / s.gradient_shards;
+  r.optimizer_states_bytes = OptimizerStateBytesPerParam(prec) * psi / s.optimizer_shards;
   if (z.hpz_enabled()) r.hpz_secondary_bytes = bytes * psi / z.zero_hpz_partition_size;
   r.gathered_parameters_bytes = bytes * s.peak_gathered_elements;
 
   r.buffers_bytes = bytes * s.reduce_buffer_elements;
+  // communication_data_type wider than the model's: DeepSpeed casts the bucket to it before the reduce
+  // (stage3.py __avg_scatter_grads), a second buffer of the bucket in that format.
+  const double reduce_bytes = GradientReduceBytes(prec);
+  if (reduce_bytes != bytes && z.framework == Framework::kDeepSpeed) {
+    r.buffers_bytes += reduce_bytes * s.reduce_buffer_elements;
+  }
   if (z.zero_quantized_gradients && c.nodes > 1) {
     r.buffers_bytes += 2.0 * s.largest_matrix_elements * z.gradient_quantization_bits / 8.0;
   }

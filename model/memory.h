@@ -1,17 +1,19 @@
 // Memory per GPU of sharded data-parallel training, in bytes (mixed precision with Adam).
 //   parameters        2 * Psi / Np (fp16 partition) + 2 * persistent elements (kept whole on every GPU)
-//   gradients         2 * Psi / Ng (fp16 gradient partition)
-//   optimizer states  12 * Psi / No (fp32 master weights, Adam momentum and variance)
+//   gradients         2 * Psi / Ng (fp16 gradient partition; 4 with grad_accum_dtype fp32: precision.h)
+//   optimizer states  12 * Psi / No (fp32 master weights, Adam momentum and variance; 6 with DeepSpeed's
+//                     bf16_master_weights_and_grads and bf16_optimizer_states: precision.h)
 //                     -> the ZeRO paper's accounting (Rajbhandari et al. 2020, sec. 3), with Np, Ng, No the
 //                        ranks the strategy divides each over (Schedule::param_shards, ...): ZeRO-1 1/1/P,
 //                        ZeRO-2 1/P/P, ZeRO-3 and FSDP FULL_SHARD / SHARD_GRAD_OP / FSDP2 P/P/P, MiCS and
 //                        HSDP s/s/s (the shard group), NO_SHARD 1/1/1
 //   hpZ secondary     2 * Psi / h (ZeRO++ sec. 3.2: the secondary partition, fp16)
 //   gathered          2 * the most parameter elements gathered at once (the schedule's peak; FSDP: unsharded
-//                     units, all of them at the end of the forward with SHARD_GRAD_OP)
-//   buffers           the gradient bucket (2 * reduce_bucket_size with contiguous gradients; FSDP: the
-//                     largest unit's unsharded gradient awaiting its reduce-scatter) and qgZ's
-//                     int4 send/receive buffers for the largest matrix
+//                     units, all of them at the end of the forward with SHARD_GRAD_OP; with the FP8
+//                     all-gather an upper bound: the peak is usually the 16-bit embedding or logit layer)
+//   buffers           the gradient bucket (2 * reduce_bucket_size with contiguous gradients, plus its copy in
+//                     communication_data_type when that is wider; FSDP: the largest unit's unsharded gradient
+//                     awaiting its reduce-scatter) and qgZ's int4 send/receive buffers for the largest matrix
 //   activations       ActivationBytes below (Korthikanti et al. 2022), plus the logits, fp16 and fp32
 //                     for the loss (6*b*s*V)
 #pragma once

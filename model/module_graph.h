@@ -44,6 +44,10 @@ struct Gemm {
   double n = 0;
   double k = 0;
   double batch = 1;
+  // FP8 GEMMs (model/precision.h ApplyFp8Gemms): operands in FP8 at the GPU's FP8 peak, plus their casts;
+  // fp8_weight_gathered: the weight arrived in FP8 from the all-gather (no weight cast).
+  bool fp8 = false;
+  bool fp8_weight_gathered = false;
   double flops() const { return 2.0 * m * n * k * batch; }
   bool operator==(const Gemm&) const = default;
 };

@@ -93,6 +93,12 @@ struct Provenance {
   std::string gemm_efficiency_source;
   std::string network_model;           // how communication was timed
   std::string simgrid_version;         // empty for the analytic engine
+  std::string fp8_gemm_efficiency_source;  // the calibration's FP8 GEMM efficiency source (empty: none)
+  // A DeepSpeed config (`deepspeed_config`, `zerosim run --ds-config`): the file, and the JSON paths of its
+  // keys ZeroSim does not model ("$.steps_per_print"), listed so that nothing is dropped silently. Empty
+  // without one.
+  InputFile deepspeed_config;
+  std::vector<std::string> ignored_config_keys;
 };
 
 struct Report {

@@ -7,6 +7,7 @@
 #include "model/fetch_coordinator.h"
 #include "model/gradient_reducer.h"
 #include "model/op_emitter.h"
+#include "model/precision.h"
 #include "model/schedule_parts.h"
 
 namespace zerosim::model {
@@ -47,6 +48,16 @@ Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const Clus
     reduce.Epilogue();
   }
   EmitOptimizerStep(z, &s, &emit);
+  if (z.precision.fp8_weight_all_gather) {
+    // precompute_float8_dynamic_scale_for_fsdp after the step: the amax of every FP8 weight's shard (one
+    // read). Its all-reduce of one fp32 per weight tensor is not emitted (a few KB; latency only).
+    double fp8_partition = 0;
+    const std::vector<bool> fp8 = Fp8Params(s.graph);
+    for (size_t i = 0; i < fp8.size(); ++i) {
+      if (fp8[i]) fp8_partition += std::ceil(s.graph.params[i].numel() / shards);
+    }
+    emit.Memory(Queue::kCompute, kFp8AmaxBytes * fp8_partition, {});
+  }
   // DeepSpeed stage 3's _post_step (v0.6 to v0.10): the persistent parameters (numel below
   // stage3_param_persistence_threshold), just updated, are gathered again through _allgather_params_coalesced,
   // which issues one fp16 all-gather per parameter (never quantized) over the partition group (MiCS: its

@@ -27,7 +27,8 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const Cluste
 
 // Bytes a fused mixed-precision Adam step moves per parameter of the rank's partition: read the fp32
 // master weight, momentum and variance and the fp16 gradient; write the three fp32 states and the fp16
-// weight (4+4+4+2 + 4+4+4+2 = 28).
+// weight (4+4+4+2 + 4+4+4+2 = 28). Other formats: AdamStepBytesPerParam (precision.h), which the builder
+// uses.
 inline constexpr double kAdamBytesPerParam = 28.0;
 
 }  // namespace zerosim::model

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/precision.h"
 #include "model/schedule_builder.h"
 #include "model/traffic.h"
 
@@ -13,6 +14,7 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const Clust
   s->micro_steps = z.gradient_accumulation_steps;
   s->tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
   s->graph = BuildModuleGraph(m, s->tokens_per_micro_step);
+  ApplyFp8Gemms(z.precision, &s->graph);  // precision.h: FP8 linear layers
   for (const Param& p : s->graph.params) s->partitioned_elements += p.numel();
   if (HasShardGroup(z.strategy))
     s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());
@@ -71,7 +73,7 @@ int EmitOptimizerStep(const ZeroConfig& z, Schedule* s, OpEmitter* emit) {
   emit->SetContext(Phase::kOptimizer, z.gradient_accumulation_steps - 1, -1);
   emit->Host(z.host_overhead_per_module_s);
   const double partition = std::ceil(s->partitioned_elements / s->optimizer_shards);
-  return emit->Memory(Queue::kCompute, kAdamBytesPerParam * partition, {});
+  return emit->Memory(Queue::kCompute, AdamStepBytesPerParam(z.precision) * partition, {});
 }
 
 void FinishSchedule(Schedule* s) {

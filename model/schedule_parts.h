@@ -35,7 +35,7 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
 void ReadyGradients(const Schedule& s, const ScheduleFrame& f, int step, std::vector<int>* out);
 
 // The optimizer step: fused Adam over the rank's 1 / optimizer_shards of the parameters, on the compute
-// stream (kAdamBytesPerParam per element); returns the op.
+// stream (AdamStepBytesPerParam per element: 28 bytes in mixed precision, precision.h); returns the op.
 int EmitOptimizerStep(const ZeroConfig& z, Schedule* s, OpEmitter* emit);
 
 // Compacts the ops and sums the traffic (the last step of every builder).

@@ -7,6 +7,7 @@
 
 #include "model/model_spec.h"
 #include "model/strategy.h"
+#include "model/precision.h"
 
 namespace zerosim::model {
 
@@ -103,6 +104,10 @@ struct ZeroConfig {
   // another stream or a busy NCCL stream holds back everything issued after it. Megatron-DeepSpeed's launch
   // scripts export 1 (its examples_deepspeed scripts; Megatron-LM requires it for its communication overlap).
   int cuda_device_max_connections = 8;
+
+  // Number formats beyond the 16-bit dtype: gradient reduction and accumulation, optimizer states, FP8 GEMMs
+  // and the FP8 weight all-gather (model/precision.h, DeepSpeed's and torchao's keys).
+  Precision precision;
 
   bool hpz_enabled() const { return zero_hpz_partition_size > 1; }
   // The shard group size of the strategy (0: one node; meaningless without HasShardGroup(strategy)).

@@ -197,6 +197,15 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
   cal.compute.attention_backward = fraction("attention_backward");
   cal.compute.kernel_gap_s = eff.InRange("kernel_gap_s", true, 0, 0, kMaxAlphaS);
   cal.compute.source = eff.String("source");
+  // Optional: FP8 GEMMs as a fraction of the FP8 peak, with its own source (precision.h fp8_gemms needs it).
+  const bool fp8 = eff.Get("fp8_gemm", false) != nullptr;
+  const bool fp8_source = eff.Get("fp8_gemm_source", false) != nullptr;
+  if (fp8) {
+    cal.compute.fp8_gemm = fraction("fp8_gemm");
+    cal.compute.fp8_gemm_source = eff.String("fp8_gemm_source");
+  } else if (fp8_source) {
+    eff.Fail("fp8_gemm_source", "a source without fp8_gemm");
+  }
   eff.Finish();
 
   ReadMeasuredCompute(&root, path, &cal, &status);

@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/feasibility.h"
+#include "model/io/loaders.h"
+#include "model/io/precision_keys.h"
+
 namespace zerosim::io {
 namespace {
 
@@ -52,21 +56,53 @@ class DsReader {
 
   void Ignore(const std::string& at) { out_->ignored.push_back(at); }
 
-  // `fp16` or `bf16`: only `enabled` is read.
+  // `fp16` or `bf16`: `enabled`, and in `bf16` the master-weight and optimizer-state formats
+  // (runtime/config.py: bf16_master_weights_and_grads, bf16_optimizer_states; model/precision.h).
   bool Precision(const std::string& at, const ordered_json& v) {
     if (!v.is_object()) {
       Fail(at, fmt::format("expected an object, got {}", Got(v)));
       return false;
     }
+    const bool bf16 = at == "$.bf16";
     bool enabled = false;
+    model::Precision& p = out_->zero.precision;
     for (const auto& [key, value] : v.items()) {
       if (key == "enabled") {
         enabled = Bool(at + ".enabled", value);
+      } else if (bf16 && key == "bf16_master_weights_and_grads") {
+        p.bf16_master_weights_and_grads = Bool(at + "." + key, value);
+      } else if (bf16 && key == "bf16_optimizer_states") {
+        p.bf16_optimizer_states = Bool(at + "." + key, value);
       } else {
         Ignore(at + "." + key);
       }
     }
     return enabled;
+  }
+
+  // A format string ("fp16", "bf16", "fp32"; DeepSpeed lowers it; null means the default).
+  void Format(const std::string& at, const ordered_json& v, model::FloatFormat* f) {
+    if (v.is_null()) return;
+    if (!v.is_string()) {
+      Fail(at, fmt::format("expected \"fp16\", \"bf16\" or \"fp32\", got {}", Got(v)));
+    } else if (!ParseFloatFormat(v.get<std::string>(), f)) {
+      Fail(at, fmt::format("unknown format {} (fp16, bf16, fp32)", Got(v)));
+    }
+  }
+
+  // `data_types`: grad_accum_dtype (runtime/constants.py DATA_TYPES).
+  void DataTypes(const std::string& at, const ordered_json& v) {
+    if (!v.is_object()) {
+      Fail(at, fmt::format("expected an object, got {}", Got(v)));
+      return;
+    }
+    for (const auto& [key, value] : v.items()) {
+      if (key == "grad_accum_dtype") {
+        Format(at + "." + key, value, &out_->zero.precision.gradient_accumulation_dtype);
+      } else {
+        Ignore(at + "." + key);
+      }
+    }
   }
 
   void Zero(const std::string& at, const ordered_json& v) {
@@ -161,6 +197,10 @@ StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& pat
       r.Zero(p, value);
     } else if (key == "activation_checkpointing") {
       r.ActivationCheckpointing(p, value);
+    } else if (key == "communication_data_type") {
+      r.Format(p, value, &out.zero.precision.gradient_reduce_dtype);
+    } else if (key == "data_types") {
+      r.DataTypes(p, value);
     } else {
       r.Ignore(p);
     }
@@ -178,6 +218,29 @@ StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path,
   StatusOr<std::string> text = fs.Read(path);
   if (!text.ok()) return text.status();
   return ParseDsConfig(*text, path, base);
+}
+
+StatusOr<Scenario> ApplyDsConfig(const FileSource& fs, const std::string& path, Scenario s) {
+  StatusOr<std::string> text = fs.Read(path);
+  if (!text.ok()) return text.status();
+  std::vector<std::string> ignored;
+  model::InputFile file;
+  for (Variant& v : s.variants) {
+    StatusOr<DsConfig> ds = ParseDsConfig(*text, path, v.zero);
+    if (!ds.ok()) return ds.status();
+    v.zero = ds->zero;
+    if (ds->dtype) v.model.dtype = *ds->dtype;
+    const std::vector<model::Problem> problems = model::CheckConfiguration(v.model, v.zero, s.cluster);
+    if (!problems.empty()) {
+      return Status::Error(
+          fmt::format("{}: with variant \"{}\": {}", path, v.name, model::DescribeProblems(problems)));
+    }
+    ignored = ds->ignored;
+    file = ds->file;
+  }
+  s.deepspeed_config_file = file;
+  s.ignored_config_keys = ignored;
+  return s;
 }
 
 }  // namespace zerosim::io

@@ -8,6 +8,10 @@
 //   .contiguous_gradients: booleans; .zero_hpz_partition_size: an integer >= 1;
 // - zero_optimization.stage3_prefetch_bucket_size, .stage3_max_live_parameters, .stage3_max_reuse_distance,
 //   .stage3_param_persistence_threshold, .reduce_bucket_size: numbers >= 0 (5e8 or 500000000);
+// - communication_data_type: "fp16", "bf16" or "fp32" (the gradient reduction's format);
+// data_types.grad_accum_dtype
+//   likewise (the gradient partition's); bf16.bf16_master_weights_and_grads, bf16.bf16_optimizer_states:
+//   booleans (model/precision.h);
 // - activation_checkpointing: an object; its presence means the model checkpoints (Megatron-DeepSpeed passes
 //   --checkpoint-activations with it): full recompute, or offload with cpu_checkpointing true.
 // Every other key, at any depth, is listed in `ignored` by its JSON path ("$.steps_per_print",
@@ -34,6 +38,14 @@ struct DsConfig {
   std::vector<std::string> ignored;   // JSON paths of the keys ZeroSim does not model, in file order
   model::InputFile file;
 };
+
+struct Scenario;
+
+// `zerosim run --ds-config FILE`: the config's keys over every variant of `s` (each variant's own settings
+// are the base, so a config without ZeRO++ keys keeps the variants' differences) and its dtype over every
+// variant's model; the file and its ignored keys become the scenario's (for the report's provenance). Each
+// variant is checked (model/feasibility.h); a problem is an error naming the file and the variant.
+StatusOr<Scenario> ApplyDsConfig(const FileSource& fs, const std::string& path, Scenario s);
 
 StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path, const model::ZeroConfig& base);
 // The same from text; `path` is used in messages and provenance.

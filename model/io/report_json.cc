@@ -29,7 +29,8 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
               {"peak_flops", c.gpu.peak_flops},
               {"hbm_bytes", c.gpu.hbm_bytes},
               {"hbm_Bps", c.gpu.hbm_Bps},
-              {"sms", c.gpu.sms}};
+              {"sms", c.gpu.sms},
+              {"fp8_peak_flops", c.gpu.fp8_peak_flops}};
   j["intra_node"] = {{"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}, {"latency_s", c.intra.latency_s}};
   j["nic"] = {{"count", c.nic.count}, {"bandwidth_Bps", c.nic.bandwidth_Bps}, {"latency_s", c.nic.latency_s}};
   j["fabric"] = {{"kind", model::FabricKindName(c.fabric.kind)},
@@ -113,6 +114,13 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
                              : z.fsdp_backward_prefetch == 2 ? "backward_post"
                                                              : "backward_pre";
   }
+  const model::Precision& pr = z.precision;
+  j["communication_data_type"] = model::FloatFormatName(pr.gradient_reduce_dtype);
+  j["grad_accum_dtype"] = model::FloatFormatName(pr.gradient_accumulation_dtype);
+  j["bf16_master_weights_and_grads"] = pr.bf16_master_weights_and_grads;
+  j["bf16_optimizer_states"] = pr.bf16_optimizer_states;
+  j["fp8_gemms"] = pr.fp8_gemms;
+  j["fp8_weight_all_gather"] = pr.fp8_weight_all_gather;
   return j;
 }
 
@@ -170,6 +178,9 @@ ordered_json ProvenanceToJson(const model::Provenance& p) {
   j["gemm_efficiency_source"] = p.gemm_efficiency_source;
   j["network_model"] = p.network_model;
   j["simgrid_version"] = p.simgrid_version;
+  j["fp8_gemm_efficiency_source"] = p.fp8_gemm_efficiency_source;
+  j["deepspeed_config"] = InputJson(p.deepspeed_config);
+  j["ignored_config_keys"] = p.ignored_config_keys;
   return j;
 }
 

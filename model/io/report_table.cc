@@ -98,7 +98,17 @@ std::string FormatReportTable(const model::Report& r) {
   // Provenance texts can be long: the table shows their start, the JSON report all of it.
   auto clip = [](const std::string& text) { return text.size() <= 160 ? text : text.substr(0, 157) + "..."; };
   out += fmt::format("calibration  {} ({}): {}\n", p.calibration.path, p.calibration_source, clip(p.calibration_provenance));
-  out += fmt::format("GEMM eff.    {}\n\n", clip(p.gemm_efficiency_source));
+  out += fmt::format("GEMM eff.    {}\n", clip(p.gemm_efficiency_source));
+  if (!p.fp8_gemm_efficiency_source.empty())
+    out += fmt::format("FP8 GEMM     {}\n", clip(p.fp8_gemm_efficiency_source));
+  if (!p.deepspeed_config.path.empty()) {
+    // Every key of the DeepSpeed config ZeroSim does not model, never dropped silently.
+    std::string ignored;
+    for (const std::string& k : p.ignored_config_keys) ignored += (ignored.empty() ? "" : ", ") + k;
+    out += fmt::format("ds_config    {} ({}); ignored (not modelled): {}\n", p.deepspeed_config.path,
+                       p.deepspeed_config.hash, ignored.empty() ? "none" : ignored);
+  }
+  out += "\n";
   if (!r.variants.empty() && !r.variants.front().phases.empty()) return out + FormatRlhfPhases(r.variants);
 
   Table t(r.variants);

@@ -209,7 +209,11 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
       ApplyRuntime(runtime_keys, &var.zero);
       ReadTrainingKeys(&vt, &var.model, &var.zero);
       if (status.ok()) {
-        const std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);
+        std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);
+        if (problems.empty() && var.zero.precision.fp8_gemms && !(s.calibration.compute.fp8_gemm > 0)) {
+          problems.push_back({"fp8_gemms", fmt::format("the calibration {} gives no gemm_efficiency.fp8_gemm",
+                                                       topo->calibration_path)});
+        }
         TableReader* fallback = vt.Has("model") ? &vt : &root;
         if (zero) {
           ReportProblems(problems, {&vt, &training, &*zero}, fallback, "model");
@@ -240,6 +244,9 @@ model::Provenance ScenarioProvenance(const Scenario& s) {
   p.calibration_source = s.calibration.source;
   p.calibration_provenance = s.calibration.provenance;
   p.gemm_efficiency_source = s.calibration.compute.source;
+  p.fp8_gemm_efficiency_source = s.calibration.compute.fp8_gemm_source;
+  p.deepspeed_config = s.deepspeed_config_file;
+  p.ignored_config_keys = s.ignored_config_keys;
   return p;
 }
 

@@ -38,6 +38,9 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   c.gpu.hbm_bytes = gpu.Quantity("hbm", Dimension::kBytes, true);
   c.gpu.hbm_Bps = gpu.Quantity("hbm_bandwidth", Dimension::kBandwidth, true);
   c.gpu.sms = static_cast<int>(gpu.Int("sms", 1));
+  // Optional: the dense FP8 tensor-core peak (Hopper and later); absent on V100 and A100 (no FP8 tensor
+  // cores).
+  c.gpu.fp8_peak_flops = gpu.QuantityOr("fp8_peak_flops", Dimension::kFlopRate, 0, true);
   const std::string calibration = gpu.String("calibration");
   out.calibration_path = ResolvePath(path, calibration);
   gpu.Finish();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/feasibility.h"
+#include "model/io/precision_keys.h"
 
 namespace zerosim::io {
 
@@ -106,6 +107,7 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
   z.host_overhead_per_module_s =
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z.host_overhead_per_module_s, false);
   z.host_tensor_view_s = t->QuantityOr("host_tensor_view", Dimension::kTime, z.host_tensor_view_s, false);
+  ReadPrecisionKeys(t, &z.precision);  // number formats (precision_keys.h)
   ReportProblems(model::CheckZero(z, c), {t});
   return z;
 }

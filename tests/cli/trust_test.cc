@@ -367,5 +367,46 @@ TEST(TrustChild, TheSimulationChildDiesWithItsParent) {
   if (!gone) kill(child, SIGKILL);
 }
 
+TEST_F(TrustTest, SearchBatchRunsEachVariantAtTheMicroBatchFoundForTheTarget) {
+  // 32 GPUs and a target of 256 sequences: 8 per GPU per step; the tiny model fits far more than 8 sequences,
+  // so the search settles on a micro-batch of 8 and one step.
+  Result r =
+      Run(RunCommand, {"run", Path("s.toml"), "--search-batch", "--global-batch", "256", "--json", "-"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_HAS(r.err, "batch search: the largest micro-batch");
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const nlohmann::json& v : j.at("variants")) {
+    EXPECT_EQ(v.at("zero").at("train_micro_batch_size_per_gpu"), 8);
+    EXPECT_EQ(v.at("zero").at("gradient_accumulation_steps"), 1);
+  }
+  r = Run(RunCommand, {"run", Path("s.toml"), "--global-batch", "256"});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "--global-batch needs --search-batch");
+}
+
+TEST_F(TrustTest, DsConfigAppliesToEveryVariantAndItsIgnoredKeysReachTheReport) {
+  Write("ds.json",
+        R"({"communication_data_type": "fp32", "steps_per_print": 10, "zero_optimization": {"stage": 3}})");
+  Result r = Run(RunCommand, {"run", Path("s.toml"), "--ds-config", Path("ds.json"), "--json", "-"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("provenance").at("ignored_config_keys"), nlohmann::json::array({"$.steps_per_print"}));
+  for (const nlohmann::json& v : j.at("variants"))
+    EXPECT_EQ(v.at("zero").at("communication_data_type"), "fp32");
+  EXPECT_HAS(r.err, "ignored (not modelled): $.steps_per_print");
+  Write("bad.json", R"({"communication_data_type": ["fp32"]})");
+  r = Run(RunCommand, {"run", Path("s.toml"), "--ds-config", Path("bad.json")});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "$.communication_data_type: expected");
+}
+
+TEST_F(TrustTest, Fp8OnAGpuWithoutAnFp8PeakIsAnErrorAtTheKey) {
+  Write("fp8.toml", std::string(testing::kScenario) + "\n[[variant]]\nname = \"FP8\"\nfp8_gemms = true\n");
+  Result r = Run(RunCommand, {"run", Path("fp8.toml")});
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_HAS(r.err, "fp8_gemms");
+  EXPECT_HAS(r.err, "no FP8 tensor cores");
+}
+
 }  // namespace
 }  // namespace zerosim::cli

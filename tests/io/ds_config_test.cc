@@ -114,5 +114,86 @@ TEST(DsConfig, AScenarioTakesItsTrainingAndZeroKeysFromTheConfig) {
   EXPECT_EQ(s->deepspeed_config_file.path, "ds.json");
 }
 
+TEST(DsConfig, PrecisionKeysAreRead) {
+  // DeepSpeed's names: communication_data_type (top level), data_types.grad_accum_dtype, and the bf16 block's
+  // master-weight and optimizer-state formats (runtime/config.py, runtime/constants.py).
+  const StatusOr<DsConfig> ds = ParseDsConfig(
+      R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true, "bf16_optimizer_states": true},
+          "communication_data_type": "FP32", "data_types": {"grad_accum_dtype": "fp32"}})",
+      "ds.json", model::ZeroConfig{});
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  const model::Precision& p = ds->zero.precision;
+  EXPECT_EQ(p.gradient_reduce_dtype, model::FloatFormat::kFp32);  // DeepSpeed lowers the string
+  EXPECT_EQ(p.gradient_accumulation_dtype, model::FloatFormat::kFp32);
+  EXPECT_TRUE(p.bf16_master_weights_and_grads);
+  EXPECT_TRUE(p.bf16_optimizer_states);
+  EXPECT_TRUE(ds->ignored.empty());
+  // null is DeepSpeed's default (the model's dtype).
+  const StatusOr<DsConfig> d =
+      ParseDsConfig(R"({"communication_data_type": null})", "ds.json", model::ZeroConfig{});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->zero.precision.gradient_reduce_dtype, model::FloatFormat::kModel);
+}
+
+TEST(DsConfig, PrecisionErrorsNameTheJsonPath) {
+  EXPECT_NE(Error(R"({"communication_data_type": 32})").find("ds.json: $.communication_data_type: expected"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"data_types": {"grad_accum_dtype": "fp8"}})")
+                .find("ds.json: $.data_types.grad_accum_dtype: unknown format"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"data_types": []})").find("$.data_types: expected an object"), std::string::npos);
+  EXPECT_NE(Error(R"({"bf16": {"bf16_optimizer_states": "yes"}})").find("$.bf16.bf16_optimizer_states"),
+            std::string::npos);
+}
+
+TEST(DsConfig, TheRunFlagAppliesTheConfigOverEveryVariantAndListsItsIgnoredKeys) {
+  const std::map<std::string, std::string> files = {
+      {"s.toml", testing::kScenario},
+      {"t.toml", testing::kTopology},
+      {"m.toml", testing::kModel},
+      {"c.json", testing::Calibration()},
+      {"ds.json", R"({"train_micro_batch_size_per_gpu": 2, "communication_data_type": "fp32",
+                      "optimizer": {"type": "AdamW"}, "zero_optimization": {"stage": 3, "sub_group_size": 1e9}})"},
+      {"bad.json", R"({"zero_optimization": {"stage": 3, "zero_hpz_partition_size": 3}})"}};
+  const MemoryFileSource fs(files);
+  StatusOr<Scenario> s = LoadScenario(fs, "s.toml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const StatusOr<Scenario> with = ApplyDsConfig(fs, "ds.json", *s);
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  for (const Variant& v : with->variants) {
+    EXPECT_EQ(v.zero.train_micro_batch_size_per_gpu, 2) << v.name;
+    EXPECT_EQ(v.zero.precision.gradient_reduce_dtype, model::FloatFormat::kFp32) << v.name;
+  }
+  EXPECT_TRUE(
+      with->variants[1].zero.zero_quantized_weights);  // the config has no ZeRO++ keys: the variant's stay
+  EXPECT_EQ(with->ignored_config_keys,
+            (std::vector<std::string>{"$.optimizer", "$.zero_optimization.sub_group_size"}));
+  const model::Provenance p = ScenarioProvenance(*with);
+  EXPECT_EQ(p.deepspeed_config.path, "ds.json");
+  EXPECT_EQ(p.ignored_config_keys, with->ignored_config_keys);
+  // A configuration that cannot run (hpZ 3 does not divide the GPUs of a node) is an error naming the file.
+  const StatusOr<Scenario> bad = ApplyDsConfig(fs, "bad.json", *s);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("bad.json: with variant"), std::string::npos)
+      << bad.status().message();
+}
+
+TEST(DsConfig, ABf16ConfigWithFp32ReductionIsRead) {
+  const std::string path = std::string(ZEROSIM_SOURCE_DIR) + "/tests/data/ds/bf16_fp32_reduce.json";
+  const StatusOr<DsConfig> ds = LoadDsConfig(DiskFileSource(), path, model::ZeroConfig{});
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_EQ(ds->dtype, model::DType::kBf16);
+  EXPECT_EQ(ds->zero.train_micro_batch_size_per_gpu, 2);
+  EXPECT_EQ(ds->zero.gradient_accumulation_steps, 4);
+  EXPECT_EQ(ds->zero.precision.gradient_reduce_dtype, model::FloatFormat::kFp32);
+  EXPECT_EQ(ds->zero.precision.gradient_accumulation_dtype, model::FloatFormat::kFp32);
+  EXPECT_FALSE(ds->zero.precision.bf16_optimizer_states);
+  // Everything ZeroSim does not model, by JSON path, in file order.
+  EXPECT_EQ(ds->ignored,
+            (std::vector<std::string>{"$.gradient_clipping", "$.bf16.immediate_grad_update", "$.optimizer",
+                                      "$.zero_optimization.stage3_gather_16bit_weights_on_model_save",
+                                      "$.steps_per_print", "$.wall_clock_breakdown"}));
+}
+
 }  // namespace
 }  // namespace zerosim::io

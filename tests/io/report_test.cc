@@ -59,5 +59,18 @@ TEST(Report, TableShowsBothVariantsAndTheVolumeRatio) {
   EXPECT_NE(t.find("ring factor (P-1)/P"), std::string::npos);
 }
 
+TEST(Report, TheDeepSpeedConfigsIgnoredKeysAreInTheProvenance) {
+  model::Report r = DefaultReport();
+  r.provenance.deepspeed_config = {"ds.json", "fnv1a64:0"};
+  r.provenance.ignored_config_keys = {"$.steps_per_print", "$.optimizer"};
+  const auto j = ReportToJson(r);
+  EXPECT_EQ(j["provenance"]["deepspeed_config"]["path"], "ds.json");
+  ASSERT_EQ(j["provenance"]["ignored_config_keys"].size(), 2u);
+  EXPECT_EQ(j["provenance"]["ignored_config_keys"][1], "$.optimizer");
+  EXPECT_EQ(j["variants"][0]["zero"]["communication_data_type"], "model");
+  const std::string t = FormatReportTable(r);
+  EXPECT_NE(t.find("ignored (not modelled): $.steps_per_print, $.optimizer"), std::string::npos) << t;
+}
+
 }  // namespace
 }  // namespace zerosim::io

@@ -1,0 +1,87 @@
+#include "model/batch_search.h"
+
+#include <fmt/format.h>
+
+#include "model/feasibility.h"
+#include "model/schedule_builder.h"
+#include "model/units.h"
+
+namespace zerosim::model {
+
+MemoryBreakdown MemoryAtMicroBatch(const ModelSpec& m, ZeroConfig z, const ClusterSpec& c, int micro_batch) {
+  z.train_micro_batch_size_per_gpu = micro_batch;
+  z.gradient_accumulation_steps = 1;  // memory does not depend on it; the schedule is shorter
+  return EstimateMemory(m, z, c, BuildSchedule(m, z, c));
+}
+
+BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                              int64_t target_global_batch) {
+  BatchSearchResult r;
+  r.micro_batch = z.train_micro_batch_size_per_gpu;
+  r.gradient_accumulation_steps = z.gradient_accumulation_steps;
+  const double hbm = c.gpu.hbm_bytes;
+  auto fits = [&](int b, MemoryBreakdown* out) {
+    *out = MemoryAtMicroBatch(m, z, c, b);
+    return out->total_bytes <= hbm;
+  };
+  MemoryBreakdown at;
+  if (!fits(1, &at)) {
+    r.memory = at;
+    r.reason = fmt::format("one sequence per GPU needs {:.1f} GiB, the {} has {:.1f} GiB",
+                           at.total_bytes / kGiB, c.gpu.name, hbm / kGiB);
+    return r;
+  }
+  r.fits = true;
+  // lo fits; hi does not (or is past the limit).
+  int64_t lo = 1, hi = 2;
+  MemoryBreakdown lo_memory = at, hi_memory;
+  while (hi <= kMaxMicroBatch && fits(static_cast<int>(hi), &hi_memory)) {
+    lo = hi;
+    lo_memory = hi_memory;
+    hi *= 2;
+  }
+  if (hi > kMaxMicroBatch) {
+    hi = kMaxMicroBatch + 1;
+    hi_memory = MemoryBreakdown{};
+  }
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    MemoryBreakdown mm;
+    if (fits(static_cast<int>(mid), &mm)) {
+      lo = mid;
+      lo_memory = mm;
+    } else {
+      hi = mid;
+      hi_memory = mm;
+    }
+  }
+  r.largest_micro_batch = static_cast<int>(lo);
+  r.memory = lo_memory;
+  r.next_total_bytes = hi <= kMaxMicroBatch ? hi_memory.total_bytes : 0;
+  const int64_t p = c.total_gpus();
+  r.micro_batch = r.largest_micro_batch;
+  if (target_global_batch <= 0) {
+    r.global_batch = static_cast<int64_t>(r.micro_batch) * r.gradient_accumulation_steps * p;
+    return r;
+  }
+  // DeepSpeed requires train_batch_size = micro-batch x accumulation x GPUs (docs/config-json).
+  for (int64_t b = lo; b >= 1; --b) {
+    if (target_global_batch % (b * p) != 0) continue;
+    const int64_t steps = target_global_batch / (b * p);
+    if (steps > kMaxGradientAccumulation) break;  // smaller b only needs more steps
+    r.micro_batch = static_cast<int>(b);
+    r.gradient_accumulation_steps = static_cast<int>(steps);
+    r.global_batch = target_global_batch;
+    return r;
+  }
+  r.micro_batch = z.train_micro_batch_size_per_gpu;
+  r.gradient_accumulation_steps = z.gradient_accumulation_steps;
+  r.global_batch = static_cast<int64_t>(r.micro_batch) * r.gradient_accumulation_steps * p;
+  r.reason = fmt::format(
+      "a global batch of {} sequences is not micro-batch x accumulation x {} GPUs for any "
+      "micro-batch up to {} and at most {} steps",
+      target_global_batch, p, lo, kMaxGradientAccumulation);
+  return r;
+}
+
+}  // namespace zerosim::model
