@@ -73,6 +73,7 @@ struct Provenance {
   std::string gemm_efficiency_source;
   std::string network_model;           // how communication was timed
   std::string simgrid_version;         // empty for the analytic engine
+  std::vector<std::string> simgrid_options;  // the user's --cfg / --log ("--cfg=KEY:VALUE"), sim engine only
 };
 
 struct Report {

@@ -413,7 +413,10 @@ StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::Clus
   StatusOr<PlatformSpec> spec =
       MakePlatformSpec(c, layout, local.effective_flops, o.actor_stack_kib, o.perturbations);
   if (!spec.ok()) return spec.status();
-  StatusOr<std::unique_ptr<Platform>> platform = Platform::Create(*spec);
+  PlatformSpec with_options = *spec;
+  with_options.simgrid_cfg = o.simgrid_cfg;
+  with_options.simgrid_log = o.simgrid_log;
+  StatusOr<std::unique_ptr<Platform>> platform = Platform::Create(with_options);
   if (!platform.ok()) return platform.status();
   Replay replay(s, c, cal, o, layout, platform->get());
   replay.Spawn();

@@ -219,6 +219,16 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
   sg4::Engine::set_config("network/crosstraffic:0");
   sg4::Engine::set_config("network/TCP-gamma:0");
   sg4::Engine::set_config(fmt::format("contexts/stack-size:{}", spec.actor_stack_kib));
+  // The user's settings last, so they override ZeroSim's (docs: README "--cfg"). SimGrid reports an unknown
+  // key or a bad value by throwing (xbt/config.cpp); a bad log setting is ignored with a warning.
+  for (const std::string& c : spec.simgrid_cfg) {
+    try {
+      sg4::Engine::set_config(c);
+    } catch (const std::exception& e) {
+      return Status::Error(fmt::format("--cfg {}: SimGrid refuses it: {}", c, e.what()));
+    }
+  }
+  for (const std::string& l : spec.simgrid_log) xbt_log_control_set(l.c_str());
 
   p->impl_->gpus.resize(static_cast<size_t>(spec.nodes * spec.gpus_per_node));
   Builder(spec, &p->impl_->gpus, &p->links_, &p->impl_->link_index).Build();

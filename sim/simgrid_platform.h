@@ -52,6 +52,9 @@ struct PlatformSpec {
   std::vector<double> nic_factor;
   // Per level, per group of that level: its uplink's bandwidth factor.
   std::vector<std::vector<double>> uplink_factor;
+  // SimGrid settings from the user (SimOptions::simgrid_cfg / simgrid_log), applied after ZeroSim's own.
+  std::vector<std::string> simgrid_cfg;
+  std::vector<std::string> simgrid_log;
 };
 
 enum class LinkTier : uint8_t { kNvLink, kNic, kUplink };

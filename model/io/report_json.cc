@@ -147,6 +147,7 @@ ordered_json ProvenanceToJson(const model::Provenance& p) {
   j["gemm_efficiency_source"] = p.gemm_efficiency_source;
   j["network_model"] = p.network_model;
   j["simgrid_version"] = p.simgrid_version;
+  j["simgrid_options"] = p.simgrid_options;
   return j;
 }
 
