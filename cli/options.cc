@@ -74,7 +74,7 @@ void AddEngineOptions(po::options_description* opts, EngineArgs* a, bool allow_b
        "perturbations: classes), classes (one rank per equivalence class of nodes, whole cluster) or full "
        "(every rank, whole cluster)")
       ("cfg", po::value<std::vector<std::string>>(&a->simgrid_cfg)->value_name("KEY:VALUE"),
-       "sim: a SimGrid configuration setting, applied after ZeroSim's own (e.g. --cfg network/model:LV08; "
+       "sim: a SimGrid configuration setting, applied after ZeroSim's own (e.g. --cfg network/crosstraffic:1; "
        "SimGrid's --help-cfg lists them); recorded in the report's provenance")
       ("log", po::value<std::vector<std::string>>(&a->simgrid_log)->value_name("SETTING"),
        "sim: a SimGrid logging setting, e.g. --log root.thres:info or --log ker_lmm.thres:debug");

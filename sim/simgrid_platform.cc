@@ -225,7 +225,10 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
     try {
       sg4::Engine::set_config(c);
     } catch (const std::exception& e) {
-      return Status::Error(fmt::format("--cfg {}: SimGrid refuses it: {}", c, e.what()));
+      // SimGrid's message goes on to list every key; its first line says what is wrong.
+      const std::string what = e.what();
+      return Status::Error(fmt::format("--cfg {}: SimGrid refuses it: {} (SimGrid's --help-cfg lists the keys)", c,
+                                       what.substr(0, what.find('\n'))));
     }
   }
   for (const std::string& l : spec.simgrid_log) xbt_log_control_set(l.c_str());
