@@ -101,6 +101,13 @@ class Platform {
   int num_gpus() const { return spec_.nodes * spec_.gpus_per_node; }
   const std::vector<LinkInfo>& links() const { return links_; }
 
+  // Bytes of link capacity link `link` has carried so far, from SimGrid's link-load plugin (the integral of
+  // the link's load); the egress halves of NIC and NVSwitch-port links are tracked, others give 0.
+  double CarriedBytes(int link) const;
+  // The bandwidth factor SimGrid applies to a transfer from GPU `src` to GPU `dst` (intra- or inter-node
+  // efficiency, as the platform's bandwidth-factor callback decides).
+  double BandwidthFactor(int src, int dst) const;
+
   // Link indices of SimGrid's route from GPU `src` to GPU `dst` (cached per pair).
   const std::vector<int>& Route(int src, int dst);
 
