@@ -404,6 +404,10 @@ StatusOr<Scenario> ApplySettings(const FileSource& fs, const Scenario& base, con
   out.cluster = p.cluster;
   out.calibration = p.calibration;
   out.variants = p.variants;
+  // A `topology` or `model` setting names other files: the provenance says which.
+  out.topology_file = p.topology_file;
+  out.model_file = p.model_file;
+  out.calibration_file = p.calibration_file;
   if (!settings.empty()) out.name = fmt::format("{} (--set {})", base.name, fmt::join(settings, " "));
   if (!p.infeasible.empty()) {
     return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));
