@@ -74,8 +74,8 @@ void AddEngineOptions(po::options_description* opts, EngineArgs* a, bool allow_b
        "perturbations: classes), classes (one rank per equivalence class of nodes, whole cluster) or full "
        "(every rank, whole cluster)")
       ("cfg", po::value<std::vector<std::string>>(&a->simgrid_cfg)->value_name("KEY:VALUE"),
-       "sim: a SimGrid configuration setting, applied after ZeroSim's own (e.g. --cfg network/crosstraffic:1; "
-       "SimGrid's --help-cfg lists them); recorded in the report's provenance")
+       "sim: a SimGrid configuration setting, applied after ZeroSim's own (e.g. --cfg "
+       "network/crosstraffic:1; SimGrid's --help-cfg lists them); recorded in the report's provenance")
       ("log", po::value<std::vector<std::string>>(&a->simgrid_log)->value_name("SETTING"),
        "sim: a SimGrid logging setting, e.g. --log root.thres:info or --log ker_lmm.thres:debug");
 }
@@ -91,8 +91,9 @@ Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::
     return Status::Error(fmt::format("unknown engine '{}' (available: analytic, sim{})", a.engine,
                                      allow_both ? ", both" : ""));
   }
-  if (*engine == Engine::kAnalytic && (!a.fidelity.empty() || !a.reduction.empty() || !a.simgrid_cfg.empty() ||
-                                       !a.simgrid_log.empty())) {
+  const bool sim_only = !a.fidelity.empty() || !a.reduction.empty() || !a.simgrid_cfg.empty() ||
+                        !a.simgrid_log.empty();
+  if (*engine == Engine::kAnalytic && sim_only) {
     const char* option = !a.fidelity.empty()      ? "--fidelity"
                          : !a.reduction.empty()   ? "--reduction"
                          : !a.simgrid_cfg.empty() ? "--cfg"
@@ -110,7 +111,8 @@ Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::
   }
   for (const std::string& l : a.simgrid_log) {
     if (l.empty() || l.find_first_of(" \t\n") != std::string::npos) {
-      return Status::Error(fmt::format("--log '{}': want one setting without spaces, e.g. root.thres:info", l));
+      return Status::Error(
+          fmt::format("--log '{}': want one setting without spaces, e.g. root.thres:info", l));
     }
   }
   o->simgrid_cfg = a.simgrid_cfg;

@@ -31,7 +31,8 @@ Status WriteOutputFile(const std::string& path, const std::string& text);
 // The same, true on success.
 bool WriteTextFile(const std::string& path, const std::string& text);
 
-// --engine, --fidelity, --reduction, --cfg and --log: how communication is timed, shared by run, validate and sweep.
+// --engine, --fidelity, --reduction, --cfg and --log: how communication is timed, shared by run,
+// validate, sweep and compare.
 // Empty fidelity or reduction: not given (the sim engine's defaults, macro and symmetric); giving either
 // with the analytic engine is an error, since it would change nothing.
 struct EngineArgs {

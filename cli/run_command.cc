@@ -1,4 +1,4 @@
-// `zerosim run [scenario.toml] [--json out.json] [--engine analytic|sim|both] [--trace out.json]`
+// `zerosim run [scenario.toml] [--json FILE] [--format FORMAT] [--engine analytic|sim|both] [--trace FILE]`
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -159,7 +159,8 @@ int RunCommand(int argc, char** argv) {
   }
   // With --json - (or --trace -) stdout carries that file alone; the table and messages go to stderr.
   // With --format other than table, stdout carries the rows alone and messages go to stderr.
-  std::FILE* text = a.json_path == "-" || a.trace_path == "-" || *format != OutputFormat::kTable ? stderr : stdout;
+  const bool stdout_taken = a.json_path == "-" || a.trace_path == "-" || *format != OutputFormat::kTable;
+  std::FILE* text = stdout_taken ? stderr : stdout;
   if (*format == OutputFormat::kTable) {
     fmt::print(text, "{}", io::FormatReportTable(*report));
   } else {

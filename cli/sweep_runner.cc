@@ -75,14 +75,17 @@ std::string SweepFingerprint(const io::SweepSpec& spec, const SweepOptions& o) {
 
 namespace {
 
-// "measured" when the calibration file holds measurements of that part, "derived" otherwise (docs/calibration.md).
+// "measured" when the calibration file holds measurements of that part, "derived" otherwise
+// (docs/calibration.md).
 const char* KernelsKind(const model::Calibration& c) {
   for (const model::KernelCalibration& k : c.kernels) {
     if (!k.points.empty()) return "measured";
   }
   return "derived";
 }
-const char* ComputeKind(const model::Calibration& c) { return c.measured.gemm.empty() ? "derived" : "measured"; }
+const char* ComputeKind(const model::Calibration& c) {
+  return c.measured.gemm.empty() ? "derived" : "measured";
+}
 
 JsonLine InputLine(const model::InputFile& f) { return JsonLine().Add("path", f.path).Add("hash", f.hash); }
 

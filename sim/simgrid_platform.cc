@@ -230,7 +230,7 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
     } catch (const std::exception& e) {
       // SimGrid's message goes on to list every key; its first line says what is wrong.
       const std::string what = e.what();
-      return Status::Error(fmt::format("--cfg {}: SimGrid refuses it: {} (SimGrid's --help-cfg lists the keys)", c,
+      return Status::Error(fmt::format("--cfg {}: SimGrid refuses it: {} (see SimGrid's --help-cfg)", c,
                                        what.substr(0, what.find('\n'))));
     }
   }
