@@ -16,6 +16,7 @@ int ValidateCommand(int argc, char** argv);
 int FitCommand(int argc, char** argv);
 int SweepCommand(int argc, char** argv);
 int PlanCommand(int argc, char** argv);
+int CompareCommand(int argc, char** argv);
 int CalibrateCommand(int argc, char** argv);
 int BenchCommand(int argc, char** argv);
 

@@ -29,6 +29,13 @@ class JsonLine {
     text_ += json;
     return *this;
   }
+  // `members` must be `"key":value` pairs separated by commas (io::AppendRowMembers), or empty.
+  JsonLine& Members(std::string_view members) {
+    if (members.empty()) return *this;
+    text_ += text_.empty() ? "{" : ",";
+    text_ += members;
+    return *this;
+  }
   std::string str() const { return text_.empty() ? "{}" : text_ + "}"; }
 
  private:

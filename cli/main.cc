@@ -20,6 +20,8 @@ const Command kCommands[] = {
      zerosim::cli::SweepCommand},
     {"plan", "rank cluster configurations with their best ZeRO setting; the cost/throughput Pareto front",
      zerosim::cli::PlanCommand},
+    {"compare", "two scenarios or two clusters side by side: each metric, the difference and its causes",
+     zerosim::cli::CompareCommand},
     {"fit", "fit at most three calibration parameters to the published expectations (Eigen least squares)",
      zerosim::cli::FitCommand},
     {"calibrate", "measure the quantization kernels and compute on this GPU; write a calibration file",

@@ -72,7 +72,12 @@ void AddEngineOptions(po::options_description* opts, EngineArgs* a, bool allow_b
       ("reduction", po::value<std::string>(&a->reduction)->value_name("MODE"),
        "sim: symmetric (one representative rank, two symmetry units of the fabric; default, exact; with "
        "perturbations: classes), classes (one rank per equivalence class of nodes, whole cluster) or full "
-       "(every rank, whole cluster)");
+       "(every rank, whole cluster)")
+      ("cfg", po::value<std::vector<std::string>>(&a->simgrid_cfg)->value_name("KEY:VALUE"),
+       "sim: a SimGrid configuration setting, applied after ZeroSim's own (e.g. --cfg "
+       "network/crosstraffic:1; SimGrid's --help-cfg lists them); recorded in the report's provenance")
+      ("log", po::value<std::vector<std::string>>(&a->simgrid_log)->value_name("SETTING"),
+       "sim: a SimGrid logging setting, e.g. --log root.thres:info or --log ker_lmm.thres:debug");
 }
 
 Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::SimOptions* o) {
@@ -86,11 +91,32 @@ Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::
     return Status::Error(fmt::format("unknown engine '{}' (available: analytic, sim{})", a.engine,
                                      allow_both ? ", both" : ""));
   }
-  if (*engine == Engine::kAnalytic && (!a.fidelity.empty() || !a.reduction.empty())) {
-    return Status::Error(fmt::format("{} applies to the sim engine only (add --engine sim{})",
-                                     a.fidelity.empty() ? "--reduction" : "--fidelity",
+  const bool sim_only = !a.fidelity.empty() || !a.reduction.empty() || !a.simgrid_cfg.empty() ||
+                        !a.simgrid_log.empty();
+  if (*engine == Engine::kAnalytic && sim_only) {
+    const char* option = !a.fidelity.empty()      ? "--fidelity"
+                         : !a.reduction.empty()   ? "--reduction"
+                         : !a.simgrid_cfg.empty() ? "--cfg"
+                                                  : "--log";
+    return Status::Error(fmt::format("{} applies to the sim engine only (add --engine sim{})", option,
                                      allow_both ? " or --engine both" : ""));
   }
+  for (const std::string& c : a.simgrid_cfg) {
+    // SimGrid's syntax (xbt/config.cpp: "name:value"); whether the key and value are valid SimGrid checks
+    // when the engine starts.
+    const size_t colon = c.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == c.size()) {
+      return Status::Error(fmt::format("--cfg '{}': want KEY:VALUE, e.g. network/model:CM02", c));
+    }
+  }
+  for (const std::string& l : a.simgrid_log) {
+    if (l.empty() || l.find_first_of(" \t\n") != std::string::npos) {
+      return Status::Error(
+          fmt::format("--log '{}': want one setting without spaces, e.g. root.thres:info", l));
+    }
+  }
+  o->simgrid_cfg = a.simgrid_cfg;
+  o->simgrid_log = a.simgrid_log;
   const std::string fidelity = a.fidelity.empty() ? "macro" : a.fidelity;
   if (fidelity != "macro" && fidelity != "step") {
     return Status::Error(fmt::format("unknown fidelity '{}' (available: macro, step)", fidelity));

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -30,13 +31,16 @@ Status WriteOutputFile(const std::string& path, const std::string& text);
 // The same, true on success.
 bool WriteTextFile(const std::string& path, const std::string& text);
 
-// --engine, --fidelity and --reduction: how communication is timed, shared by run, validate and sweep.
+// --engine, --fidelity, --reduction, --cfg and --log: how communication is timed, shared by run,
+// validate, sweep and compare.
 // Empty fidelity or reduction: not given (the sim engine's defaults, macro and symmetric); giving either
 // with the analytic engine is an error, since it would change nothing.
 struct EngineArgs {
   std::string engine = "analytic";
   std::string fidelity;
   std::string reduction;
+  std::vector<std::string> simgrid_cfg;  // --cfg KEY:VALUE, passed to SimGrid (sim engine only)
+  std::vector<std::string> simgrid_log;  // --log SETTING, passed to SimGrid's logging (sim engine only)
 };
 // Adds the three options to `opts`; `allow_both` offers --engine both.
 void AddEngineOptions(boost::program_options::options_description* opts, EngineArgs* a, bool allow_both);

@@ -1,4 +1,4 @@
-// `zerosim run [scenario.toml] [--json out.json] [--engine analytic|sim|both] [--trace out.json]`
+// `zerosim run [scenario.toml] [--json FILE] [--format FORMAT] [--engine analytic|sim|both] [--trace FILE]`
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/output_format.h"
 #include "cli/scenario_runner.h"
 #include "model/batch_search.h"
 #include "model/feasibility.h"
@@ -37,6 +38,7 @@ struct RunArgs {
   bool search_batch = false;  // per variant, the largest micro-batch that fits (model/batch_search.h)
   int64_t global_batch = 0;   // with search_batch: the target sequences per optimizer step
   std::vector<std::string> settings;  // --set KEY=VALUE
+  std::string format = "table";       // --format: table, json, jsonl or csv (cli/output_format.h)
 };
 
 // Parses "0,1,17" into distinct ranks.
@@ -125,6 +127,7 @@ int RunCommand(int argc, char** argv) {
       ("json", po::value<std::string>(&a.json_path)->value_name("FILE"),
        "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
   AddEngineOptions(&opts, &a.engine, /*allow_both=*/true);
+  AddFormatOption(&opts, &a.format);
   opts.add_options()
       ("hf-config", po::value<std::string>(&a.hf_config)->value_name("FILE"),
        "a Hugging Face config.json (llama, mistral, qwen2, gpt2, gpt_neox, mpt, opt) whose model replaces every "
@@ -151,6 +154,15 @@ int RunCommand(int argc, char** argv) {
   if (std::optional<int> stop = ParseCommandLine("run", argc, argv, opts, &hidden, &pos)) return *stop;
   Engine engine = Engine::kAnalytic;
   sim::SimOptions sim_options;
+  StatusOr<OutputFormat> format = ParseOutputFormat(a.format);
+  if (format.ok() && *format != OutputFormat::kTable && (a.json_path == "-" || a.trace_path == "-")) {
+    format = Status::Error(fmt::format("--format {} writes to stdout, as does --{} -", a.format,
+                                       a.json_path == "-" ? "json" : "trace"));
+  }
+  if (!format.ok()) {
+    fmt::print(stderr, "zerosim run: {}\n", format.status().message());
+    return kExitUsage;
+  }
   if (Status st = ResolveRunEngine(a, &engine, &sim_options); !st.ok()) {
     fmt::print(stderr, "zerosim run: {}\n", st.message());
     return kExitUsage;
@@ -207,9 +219,16 @@ int RunCommand(int argc, char** argv) {
     return kExitFailed;
   }
   // With --json - (or --trace -) stdout carries that file alone; the table and messages go to stderr.
-  std::FILE* text = a.json_path == "-" || a.trace_path == "-" ? stderr : stdout;
+  // With --format other than table, stdout carries the rows alone and messages go to stderr.
+  const bool stdout_taken = a.json_path == "-" || a.trace_path == "-" || *format != OutputFormat::kTable;
+  std::FILE* text = stdout_taken ? stderr : stdout;
   fmt::print(text, "{}", search_table);
-  fmt::print(text, "{}", io::FormatReportTable(*report));
+  if (*format == OutputFormat::kTable) {
+    fmt::print(text, "{}", io::FormatReportTable(*report));
+  } else {
+    fmt::print(stdout, "{}", RenderReport(*report, *format));
+    std::fflush(stdout);
+  }
   std::fflush(text);
   if (!a.json_path.empty()) {
     if (Status st = WriteOutputFile(a.json_path, io::ReportJsonText(*report)); !st.ok()) {

@@ -83,6 +83,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
     r.provenance.network_model = analytic ? kAnalyticModel : sim::SimNetworkModel(perturbed);
   }
   if (simulated) r.provenance.simgrid_version = sim::SimGridVersion();
+  if (simulated) r.provenance.simgrid_options = sim::SimGridOptions(sim_options);
   for (const io::Variant& v : s.variants) {
     // The one feasibility check (model/feasibility.h) before any schedule is built.
     const std::string problems = model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster));

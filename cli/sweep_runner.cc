@@ -22,6 +22,8 @@
 #include "cli/json_line.h"
 #include "cli/scenario_runner.h"
 #include "model/invariants.h"
+#include "model/io/report_fields.h"
+#include "model/version.h"
 #include "sim/sim_evaluate.h"
 
 namespace zerosim::cli {
@@ -61,12 +63,49 @@ std::string SweepFingerprint(const io::SweepSpec& spec, const SweepOptions& o) {
   std::string key = fmt::format("{}|{}|{}|{}|{}", spec.file.hash, spec.base.scenario_file.hash,
                                 spec.base.topology_file.hash, spec.base.model_file.hash, spec.base.calibration_file.hash);
   for (const auto& [topology, calibration] : spec.topologies) key += "|" + topology.file.hash;
+  for (const model::InputFile& f : spec.topology_calibration_files) key += "|" + f.hash;
   for (const io::ModelFile& m : spec.models) key += "|" + m.file.hash;
   key += o.sim ? fmt::format("|sim|{}|{}", sim::FidelityName(o.sim_options.fidelity),
                              sim::ReductionName(o.sim_options.reduction))
                : "|analytic";
+  // The user's SimGrid settings change the numbers too.
+  for (const std::string& option : sim::SimGridOptions(o.sim_options)) key += "|" + option;
   return io::HashBytes(key);
 }
+
+namespace {
+
+// "measured" when the calibration file holds measurements of that part, "derived" otherwise
+// (docs/calibration.md).
+const char* KernelsKind(const model::Calibration& c) {
+  for (const model::KernelCalibration& k : c.kernels) {
+    if (!k.points.empty()) return "measured";
+  }
+  return "derived";
+}
+const char* ComputeKind(const model::Calibration& c) {
+  return c.measured.gemm.empty() ? "derived" : "measured";
+}
+
+JsonLine InputLine(const model::InputFile& f) { return JsonLine().Add("path", f.path).Add("hash", f.hash); }
+
+// The point's provenance (docs/sweeps.md): the version, every input file's hash and the calibration's kinds.
+std::string ProvenanceLine(const io::SweepSpec& spec, const io::SweepPoint& p) {
+  return JsonLine()
+      .Add("zerosim_version", Version())
+      .Add("sweep", spec.file.hash)
+      .Add("scenario", spec.base.scenario_file.hash)
+      .Add("topology", InputLine(p.topology_file))
+      .Add("model", InputLine(p.model_file))
+      .Add("calibration", InputLine(p.calibration_file))
+      .Add("calibration_gpu", p.calibration.gpu)
+      .Add("calibration_source", p.calibration.source)
+      .Add("kernels_source", KernelsKind(p.calibration))
+      .Add("compute_source", ComputeKind(p.calibration))
+      .str();
+}
+
+}  // namespace
 
 std::string PointRows(const io::SweepSpec& spec, const io::SweepPoint& p,
                       const std::vector<model::VariantReport>& reports, const std::string& sweep_hash) {
@@ -74,47 +113,27 @@ std::string PointRows(const io::SweepSpec& spec, const io::SweepPoint& p,
   const model::ClusterSpec& c = p.cluster;
   JsonLine axes;
   for (const auto& [k, v] : p.axes) axes.Add(k, v);
-  JsonLine cluster;
-  cluster.Add("gpu", c.gpu.name)
-      .Add("nodes", c.nodes)
-      .Add("gpus_per_node", c.gpus_per_node)
-      .Add("gpus", c.total_gpus())
-      .Add("nic_count", c.nic.count)
-      .Add("nic_bandwidth_Bps", c.nic.bandwidth_Bps)
-      .Add("fabric", model::FabricKindName(c.fabric.kind))
-      .Add("oversubscription", c.fabric.oversubscription);
+  const std::string provenance = ProvenanceLine(spec, p);
   for (const model::VariantReport& r : reports) {
     JsonLine j;
     j.Add("sweep", spec.name);
     if (!sweep_hash.empty()) j.Add("sweep_hash", sweep_hash);
-    j.Add("point", p.index).Add("axes", axes).Add("variant", r.name).Add("engine", r.engine);
-    j.Add("cluster", cluster);
-    j.Add("model", JsonLine().Add("name", r.model.name).Add("parameters", model::TotalParams(r.model)));
-    j.Add("tokens_per_gpu", r.model.seq_len * r.zero.train_micro_batch_size_per_gpu);
-    j.Add("zero", JsonLine()
-                      .Add("zero_quantized_weights", r.zero.zero_quantized_weights)
-                      .Add("zero_hpz_partition_size", r.zero.zero_hpz_partition_size)
-                      .Add("zero_quantized_gradients", r.zero.zero_quantized_gradients));
-    j.Add("feasible", r.feasible).Add("infeasible_reason", r.infeasible_reason);
-    if (r.iteration_time_s > 0) {
-      j.Add("iteration_time_s", r.iteration_time_s)
-          .Add("tflops_per_gpu", r.tflops_per_gpu)
-          .Add("tokens_per_s", r.tokens_per_s)
-          .Add("exposed_comm_s", r.exposed_comm_s)
-          .Add("cross_node_bytes", r.bytes.cross_node.total())
-          .Add("intra_node_bytes", r.bytes.intra_node.total())
-          .Add("memory_per_gpu_bytes", r.memory.total_bytes);
-      if (spec.has_price) {
-        const model::CostResult cost = model::EstimateCost(c, spec.price, r.tokens_per_s, spec.train_tokens);
-        j.Add("cost", JsonLine()
-                          .Add("capex_usd", cost.capex_usd)
-                          .Add("usd_per_hour", cost.usd_per_hour)
-                          .Add("usd_per_million_tokens", cost.usd_per_million_tokens)
-                          .Add("train_tokens", spec.train_tokens)
-                          .Add("time_to_train_s", cost.time_to_train_s)
-                          .Add("cost_to_train_usd", cost.cost_to_train_usd));
-      }
+    j.Add("point", p.index).Add("axes", axes);
+    // The variant's fields, named as in `run --format jsonl` (model/io/report_fields.h).
+    std::string members;
+    io::AppendRowMembers({&r, &c, spec.base.name}, &members);
+    j.Members(members);
+    if (r.iteration_time_s > 0 && spec.has_price) {
+      const model::CostResult cost = model::EstimateCost(c, spec.price, r.tokens_per_s, spec.train_tokens);
+      j.Add("cost", JsonLine()
+                        .Add("capex_usd", cost.capex_usd)
+                        .Add("usd_per_hour", cost.usd_per_hour)
+                        .Add("usd_per_million_tokens", cost.usd_per_million_tokens)
+                        .Add("train_tokens", spec.train_tokens)
+                        .Add("time_to_train_s", cost.time_to_train_s)
+                        .Add("cost_to_train_usd", cost.cost_to_train_usd));
     }
+    j.Raw("provenance", provenance);
     out += j.str() + "\n";
   }
   return out;

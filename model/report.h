@@ -99,6 +99,7 @@ struct Provenance {
   // without one.
   InputFile deepspeed_config;
   std::vector<std::string> ignored_config_keys;
+  std::vector<std::string> simgrid_options;  // the user's --cfg / --log ("--cfg=KEY:VALUE"), sim engine only
 };
 
 struct Report {

@@ -1,6 +1,7 @@
 #include "sim/sim_evaluate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "model/evaluate.h"
 #include "model/schedule_builder.h"
@@ -24,6 +25,13 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
   return v;
 }
 
+std::vector<std::string> SimGridOptions(const SimOptions& o) {
+  std::vector<std::string> out;
+  for (const std::string& c : o.simgrid_cfg) out.push_back("--cfg=" + c);
+  for (const std::string& l : o.simgrid_log) out.push_back("--log=" + l);
+  return out;
+}
+
 std::string SimNetworkModel(const SimOptions& o) {
   const Perturbations& p = o.perturbations;
   std::string text = fmt::format(
@@ -37,6 +45,9 @@ std::string SimNetworkModel(const SimOptions& o) {
   if (!p.empty()) {
     text += fmt::format("; perturbed cluster: {} slow node(s), {} degraded link(s), {} background flow(s)",
                         p.slow_nodes.size(), p.links.size(), p.background.size());
+  }
+  if (!o.simgrid_cfg.empty() || !o.simgrid_log.empty()) {
+    text += fmt::format("; user's SimGrid options: {}", fmt::join(SimGridOptions(o), " "));
   }
   return text;
 }

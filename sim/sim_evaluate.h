@@ -31,5 +31,7 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
 
 // How the sim engine timed communication, for the report's provenance `network_model`.
 std::string SimNetworkModel(const SimOptions& o);
+// The user's SimGrid options as command-line words ("--cfg=KEY:VALUE", "--log=SETTING"), for the provenance.
+std::vector<std::string> SimGridOptions(const SimOptions& o);
 
 }  // namespace zerosim::sim

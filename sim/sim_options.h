@@ -1,6 +1,7 @@
 // How the SimGrid replay runs: fidelity of collectives, the symmetric reduction, what it records.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace zerosim::sim {
@@ -77,6 +78,10 @@ struct SimOptions {
   std::vector<int> trace_ranks;  // ranks whose op timelines are recorded (for --trace)
   int actor_stack_kib = 128;     // SimGrid actor stacks (virtual memory)
   Perturbations perturbations;
+  // Passed to SimGrid (`--cfg`, `--log`): configuration settings "KEY:VALUE", applied after ZeroSim's own
+  // (sg4::Engine::set_config), and logging settings (xbt_log_control_set). The report records them.
+  std::vector<std::string> simgrid_cfg;
+  std::vector<std::string> simgrid_log;
 };
 
 const char* FidelityName(Fidelity f);

@@ -6,6 +6,7 @@
 // version.h and xbt/log.h need s4u.hpp's declarations first.
 // clang-format off
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 #include <xbt/log.h>
@@ -49,6 +50,8 @@ struct Platform::Impl {
   std::unique_ptr<sg4::Engine> engine;
   std::vector<sg4::Host*> gpus;
   std::unordered_map<const sg4::Link*, int> link_index;
+  std::vector<const sg4::Link*> link_by_index;
+  std::vector<bool> tracked;  // by link index: its load is tracked (sg_link_load_track)
   std::unordered_map<uint64_t, std::vector<int>> routes;
   std::unordered_map<int, std::vector<sg4::ExecPtr>> loads;
   int next_load = 0;
@@ -219,9 +222,35 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
   sg4::Engine::set_config("network/crosstraffic:0");
   sg4::Engine::set_config("network/TCP-gamma:0");
   sg4::Engine::set_config(fmt::format("contexts/stack-size:{}", spec.actor_stack_kib));
+  // The user's settings last, so they override ZeroSim's (docs: README "--cfg"). SimGrid reports an unknown
+  // key or a bad value by throwing (xbt/config.cpp); a bad log setting is ignored with a warning.
+  for (const std::string& c : spec.simgrid_cfg) {
+    try {
+      sg4::Engine::set_config(c);
+    } catch (const std::exception& e) {
+      // SimGrid's message goes on to list every key; its first line says what is wrong.
+      const std::string what = e.what();
+      return Status::Error(fmt::format("--cfg {}: SimGrid refuses it: {} (see SimGrid's --help-cfg)", c,
+                                       what.substr(0, what.find('\n'))));
+    }
+  }
+  for (const std::string& l : spec.simgrid_log) xbt_log_control_set(l.c_str());
 
+  // SimGrid's link-load plugin measures what the links carry; it must start before any link exists
+  // (src/plugins/link_load.cpp, sg_link_load_plugin_init).
+  sg_link_load_plugin_init();
   p->impl_->gpus.resize(static_cast<size_t>(spec.nodes * spec.gpus_per_node));
   Builder(spec, &p->impl_->gpus, &p->links_, &p->impl_->link_index).Build();
+  p->impl_->link_by_index.resize(p->links_.size());
+  p->impl_->tracked.assign(p->links_.size(), false);
+  for (const auto& [link, index] : p->impl_->link_index) {
+    p->impl_->link_by_index[static_cast<size_t>(index)] = link;
+    const LinkInfo& info = p->links_[static_cast<size_t>(index)];
+    if (info.up && (info.tier == LinkTier::kNic || info.tier == LinkTier::kNvLink)) {
+      sg_link_load_track(link);
+      p->impl_->tracked[static_cast<size_t>(index)] = true;
+    }
+  }
 
   const double intra = spec.intra_efficiency;
   const double inter = spec.inter_efficiency;
@@ -231,6 +260,17 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
         return src->get_englobing_zone() == dst->get_englobing_zone() ? intra : inter;
       });
   return p;
+}
+
+double Platform::CarriedBytes(int link) const {
+  const auto i = static_cast<size_t>(link);
+  return impl_->tracked[i] ? sg_link_get_cum_load(impl_->link_by_index[i]) : 0.0;
+}
+
+double Platform::BandwidthFactor(int src, int dst) const {
+  const sg4::Host* a = impl_->gpus[static_cast<size_t>(src)];
+  const sg4::Host* b = impl_->gpus[static_cast<size_t>(dst)];
+  return a->get_englobing_zone() == b->get_englobing_zone() ? spec_.intra_efficiency : spec_.inter_efficiency;
 }
 
 const std::vector<int>& Platform::Route(int src, int dst) {

@@ -52,6 +52,9 @@ struct PlatformSpec {
   std::vector<double> nic_factor;
   // Per level, per group of that level: its uplink's bandwidth factor.
   std::vector<std::vector<double>> uplink_factor;
+  // SimGrid settings from the user (SimOptions::simgrid_cfg / simgrid_log), applied after ZeroSim's own.
+  std::vector<std::string> simgrid_cfg;
+  std::vector<std::string> simgrid_log;
 };
 
 enum class LinkTier : uint8_t { kNvLink, kNic, kUplink };
@@ -97,6 +100,13 @@ class Platform {
   const PlatformSpec& spec() const { return spec_; }
   int num_gpus() const { return spec_.nodes * spec_.gpus_per_node; }
   const std::vector<LinkInfo>& links() const { return links_; }
+
+  // Bytes of link capacity link `link` has carried so far, from SimGrid's link-load plugin (the integral of
+  // the link's load); the egress halves of NIC and NVSwitch-port links are tracked, others give 0.
+  double CarriedBytes(int link) const;
+  // The bandwidth factor SimGrid applies to a transfer from GPU `src` to GPU `dst` (intra- or inter-node
+  // efficiency, as the platform's bandwidth-factor callback decides).
+  double BandwidthFactor(int src, int dst) const;
 
   // Link indices of SimGrid's route from GPU `src` to GPU `dst` (cached per pair).
   const std::vector<int>& Route(int src, int dst);

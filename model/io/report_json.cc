@@ -181,6 +181,7 @@ ordered_json ProvenanceToJson(const model::Provenance& p) {
   j["fp8_gemm_efficiency_source"] = p.fp8_gemm_efficiency_source;
   j["deepspeed_config"] = InputJson(p.deepspeed_config);
   j["ignored_config_keys"] = p.ignored_config_keys;
+  j["simgrid_options"] = p.simgrid_options;
   return j;
 }
 

@@ -111,6 +111,8 @@ StatusOr<AxisValue> ReadAxisValue(const FileSource& fs, const std::string& file,
     StatusOr<model::Calibration> cal = LoadCalibration(fs, t->calibration_path);
     if (!cal.ok()) return cal.status();
     v.file = static_cast<int>(s->topologies.size());
+    const StatusOr<std::string> cal_text = fs.Read(t->calibration_path);  // read once more for its hash
+    s->topology_calibration_files.push_back({t->calibration_path, cal_text.ok() ? HashBytes(*cal_text) : ""});
     s->topologies.emplace_back(std::move(t).value(), std::move(cal).value());
   } else if (key == "model") {
     StatusOr<ModelFile> m = LoadModel(fs, ResolvePath(file, v.text));
@@ -292,6 +294,9 @@ SweepPoint MakePoint(const SweepSpec& s, size_t index) {
   p.cluster = s.base.cluster;
   p.calibration = s.base.calibration;
   p.variants = s.base.variants;
+  p.topology_file = s.base.topology_file;
+  p.model_file = s.base.model_file;
+  p.calibration_file = s.base.calibration_file;
   // Decode the mixed-radix product index, last axis fastest.
   size_t rest = s.product_index[index];
   std::vector<const AxisValue*> chosen(s.axes.size());
@@ -311,8 +316,11 @@ SweepPoint MakePoint(const SweepSpec& s, size_t index) {
   if (const AxisValue* v = value("topology")) {
     p.cluster = s.topologies[static_cast<size_t>(v->file)].first.cluster;
     p.calibration = s.topologies[static_cast<size_t>(v->file)].second;
+    p.topology_file = s.topologies[static_cast<size_t>(v->file)].first.file;
+    p.calibration_file = s.topology_calibration_files[static_cast<size_t>(v->file)];
   }
   if (const AxisValue* v = value("model")) {
+    p.model_file = s.models[static_cast<size_t>(v->file)].file;
     for (Variant& var : p.variants) {
       const int seq = var.model.seq_len;
       var.model = s.models[static_cast<size_t>(v->file)].model;
@@ -396,6 +404,10 @@ StatusOr<Scenario> ApplySettings(const FileSource& fs, const Scenario& base, con
   out.cluster = p.cluster;
   out.calibration = p.calibration;
   out.variants = p.variants;
+  // A `topology` or `model` setting names other files: the provenance says which.
+  out.topology_file = p.topology_file;
+  out.model_file = p.model_file;
+  out.calibration_file = p.calibration_file;
   if (!settings.empty()) out.name = fmt::format("{} (--set {})", base.name, fmt::join(settings, " "));
   if (!p.infeasible.empty()) {
     return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));

@@ -36,6 +36,7 @@ struct SweepSpec {
   Scenario base;
   std::vector<Axis> axes;  // in enumeration order (see above)
   std::vector<std::pair<TopologyFile, model::Calibration>> topologies;
+  std::vector<model::InputFile> topology_calibration_files;  // the calibration file of each of `topologies`
   std::vector<ModelFile> models;
   int total_gpus = 0;      // constraint: 0 = none
   int min_total_gpus = 0;
@@ -59,6 +60,11 @@ struct SweepPoint {
   model::Calibration calibration;
   std::vector<Variant> variants;
   std::string infeasible;  // non-empty: why the point cannot run
+  // The files the point's numbers come from (the base scenario's unless a topology or model axis chose
+  // another), for the rows' provenance.
+  model::InputFile topology_file;
+  model::InputFile model_file;
+  model::InputFile calibration_file;
 };
 
 size_t PointCount(const SweepSpec& s);

@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/sweep_runner.h"
 #include "model/cost.h"
@@ -195,6 +198,44 @@ TEST(Pareto, KeepsExactlyTheUndominatedPoints) {
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(sorted, expected);  // {8,3}, {12,5}, {20,8}
   EXPECT_EQ(front, (std::vector<int>{2, 1, 6}));
+}
+
+// Sweep rows carry the point's provenance: the files it used (a topology axis picks other files than the
+// base) with their hashes and the calibration's kinds; editing the calibration a topology axis value names
+// changes the sweep's fingerprint, so a resume does not mix rows of the two calibrations.
+TEST_F(SweepTest, RowsCarryTheFilesOfTheirPointAndTheirCalibrationsKinds) {
+  std::string topo2 = testing::kTopology;
+  topo2.replace(topo2.find("c.json"), 6, "c2.json");
+  Write("t2.toml", topo2);
+  Write("c2.json", testing::Calibration());
+  Write("y.sweep.toml", "name = \"y\"\nbase = \"s.toml\"\n[axes]\ntopology = [\"t.toml\", \"t2.toml\"]\n");
+  auto spec = [&] {
+    StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), (dir_ / "y.sweep.toml").string());
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return *s;
+  };
+  const std::string out = Run(spec(), "y.jsonl");
+  std::set<std::string> topologies, calibrations;
+  size_t pos = 0;
+  while (pos < out.size()) {
+    const size_t nl = out.find('\n', pos);
+    const nlohmann::json row = nlohmann::json::parse(out.substr(pos, nl - pos));
+    pos = nl + 1;
+    const nlohmann::json& p = row.at("provenance");
+    topologies.insert(fs::path(p["topology"]["path"].get<std::string>()).filename().string());
+    calibrations.insert(fs::path(p["calibration"]["path"].get<std::string>()).filename().string());
+    EXPECT_EQ(p["calibration"]["hash"].get<std::string>().rfind("fnv1a64:", 0), 0u);
+    EXPECT_EQ(p["calibration_source"], "derived");
+    EXPECT_EQ(p["kernels_source"], "derived");
+    EXPECT_EQ(p["compute_source"], "derived");
+    EXPECT_FALSE(p["zerosim_version"].get<std::string>().empty());
+  }
+  EXPECT_EQ(topologies, (std::set<std::string>{"t.toml", "t2.toml"}));
+  EXPECT_EQ(calibrations, (std::set<std::string>{"c.json", "c2.json"}));
+  SweepOptions o;
+  const std::string before = SweepFingerprint(spec(), o);
+  Write("c2.json", testing::Calibration() + " ");
+  EXPECT_NE(SweepFingerprint(spec(), o), before);
 }
 
 }  // namespace

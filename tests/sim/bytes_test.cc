@@ -1,6 +1,7 @@
 // Bytes conservation: the payload SimGrid carried over NIC and NVSwitch links equals the schedule's bytes
 // per tier and purpose (model/traffic.h), for ZeRO-3 and each ZeRO++ switch, on several fabrics, with and
-// without the symmetric reduction.
+// without the symmetric reduction; and the link capacity SimGrid's link-load plugin measured on those links
+// equals what the flows planned.
 #include <gtest/gtest.h>
 
 #include "model/schedule_builder.h"
@@ -39,6 +40,18 @@ void ExpectConserved(const model::ClusterSpec& c, sim::Reduction reduction) {
           << v.name << " intra-node " << purpose << " on " << c.name;
     }
     EXPECT_GT(expected.cross_total(), 0);
+    // Measured by SimGrid's link-load plugin: the NIC links carried the planned capacity, and on the whole
+    // platform (kFull) that capacity times the tier efficiency is the payload times NCCL's wire overhead,
+    // which lies between 1 (Simple) and 2 (LL's flag per 4-byte word).
+    EXPECT_NEAR(r->stats.nic_capacity_bytes_measured, r->stats.nic_capacity_bytes_planned,
+                1e-9 * r->stats.nic_capacity_bytes_planned);
+    EXPECT_NEAR(r->stats.nvlink_capacity_bytes_measured, r->stats.nvlink_capacity_bytes_planned,
+                1e-9 * r->stats.nvlink_capacity_bytes_planned);
+    if (reduction == sim::Reduction::kFull) {
+      const double wire = r->stats.nic_capacity_bytes_measured * c.nccl.inter_bandwidth_efficiency;
+      EXPECT_GE(wire, expected.cross_total() * (1 - 1e-9)) << v.name << " on " << c.name;
+      EXPECT_LE(wire, 2 * expected.cross_total()) << v.name << " on " << c.name;
+    }
   }
 }
 
@@ -55,7 +68,8 @@ TEST(Bytes, ConservedWithRails) {
 }
 
 TEST(Bytes, ConservedOnFatTrees) {
-  for (const model::ClusterSpec& c : {FatTree(PaperCluster(2, 6, 8), 2, 4), FatTree(PaperCluster(2, 12, 4), 2, 1, 2, 4)}) {
+  for (const model::ClusterSpec& c :
+       {FatTree(PaperCluster(2, 6, 8), 2, 4), FatTree(PaperCluster(2, 12, 4), 2, 1, 2, 4)}) {
     ExpectConserved(c, sim::Reduction::kFull);
     ExpectConserved(c, sim::Reduction::kSymmetric);
   }

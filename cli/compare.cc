@@ -1,0 +1,315 @@
+#include "cli/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/io/report_fields.h"
+#include "model/io/report_json.h"
+#include "model/io/report_table.h"
+
+namespace zerosim::cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// "key" -> JSON text of every leaf of `j`, keys joined with dots, array items as [i].
+void Flatten(const ordered_json& j, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>* out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) Flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) Flatten(j[i], fmt::format("{}[{}]", prefix, i), out);
+  } else {
+    out->emplace_back(prefix, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+}
+
+std::vector<InputDifference> Differences(const ordered_json& a, const ordered_json& b) {
+  std::vector<std::pair<std::string, std::string>> fa, fb;
+  Flatten(a, "", &fa);
+  Flatten(b, "", &fb);
+  std::map<std::string, std::string> mb(fb.begin(), fb.end());
+  std::map<std::string, std::string> ma(fa.begin(), fa.end());
+  std::vector<InputDifference> out;
+  for (const auto& [k, v] : fa) {
+    auto it = mb.find(k);
+    if (it == mb.end()) {
+      out.push_back({k, v, "(none)"});
+    } else if (it->second != v) {
+      out.push_back({k, v, it->second});
+    }
+  }
+  for (const auto& [k, v] : fb) {
+    if (ma.count(k) == 0) out.push_back({k, "(none)", v});
+  }
+  return out;
+}
+
+// What the scenario fixes for all its variants: the cluster, the scenario's model and where the calibration
+// and the input files come from (the scenario file itself left out: two files always differ).
+ordered_json ScenarioInputs(const model::Report& r) {
+  const ordered_json full = io::ReportToJson(r);
+  ordered_json j;
+  j["cluster"] = full["scenario"]["cluster"];
+  const ordered_json& p = full["provenance"];
+  j["calibration"] = {
+      {"gpu", p["calibration_gpu"]}, {"source", p["calibration_source"]}, {"file", p["calibration"]}};
+  j["topology_file"] = p["topology"];
+  j["model_file"] = p["model"];
+  return j;
+}
+
+// What a variant fixes: its model (with the sequence length), its ZeRO settings.
+ordered_json VariantInputs(const model::VariantReport& v) {
+  const ordered_json full = io::VariantToJson(v);
+  return {{"model", full["model"]},
+          {"zero", full["zero"]},
+          {"seq_len", full["seq_len"]},
+          {"tokens_per_gpu", full["tokens_per_gpu"]}};
+}
+
+std::vector<TimeCause> Causes(const model::VariantReport& a, const model::VariantReport& b) {
+  std::vector<TimeCause> c = {
+      {"compute.gemm", a.gemm_s, b.gemm_s},
+      {"compute.attention", a.attention_s, b.attention_s},
+      {"compute.memory_bound", a.memory_bound_s, b.memory_bound_s},
+      {"compute.kernel_gaps", a.kernel_gaps_s, b.kernel_gaps_s},
+      {"optimizer", a.optimizer_s, b.optimizer_s},
+      {"gpu_side", a.gpu_side_s, b.gpu_side_s},
+      {"exposed.waiting_for_data", a.waiting_for_data_s, b.waiting_for_data_s},
+      {"exposed.nccl_sms", a.comm_interference_s, b.comm_interference_s},
+      {"exposed.one_hardware_queue", a.queue_blocking_s, b.queue_blocking_s},
+  };
+  // What the parts do not account for (compute_s beside its kinds; exposed_comm_s beside its causes when
+  // waiting_for_data_s is clamped at 0): shown so that the parts always sum to the iteration time.
+  double sum_a = 0, sum_b = 0;
+  for (const TimeCause& t : c) {
+    sum_a += t.a_s;
+    sum_b += t.b_s;
+  }
+  c.push_back({"other", a.iteration_time_s - sum_a, b.iteration_time_s - sum_b});
+  std::stable_sort(c.begin(), c.end(), [](const TimeCause& x, const TimeCause& y) {
+    return std::abs(x.b_s - x.a_s) > std::abs(y.b_s - y.a_s);
+  });
+  return c;
+}
+
+bool Ran(const model::VariantReport& v) { return v.iteration_time_s > 0; }
+
+}  // namespace
+
+Comparison CompareReports(std::string a_label, model::Report a, std::string b_label, model::Report b) {
+  Comparison c;
+  c.a_label = std::move(a_label);
+  c.b_label = std::move(b_label);
+  c.a = std::move(a);
+  c.b = std::move(b);
+  c.inputs = Differences(ScenarioInputs(c.a), ScenarioInputs(c.b));
+  std::vector<bool> matched(c.b.variants.size(), false);
+  for (size_t i = 0; i < c.a.variants.size(); ++i) {
+    const model::VariantReport& va = c.a.variants[i];
+    VariantComparison vc{va.name, va.engine, static_cast<int>(i), -1, {}, {}};
+    for (size_t k = 0; k < c.b.variants.size(); ++k) {
+      if (!matched[k] && c.b.variants[k].name == va.name && c.b.variants[k].engine == va.engine) {
+        vc.b = static_cast<int>(k);
+        matched[k] = true;
+        break;
+      }
+    }
+    if (vc.b >= 0) {
+      const model::VariantReport& vb = c.b.variants[static_cast<size_t>(vc.b)];
+      vc.inputs = Differences(VariantInputs(va), VariantInputs(vb));
+      if (Ran(va) && Ran(vb)) vc.causes = Causes(va, vb);
+    }
+    c.variants.push_back(std::move(vc));
+  }
+  for (size_t k = 0; k < c.b.variants.size(); ++k) {
+    if (!matched[k])
+      c.variants.push_back({c.b.variants[k].name, c.b.variants[k].engine, -1, static_cast<int>(k), {}, {}});
+  }
+  return c;
+}
+
+namespace {
+
+struct FieldPair {
+  const io::ReportField* field;
+  io::FieldValue a;  // monostate when the variant is missing on that side or did not run
+  io::FieldValue b;
+};
+
+std::vector<FieldPair> Pairs(const Comparison& c, const VariantComparison& v) {
+  std::vector<FieldPair> out;
+  for (const io::ReportField& f : io::ReportFields()) {
+    FieldPair p{&f, std::monostate{}, std::monostate{}};
+    if (v.a >= 0)
+      p.a = io::FieldOf(f, {&c.a.variants[static_cast<size_t>(v.a)], &c.a.cluster, c.a.scenario_name});
+    if (v.b >= 0)
+      p.b = io::FieldOf(f, {&c.b.variants[static_cast<size_t>(v.b)], &c.b.cluster, c.b.scenario_name});
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::optional<double> Number(const io::FieldValue& v) {
+  if (const double* d = std::get_if<double>(&v)) return *d;
+  if (const long long* i = std::get_if<long long>(&v)) return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+// B - A for two numbers, monostate otherwise.
+io::FieldValue Difference(const FieldPair& p) {
+  const std::optional<double> a = Number(p.a), b = Number(p.b);
+  if (!a || !b) return std::monostate{};
+  return *b - *a;
+}
+
+std::string Label(const VariantComparison& v) { return fmt::format("{} ({})", v.name, v.engine); }
+
+// The fields the table shows for every variant; the rows (JSON lines, CSV) carry every field.
+constexpr const char* kTableFields[] = {"feasible",
+                                        "iteration_time_s",
+                                        "tflops_per_gpu",
+                                        "tokens_per_s",
+                                        "exposed_comm_s",
+                                        "compute_s",
+                                        "cross_node_bytes",
+                                        "cross_node_forward_allgather_bytes",
+                                        "cross_node_backward_allgather_bytes",
+                                        "cross_node_gradient_reduce_bytes",
+                                        "intra_node_bytes",
+                                        "memory_per_gpu_bytes"};
+
+std::string Table(const Comparison& c) {
+  std::string out =
+      fmt::format("A: {} ({})\nB: {} ({})\n", c.a_label, c.a.scenario_name, c.b_label, c.b.scenario_name);
+  auto inputs = [&](const std::vector<InputDifference>& d, const char* title) {
+    if (d.empty()) return;
+    out += fmt::format("\n{} (A -> B):\n", title);
+    for (const InputDifference& x : d) out += fmt::format("  {:<44} {} -> {}\n", x.key, x.a, x.b);
+  };
+  inputs(c.inputs, "inputs that differ");
+  if (c.inputs.empty()) out += "\nthe scenarios' clusters, models and calibrations are the same\n";
+  for (const VariantComparison& v : c.variants) {
+    out += fmt::format("\n{:<44} {:>8} {:>14} {:>14} {:>14} {:>8}\n", Label(v), "unit", "A", "B", "B - A",
+                       "B/A");
+    if (v.a < 0 || v.b < 0) out += fmt::format("  only in {}\n", v.a < 0 ? "B" : "A");
+    for (const FieldPair& p : Pairs(c, v)) {
+      if (std::find_if(std::begin(kTableFields), std::end(kTableFields), [&](const char* n) {
+            return std::string_view(n) == p.field->name;
+          }) == std::end(kTableFields)) {
+        continue;
+      }
+      const std::optional<double> a = Number(p.a), b = Number(p.b);
+      const std::string ratio = a && b && *a != 0 ? fmt::format("{:.3f}", *b / *a) : "";
+      out += fmt::format("  {:<42} {:>8} {:>14} {:>14} {:>14} {:>8}\n", p.field->name, p.field->unit,
+                         io::FieldText(p.a), io::FieldText(p.b), io::FieldText(Difference(p)), ratio);
+    }
+    inputs(v.inputs, "  its own inputs that differ");
+    if (!v.causes.empty()) {
+      const model::VariantReport& va = c.a.variants[static_cast<size_t>(v.a)];
+      const model::VariantReport& vb = c.b.variants[static_cast<size_t>(v.b)];
+      const double d = vb.iteration_time_s - va.iteration_time_s;
+      out += fmt::format(
+          "  why the iteration time moved {:+.4g} s ({:+.1f}%): its parts, largest change first\n", d,
+          100 * d / va.iteration_time_s);
+      for (const TimeCause& t : v.causes) {
+        // Changes below 1e-9 of the iteration are rounding in the parts' sums, not causes.
+        if (std::abs(t.b_s - t.a_s) <= 1e-9 * va.iteration_time_s) continue;
+        out += fmt::format("    {:<40} {:>12.4g} s -> {:>10.4g} s {:>+12.4g} s\n", t.part, t.a_s, t.b_s,
+                           t.b_s - t.a_s);
+      }
+    }
+  }
+  return out;
+}
+
+ordered_json ValueJson(const io::FieldValue& v) { return ordered_json::parse(io::FieldJson(v)); }
+
+ordered_json DifferencesJson(const std::vector<InputDifference>& d) {
+  ordered_json out = ordered_json::array();
+  for (const InputDifference& x : d) out.push_back({{"key", x.key}, {"a", x.a}, {"b", x.b}});
+  return out;
+}
+
+std::string Json(const Comparison& c) {
+  ordered_json j;
+  j["format"] = "zerosim-compare-1";
+  j["a"] = {{"label", c.a_label},
+            {"scenario", c.a.scenario_name},
+            {"provenance", io::ProvenanceToJson(c.a.provenance)}};
+  j["b"] = {{"label", c.b_label},
+            {"scenario", c.b.scenario_name},
+            {"provenance", io::ProvenanceToJson(c.b.provenance)}};
+  j["input_differences"] = DifferencesJson(c.inputs);
+  ordered_json variants = ordered_json::array();
+  for (const VariantComparison& v : c.variants) {
+    ordered_json jv;
+    jv["name"] = v.name;
+    jv["engine"] = v.engine;
+    jv["in"] = v.a < 0 ? "b" : v.b < 0 ? "a" : "both";
+    jv["input_differences"] = DifferencesJson(v.inputs);
+    ordered_json fields = ordered_json::array();
+    for (const FieldPair& p : Pairs(c, v)) {
+      fields.push_back({{"name", p.field->name},
+                        {"unit", p.field->unit},
+                        {"a", ValueJson(p.a)},
+                        {"b", ValueJson(p.b)},
+                        {"difference", ValueJson(Difference(p))}});
+    }
+    jv["fields"] = fields;
+    ordered_json causes = ordered_json::array();
+    for (const TimeCause& t : v.causes) {
+      causes.push_back({{"part", t.part}, {"a_s", t.a_s}, {"b_s", t.b_s}, {"difference_s", t.b_s - t.a_s}});
+    }
+    jv["causes"] = causes;
+    variants.push_back(jv);
+  }
+  j["variants"] = variants;
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// One row per variant and field: variant, engine, field, unit, a, b, difference.
+std::string Rows(const Comparison& c, bool csv) {
+  std::string out = csv ? "variant,engine,field,unit,a,b,difference\r\n" : "";
+  for (const VariantComparison& v : c.variants) {
+    for (const FieldPair& p : Pairs(c, v)) {
+      const io::FieldValue d = Difference(p);
+      if (csv) {
+        out += fmt::format("{},{},{},{},{},{},{}\r\n", io::FieldCsv(v.name), io::FieldCsv(v.engine),
+                           io::FieldCsv(std::string(p.field->name)), io::FieldCsv(std::string(p.field->unit)),
+                           io::FieldCsv(p.a), io::FieldCsv(p.b), io::FieldCsv(d));
+      } else {
+        out += fmt::format(
+            "{{\"variant\":{},\"engine\":{},\"field\":{},\"unit\":{},\"a\":{},\"b\":{},\"difference\":{}}}\n",
+            io::FieldJson(v.name), io::FieldJson(v.engine), io::FieldJson(std::string(p.field->name)),
+            io::FieldJson(std::string(p.field->unit)), io::FieldJson(p.a), io::FieldJson(p.b),
+            io::FieldJson(d));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderComparison(const Comparison& c, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kTable:
+      return Table(c);
+    case OutputFormat::kJson:
+      return Json(c);
+    case OutputFormat::kJsonl:
+      return Rows(c, false);
+    case OutputFormat::kCsv:
+      return Rows(c, true);
+  }
+  return "";
+}
+
+}  // namespace zerosim::cli

@@ -1,0 +1,102 @@
+// `zerosim compare A.toml B.toml [--scenario S] [--set-a K=V] [--set-b K=V] [--engine analytic|sim]
+// [--format table|json|jsonl|csv]`: two scenarios, or one scenario on two clusters (A and B topology files),
+// side by side with the differences and their causes (cli/compare.h).
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/compare.h"
+#include "cli/options.h"
+#include "cli/output_format.h"
+#include "cli/scenario_runner.h"
+#include "model/io/loaders.h"
+#include "model/io/sweep.h"
+
+namespace zerosim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+// `path` as a scenario, or, when it is a topology file, `base` on that cluster (the sweep axis `topology`,
+// with its checks). Then the what-ifs `settings`.
+StatusOr<io::Scenario> LoadSide(const std::string& path, const std::string& base,
+                                const std::vector<std::string>& settings) {
+  const io::DiskFileSource fs;
+  StatusOr<io::Scenario> s = io::LoadScenario(fs, path);
+  if (!s.ok()) {
+    const StatusOr<io::TopologyFile> t = io::LoadTopology(fs, path);
+    if (!t.ok()) {
+      return Status::Error(fmt::format("{} is neither a scenario ({}) nor a topology ({})", path,
+                                       s.status().message(), t.status().message()));
+    }
+    StatusOr<io::Scenario> b = LoadScenarioOrDefault(base);
+    if (!b.ok()) return b.status();
+    s = io::ApplySettings(fs, *b, {"topology=" + path});
+    if (!s.ok()) return s.status();
+    s.value().name = fmt::format("{} on {}", b->name, t->cluster.name);
+  }
+  if (!settings.empty()) s = io::ApplySettings(fs, *s, settings);
+  return s;
+}
+
+}  // namespace
+
+int CompareCommand(int argc, char** argv) {
+  std::vector<std::string> files, set_a, set_b;
+  std::string base, format_name = "table";
+  EngineArgs engine_args;
+  po::options_description opts(
+      "usage: zerosim compare A.toml B.toml [options]\n\n"
+      "Evaluates two scenarios (or, given two topology files, one scenario on two clusters) and prints, per\n"
+      "variant, each metric for A and B with the difference, the inputs that differ, and how the iteration\n"
+      "time's parts moved (compute by kind, exposed communication by cause) with the bytes per tier.\n\n"
+      "options");
+  opts.add_options()("help,h", "print this help")(
+      "scenario", po::value<std::string>(&base)->value_name("FILE"),
+      "with two topology files: the scenario to run on both (default: the embedded default scenario)")(
+      "set-a", po::value<std::vector<std::string>>(&set_a)->value_name("KEY=VALUE"),
+      "a what-if on A, any sweep axis (docs/sweeps.md)")(
+      "set-b", po::value<std::vector<std::string>>(&set_b)->value_name("KEY=VALUE"),
+      "a what-if on B, e.g. `zerosim compare s.toml s.toml --set-b nic.bandwidth=200Gbps`");
+  AddEngineOptions(&opts, &engine_args, /*allow_both=*/false);
+  AddFormatOption(&opts, &format_name);
+  po::options_description hidden;
+  hidden.add_options()("files", po::value<std::vector<std::string>>(&files));
+  po::positional_options_description pos;
+  pos.add("files", 2);
+  if (std::optional<int> stop = ParseCommandLine("compare", argc, argv, opts, &hidden, &pos)) return *stop;
+  if (files.size() != 2) {
+    fmt::print(stderr, "zerosim compare: give two files, A and B (scenarios or topologies)\n");
+    return kExitUsage;
+  }
+  const StatusOr<OutputFormat> format = ParseOutputFormat(format_name);
+  if (!format.ok()) {
+    fmt::print(stderr, "zerosim compare: {}\n", format.status().message());
+    return kExitUsage;
+  }
+  Engine engine = Engine::kAnalytic;
+  sim::SimOptions sim_options;
+  if (Status st = ResolveEngine(engine_args, /*allow_both=*/false, &engine, &sim_options); !st.ok()) {
+    fmt::print(stderr, "zerosim compare: {}\n", st.message());
+    return kExitUsage;
+  }
+  std::vector<model::Report> reports;
+  for (int side = 0; side < 2; ++side) {
+    StatusOr<io::Scenario> s = LoadSide(files[side], base, side == 0 ? set_a : set_b);
+    if (!s.ok()) {
+      fmt::print(stderr, "zerosim compare: error: {}\n", s.status().message());
+      return kExitUsage;
+    }
+    StatusOr<model::Report> r = EvaluateScenario(*s, engine, sim_options);
+    if (!r.ok()) {
+      fmt::print(stderr, "zerosim compare: error: {}\n", r.status().message());
+      return kExitFailed;
+    }
+    reports.push_back(std::move(r).value());
+  }
+  const Comparison c = CompareReports(files[0], std::move(reports[0]), files[1], std::move(reports[1]));
+  fmt::print("{}", RenderComparison(c, *format));
+  return kExitOk;
+}
+
+}  // namespace zerosim::cli

@@ -1,0 +1,109 @@
+// `zerosim compare` (cli/compare.h): doubling the NIC bandwidth of the default scenario is found as the one
+// input that differs, moves no compute and no bytes (volumes do not depend on bandwidth), and shortens the
+// iteration through exposed communication; the rows read back, and sweep rows carry the same field names.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/compare.h"
+#include "cli/scenario_runner.h"
+#include "cli/sweep_runner.h"
+#include "model/io/embedded.h"
+#include "model/io/report_fields.h"
+#include "model/io/sweep.h"
+
+namespace zerosim::cli {
+namespace {
+
+model::Report Evaluate(const std::vector<std::string>& settings) {
+  const io::MemoryFileSource fs(io::EmbeddedFiles());
+  StatusOr<io::Scenario> s = io::LoadScenario(fs, io::kDefaultScenario);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  if (!settings.empty()) s = io::ApplySettings(fs, *s, settings);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kAnalytic);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return *r;
+}
+
+TEST(Compare, TwiceTheNicBandwidthIsOneInputAndMovesCommunicationOnly) {
+  const Comparison c = CompareReports("a", Evaluate({}), "b", Evaluate({"nic.bandwidth=200Gbps"}));
+  ASSERT_EQ(c.inputs.size(), 1u);
+  EXPECT_EQ(c.inputs[0].key, "cluster.nic.bandwidth_Bps");
+  EXPECT_EQ(std::stod(c.inputs[0].b), 2 * std::stod(c.inputs[0].a));
+  ASSERT_EQ(c.variants.size(), 2u);
+  for (const VariantComparison& v : c.variants) {
+    ASSERT_GE(v.a, 0);
+    ASSERT_GE(v.b, 0);
+    EXPECT_TRUE(v.inputs.empty()) << v.inputs[0].key;
+    const model::VariantReport& a = c.a.variants[static_cast<size_t>(v.a)];
+    const model::VariantReport& b = c.b.variants[static_cast<size_t>(v.b)];
+    EXPECT_LT(b.iteration_time_s, a.iteration_time_s) << v.name;
+    EXPECT_EQ(b.bytes.cross_node.total(), a.bytes.cross_node.total()) << "bytes do not depend on bandwidth";
+    ASSERT_FALSE(v.causes.empty());
+    double sum = 0;
+    for (const TimeCause& t : v.causes) {
+      if (t.part.rfind("compute.", 0) == 0) {
+        EXPECT_EQ(t.a_s, t.b_s) << t.part << ": compute does not see the NIC";
+      }
+      sum += t.b_s - t.a_s;
+    }
+    EXPECT_NEAR(sum, b.iteration_time_s - a.iteration_time_s, 1e-9 * a.iteration_time_s);
+    EXPECT_EQ(v.causes.front().part.rfind("exposed.", 0), 0u) << "largest change: " << v.causes.front().part;
+  }
+}
+
+TEST(Compare, RowsCarryEveryFieldForBothSidesAndReadBack) {
+  const Comparison c = CompareReports("a", Evaluate({}), "b", Evaluate({"nodes=12"}));
+  bool nodes_differ = false;
+  for (const InputDifference& d : c.inputs) nodes_differ = nodes_differ || d.key == "cluster.nodes";
+  EXPECT_TRUE(nodes_differ);
+  const std::string jsonl = RenderComparison(c, OutputFormat::kJsonl);
+  size_t rows = 0, pos = 0;
+  while (pos < jsonl.size()) {
+    const size_t nl = jsonl.find('\n', pos);
+    const nlohmann::json row = nlohmann::json::parse(jsonl.substr(pos, nl - pos));
+    pos = nl + 1;
+    ++rows;
+    if (row["field"] == "cluster.gpus") {
+      EXPECT_EQ(row["a"], 384);
+      EXPECT_EQ(row["b"], 192);
+      EXPECT_EQ(row["difference"], -192.0);
+    }
+  }
+  EXPECT_EQ(rows, c.variants.size() * io::ReportFields().size());
+  const nlohmann::json doc = nlohmann::json::parse(RenderComparison(c, OutputFormat::kJson));
+  EXPECT_EQ(doc["format"], "zerosim-compare-1");
+  EXPECT_EQ(doc["variants"].size(), c.variants.size());
+  EXPECT_NE(RenderComparison(c, OutputFormat::kTable).find("why the iteration time moved"),
+            std::string::npos);
+}
+
+// A sweep row names its fields as `run --format jsonl` does, and carries the point's provenance.
+TEST(Compare, SweepRowsShareTheRunRowsNamesAndCarryProvenance) {
+  const model::Report r = Evaluate({});
+  const nlohmann::json run_row = nlohmann::json::parse(io::RowJson(io::ReportRows(r)[0]));
+  io::SweepSpec spec;
+  spec.name = "t";
+  spec.base.name = r.scenario_name;
+  spec.file = {"t.sweep.toml", "fnv1a64:0000000000000001"};
+  io::SweepPoint p;
+  p.cluster = r.cluster;
+  p.calibration.source = "derived";
+  p.calibration_file = {"c.json", "fnv1a64:0000000000000002"};
+  const std::string rows = PointRows(spec, p, {r.variants[0]}, "h");
+  const nlohmann::json sweep_row = nlohmann::json::parse(rows.substr(0, rows.find('\n')));
+  for (const auto& [key, value] : run_row.items()) {
+    ASSERT_TRUE(sweep_row.contains(key)) << key;
+    EXPECT_EQ(sweep_row[key], value) << key;
+  }
+  EXPECT_EQ(sweep_row["provenance"]["calibration"]["hash"], "fnv1a64:0000000000000002");
+  EXPECT_EQ(sweep_row["provenance"]["calibration_source"], "derived");
+  EXPECT_EQ(sweep_row["provenance"]["kernels_source"], "derived");
+  EXPECT_EQ(sweep_row["provenance"]["sweep"], "fnv1a64:0000000000000001");
+}
+
+}  // namespace
+}  // namespace zerosim::cli

@@ -1,0 +1,2 @@
+# README "Using it": the commands
+--help
