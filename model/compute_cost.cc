@@ -97,6 +97,14 @@ ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r) {
   }
   t.memory_s = kBackwardBytesFactor * w.elementwise_bytes / r.hbm_Bps;
   t.launch_s = 2.0 * w.kernels * r.kernel_gap_s;
+  if (w.recompute_in_backward) {
+    // The recomputed forward runs first, inside the backward pass (memory.h: selective recompute).
+    const ComputeTime f = ForwardTime(w, r);
+    t.gemm_s += f.gemm_s;
+    t.attention_s += f.attention_s;
+    t.memory_s += f.memory_s;
+    t.launch_s += f.launch_s;
+  }
   return t;
 }
 

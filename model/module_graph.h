@@ -72,6 +72,10 @@ struct ModuleWork {
   double elementwise_bytes = 0;  // HBM bytes of its memory-bound kernels (norms, activations, residual adds,
                                  // dropout, bias adds not fused into a GEMM, embedding lookups, the loss)
   int kernels = 0;               // kernel launches of the forward pass (launch cost)
+  // Selective recompute (Korthikanti et al. 2022, sec. 4; Megatron's --recompute-granularity selective):
+  // the backward pass first re-runs this module's forward (the unfused attention core, whose s^2 scores
+  // were not kept). Set by the schedule builder from the recompute policy.
+  bool recompute_in_backward = false;
   bool operator==(const ModuleWork&) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/memory.h"
 #include "model/precision.h"
 #include "model/schedule_builder.h"
 #include "model/traffic.h"
@@ -15,6 +16,14 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const Clust
   s->tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
   s->graph = BuildModuleGraph(m, s->tokens_per_micro_step);
   ApplyFp8Gemms(z.precision, &s->graph);  // precision.h: FP8 linear layers
+  // Selective recompute keeps everything but the unfused attention core's s^2 tensors, which the backward
+  // recomputes (Korthikanti et al. 2022, sec. 4). FlashAttention never stores them and recomputes inside
+  // its own backward kernel (its 2.5x backward factor, compute_cost.h), so there is nothing to add for it.
+  if (RecomputeOf(z) == RecomputePolicy::kSelective && m.attention == AttentionImpl::kUnfused) {
+    for (Module& mod : s->graph.modules) {
+      if (mod.name.ends_with("attention.core")) mod.work.recompute_in_backward = true;
+    }
+  }
   for (const Param& p : s->graph.params) s->partitioned_elements += p.numel();
   if (HasShardGroup(z.strategy))
     s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());

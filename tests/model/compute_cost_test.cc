@@ -64,6 +64,24 @@ TEST(ComputeCost, FlashAttentionSkipsMaskedTilesAndDoesTwoAndAHalfTimesTheWorkBa
   EXPECT_DOUBLE_EQ(ForwardTime(w, Rates()).attention_s, dense / (100e12 * 0.5));
 }
 
+TEST(ComputeCost, SelectiveRecomputeRunsTheForwardAgainInsideTheBackward) {
+  // An unfused attention core: Q K^T and scores x V, 2 GB of softmax/dropout traffic, 4 kernels.
+  ModuleWork w;
+  w.gemms.push_back(Gemm{2048, 2048, 128, 32});
+  w.gemms.push_back(Gemm{2048, 128, 2048, 32});
+  w.elementwise_bytes = 2e9;
+  w.kernels = 4;
+  const ComputeTime plain = BackwardTime(w, Rates());
+  w.recompute_in_backward = true;
+  const ComputeTime with = BackwardTime(w, Rates());
+  w.recompute_in_backward = false;
+  const ComputeTime fwd = ForwardTime(w, Rates());
+  EXPECT_DOUBLE_EQ(with.gemm_s, plain.gemm_s + fwd.gemm_s);
+  // Forward 2 GB, backward kBackwardBytesFactor x 2 GB, at 1 TB/s.
+  EXPECT_DOUBLE_EQ(with.memory_s, (kBackwardBytesFactor + 1.0) * 2e-3);
+  EXPECT_DOUBLE_EQ(with.launch_s, (2.0 * 4 + 4) * 2e-6);
+}
+
 TEST(ComputeCost, MemoryBoundKernelsMoveTheirBytesAtHbmSpeed) {
   ModuleWork w;
   w.elementwise_bytes = 3e9;

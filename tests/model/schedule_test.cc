@@ -24,6 +24,28 @@ TEST(Schedule, DependenciesPointBackwardAndComputeCoversTheTrace) {
   EXPECT_EQ(compute, static_cast<int>(3 * trace));
 }
 
+TEST(Schedule, SelectiveRecomputeRecomputesOnlyTheUnfusedAttentionCore) {
+  ModelSpec m = testing::Gpt(4, 1024, 16);
+  ZeroConfig z;
+  z.activation_checkpointing = false;
+  z.recompute = RecomputePolicy::kSelective;
+  auto flagged = [&](const ModelSpec& spec) {
+    int n = 0;
+    for (const ComputeClass& cc : BuildSchedule(spec, z, testing::PaperCluster(1, 2)).compute_classes) {
+      n += cc.work.recompute_in_backward ? 1 : 0;
+    }
+    return n;
+  };
+  m.attention = AttentionImpl::kUnfused;
+  // Every block's core shares one work description: one forward and one backward class carry the flag.
+  EXPECT_EQ(flagged(m), 2);
+  m.attention = AttentionImpl::kFlash;  // FlashAttention recomputes inside its own backward
+  EXPECT_EQ(flagged(m), 0);
+  m.attention = AttentionImpl::kUnfused;
+  z.recompute = RecomputePolicy::kNone;
+  EXPECT_EQ(flagged(m), 0);
+}
+
 TEST(Schedule, TraceIsForwardThenRecomputeAndBackwardPerBlock) {
   const ModuleGraph g = BuildModuleGraph(testing::Gpt(2, 256, 4), 2048);
   const std::vector<TraceStep> t = BuildTrace(g, true);
