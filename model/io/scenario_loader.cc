@@ -10,6 +10,7 @@
 #include "model/io/rlhf_loader.h"
 #include "model/io/table_reader.h"
 #include "model/io/zero_keys.h"
+#include "model/feasibility.h"
 
 namespace zerosim::io {
 namespace {
@@ -119,6 +120,16 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   StatusOr<model::Calibration> cal = LoadCalibration(fs, topo->calibration_path);
   if (!cal.ok()) return cal.status();
   s.cluster = topo->cluster;
+  // `nodes`: a run on part of the topology's cluster (the same nodes, NICs, fabric and fitted NCCL
+  // efficiencies), so that one topology file holds each cluster's facts once.
+  if (root.Has("nodes")) {
+    s.cluster.nodes = static_cast<int>(root.Int("nodes", 1, model::kMaxNodes));
+    s.cluster.name = fmt::format("{}, {} of its nodes", topo->cluster.name, s.cluster.nodes);
+    for (const model::Problem& p : model::CheckCluster(s.cluster)) {
+      root.Fail("nodes", fmt::format("{} nodes of '{}': {}", s.cluster.nodes, topo->cluster.name, p.message));
+    }
+    if (!status.ok()) return status;
+  }
   s.calibration = *cal;
   s.model_source = model->source;
   s.topology_file = topo->file;

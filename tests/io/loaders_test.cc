@@ -45,6 +45,15 @@ TEST(Loaders, TheValidFilesLoad) {
   EXPECT_EQ(s->scenario_file.hash.rfind("fnv1a64:", 0), 0u);
 }
 
+TEST(Loaders, AScenarioMayRunOnPartOfItsTopologysNodes) {
+  StatusOr<Scenario> s = LoadEdited("s.toml", "model = \"m.toml\"", "model = \"m.toml\"\nnodes = 2");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->cluster.nodes, 2);
+  EXPECT_EQ(s->cluster.total_gpus(), 16);
+  EXPECT_DOUBLE_EQ(s->cluster.nic.bandwidth_Bps, 12.5e9);  // the rest is the topology's
+  EXPECT_NE(s->cluster.name.find("2 of its nodes"), std::string::npos) << s->cluster.name;
+}
+
 TEST(Loaders, NcclReleaseSelectsItsTablesAndExplicitSettingsWin) {
   // [nccl] release = "2.12" loads tuning.cc's 2.12 tables (Simple's network step 28 us); an explicit
   // [nccl.simple] setting after it overrides the table; [runtime] host_tensor_view sets DeepSpeed's slice cost.
@@ -97,6 +106,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadInput{"unknown key with a suggestion", "t.toml", "bandwidth = \"100Gbps\"", "bandwdith = \"100Gbps\"",
                  {"t.toml:20:1", "[nic] bandwdith", "unknown key", "did you mean 'bandwidth'"}},
+        BadInput{"no nodes", "s.toml", "model = \"m.toml\"", "model = \"m.toml\"\nnodes = 0",
+                 {"s.toml:4", "nodes", "at least 1"}},
+        BadInput{"nodes not a number", "s.toml", "model = \"m.toml\"", "model = \"m.toml\"\nnodes = \"two\"",
+                 {"s.toml:4", "nodes"}},
         BadInput{"missing key", "t.toml", "latency = \"1us\"\n\n[fabric]", "\n[fabric]",
                  {"t.toml:18", "missing key 'latency' in [nic]"}},
         BadInput{"bad unit", "t.toml", "\"100Gbps\"", "\"100\"", {"t.toml:20", "[nic] bandwidth", "no unit"}},
