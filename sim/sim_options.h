@@ -77,6 +77,9 @@ struct SimOptions {
   std::vector<int> trace_ranks;  // ranks whose op timelines are recorded (for --trace)
   int actor_stack_kib = 128;     // SimGrid actor stacks (virtual memory)
   Perturbations perturbations;
+  // Transfers of one collective step with the same route and size become one weighted SimGrid comm
+  // (transfer_merge.h). Off: one comm per transfer, the reference the merge is tested against.
+  bool merge_transfers = true;
 };
 
 const char* FidelityName(Fidelity f);
