@@ -55,6 +55,8 @@ int BenchCommand(int argc, char** argv) {
   std::string reduction = "symmetric";
   int max_gpus = 20000;
   bool fat_trees = true;
+  std::string only_case;
+  std::string only_variant;
   po::options_description opts(
       "usage: zerosim bench [options]\n\n"
       "Times the SimGrid replay of one training iteration of ZeRO-3 and ZeRO++ (the default scenario's\n"
@@ -69,7 +71,11 @@ int BenchCommand(int argc, char** argv) {
       "reference, slow past a few hundred GPUs)")("max-gpus", po::value<int>(&max_gpus)->value_name("N"),
                                                   "skip cases with more than N GPUs")(
       "no-fat-trees", po::bool_switch()->notifier([&](bool off) { fat_trees = !off; }),
-      "skip the fat-tree cases (ZeRO++ on them takes minutes: sim/README.md, Limits)");
+      "skip the fat-tree cases")(
+      "case", po::value<std::string>(&only_case)->value_name("NAME"),
+      "run only the cases named NAME (the case column: uniform, classes, \"1 slow\", "
+      "\"leaf 256\", \"pod 256\")")("variant", po::value<std::string>(&only_variant)->value_name("NAME"),
+                                    "run only the variant named NAME (the variant column)");
   if (std::optional<int> stop = ParseCommandLine("bench", argc, argv, opts)) return *stop;
   StatusOr<sim::Reduction> parsed = ParseReduction(reduction);
   if (!parsed.ok()) {
@@ -93,6 +99,7 @@ int BenchCommand(int argc, char** argv) {
     model::ClusterSpec c = base->cluster;
     c.nodes = bc.nodes;
     if (c.total_gpus() > max_gpus || (bc.nodes_per_leaf > 0 && !fat_trees)) continue;
+    if (!only_case.empty() && only_case != bc.name) continue;
     if (bc.nodes_per_leaf > 0) {
       c.fabric.kind = model::FabricKind::kFatTree;
       c.fabric.nodes_per_leaf = bc.nodes_per_leaf;
@@ -109,6 +116,7 @@ int BenchCommand(int argc, char** argv) {
       return kExitFailed;
     }
     for (const io::Variant& v : base->variants) {
+      if (!only_variant.empty() && only_variant != v.name) continue;
       model::ModelSpec m = mf->model;
       m.seq_len = v.model.seq_len;
       const std::string model_name = fmt::format("{:.0f}B", model::TotalParams(m) / 1e9);

@@ -14,6 +14,7 @@
 #include "sim/collective_plan.h"
 #include "sim/rank_classes.h"
 #include "sim/simgrid_platform.h"
+#include "sim/transfer_merge.h"
 
 namespace zerosim::sim {
 
@@ -335,9 +336,11 @@ class Replay {
     const auto purpose = static_cast<size_t>(op.purpose);
     const double scale = layout_.symmetric ? layout_.scale() : 1.0;
     std::vector<Transfer> transfers;
+    std::vector<const std::vector<int>*> routes;  // each transfer's links (Platform::Route keeps them)
     for (const PlanStep& step : *plan) {
       if (step.latency_s > 0) Platform::Delay(step.latency_s);
       transfers.clear();
+      routes.clear();
       for (const Flow& f : step.flows) {
         const auto wire = static_cast<uint64_t>(std::llround(f.bytes * overhead));
         if (wire == 0) continue;
@@ -352,7 +355,9 @@ class Replay {
         transfers.push_back({f.src, f.dst, wire});
         // What SimGrid's link-load plugin will count on each link for this flow (simgrid_platform.h).
         const double capacity = static_cast<double>(wire) / platform_->BandwidthFactor(f.src, f.dst);
-        for (int link : platform_->Route(f.src, f.dst)) {
+        const std::vector<int>& route = platform_->Route(f.src, f.dst);
+        routes.push_back(&route);
+        for (int link : route) {
           const LinkInfo& info = platform_->links()[static_cast<size_t>(link)];
           if (!info.up) continue;
           if (info.tier == LinkTier::kNic) {
@@ -365,14 +370,16 @@ class Replay {
           }
         }
       }
+      if (o_.merge_transfers) stats_.merged_transfers += MergeIdenticalTransfers(&transfers, routes);
       stats_.transfers += static_cast<int64_t>(transfers.size());
       platform_->TransferAll(transfers);
     }
-    // NCCL's per-architecture cap on a ring's bus bandwidth (model::NcclRingBusBandwidthCap): a ring whose links
-    // would carry it faster still takes its bytes over the cap, as the analytic model times it.
+    // NCCL's per-architecture cap on a ring's bus bandwidth (model::NcclRingBusBandwidthCap): a ring whose
+    // links would carry it faster still takes its bytes over the cap, as the analytic model times it.
     const double cap_Bps = model::NcclRingBusBandwidthCap(c_);
     if (cap_Bps > 0 && op.coll.traffic.ring_rank_bytes > 0) {
-      const double floor_s = t.latency_s + op.coll.traffic.ring_rank_bytes / (cap_Bps * t.params.bandwidth_factor);
+      const double floor_s =
+          t.latency_s + op.coll.traffic.ring_rank_bytes / (cap_Bps * t.params.bandwidth_factor);
       const double elapsed = Platform::Now() - started;
       if (elapsed < floor_s) Platform::Delay(floor_s - elapsed);
     }
@@ -400,8 +407,8 @@ class Replay {
   std::vector<double> nominal_;
   std::vector<model::CollectiveTime> coll_time_;
   std::vector<uint8_t> done_;
-  std::vector<int> gpu_prev_;      // per op: the GPU op issued before it under one hardware queue, or -1
-  std::vector<uint8_t> started_;   // per rank and op, under one hardware queue
+  std::vector<int> gpu_prev_;     // per op: the GPU op issued before it under one hardware queue, or -1
+  std::vector<uint8_t> started_;  // per rank and op, under one hardware queue
   std::vector<std::array<std::unique_ptr<QueueActor>, model::kNumQueues>> actors_;
   std::unordered_map<int64_t, Instance> instances_;
   std::vector<bool> traced_;

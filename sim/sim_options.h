@@ -82,6 +82,9 @@ struct SimOptions {
   // (sg4::Engine::set_config), and logging settings (xbt_log_control_set). The report records them.
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
+  // Transfers of one collective step with the same route and size become one weighted SimGrid comm
+  // (transfer_merge.h). Off: one comm per transfer, the reference the merge is tested against.
+  bool merge_transfers = true;
 };
 
 const char* FidelityName(Fidelity f);

@@ -18,7 +18,7 @@ struct SimStats {
   int simulated_ranks = 0;  // ranks whose ops were replayed by actors (one per rank class)
   int actors = 0;
   bool symmetric = false;             // one representative rank (Reduction::kSymmetric)
-  int64_t transfers = 0;              // host-to-host flows SimGrid carried
+  int64_t transfers = 0;              // host-to-host comms SimGrid carried (after merging)
   int64_t represented_transfers = 0;  // NVSwitch flows stood for by their class representative's
   int64_t gpu_activities = 0;         // computations on GPU hosts
   double build_wall_s = 0;            // wall time: schedule-to-platform setup
@@ -32,6 +32,7 @@ struct SimStats {
   double nic_capacity_bytes_planned = 0;
   double nvlink_capacity_bytes_measured = 0;
   double nvlink_capacity_bytes_planned = 0;
+  int64_t merged_transfers = 0;       // transfers folded into an identical one's comm (transfer_merge.h)
 };
 
 // One op of one rank on simulated time.

@@ -5,15 +5,19 @@
 
 // version.h and xbt/log.h need s4u.hpp's declarations first.
 // clang-format off
+#include <simgrid/kernel/resource/Action.hpp>
+#include <simgrid/kernel/resource/Model.hpp>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
+#include <simgrid/simix.hpp>
 #include <simgrid/version.h>
 #include <xbt/log.h>
 // clang-format on
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 #include <utility>
 
@@ -55,6 +59,8 @@ struct Platform::Impl {
   std::unordered_map<uint64_t, std::vector<int>> routes;
   std::unordered_map<int, std::vector<sg4::ExecPtr>> loads;
   int next_load = 0;
+  // The network model as a resource model: the set of its running actions (Transfer::count).
+  simgrid::kernel::resource::Model* network = nullptr;
 };
 
 Platform::Platform(const PlatformSpec& spec) : spec_(spec), impl_(std::make_unique<Impl>()) {}
@@ -259,6 +265,10 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
                      const std::unordered_set<sg4::NetZone*>&) {
         return src->get_englobing_zone() == dst->get_englobing_zone() ? intra : inter;
       });
+  // SimGrid 3.32's NetworkCm02Model is both the NetworkModelIntf the zone hands out and a resource Model.
+  p->impl_->network = dynamic_cast<simgrid::kernel::resource::Model*>(
+      p->impl_->engine->get_netzone_root()->get_network_model());
+  if (p->impl_->network == nullptr) return Status::Error("platform: SimGrid's network model is not a Model");
   return p;
 }
 
@@ -301,13 +311,45 @@ void Platform::Compute(double flops) { sg4::this_actor::execute(flops); }
 
 void Platform::Delay(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
+namespace {
+
+// Gives the running comm `c` the max-min sharing penalty `penalty` (its share is 1 / penalty times that of
+// a comm of penalty 1 on every link they share). SimGrid 3.32 has no s4u call for it (Comm::set_rate is a
+// bound, and ignored for host-to-host comms); the comm's network action holds the penalty
+// (kernel::resource::Action::set_sharing_penalty, which updates its LMM variable). CM02 creates a
+// zero-latency comm's variable with penalty 1 and never resets it (network_cm02.cpp: communicate,
+// comm_action_set_variable), and the solver weighs each element by consumption / penalty and gives the
+// variable min_usage / penalty (lmm/maxmin.cpp: solve), so k comms of one route are one comm of k times
+// their bytes at penalty 1 / k. The action was created by Comm's start, the last one appended to the
+// model's started set (resource/Action.cpp: Action::Action), so it is looked up from the back.
+void SetSharingPenalty(simgrid::kernel::resource::Model* network, const sg4::CommPtr& c, double penalty) {
+  bool found = false;
+  simcall_run_answered(
+      [&] {
+        auto* actions = network->get_started_action_set();
+        for (auto it = actions->rbegin(); it != actions->rend(); ++it) {
+          if (it->get_activity() != c->get_impl()) continue;
+          it->set_sharing_penalty(penalty);
+          found = true;
+          break;
+        }
+      },
+      nullptr);
+  xbt_assert(found, "zerosim: a weighted transfer's SimGrid action was not found among the running ones");
+}
+
+}  // namespace
+
 void Platform::TransferAll(const std::vector<Transfer>& transfers) {
   std::vector<sg4::CommPtr> comms;
   comms.reserve(transfers.size());
   for (const Transfer& t : transfers) {
     if (t.wire_bytes == 0) continue;
+    const int count = std::max(1, t.count);
     comms.push_back(sg4::Comm::sendto_async(impl_->gpus[static_cast<size_t>(t.src)],
-                                            impl_->gpus[static_cast<size_t>(t.dst)], t.wire_bytes));
+                                            impl_->gpus[static_cast<size_t>(t.dst)],
+                                            t.wire_bytes * static_cast<uint64_t>(count)));
+    if (count > 1) SetSharingPenalty(impl_->network, comms.back(), 1.0 / count);
   }
   for (const sg4::CommPtr& c : comms) c->wait();
 }

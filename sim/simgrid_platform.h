@@ -70,6 +70,10 @@ struct Transfer {
   int src = 0;
   int dst = 0;
   uint64_t wire_bytes = 0;  // bytes the links carry (payload plus protocol overhead)
+  // Identical transfers (same links, same size, started together) it stands for: one SimGrid comm of
+  // count * wire_bytes whose max-min share is count times one's (sharing penalty 1 / count), which carries
+  // the links' load of the count transfers and arrives when each of them would (transfer_merge.h).
+  int count = 1;
 };
 
 // A counting semaphore for actors: Wait() blocks the calling actor until Notify() was called once more
@@ -124,7 +128,8 @@ class Platform {
   static void Compute(double flops);
   // Waits `seconds` of simulated time without using any resource.
   static void Delay(double seconds);
-  // Starts every transfer at once and returns when all have arrived. Transfers of 0 bytes are skipped.
+  // Starts every transfer at once and returns when all have arrived. Transfers of 0 bytes are skipped; a
+  // transfer with count > 1 is one comm weighted as count transfers (Transfer::count).
   void TransferAll(const std::vector<Transfer>& transfers);
   // Starts a background load on each GPU in `gpus`: until StopGpuLoad, it takes `fraction` (0..1] of the
   // GPU's speed, ahead of the GPU's other computations (they share what is left). Returns its handle.
