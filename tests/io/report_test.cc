@@ -4,25 +4,13 @@
 #include "model/evaluate.h"
 #include "model/io/embedded.h"
 #include "model/io/loaders.h"
+#include "io/default_report.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
 
 namespace zerosim::io {
 namespace {
 
-model::Report DefaultReport() {
-  StatusOr<Scenario> s = LoadScenario(MemoryFileSource(EmbeddedFiles()), kDefaultScenario);
-  EXPECT_TRUE(s.ok()) << s.status().message();
-  model::Report r;
-  r.provenance = ScenarioProvenance(*s);
-  r.scenario_name = s->name;
-  r.cluster = s->cluster;
-  r.model = s->variants.front().model;
-  for (const Variant& v : s->variants) {
-    r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration));
-  }
-  return r;
-}
 
 TEST(Report, JsonCarriesTheStableNames) {
   const auto j = ReportToJson(DefaultReport());

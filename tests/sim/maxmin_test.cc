@@ -8,6 +8,7 @@
 
 #include "sim/isolation.h"
 #include "sim/simgrid_platform.h"
+#include "sim_test_util.h"
 
 namespace zerosim::sim {
 namespace {
@@ -25,27 +26,9 @@ PlatformSpec TwoNodes(int nics = 1) {
 
 // Runs `transfers` at time 0 (each in its own actor) and returns their arrival times.
 std::vector<double> ArrivalTimes(const PlatformSpec& spec, const std::vector<Transfer>& transfers) {
-  StatusOr<std::string> out = RunInChild([&]() -> StatusOr<std::string> {
-    StatusOr<std::unique_ptr<Platform>> p = Platform::Create(spec);
-    if (!p.ok()) return p.status();
-    Platform* platform = p->get();
-    std::vector<double> times(transfers.size());
-    for (size_t i = 0; i < transfers.size(); ++i) {
-      platform->Spawn(fmt::format("t{}", i), transfers[i].src, [platform, &transfers, &times, i] {
-        platform->TransferAll({transfers[i]});
-        times[i] = Platform::Now();
-      });
-    }
-    platform->Run();
-    std::string text;
-    for (double t : times) text += fmt::format("{:.17g} ", t);
-    return text;
-  });
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  std::vector<double> times;
-  std::istringstream in(out.ok() ? *out : "");
-  for (double t; in >> t;) times.push_back(t);
-  return times;
+  std::vector<std::vector<Transfer>> groups;
+  for (const Transfer& t : transfers) groups.push_back({t});
+  return testing::GroupArrivalTimes(spec, groups);
 }
 
 TEST(MaxMin, KFlowsThroughOneNicEachGetOneKth) {

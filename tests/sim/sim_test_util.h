@@ -3,12 +3,18 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "model/collective_time.h"
 #include "model/schedule.h"
 #include "model/traffic.h"
 #include "sim/isolation.h"
+#include "sim/simgrid_platform.h"
 #include "test_util.h"
 
 namespace zerosim::testing {
@@ -67,6 +73,33 @@ inline double SimulatedTime(const model::Schedule& s, const model::ClusterSpec& 
 // The analytic (NCCL cost model) time of one collective op alone.
 inline double AnalyticTime(const model::Op& op, const model::ClusterSpec& c) {
   return model::EstimateCollective(op.coll.traffic, c).seconds;
+}
+
+// Runs each group of transfers at time 0 in its own actor (one TransferAll each) on a platform of `spec`, in
+// a child process; returns when each group had arrived, in seconds.
+inline std::vector<double> GroupArrivalTimes(const sim::PlatformSpec& spec,
+                                             const std::vector<std::vector<sim::Transfer>>& groups) {
+  StatusOr<std::string> out = sim::RunInChild([&]() -> StatusOr<std::string> {
+    StatusOr<std::unique_ptr<sim::Platform>> p = sim::Platform::Create(spec);
+    if (!p.ok()) return p.status();
+    sim::Platform* platform = p->get();
+    std::vector<double> times(groups.size());
+    for (size_t i = 0; i < groups.size(); ++i) {
+      platform->Spawn(fmt::format("g{}", i), groups[i].front().src, [platform, &groups, &times, i] {
+        platform->TransferAll(groups[i]);
+        times[i] = sim::Platform::Now();
+      });
+    }
+    platform->Run();
+    std::string text;
+    for (double t : times) text += fmt::format("{:.17g} ", t);
+    return text;
+  });
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  std::vector<double> times;
+  std::istringstream in(out.ok() ? *out : "");
+  for (double t; in >> t;) times.push_back(t);
+  return times;
 }
 
 }  // namespace zerosim::testing

@@ -27,30 +27,8 @@ sim::PlatformSpec TwoNodes() {
   return p;
 }
 
-// Runs each group of transfers at time 0 in its own actor (one TransferAll each); returns when each group
-// had arrived.
 std::vector<double> ArrivalTimes(const std::vector<std::vector<sim::Transfer>>& groups) {
-  StatusOr<std::string> out = sim::RunInChild([&]() -> StatusOr<std::string> {
-    StatusOr<std::unique_ptr<sim::Platform>> p = sim::Platform::Create(TwoNodes());
-    if (!p.ok()) return p.status();
-    sim::Platform* platform = p->get();
-    std::vector<double> times(groups.size());
-    for (size_t i = 0; i < groups.size(); ++i) {
-      platform->Spawn(fmt::format("g{}", i), groups[i].front().src, [platform, &groups, &times, i] {
-        platform->TransferAll(groups[i]);
-        times[i] = sim::Platform::Now();
-      });
-    }
-    platform->Run();
-    std::string text;
-    for (double t : times) text += fmt::format("{:.17g} ", t);
-    return text;
-  });
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  std::vector<double> times;
-  std::istringstream in(out.ok() ? *out : "");
-  for (double t; in >> t;) times.push_back(t);
-  return times;
+  return GroupArrivalTimes(TwoNodes(), groups);
 }
 
 TEST(TransferMerge, AWeightedCommTakesItsCountOfShares) {
