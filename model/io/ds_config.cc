@@ -111,14 +111,23 @@ class DsReader {
       return;
     }
     model::ZeroConfig& z = out_->zero;
+    const bool sets_schedule = v.contains("stage") || v.contains("mics_shard_size");
     for (const auto& [key, value] : v.items()) {
       const std::string p = at + "." + key;
       if (key == "stage") {
         z.stage = Int(p, value, 0);
-        if (status_->ok() && z.stage != 3) {
-          Fail(p,
-               fmt::format("ZeRO stage {} is not modeled yet (ZeroSim models stage 3 and ZeRO++)", z.stage));
+        if (status_->ok() && (z.stage < 1 || z.stage > 3)) {
+          Fail(p, fmt::format("ZeRO stage {} is not modeled (ZeroSim models stages 1 to 3)", z.stage));
         }
+      } else if (key == "mics_shard_size") {
+        // DeepSpeed zero/config.py: -1 (the default) leaves MiCS off; a positive size turns stage 3 into MiCS
+        // (engine.py _configure_zero_optimizer picks MiCS_Optimizer when mics_shard_size > 0).
+        const int64_t size = Int(p, value, -1);
+        if (size > 0) z.mics_shard_size = static_cast<int>(size);
+      } else if (key == "mics_hierarchical_params_gather") {
+        z.mics_hierarchical_params_gather = Bool(p, value);
+      } else if (key == "allgather_bucket_size") {
+        z.allgather_bucket_size = Number(p, value, 1);
       } else if (key == "zero_quantized_weights") {
         z.zero_quantized_weights = Bool(p, value);
       } else if (key == "zero_quantized_gradients") {
@@ -144,6 +153,14 @@ class DsReader {
       } else {
         Ignore(p);
       }
+    }
+    // The schedule follows the stage (zero_keys.cc does the same for a scenario's [zero] stage): 1 and 2 are
+    // stage_1_and_2.py, 3 is stage3.py, or MiCS with a shard size.
+    if (status_->ok() && sets_schedule) {
+      z.strategy = z.stage == 1                                ? model::Strategy::kZero1
+                   : z.stage == 2                              ? model::Strategy::kZero2
+                   : z.mics_shard_size > 0 || z.strategy == model::Strategy::kMics ? model::Strategy::kMics
+                                                                                    : model::Strategy::kZero3;
     }
   }
 

@@ -64,6 +64,29 @@ TEST(DsConfig, ZeroPlusPlusKeysAndActivationCheckpointing) {
   EXPECT_TRUE(Contains(ds->ignored, "$.activation_checkpointing.partition_activations"));
 }
 
+TEST(DsConfig, TheStageOrAMicsShardSizePicksTheSchedule) {
+  auto strategy = [](const std::string& text, model::Strategy base = model::Strategy::kZero3) {
+    model::ZeroConfig z;
+    z.strategy = base;
+    const StatusOr<DsConfig> ds = ParseDsConfig(text, "ds.json", z);
+    EXPECT_TRUE(ds.ok()) << (ds.ok() ? "" : ds.status().message());
+    return ds.ok() ? ds->zero.strategy : base;
+  };
+  EXPECT_EQ(strategy(R"({"zero_optimization": {"stage": 1}})"), model::Strategy::kZero1);
+  EXPECT_EQ(strategy(R"({"zero_optimization": {"stage": 2, "allgather_bucket_size": 2e8}})"),
+            model::Strategy::kZero2);
+  EXPECT_EQ(strategy(R"({"zero_optimization": {"stage": 3}})", model::Strategy::kZero1), model::Strategy::kZero3);
+  EXPECT_EQ(strategy(R"({"zero_optimization": {"stage": 3, "mics_shard_size": 8}})"), model::Strategy::kMics);
+  EXPECT_EQ(strategy(R"({"zero_optimization": {"stage": 3, "mics_shard_size": -1}})"), model::Strategy::kZero3);
+  // Without a stage the base's strategy stays (an FSDP variant under --ds-config keeps its schedule).
+  EXPECT_EQ(strategy(R"({"zero_optimization": {"reduce_bucket_size": 1e8}})", model::Strategy::kFsdpFullShard),
+            model::Strategy::kFsdpFullShard);
+  const StatusOr<DsConfig> mics =
+      ParseDsConfig(R"({"zero_optimization": {"stage": 3, "mics_shard_size": 8}})", "ds.json", model::ZeroConfig{});
+  ASSERT_TRUE(mics.ok());
+  EXPECT_EQ(mics->zero.mics_shard_size, 8);
+}
+
 std::string Error(const std::string& text) {
   const StatusOr<DsConfig> ds = ParseDsConfig(text, "ds.json", model::ZeroConfig{});
   EXPECT_FALSE(ds.ok()) << text;
@@ -79,7 +102,7 @@ TEST(DsConfig, ErrorsNameTheFileAndTheJsonPath) {
   EXPECT_NE(Error(R"({"zero_optimization": {"overlap_comm": 1}})").find("$.zero_optimization.overlap_comm"),
             std::string::npos);
   EXPECT_NE(Error(R"({"bf16": {"enabled": "auto"}})").find("$.bf16.enabled: \"auto\""), std::string::npos);
-  EXPECT_NE(Error(R"({"zero_optimization": {"stage": 2}})").find("$.zero_optimization.stage: ZeRO stage 2"),
+  EXPECT_NE(Error(R"({"zero_optimization": {"stage": 4}})").find("$.zero_optimization.stage: ZeRO stage 4"),
             std::string::npos);
   EXPECT_NE(Error(R"({"fp16": {"enabled": true}, "bf16": {"enabled": true}})").find("both"),
             std::string::npos);
