@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/json_line.h"
 #include "cli/options.h"
 #include "model/batch_search.h"
 #include "model/evaluate.h"
@@ -33,6 +34,7 @@ namespace {
 struct Choice {
   size_t point = 0;
   std::string cluster;  // axis values
+  std::vector<std::pair<std::string, std::string>> axes;  // the same, key by key
   model::VariantReport best;
   double zero3_tokens_per_s = 0;  // plain ZeRO-3 on the same cluster (0 when it does not fit)
   model::CostResult cost;
@@ -80,6 +82,7 @@ int PlanCommand(int argc, char** argv) {
   int top = 20;
   bool search_batch = false;
   int64_t global_batch = 0;
+  std::string jsonl;
   po::options_description opts(
       "usage: zerosim plan <sweep.toml> [options]\n\n"
       "Ranks the cluster configurations of a sweep (its axes; ZeRO axes are not allowed: plan chooses the\n"
@@ -95,7 +98,10 @@ int PlanCommand(int argc, char** argv) {
        "setting spends or frees shows as batch size")
       ("global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
        "with --search-batch: the target global batch in sequences per optimizer step (sets the "
-       "accumulation)");
+       "accumulation)")
+      ("jsonl", po::value<std::string>(&jsonl)->value_name("FILE"),
+       "also write every cluster that can train the model as one JSON line (its axes, best setting, "
+       "throughput, cost, rank and whether it is on the Pareto front; docs/sweeps.md), for plots");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>(&file));
   po::positional_options_description pos;
@@ -155,6 +161,7 @@ int PlanCommand(int argc, char** argv) {
     Choice c;
     c.point = i;
     for (const auto& [k, v] : p.axes) c.cluster += fmt::format("{}{}={}", c.cluster.empty() ? "" : " ", k, v);
+    c.axes = p.axes;
     bool found = false;
     const std::vector<model::ZeroConfig> settings = ZeroSettings(base.zero, p.cluster);
     for (size_t k = 0; k < settings.size(); ++k) {
@@ -226,6 +233,36 @@ int PlanCommand(int argc, char** argv) {
   fmt::print("\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n");
   header();
   for (int i : front) row("*", choices[static_cast<size_t>(i)]);
+  if (!jsonl.empty()) {
+    // Rank: the position in the printed ranking (0: filtered out by the budget or target); pareto: on the
+    // front above. The same numbers as the table, so plots and the table cannot disagree.
+    std::vector<int> rank_of(choices.size(), 0);
+    for (size_t r = 0; r < ranked.size(); ++r) {
+      for (size_t i = 0; i < choices.size(); ++i) {
+        if (choices[i].point == ranked[r].point) rank_of[i] = static_cast<int>(r) + 1;
+      }
+    }
+    std::vector<bool> on_front(choices.size(), false);
+    for (int i : front) on_front[static_cast<size_t>(i)] = true;
+    std::string text;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      const Choice& c = choices[i];
+      JsonLine axes;
+      for (const auto& [k, v] : c.axes) axes.Add(k, v);
+      JsonLine line;
+      line.Add("point", c.point).Add("axes", axes).Add("cluster", c.cluster).Add("best_setting", c.best.name);
+      line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
+      line.Add("zero3_tokens_per_s", c.zero3_tokens_per_s);
+      line.Add("usd_per_million_tokens", c.cost.usd_per_million_tokens);
+      line.Add("time_to_train_s", c.cost.time_to_train_s).Add("cost_to_train_usd", c.cost.cost_to_train_usd);
+      line.Add("rank", rank_of[i]).Add("pareto", static_cast<bool>(on_front[i]));
+      text += line.str() + "\n";
+    }
+    if (!WriteTextFile(jsonl, text)) {
+      fmt::print(stderr, "zerosim plan: cannot write {}\n", jsonl);
+      return kExitFailed;
+    }
+  }
   return ranked.empty() ? kExitFailed : kExitOk;
 }
 

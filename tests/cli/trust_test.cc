@@ -22,6 +22,7 @@
 #include "cli/sweep_summary.h"
 #include "model/evaluate.h"
 #include "model/feasibility.h"
+#include "model/pareto.h"
 #include "model/schedule_builder.h"
 #include "sim/isolation.h"
 #include "test_inputs.h"
@@ -198,6 +199,37 @@ TEST_F(TrustTest, SweepArgumentsAreChecked) {
        {"--shard=99999999999/99999999999", "--shard=0/3", "--shard=2/1", "--shard=1/2x", "-j0"}) {
     const Result r = Run(SweepCommand, {"sweep", Path("p.sweep.toml"), bad, "-q"});
     EXPECT_EQ(r.rc, kExitUsage) << bad << "\n" << r.err;
+  }
+}
+
+// plan --jsonl: the notebooks plot plan's own choices (issue 12: the notebook's "best" differed from plan's).
+TEST_F(TrustTest, PlanJsonlHoldsTheTablesChoicesRanksAndParetoFront) {
+  const Result r = Run(PlanCommand, {"plan", Path("p.sweep.toml"), "--jsonl", Path("plan.jsonl")});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  std::ifstream in(Path("plan.jsonl"));
+  std::vector<nlohmann::json> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(rows.size(), 6u);  // 3 micro-batches x 2 node counts, all trainable
+  std::vector<model::TradeOff> trade;
+  for (const nlohmann::json& j : rows) {
+    trade.push_back({j["tokens_per_s"].get<double>(), j["usd_per_million_tokens"].get<double>()});
+    EXPECT_EQ(j["axes"].size(), 2u);
+    EXPECT_GE(j["tokens_per_s"].get<double>(), j["zero3_tokens_per_s"].get<double>());  // ZeRO-3 is a candidate
+    // The table prints the same choice on the row of that cluster.
+    EXPECT_HAS(r.out, j["best_setting"].get<std::string>());
+  }
+  std::vector<bool> front(rows.size(), false);
+  for (int i : model::ParetoFront(trade)) front[static_cast<size_t>(i)] = true;
+  int first = -1;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i]["pareto"].get<bool>(), front[i]) << i;
+    if (rows[i]["rank"].get<int>() == 1) first = static_cast<int>(i);
+  }
+  // Rank 1 is the cheapest per token (no budget or target given).
+  ASSERT_GE(first, 0);
+  for (const nlohmann::json& j : rows) {
+    EXPECT_LE(rows[static_cast<size_t>(first)]["usd_per_million_tokens"].get<double>(),
+              j["usd_per_million_tokens"].get<double>());
   }
 }
 
