@@ -5,11 +5,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "model/analytic.h"
 #include "model/collective_time.h"
 #include "model/schedule.h"
 #include "model/traffic.h"
@@ -100,6 +103,22 @@ inline std::vector<double> GroupArrivalTimes(const sim::PlatformSpec& spec,
   std::istringstream in(out.ok() ? *out : "");
   for (double t; in >> t;) times.push_back(t);
   return times;
+}
+
+// Two replays of one schedule agree: the iteration, exposed communication and interference, and every op's
+// start and finish, within 1e-9 of the iteration time (the equivalence tests of the reductions and merges).
+inline void ExpectSameTiming(const model::Timing& a, const model::Timing& b, size_t ops,
+                             const std::string& name) {
+  const double t = a.iteration_s;
+  EXPECT_NEAR(b.iteration_s, t, 1e-9 * t) << name;
+  EXPECT_NEAR(b.exposed_comm_s, a.exposed_comm_s, 1e-9 * t);
+  EXPECT_NEAR(b.interference_s, a.interference_s, 1e-9 * t);
+  double worst = 0;
+  for (size_t i = 0; i < ops; ++i) {
+    worst = std::max(worst, std::abs(a.start_s[i] - b.start_s[i]));
+    worst = std::max(worst, std::abs(a.finish_s[i] - b.finish_s[i]));
+  }
+  EXPECT_LT(worst, 1e-9 * t) << name << ": largest op time difference " << worst << " s";
 }
 
 }  // namespace zerosim::testing

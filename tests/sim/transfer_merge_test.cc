@@ -87,16 +87,7 @@ void ExpectMergeExact(const model::Schedule& s, const model::ClusterSpec& c, con
     EXPECT_LT(b->stats.transfers, a->stats.transfers);
   }
   EXPECT_EQ(b->stats.transfers + b->stats.merged_transfers, a->stats.transfers);
-  const double t = a->timing.iteration_s;
-  EXPECT_NEAR(b->timing.iteration_s, t, 1e-9 * t) << c.name;
-  EXPECT_NEAR(b->timing.exposed_comm_s, a->timing.exposed_comm_s, 1e-9 * t);
-  EXPECT_NEAR(b->timing.interference_s, a->timing.interference_s, 1e-9 * t);
-  double worst = 0;
-  for (size_t i = 0; i < s.ops.size(); ++i) {
-    worst = std::max(worst, std::abs(a->timing.start_s[i] - b->timing.start_s[i]));
-    worst = std::max(worst, std::abs(a->timing.finish_s[i] - b->timing.finish_s[i]));
-  }
-  EXPECT_LT(worst, 1e-9 * t) << c.name << ": largest op time difference " << worst << " s";
+  ExpectSameTiming(a->timing, b->timing, s.ops.size(), c.name);
   for (size_t k = 0; k < 4; ++k) {
     EXPECT_NEAR(b->volumes.cross_node[k], a->volumes.cross_node[k], 1e-9 * a->volumes.cross_node[k]);
     EXPECT_NEAR(b->volumes.intra_node[k], a->volumes.intra_node[k], 1e-9 * a->volumes.intra_node[k]);
