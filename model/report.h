@@ -42,6 +42,20 @@ struct PhaseReport {
   std::string composition;       // how the phase was built from schedules, e.g. "prefill + 256 decode steps"
 };
 
+// Sim engine only: the link capacity (bytes; a flow of w wire bytes at bandwidth factor f loads w / f) that
+// SimGrid's link-load plugin measured on the simulated platform's NIC-egress and NVSwitch-port-egress links,
+// beside what the schedule's flows planned for them. The replay fails when the two differ by more than
+// 1e-3 (bytes not conserved, sim/replay.cc); `bytes` below is the planned payload per purpose on SimGrid's
+// own routes, which this measurement confirms. On the simulated platform only: with rank classes or the
+// symmetric reduction it is smaller than the cluster's (sim/README.md).
+struct LinkLoadReport {
+  bool measured = false;  // false for the analytic engine
+  double nic_carried_bytes = 0;
+  double nic_planned_bytes = 0;
+  double nvlink_carried_bytes = 0;
+  double nvlink_planned_bytes = 0;
+};
+
 struct VariantReport {
   std::string name;
   std::string engine;  // "analytic" or "sim"
@@ -71,6 +85,7 @@ struct VariantReport {
   // RLHF scenarios only ([rlhf], model/rlhf_evaluate.h): the phases; iteration_time_s is then one PPO step
   // (generation + experience + training) and tokens_per_s the generated tokens per second of the cluster.
   std::vector<PhaseReport> phases;
+  LinkLoadReport link_load;  // sim engine only
   // Non-empty: the report breaks an invariant (model/invariants.h), a bug; studies stop on it
   // (InvariantStatus) instead of printing the numbers.
   std::string invariant_violation;

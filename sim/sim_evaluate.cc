@@ -18,6 +18,9 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
   StatusOr<SimResult> r = SimulateIsolated(s, c, cal, o);
   if (!r.ok()) return Status::Error(fmt::format("{}: {}", name, r.status().message()));
   model::VariantReport v = model::AssembleVariant(name, "sim", m, z, c, s, r->timing, r->volumes);
+  const SimStats& st = r->stats;
+  v.link_load = {true, st.nic_capacity_bytes_measured, st.nic_capacity_bytes_planned,
+                 st.nvlink_capacity_bytes_measured, st.nvlink_capacity_bytes_planned};
   if (run != nullptr) {
     run->schedule = std::move(s);
     run->result = std::move(r).value();

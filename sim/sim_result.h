@@ -50,8 +50,10 @@ struct SimResult {
   // GPU conserves work) and exposed_comm_s the iteration time minus the schedule's own GPU work (compute,
   // optimizer, side streams), as in the analytic Timing; start_s, finish_s and queue_busy_s are simulated.
   model::Timing timing;
-  // Payload bytes SimGrid carried, summed over the cluster (the platform's share times Layout::scale()):
-  // through NIC egress links (cross-node) and NVSwitch port egress links (intra-node), per purpose.
+  // Payload bytes of the flows handed to SimGrid, summed over the cluster (the platform's share times
+  // Layout::scale()), on SimGrid's own routes: through NIC egress links (cross-node) and NVSwitch port
+  // egress links (intra-node), per purpose. The link-load plugin's measurement (stats) confirms them: the
+  // replay fails when the links carried other than these flows planned.
   model::TierVolumes volumes;
   SimStats stats;
   std::vector<TraceEvent> trace;

@@ -4,7 +4,10 @@
 // equals what the flows planned.
 #include <gtest/gtest.h>
 
+#include "model/evaluate.h"
+#include "model/io/report_json.h"
 #include "model/schedule_builder.h"
+#include "sim/sim_evaluate.h"
 #include "sim_test_util.h"
 
 namespace zerosim::testing {
@@ -73,6 +76,35 @@ TEST(Bytes, ConservedOnFatTrees) {
     ExpectConserved(c, sim::Reduction::kFull);
     ExpectConserved(c, sim::Reduction::kSymmetric);
   }
+}
+
+// The report carries the link-load plugin's measurement for the sim engine (docs/report.md,
+// link_load_bytes) and nothing for the analytic one; on the whole platform the NIC capacity carried, times
+// the inter-node efficiency, is at least the cross-node payload the report gives.
+TEST(Bytes, TheSimReportCarriesTheMeasuredLinkLoad) {
+  const model::ClusterSpec c = PaperCluster(1, 4, 8);
+  const model::ModelSpec m = Gpt(2, 1024, 16);
+  const model::ZeroConfig z = ZeroPlusPlus(c.gpus_per_node);
+  sim::SimOptions o;
+  o.reduction = sim::Reduction::kFull;
+  sim::SimRun run;
+  StatusOr<model::VariantReport> v = sim::EvaluateSimVariant("ZeRO++", m, z, c, TestCalibration(), o, &run);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  const model::LinkLoadReport& l = v->link_load;
+  ASSERT_TRUE(l.measured);
+  EXPECT_EQ(l.nic_carried_bytes, run.result.stats.nic_capacity_bytes_measured);
+  EXPECT_EQ(l.nvlink_carried_bytes, run.result.stats.nvlink_capacity_bytes_measured);
+  EXPECT_NEAR(l.nic_carried_bytes, l.nic_planned_bytes, 1e-9 * l.nic_planned_bytes);
+  EXPECT_GE(l.nic_carried_bytes * c.nccl.inter_bandwidth_efficiency,
+            v->bytes.cross_node.total() * (1 - 1e-9));
+  EXPECT_GT(l.nvlink_carried_bytes, 0);
+  const nlohmann::ordered_json j = io::VariantToJson(*v);
+  ASSERT_TRUE(j.contains("link_load_bytes"));
+  EXPECT_EQ(j["link_load_bytes"]["nic_carried"].get<double>(), l.nic_carried_bytes);
+  EXPECT_EQ(j["link_load_bytes"]["nvlink_planned"].get<double>(), l.nvlink_planned_bytes);
+
+  const model::VariantReport a = model::EvaluateAnalyticVariant("ZeRO++", m, z, c, TestCalibration());
+  EXPECT_FALSE(io::VariantToJson(a).contains("link_load_bytes"));
 }
 
 }  // namespace
