@@ -250,7 +250,13 @@ def main():
             f"seq_len = {first['model']['seq_len']}",
             f"train_micro_batch_size_per_gpu = {first['training']['micro_batch_seqs']}",
             "activation_checkpointing = true",
-            f'attention = "{"flash" if fsdp else "unfused"}"   # llm-foundry: attn_impl flash; DeepSpeed 0.6 Megatron GPT: unfused',
+        ] + ([
+            'attention = "flash_v1"   # these rows predate llm-foundry (in its README since 300cc5c58, 2023-05-03): its',
+            "# submit_benchmarks.py then ran image mosaicml/pytorch:1.13.1_cu117 with --attn_impl triton (MosaicGPT's",
+            "# FlashAttention-v1 Triton kernel), not today's yamls' attn_impl flash (FlashAttention-2)",
+        ] if fsdp else [
+            'attention = "unfused"   # DeepSpeed 0.6 Megatron GPT: unfused',
+        ]) + [
             "",
         ] + runtime
         text = "\n".join(lines + variant_lines + expect_lines) + "\n"
