@@ -79,7 +79,8 @@ ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r) {
   ComputeTime t;
   for (const Gemm& g : w.gemms) t.gemm_s += GemmTime(g, r) + Fp8ForwardCastBytes(g) / r.hbm_Bps;
   if (w.attention.batch_heads > 0) {
-    const double eff = w.attention.flash_v1 ? r.attention_v1_forward_efficiency : r.attention_forward_efficiency;
+    const double eff =
+        w.attention.flash_v1 ? r.attention_v1_forward_efficiency : r.attention_forward_efficiency;
     t.attention_s = AttentionForwardFlops(w.attention) / (r.peak_flops * eff);
   }
   t.memory_s = w.elementwise_bytes / r.hbm_Bps;

@@ -55,7 +55,7 @@ struct ComputeRates {
   double gemm_efficiency = 0;     // achievable fraction of peak at large aligned GEMMs
   double attention_forward_efficiency = 0;
   double attention_backward_efficiency = 0;
-  double attention_v1_forward_efficiency = 0;   // FlashAttention v1 / its Triton port (0: not known)
+  double attention_v1_forward_efficiency = 0;  // FlashAttention v1 / its Triton port (0: not known)
   double attention_v1_backward_efficiency = 0;
   double hbm_Bps = 0;             // achievable HBM bandwidth (device copy, read + write counted)
   double kernel_gap_s = 0;        // idle GPU time per kernel between back-to-back kernels

@@ -217,7 +217,8 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
   } else if (v1_given > 0) {
     for (const char* k : v1_keys) {
       if (eff.Get(k, false) == nullptr) {
-        eff.Fail(k, "missing: attention_v1_forward, attention_v1_backward and attention_v1_source come together");
+        eff.Fail(
+            k, "missing: attention_v1_forward, attention_v1_backward and attention_v1_source come together");
         break;
       }
     }
