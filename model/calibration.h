@@ -57,6 +57,11 @@ struct ComputeEfficiency {
   // 0: not known (FP8 GEMMs are then an error), with its own source.
   double fp8_gemm = 0;
   std::string fp8_gemm_source;
+  // FlashAttention v1 (Dao et al. 2022) or its Triton port, forward and backward, as fractions of the dense
+  // peak; 0: not known (attention = "flash_v1" is then an error), with their own source.
+  double attention_v1_forward = 0;
+  double attention_v1_backward = 0;
+  std::string attention_v1_source;
 };
 
 // What `zerosim calibrate` measured of the GPU's compute (the calibration file's "compute" section,

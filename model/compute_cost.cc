@@ -24,6 +24,8 @@ ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal) {
   r.gemm_efficiency = cal.compute.gemm;
   r.attention_forward_efficiency = cal.compute.attention_forward;
   r.attention_backward_efficiency = cal.compute.attention_backward;
+  r.attention_v1_forward_efficiency = cal.compute.attention_v1_forward;
+  r.attention_v1_backward_efficiency = cal.compute.attention_v1_backward;
   r.hbm_Bps = cal.copy_Bps;
   r.kernel_gap_s = cal.compute.kernel_gap_s;
   r.fp8_peak_flops = gpu.fp8_peak_flops;
@@ -77,7 +79,9 @@ ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r) {
   ComputeTime t;
   for (const Gemm& g : w.gemms) t.gemm_s += GemmTime(g, r) + Fp8ForwardCastBytes(g) / r.hbm_Bps;
   if (w.attention.batch_heads > 0) {
-    t.attention_s = AttentionForwardFlops(w.attention) / (r.peak_flops * r.attention_forward_efficiency);
+    const double eff =
+        w.attention.flash_v1 ? r.attention_v1_forward_efficiency : r.attention_forward_efficiency;
+    t.attention_s = AttentionForwardFlops(w.attention) / (r.peak_flops * eff);
   }
   t.memory_s = w.elementwise_bytes / r.hbm_Bps;
   t.launch_s = w.kernels * r.kernel_gap_s;
@@ -92,8 +96,9 @@ ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r) {
     t.gemm_s += Fp8BackwardCastBytes(g) / r.hbm_Bps;
   }
   if (w.attention.batch_heads > 0) {
-    t.attention_s = kAttentionBackwardFlopsFactor * AttentionForwardFlops(w.attention) /
-                    (r.peak_flops * r.attention_backward_efficiency);
+    const double eff =
+        w.attention.flash_v1 ? r.attention_v1_backward_efficiency : r.attention_backward_efficiency;
+    t.attention_s = kAttentionBackwardFlopsFactor * AttentionForwardFlops(w.attention) / (r.peak_flops * eff);
   }
   t.memory_s = kBackwardBytesFactor * w.elementwise_bytes / r.hbm_Bps;
   t.launch_s = 2.0 * w.kernels * r.kernel_gap_s;

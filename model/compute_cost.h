@@ -17,7 +17,9 @@
 //  Attention (FlashAttention): 4 b h s_q s_kv d FLOPs forward, halved when causal (masked tiles are skipped),
 //    at the GPU's published FlashAttention efficiency; the backward does 2.5x the forward's FLOPs (five
 //    matmuls against two, with the recompute of the scores inside; Dao 2023, FlashAttention-2 sec. 3.1.2)
-//    at its own backward efficiency.
+//    at its own backward efficiency. FlashAttention v1 and its Triton port (AttentionWork::flash_v1) run the
+//    same algorithm and FLOPs (five backward matmuls too: Dao et al. 2022, Algorithm 4) at the calibration's
+//    v1 efficiencies.
 //  Memory-bound kernels: bytes / achievable HBM bandwidth (the calibration's device copy bandwidth).
 //  Kernel gaps: each kernel launch leaves the GPU idle for `kernel_gap_s` between back-to-back kernels.
 //
@@ -53,6 +55,8 @@ struct ComputeRates {
   double gemm_efficiency = 0;     // achievable fraction of peak at large aligned GEMMs
   double attention_forward_efficiency = 0;
   double attention_backward_efficiency = 0;
+  double attention_v1_forward_efficiency = 0;  // FlashAttention v1 / its Triton port (0: not known)
+  double attention_v1_backward_efficiency = 0;
   double hbm_Bps = 0;             // achievable HBM bandwidth (device copy, read + write counted)
   double kernel_gap_s = 0;        // idle GPU time per kernel between back-to-back kernels
   double fp8_peak_flops = 0;      // dense FP8 tensor-core peak, FLOP/s (0: none)

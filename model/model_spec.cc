@@ -13,7 +13,17 @@ double BytesPerElement(DType dtype) {
 
 const char* DTypeName(DType dtype) { return dtype == DType::kFp16 ? "fp16" : "bf16"; }
 
-const char* AttentionImplName(AttentionImpl a) { return a == AttentionImpl::kFlash ? "flash" : "unfused"; }
+const char* AttentionImplName(AttentionImpl a) {
+  switch (a) {
+    case AttentionImpl::kFlash:
+      return "flash";
+    case AttentionImpl::kUnfused:
+      return "unfused";
+    case AttentionImpl::kFlashV1:
+      return "flash_v1";
+  }
+  return "flash";
+}
 
 const char* MlpKindName(MlpKind k) {
   switch (k) {

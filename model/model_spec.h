@@ -19,7 +19,11 @@ enum class DType { kFp16, kBf16 };
 // How the attention core runs (a training setting, `[training] attention`): FlashAttention's fused kernel
 // (Dao 2022/2023: no s x s matrix in HBM, causal tiles skipped), or Megatron's unfused path (two batched
 // GEMMs around a fused scale-mask-softmax and a dropout, each pass over the b x a x s x s scores in HBM).
-enum class AttentionImpl { kFlash, kUnfused };
+// kFlashV1: the first FlashAttention algorithm (Dao et al. 2022) or its Triton port (flash_attn_triton.py,
+// MosaicGPT's attn_impl "triton" of 2022-23): the same fused, IO-aware kernel and FLOPs as kFlash, at
+// FlashAttention v1's lower efficiency (FlashAttention-2, Dao 2023, sec. 1: v1 reaches 25-40% of the A100's
+// peak; FlashAttention-2 is 1.3-2.5x faster than the Triton port, sec. 4.1).
+enum class AttentionImpl { kFlash, kUnfused, kFlashV1 };
 
 // The MLP: a plain two-matrix MLP with an elementwise activation (GeLU for GPT/NeoX/MPT, ReLU for OPT:
 // the same shapes and bytes) or a gated MLP with three matrices (Shazeer 2020, "GLU Variants Improve

@@ -99,10 +99,11 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
     // QK^T and softmax(QK^T) V: 2 * tokens * s * h FLOPs each (Megatron's 4*B*s^2*h), counted dense. With
     // grouped-query attention each query head still multiplies its (shared) keys and values: same FLOPs.
     ModuleWork core;
-    if (m.attention == AttentionImpl::kFlash) {
+    if (m.attention == AttentionImpl::kFlash || m.attention == AttentionImpl::kFlashV1) {
       // FlashAttention reads the kv heads directly (GQA support in flash-attn 2) and applies ALiBi slopes
-      // inside the kernel: no extra HBM passes.
-      core.attention = AttentionWork{sequences * heads, s, s, head_dim, true};
+      // inside the kernel: no extra HBM passes. Version 1 (and its Triton port) does the same work, slower.
+      core.attention =
+          AttentionWork{sequences * heads, s, s, head_dim, true, m.attention == AttentionImpl::kFlashV1};
       core.kernels = 1;
     } else {
       // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores),

@@ -61,6 +61,9 @@ struct AttentionWork {
   double seq_kv = 0;
   double head_dim = 0;
   bool causal = true;
+  // FlashAttention v1 or its Triton port (model_spec.h AttentionImpl::kFlashV1): the same FLOPs at the
+  // calibration's FlashAttention-v1 efficiencies instead of FlashAttention-2's.
+  bool flash_v1 = false;
   bool operator==(const AttentionWork&) const = default;
 };
 

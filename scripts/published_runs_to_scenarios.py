@@ -110,12 +110,16 @@ def model_of(case, notes):
         notes.append("vocab not stated: 50257 (GPT-2 tokenizer, Megatron-DeepSpeed's default) assumed")
     seq = m["seq_len"]
     mpt = m["name"].lower().startswith("mpt")
-    # MPT (llm-foundry mpt-*.yaml): no_bias, ALiBi, no dropout, LayerNorm without bias; GPT (Megatron):
+    # MPT: the published llm-foundry rows predate llm-foundry (they entered its README in 300cc5c58, 2023-05-03)
+    # and ran MosaicGPT, whose benchmark yamls (scripts/train/yamls/mosaic_gpt/*.yaml) set none of alibi, no_bias,
+    # learned_pos_emb: MosaicGPTConfig's defaults (llmfoundry/models/mosaic_gpt/configuration_mosaic_gpt.py at
+    # 300cc5c58) give learned positions (alibi False, learned_pos_emb True), biases (no_bias False) and no dropout
+    # (resid_pdrop, emb_pdrop, attn_pdrop 0), not the later MPT release's ALiBi and no_bias. GPT (Megatron):
     # biases, learned positions, dropout 0.1.
     return OrderedDict(name=m["name"], layers=layers, hidden=hidden, heads=heads, ffn=ffn, vocab=vocab,
                        positions=max(seq, 2048), dropout=0.0 if mpt else 0.1,
                        dtype="bf16" if "bf16" in (case["training"]["precision"] or "") else "fp16",
-                       position_kind="alibi" if mpt else "learned", biases="none" if mpt else "all")
+                       position_kind="learned", biases="all")
 
 
 def model_text(model, case):
@@ -250,7 +254,13 @@ def main():
             f"seq_len = {first['model']['seq_len']}",
             f"train_micro_batch_size_per_gpu = {first['training']['micro_batch_seqs']}",
             "activation_checkpointing = true",
-            f'attention = "{"flash" if fsdp else "unfused"}"   # llm-foundry: attn_impl flash; DeepSpeed 0.6 Megatron GPT: unfused',
+        ] + ([
+            'attention = "flash_v1"   # these rows predate llm-foundry (in its README since 300cc5c58, 2023-05-03): its',
+            "# submit_benchmarks.py then ran image mosaicml/pytorch:1.13.1_cu117 with --attn_impl triton (MosaicGPT's",
+            "# FlashAttention-v1 Triton kernel), not today's yamls' attn_impl flash (FlashAttention-2)",
+        ] if fsdp else [
+            'attention = "unfused"   # DeepSpeed 0.6 Megatron GPT: unfused',
+        ]) + [
             "",
         ] + runtime
         text = "\n".join(lines + variant_lines + expect_lines) + "\n"

@@ -53,7 +53,7 @@ inline model::Calibration TestCalibration() {
   cal.source = "derived";
   cal.copy_Bps = 800e9;
   for (auto& k : cal.kernels) k.fit = {4e-6, 700e9};
-  cal.compute = {0.5, 0.4, 0.35, 0.0, "test", 0.6, "test"};
+  cal.compute = {0.5, 0.4, 0.35, 0.0, "test", 0.6, "test", 0.3, 0.25, "test"};
   return cal;
 }
 

@@ -206,6 +206,23 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
   } else if (fp8_source) {
     eff.Fail("fp8_gemm_source", "a source without fp8_gemm");
   }
+  // Optional, all three together: FlashAttention v1's efficiencies and their source (attention = "flash_v1").
+  const char* v1_keys[] = {"attention_v1_forward", "attention_v1_backward", "attention_v1_source"};
+  int v1_given = 0;
+  for (const char* k : v1_keys) v1_given += eff.Get(k, false) != nullptr ? 1 : 0;
+  if (v1_given == 3) {
+    cal.compute.attention_v1_forward = fraction("attention_v1_forward");
+    cal.compute.attention_v1_backward = fraction("attention_v1_backward");
+    cal.compute.attention_v1_source = eff.String("attention_v1_source");
+  } else if (v1_given > 0) {
+    for (const char* k : v1_keys) {
+      if (eff.Get(k, false) == nullptr) {
+        eff.Fail(
+            k, "missing: attention_v1_forward, attention_v1_backward and attention_v1_source come together");
+        break;
+      }
+    }
+  }
   eff.Finish();
 
   ReadMeasuredCompute(&root, path, &cal, &status);

@@ -215,6 +215,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
         if (!m.ok()) return m.status();
         var.model = m->model;
         var.model.seq_len = base_model.seq_len;
+        var.model.attention = base_model.attention;  // [training] attention is a training setting too
       }
       var.zero = ReadZeroKeys(&vt, base_zero, s.cluster);
       ApplyRuntime(runtime_keys, &var.zero);
@@ -223,6 +224,12 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
         std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);
         if (problems.empty() && var.zero.precision.fp8_gemms && !(s.calibration.compute.fp8_gemm > 0)) {
           problems.push_back({"fp8_gemms", fmt::format("the calibration {} gives no gemm_efficiency.fp8_gemm",
+                                                       topo->calibration_path)});
+        }
+        if (problems.empty() && var.model.attention == model::AttentionImpl::kFlashV1 &&
+            !(s.calibration.compute.attention_v1_forward > 0)) {
+          problems.push_back({"attention", fmt::format("flash_v1: the calibration {} gives no "
+                                                       "gemm_efficiency.attention_v1_forward",
                                                        topo->calibration_path)});
         }
         TableReader* fallback = vt.Has("model") ? &vt : &root;

@@ -158,8 +158,10 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
       m->attention = model::AttentionImpl::kFlash;
     } else if (*a == "unfused") {
       m->attention = model::AttentionImpl::kUnfused;
+    } else if (*a == "flash_v1") {
+      m->attention = model::AttentionImpl::kFlashV1;
     } else {
-      t->Fail("attention", fmt::format("unknown attention \"{}\" (flash, unfused)", *a));
+      t->Fail("attention", fmt::format("unknown attention \"{}\" (flash, flash_v1, unfused)", *a));
     }
   }
 }

@@ -64,6 +64,18 @@ TEST(ComputeCost, FlashAttentionSkipsMaskedTilesAndDoesTwoAndAHalfTimesTheWorkBa
   EXPECT_DOUBLE_EQ(ForwardTime(w, Rates()).attention_s, dense / (100e12 * 0.5));
 }
 
+TEST(ComputeCost, FlashAttentionV1DoesTheSameWorkAtItsOwnEfficiencies) {
+  // Same FLOPs as FlashAttention-2 (causal halving, 2.5x backward), at the v1 efficiencies 0.3 and 0.25.
+  ComputeRates r = Rates();
+  r.attention_v1_forward_efficiency = 0.3;
+  r.attention_v1_backward_efficiency = 0.25;
+  ModuleWork w;
+  w.attention = AttentionWork{32, 2048, 2048, 128, true, true};
+  const double causal = 0.5 * 4.0 * 32 * 2048 * 2048 * 128;
+  EXPECT_DOUBLE_EQ(ForwardTime(w, r).attention_s, causal / (100e12 * 0.3));
+  EXPECT_DOUBLE_EQ(BackwardTime(w, r).attention_s, 2.5 * causal / (100e12 * 0.25));
+}
+
 TEST(ComputeCost, SelectiveRecomputeRunsTheForwardAgainInsideTheBackward) {
   // An unfused attention core: Q K^T and scores x V, 2 GB of softmax/dropout traffic, 4 kernels.
   ModuleWork w;
