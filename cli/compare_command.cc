@@ -4,12 +4,13 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/compare.h"
+#include "study/compare.h"
 #include "cli/options.h"
-#include "cli/output_format.h"
-#include "cli/scenario_runner.h"
+#include "study/output_format.h"
+#include "study/scenario_runner.h"
 #include "model/io/loaders.h"
 #include "model/io/sweep.h"
+#include "study/sweep_grid.h"
 
 namespace zerosim::cli {
 
@@ -29,13 +30,13 @@ StatusOr<io::Scenario> LoadSide(const std::string& path, const std::string& base
       return Status::Error(fmt::format("{} is neither a scenario ({}) nor a topology ({})", path,
                                        s.status().message(), t.status().message()));
     }
-    StatusOr<io::Scenario> b = LoadScenarioOrDefault(base);
+    StatusOr<io::Scenario> b = study::LoadScenarioOrDefault(base);
     if (!b.ok()) return b.status();
-    s = io::ApplySettings(fs, *b, {"topology=" + path});
+    s = study::ApplySettings(fs, *b, {"topology=" + path});
     if (!s.ok()) return s.status();
     s.value().name = fmt::format("{} on {}", b->name, t->cluster.name);
   }
-  if (!settings.empty()) s = io::ApplySettings(fs, *s, settings);
+  if (!settings.empty()) s = study::ApplySettings(fs, *s, settings);
   return s;
 }
 
@@ -69,12 +70,12 @@ int CompareCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim compare: give two files, A and B (scenarios or topologies)\n");
     return kExitUsage;
   }
-  const StatusOr<OutputFormat> format = ParseOutputFormat(format_name);
+  const StatusOr<study::OutputFormat> format = study::ParseOutputFormat(format_name);
   if (!format.ok()) {
     fmt::print(stderr, "zerosim compare: {}\n", format.status().message());
     return kExitUsage;
   }
-  Engine engine = Engine::kAnalytic;
+  study::Engine engine = study::Engine::kAnalytic;
   sim::SimOptions sim_options;
   if (Status st = ResolveEngine(engine_args, /*allow_both=*/false, &engine, &sim_options); !st.ok()) {
     fmt::print(stderr, "zerosim compare: {}\n", st.message());
@@ -87,15 +88,15 @@ int CompareCommand(int argc, char** argv) {
       fmt::print(stderr, "zerosim compare: error: {}\n", s.status().message());
       return kExitUsage;
     }
-    StatusOr<model::Report> r = EvaluateScenario(*s, engine, sim_options);
+    StatusOr<model::Report> r = study::EvaluateScenario(*s, engine, sim_options);
     if (!r.ok()) {
       fmt::print(stderr, "zerosim compare: error: {}\n", r.status().message());
       return kExitFailed;
     }
     reports.push_back(std::move(r).value());
   }
-  const Comparison c = CompareReports(files[0], std::move(reports[0]), files[1], std::move(reports[1]));
-  fmt::print("{}", RenderComparison(c, *format));
+  const study::Comparison c = study::CompareReports(files[0], std::move(reports[0]), files[1], std::move(reports[1]));
+  fmt::print("{}", study::RenderComparison(c, *format));
   return kExitOk;
 }
 

@@ -10,8 +10,9 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/sweep_runner.h"
-#include "cli/sweep_summary.h"
+#include "study/sweep_grid.h"
+#include "study/sweep_runner.h"
+#include "study/sweep_summary.h"
 #include "model/version.h"
 
 namespace zerosim::cli {
@@ -30,7 +31,7 @@ bool ParseShard(const std::string& text, int* k, int* n) {
 int SweepCommand(int argc, char** argv) {
   std::string file, shard = "1/1";
   EngineArgs engine_args;
-  SweepOptions o;
+  study::SweepOptions o;
   bool quiet = false;
   po::options_description opts(
       "usage: zerosim sweep <sweep.toml> [options]\n\n"
@@ -65,19 +66,19 @@ int SweepCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim sweep: --jobs wants 1 to 1024 worker processes, got {}\n", o.jobs);
     return kExitUsage;
   }
-  Engine engine = Engine::kAnalytic;
+  study::Engine engine = study::Engine::kAnalytic;
   if (Status st = ResolveEngine(engine_args, /*allow_both=*/false, &engine, &o.sim_options); !st.ok()) {
     fmt::print(stderr, "zerosim sweep: {}\n", st.message());
     return kExitUsage;
   }
-  o.sim = engine == Engine::kSim;
+  o.sim = engine == study::Engine::kSim;
   o.progress = !quiet;
-  StatusOr<io::SweepSpec> spec = io::LoadSweep(io::DiskFileSource(), file);
+  StatusOr<io::SweepSpec> spec = study::LoadSweep(io::DiskFileSource(), file);
   if (!spec.ok()) {
     fmt::print(stderr, "zerosim sweep: error: {}\n", spec.status().message());
     return kExitUsage;
   }
-  StatusOr<SweepStats> stats = RunSweep(*spec, o);
+  StatusOr<study::SweepStats> stats = study::RunSweep(*spec, o);
   if (!stats.ok()) {
     fmt::print(stderr, "zerosim sweep: error: {}\n", stats.status().message());
     return kExitFailed;
@@ -99,7 +100,7 @@ int SweepCommand(int argc, char** argv) {
         std::filesystem::file_size(o.out, ec) < (uint64_t{1} << 28)) {
       std::ifstream in(o.out, std::ios::binary);
       const std::string rows((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      StatusOr<std::string> table = SummarizeSweepRows(rows);
+      StatusOr<std::string> table = study::SummarizeSweepRows(rows);
       if (!table.ok()) {
         fmt::print(stderr, "zerosim sweep: error: {}: {}\n", o.out, table.status().message());
         return kExitFailed;

@@ -9,7 +9,7 @@
 #include "model/report.h"
 #include "model/status.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 struct PointResult {
   std::string engine;    // "analytic" or "sim"
@@ -71,4 +71,4 @@ std::vector<std::string> FindScenarioFiles(const std::string& dir);
 // `files` if any, else every scenario under ./scenarios (an error outside the source tree).
 StatusOr<std::vector<std::string>> ScenarioFilesOrDiscover(const std::vector<std::string>& files);
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

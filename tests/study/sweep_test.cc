@@ -9,12 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/sweep_runner.h"
 #include "model/cost.h"
 #include "model/pareto.h"
+#include "study/sweep_grid.h"
+#include "study/sweep_point.h"
+#include "study/sweep_resume.h"
+#include "study/sweep_runner.h"
 #include "test_inputs.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 namespace {
 
 namespace fs = std::filesystem;
@@ -62,7 +65,7 @@ class SweepTest : public ::testing::Test {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
   io::SweepSpec Spec() {
-    StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+    StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
     EXPECT_TRUE(s.ok()) << s.status().message();
     return *s;
   }
@@ -82,13 +85,13 @@ class SweepTest : public ::testing::Test {
 
 TEST_F(SweepTest, EnumeratesTheProductInAFixedOrder) {
   const io::SweepSpec s = Spec();
-  ASSERT_EQ(io::PointCount(s), 27u);
+  ASSERT_EQ(PointCount(s), 27u);
   // Schedule-shaping axes (nodes) vary slowest, bandwidth-only axes fastest, alphabetical within.
   ASSERT_EQ(s.axes.size(), 3u);
   EXPECT_EQ(s.axes[0].key, "nodes");
   EXPECT_EQ(s.axes[1].key, "nic.bandwidth");
   EXPECT_EQ(s.axes[2].key, "nic.count");
-  const io::SweepPoint p = io::MakePoint(s, 10);  // nodes 4, 100Gbps, 3 NICs
+  const SweepPoint p = MakePoint(s, 10);  // nodes 4, 100Gbps, 3 NICs
   EXPECT_EQ(p.cluster.nodes, 4);
   EXPECT_DOUBLE_EQ(p.cluster.nic.bandwidth_Bps, 12.5e9);
   EXPECT_EQ(p.cluster.nic.count, 3);
@@ -111,8 +114,8 @@ TEST_F(SweepTest, InfeasiblePointsAreRowsWithAReason) {
 TEST_F(SweepTest, ConstraintsDropPoints) {
   Write("x.sweep.toml", std::string(kSweep) + "\n[constraints]\ntotal_gpus = 32\n");
   const io::SweepSpec s = Spec();
-  EXPECT_EQ(io::PointCount(s), 9u);  // only 4 nodes x 8 GPUs
-  for (size_t i = 0; i < io::PointCount(s); ++i) EXPECT_EQ(io::MakePoint(s, i).cluster.total_gpus(), 32);
+  EXPECT_EQ(PointCount(s), 9u);  // only 4 nodes x 8 GPUs
+  for (size_t i = 0; i < PointCount(s); ++i) EXPECT_EQ(MakePoint(s, i).cluster.total_gpus(), 32);
 }
 
 TEST_F(SweepTest, ThreeShardsConcatenateToTheUnshardedOutput) {
@@ -139,7 +142,7 @@ TEST_F(SweepTest, AnInterruptedOutputIsResumed) {
 
 TEST_F(SweepTest, UnknownAxisAndMissingPriceAreReported) {
   Write("x.sweep.toml", std::string(kSweep).replace(std::string(kSweep).find("\"nic.count\""), 11, "\"nic.cuont\""));
-  StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+  StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("did you mean 'nic.count'"), std::string::npos) << s.status().message();
   EXPECT_NE(s.status().message().find("x.sweep.toml:7"), std::string::npos) << s.status().message();
@@ -147,7 +150,7 @@ TEST_F(SweepTest, UnknownAxisAndMissingPriceAreReported) {
   std::string text = kSweep;
   text.replace(text.find("\"400Gbps\" = 2500"), 16, "");
   Write("x.sweep.toml", text);
-  s = io::LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+  s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("no NIC or switch-port price for 400 Gbps"), std::string::npos)
       << s.status().message();
@@ -210,7 +213,7 @@ TEST_F(SweepTest, RowsCarryTheFilesOfTheirPointAndTheirCalibrationsKinds) {
   Write("c2.json", testing::Calibration());
   Write("y.sweep.toml", "name = \"y\"\nbase = \"s.toml\"\n[axes]\ntopology = [\"t.toml\", \"t2.toml\"]\n");
   auto spec = [&] {
-    StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), (dir_ / "y.sweep.toml").string());
+    StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "y.sweep.toml").string());
     EXPECT_TRUE(s.ok()) << s.status().message();
     return *s;
   };
@@ -239,4 +242,4 @@ TEST_F(SweepTest, RowsCarryTheFilesOfTheirPointAndTheirCalibrationsKinds) {
 }
 
 }  // namespace
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

@@ -1,4 +1,4 @@
-#include "cli/compare.h"
+#include "study/compare.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 namespace {
 
@@ -312,4 +312,4 @@ std::string RenderComparison(const Comparison& c, OutputFormat format) {
   return "";
 }
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

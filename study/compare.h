@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/output_format.h"
+#include "study/output_format.h"
 #include "model/report.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 // One input key whose value differs, as the JSON report spells key and value ("cluster.nic.bandwidth_Bps").
 struct InputDifference {
@@ -56,4 +56,4 @@ Comparison CompareReports(std::string a_label, model::Report a, std::string b_la
 // lines or CSV.
 std::string RenderComparison(const Comparison& c, OutputFormat format);
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

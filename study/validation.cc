@@ -1,4 +1,4 @@
-#include "cli/validation.h"
+#include "study/validation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "model/evaluate.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 namespace {
 
@@ -285,4 +285,4 @@ StatusOr<std::vector<std::string>> ScenarioFilesOrDiscover(const std::vector<std
   return FindScenarioFiles("scenarios");
 }
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study
