@@ -1,6 +1,6 @@
 // `zerosim compare A.toml B.toml [--scenario S] [--set-a K=V] [--set-b K=V] [--engine analytic|sim]
 // [--format table|json|jsonl|csv]`: two scenarios, or one scenario on two clusters (A and B topology files),
-// side by side with the differences and their causes (cli/compare.h).
+// side by side with the differences and their causes (study/compare.h).
 #include <fmt/format.h>
 
 #include "cli/commands.h"

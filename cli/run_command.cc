@@ -39,7 +39,7 @@ struct RunArgs {
   bool search_batch = false;  // per variant, the largest micro-batch that fits (model/batch_search.h)
   int64_t global_batch = 0;   // with search_batch: the target sequences per optimizer step
   std::vector<std::string> settings;  // --set KEY=VALUE
-  std::string format = "table";       // --format: table, json, jsonl or csv (cli/output_format.h)
+  std::string format = "table";       // --format: table, json, jsonl or csv (study/output_format.h)
 };
 
 // Parses "0,1,17" into distinct ranks.

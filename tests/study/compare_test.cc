@@ -1,4 +1,4 @@
-// `zerosim compare` (cli/compare.h): doubling the NIC bandwidth of the default scenario is found as the one
+// `zerosim compare` (study/compare.h): doubling the NIC bandwidth of the default scenario is found as the one
 // input that differs, moves no compute and no bytes (volumes do not depend on bandwidth), and shortens the
 // iteration through exposed communication; the rows read back, and sweep rows carry the same field names.
 #include <gtest/gtest.h>
