@@ -1,19 +1,13 @@
 #include "study/sweep_runner.h"
 
-#include <poll.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <csignal>
+#include <algorithm>
 #include <cstdio>
-#include <cstring>
-#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "model/evaluate.h"
+#include "sim/process_pool.h"
 #include "study/progress.h"
 #include "study/sweep_output.h"
 #include "study/sweep_point.h"
@@ -32,123 +26,33 @@ std::vector<size_t> ShardPoints(size_t points, int shard, int shards) {
 
 namespace {
 
-bool WriteAll(int fd, const std::string& data) {
-  size_t off = 0;
-  while (off < data.size()) {
-    const ssize_t n = write(fd, data.data() + off, data.size() - off);
-    if (n <= 0) return false;
-    off += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// A worker: evaluates its points and sends "<index> <length>\n<rows>" messages through `fd`. It dies with
-// the parent (a killed sweep leaves no worker running).
-[[noreturn]] void Worker(const io::SweepSpec& spec, const SweepOptions& o, const std::vector<size_t>& points, int fd,
-                         const std::string& sweep_hash, pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(5);
-  model::ScheduleCache cache;
-  for (size_t i : points) {
-    const SweepPoint p = MakePoint(spec, i);
-    StatusOr<std::vector<model::VariantReport>> reports = EvaluatePoint(p, &cache, o.sim, o.sim_options);
-    if (!reports.ok()) {
-      fmt::print(stderr, "zerosim sweep: {}\n", reports.status().message());
-      _exit(4);
-    }
-    const std::string rows = PointRows(spec, p, *reports, sweep_hash);
-    if (!WriteAll(fd, fmt::format("{} {}\n", i, rows.size()) + rows)) _exit(3);
-  }
-  close(fd);
-  _exit(0);
-}
-
-// Runs `pending` in `jobs` worker processes; the parent writes rows in point order.
+// Runs `pending` in `jobs` worker processes of the process pool (sim/process_pool.h): a worker takes the
+// next pending point when it finishes one (a slow point holds one worker, not a stride of points), and
+// the parent writes each point's rows in point order as they become ready.
 Status RunParallel(const io::SweepSpec& spec, const SweepOptions& o, const std::vector<size_t>& pending, int jobs,
                    const std::string& sweep_hash, SweepOutput* out, Progress* progress) {
-  // Worker w takes every jobs-th pending point.
-  std::vector<int> fds;
-  std::vector<pid_t> pids;
-  auto stop_workers = [&] {
-    for (int fd : fds) close(fd);
-    for (pid_t pid : pids) kill(pid, SIGKILL);
-    for (pid_t pid : pids) waitpid(pid, nullptr, 0);
-  };
-  const pid_t parent = getpid();
-  for (int w = 0; w < jobs; ++w) {
-    std::vector<size_t> mine;
-    for (size_t n = static_cast<size_t>(w); n < pending.size(); n += static_cast<size_t>(jobs)) mine.push_back(pending[n]);
-    int pipefd[2];
-    if (pipe(pipefd) != 0) {
-      stop_workers();
-      return Status::Error(fmt::format("pipe: {}", std::strerror(errno)));
-    }
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(pipefd[0]);
-      close(pipefd[1]);
-      stop_workers();
-      return Status::Error(fmt::format("fork: {}", std::strerror(errno)));
-    }
-    if (pid == 0) {
-      close(pipefd[0]);
-      for (int fd : fds) close(fd);
-      Worker(spec, o, mine, pipefd[1], sweep_hash, parent);
-    }
-    close(pipefd[1]);
-    fds.push_back(pipefd[0]);
-    pids.push_back(pid);
-  }
-  std::vector<std::string> buffers(fds.size());
-  std::map<size_t, std::string> ready;
-  size_t next = 0;
-  size_t open_fds = fds.size();
-  std::vector<pollfd> pfds;
-  for (int fd : fds) pfds.push_back({fd, POLLIN, 0});
-  char chunk[1 << 16];
-  while (open_fds > 0) {
-    if (poll(pfds.data(), pfds.size(), -1) < 0) continue;
-    for (size_t w = 0; w < pfds.size(); ++w) {
-      if (pfds[w].fd < 0 || (pfds[w].revents & (POLLIN | POLLHUP)) == 0) continue;
-      const ssize_t n = read(pfds[w].fd, chunk, sizeof(chunk));
-      if (n <= 0) {
-        close(pfds[w].fd);
-        fds[w] = -1;
-        pfds[w].fd = -1;
-        --open_fds;
-        continue;
-      }
-      buffers[w].append(chunk, static_cast<size_t>(n));
-      // Parse complete messages.
-      for (;;) {
-        const size_t nl = buffers[w].find('\n');
-        if (nl == std::string::npos) break;
-        size_t index = 0, length = 0;
-        if (std::sscanf(buffers[w].c_str(), "%zu %zu", &index, &length) != 2) break;
-        if (buffers[w].size() < nl + 1 + length) break;
-        ready[index] = buffers[w].substr(nl + 1, length);
-        buffers[w].erase(0, nl + 1 + length);
-      }
-    }
-    while (next < pending.size() && ready.count(pending[next]) > 0) {
-      if (Status st = out->Write(ready[pending[next]]); !st.ok()) {
-        std::erase(fds, -1);
-        stop_workers();
-        return st;
-      }
-      ready.erase(pending[next]);
-      ++next;
-    }
-    progress->Update(next);
-  }
-  bool failed = false;
-  for (pid_t pid : pids) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    failed = failed || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-  }
-  if (failed || next != pending.size()) {
-    return Status::Error(fmt::format("a sweep worker failed after {} of {} points; rerun to resume", next, pending.size()));
+  model::ScheduleCache cache;  // each worker's own copy after the fork
+  sim::PoolOptions pool;
+  pool.workers = jobs;
+  pool.child_name = "sweep worker";
+  pool.task_name = [&](size_t n) { return fmt::format("point {}", pending[n]); };
+  size_t written = 0;
+  const Status st = sim::RunPool(
+      pending.size(), pool,
+      [&](size_t n) -> StatusOr<std::string> {
+        const SweepPoint p = MakePoint(spec, pending[n]);
+        StatusOr<std::vector<model::VariantReport>> reports = EvaluatePoint(p, &cache, o.sim, o.sim_options);
+        if (!reports.ok()) return reports.status();
+        return PointRows(spec, p, *reports, sweep_hash);
+      },
+      [&](size_t, std::string rows) {
+        if (Status w = out->Write(rows); !w.ok()) return w;
+        progress->Update(++written);
+        return Status::Ok();
+      });
+  if (!st.ok()) {
+    return Status::Error(
+        fmt::format("{} ({} of {} points written; rerun to resume)", st.message(), written, pending.size()));
   }
   return Status::Ok();
 }

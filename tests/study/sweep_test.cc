@@ -130,6 +130,32 @@ TEST_F(SweepTest, ParallelWorkersWriteTheSameBytes) {
   EXPECT_EQ(Run(s, "j1.jsonl", 1), Run(s, "j3.jsonl", 3));
 }
 
+// Points of very different cost (simulated clusters of 1 to 16 nodes, each variant replayed in its own
+// child of a worker): the workers take points as they free up, and the rows are the same bytes as one job's.
+TEST_F(SweepTest, PointsOfVeryDifferentCostFinishInPointOrderWithAnyJobs) {
+  Write("x.sweep.toml", "name = \"uneven\"\nbase = \"s.toml\"\n[axes]\nnodes = [16, 1, 2, 1, 4, 1, 1]\n");
+  const io::SweepSpec s = Spec();
+  ASSERT_EQ(PointCount(s), 7u);
+  auto run = [&](const std::string& out, int jobs) {
+    SweepOptions o;
+    o.sim = true;
+    o.out = (dir_ / out).string();
+    o.jobs = jobs;
+    o.progress = false;
+    StatusOr<SweepStats> st = RunSweep(s, o);
+    EXPECT_TRUE(st.ok()) << st.status().message();
+    return Read(dir_ / out);
+  };
+  const std::string one = run("j1.jsonl", 1);
+  EXPECT_EQ(run("j3.jsonl", 3), one);
+  size_t rows = 0;  // two variants a point: row k belongs to point k / 2
+  for (size_t pos = 0, nl; (nl = one.find('\n', pos)) != std::string::npos; pos = nl + 1, ++rows) {
+    const nlohmann::json row = nlohmann::json::parse(one.substr(pos, nl - pos));
+    EXPECT_EQ(row.at("point").get<size_t>(), rows / 2) << "row " << rows;
+  }
+  EXPECT_EQ(rows, 14u);
+}
+
 TEST_F(SweepTest, AnInterruptedOutputIsResumed) {
   const io::SweepSpec s = Spec();
   const std::string whole = Run(s, "whole.jsonl");
