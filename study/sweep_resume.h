@@ -17,9 +17,11 @@ namespace zerosim::study {
 std::string SweepFingerprint(const io::SweepSpec& spec, const SweepOptions& o);
 
 // The points complete in the output file `path` (none when it does not exist): each point writes
-// `rows_per_point` lines at once, in point order; a torn last point (or line) is cut off the file. Errors: a
-// line that is not a sweep row, a row whose sweep_hash is not `sweep_hash`, a file that cannot be cut.
-StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_point,
-                                       const std::string& sweep_hash);
+// `rows_per_point` rows at once, in point order; a torn last point (or row) is cut off the file. JSON lines
+// when `csv_header` is empty; otherwise CSV, whose first record must be `csv_header` (SweepCsvHeader; a
+// torn header is cut too, leaving an empty file). Errors: a row that is not a sweep row, a row whose
+// sweep_hash is not `sweep_hash`, another CSV header, a file that cannot be cut.
+StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_point, const std::string& sweep_hash,
+                                       const std::string& csv_header = "");
 
 }  // namespace zerosim::study

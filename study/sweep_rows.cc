@@ -74,4 +74,85 @@ std::string PointRows(const io::SweepSpec& spec, const SweepPoint& p,
   return out;
 }
 
+namespace {
+
+// The cost columns, in the JSON row's order.
+const char* const kCostColumns[] = {"capex_usd",    "usd_per_hour",    "usd_per_million_tokens",
+                                    "train_tokens", "time_to_train_s", "cost_to_train_usd"};
+
+// The provenance's columns and values, in the JSON row's order.
+const char* const kProvenanceColumns[] = {
+    "zerosim_version",    "sweep",          "scenario",         "topology.path",    "topology.hash",
+    "model.path",         "model.hash",     "calibration.path", "calibration.hash", "calibration_gpu",
+    "calibration_source", "kernels_source", "compute_source"};
+std::vector<std::string> ProvenanceValues(const io::SweepSpec& spec, const SweepPoint& p) {
+  return {Version(),
+          spec.file.hash,
+          spec.base.scenario_file.hash,
+          p.topology_file.path,
+          p.topology_file.hash,
+          p.model_file.path,
+          p.model_file.hash,
+          p.calibration_file.path,
+          p.calibration_file.hash,
+          p.calibration.gpu,
+          p.calibration.source,
+          KernelsKind(p.calibration),
+          ComputeKind(p.calibration)};
+}
+
+// One CSV record being built: cells separated by commas (RFC 4180).
+class Record {
+ public:
+  void Add(const io::FieldValue& v) {
+    if (cells_++ > 0) text_ += ',';
+    text_ += io::FieldCsv(v);
+  }
+  std::string Line() const { return text_ + "\r\n"; }
+
+ private:
+  std::string text_;
+  size_t cells_ = 0;
+};
+
+}  // namespace
+
+std::string SweepCsvHeader(const io::SweepSpec& spec) {
+  Record header;
+  for (const char* name : {"sweep", "sweep_hash", "point"}) header.Add(std::string(name));
+  for (const io::Axis& a : spec.axes) header.Add("axes." + a.key);
+  for (const io::ReportField& f : io::ReportFields()) header.Add(std::string(f.name));
+  if (spec.has_price) {
+    for (const char* name : kCostColumns) header.Add(std::string("cost.") + name);
+  }
+  for (const char* name : kProvenanceColumns) header.Add(std::string("provenance.") + name);
+  return header.Line();
+}
+
+std::string PointRowsCsv(const io::SweepSpec& spec, const SweepPoint& p,
+                         const std::vector<model::VariantReport>& reports, const std::string& sweep_hash) {
+  std::string out;
+  const std::vector<std::string> provenance = ProvenanceValues(spec, p);
+  for (const model::VariantReport& r : reports) {
+    Record line;
+    line.Add(spec.name);
+    line.Add(sweep_hash);
+    line.Add(static_cast<long long>(p.index));
+    for (const auto& [key, value] : p.axes) line.Add(value);
+    const io::FieldRow row{&r, &p.cluster, spec.base.name};
+    for (const io::ReportField& f : io::ReportFields()) line.Add(io::FieldOf(f, row));
+    if (spec.has_price) {
+      const bool ran = r.iteration_time_s > 0;
+      model::CostResult cost;
+      if (ran) cost = model::EstimateCost(p.cluster, spec.price, r.tokens_per_s, spec.train_tokens);
+      const double values[] = {cost.capex_usd,    cost.usd_per_hour,    cost.usd_per_million_tokens,
+                               spec.train_tokens, cost.time_to_train_s, cost.cost_to_train_usd};
+      for (double v : values) line.Add(ran ? io::FieldValue(v) : io::FieldValue());
+    }
+    for (const std::string& value : provenance) line.Add(value);
+    out += line.Line();
+  }
+  return out;
+}
+
 }  // namespace zerosim::study

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
@@ -26,6 +27,13 @@ std::vector<size_t> ShardPoints(size_t points, int shard, int shards) {
 
 namespace {
 
+// The rows of one point in the sweep's format.
+std::string Rows(const io::SweepSpec& spec, const SweepOptions& o, const SweepPoint& p,
+                 const std::vector<model::VariantReport>& reports, const std::string& sweep_hash) {
+  return o.format == SweepFormat::kCsv ? PointRowsCsv(spec, p, reports, sweep_hash)
+                                       : PointRows(spec, p, reports, sweep_hash);
+}
+
 // Runs `pending` in `jobs` worker processes of the process pool (sim/process_pool.h): a worker takes the
 // next pending point when it finishes one (a slow point holds one worker, not a stride of points), and
 // the parent writes each point's rows in point order as they become ready.
@@ -43,7 +51,7 @@ Status RunParallel(const io::SweepSpec& spec, const SweepOptions& o, const std::
         const SweepPoint p = MakePoint(spec, pending[n]);
         StatusOr<std::vector<model::VariantReport>> reports = EvaluatePoint(p, &cache, o.sim, o.sim_options);
         if (!reports.ok()) return reports.status();
-        return PointRows(spec, p, *reports, sweep_hash);
+        return Rows(spec, o, p, *reports, sweep_hash);
       },
       [&](size_t, std::string rows) {
         if (Status w = out->Write(rows); !w.ok()) return w;
@@ -66,11 +74,19 @@ StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& o) 
   const std::string sweep_hash = SweepFingerprint(spec, o);
   SweepOutput out;
   if (Status st = out.Open(o.out); !st.ok()) return st;
+  const std::string csv_header = o.format == SweepFormat::kCsv ? SweepCsvHeader(spec) : "";
   std::set<size_t> done;
+  bool has_header = false;
   if (out.resumable()) {
-    StatusOr<std::set<size_t>> d = ResumeState(o.out, std::max<size_t>(1, spec.base.variants.size()), sweep_hash);
+    StatusOr<std::set<size_t>> d =
+        ResumeState(o.out, std::max<size_t>(1, spec.base.variants.size()), sweep_hash, csv_header);
     if (!d.ok()) return d.status();
     done = *d;
+    std::error_code ec;
+    has_header = !csv_header.empty() && std::filesystem::file_size(o.out, ec) > 0 && !ec;
+  }
+  if (!csv_header.empty() && !has_header) {
+    if (Status st = out.Write(csv_header); !st.ok()) return st;
   }
   std::vector<size_t> pending;
   for (size_t i : shard) {
@@ -89,7 +105,7 @@ StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& o) 
       const SweepPoint p = MakePoint(spec, pending[n]);
       StatusOr<std::vector<model::VariantReport>> reports = EvaluatePoint(p, &cache, o.sim, o.sim_options);
       if (!reports.ok()) return reports.status();
-      if (Status st = out.Write(PointRows(spec, p, *reports, sweep_hash)); !st.ok()) return st;
+      if (Status st = out.Write(Rows(spec, o, p, *reports, sweep_hash)); !st.ok()) return st;
       progress.Update(n + 1);
     }
     stats.schedules_built = cache.builds();

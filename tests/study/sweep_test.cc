@@ -1,6 +1,7 @@
 // Sweeps: enumeration, constraints, infeasible points, sharding, resuming, parallel workers, costs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "study/sweep_grid.h"
 #include "study/sweep_point.h"
 #include "study/sweep_resume.h"
+#include "study/sweep_rows.h"
 #include "study/sweep_runner.h"
 #include "test_inputs.h"
 
@@ -154,6 +156,82 @@ TEST_F(SweepTest, PointsOfVeryDifferentCostFinishInPointOrderWithAnyJobs) {
     EXPECT_EQ(row.at("point").get<size_t>(), rows / 2) << "row " << rows;
   }
   EXPECT_EQ(rows, 14u);
+}
+
+// CSV rows hold the JSON rows' values under the JSON paths joined by dots, after one header record, and an
+// interrupted CSV output resumes to the same bytes.
+TEST_F(SweepTest, CsvRowsAreTheJsonRowsFlattenedAndResume) {
+  const io::SweepSpec s = Spec();
+  const std::string jsonl = Run(s, "rows.jsonl");
+  SweepOptions o;
+  o.out = (dir_ / "rows.csv").string();
+  o.format = SweepFormat::kCsv;
+  o.progress = false;
+  ASSERT_TRUE(RunSweep(s, o).ok());
+  const std::string csv = Read(dir_ / "rows.csv");
+  ASSERT_EQ(csv.compare(0, SweepCsvHeader(s).size(), SweepCsvHeader(s)), 0);
+  // Split into records (no cell of this sweep holds a quote or a line break; commas are quoted).
+  auto cells_of = [](const std::string& line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (char ch : line) {
+      if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += ch;
+      }
+    }
+    return cells;
+  };
+  std::vector<std::vector<std::string>> records;
+  for (size_t pos = 0, end; (end = csv.find("\r\n", pos)) != std::string::npos; pos = end + 2) {
+    records.push_back(cells_of(csv.substr(pos, end - pos)));
+  }
+  const std::vector<std::string>& header = records.at(0);
+  std::vector<nlohmann::json> rows;
+  for (size_t pos = 0, nl; (nl = jsonl.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+    rows.push_back(nlohmann::json::parse(jsonl.substr(pos, nl - pos)));
+  }
+  ASSERT_EQ(records.size(), rows.size() + 1);
+  auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << name;
+    return static_cast<size_t>(it - header.begin());
+  };
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const std::vector<std::string>& rec = records[r + 1];
+    ASSERT_EQ(rec.size(), header.size()) << "record " << r;
+    EXPECT_EQ(rec[column("point")], rows[r]["point"].dump());
+    EXPECT_EQ(rec[column("axes.nic.bandwidth")], rows[r]["axes"]["nic.bandwidth"].get<std::string>());
+    EXPECT_EQ(rec[column("variant")], rows[r]["variant"].get<std::string>());
+    EXPECT_EQ(rec[column("cluster.nodes")], rows[r]["cluster"]["nodes"].dump());
+    EXPECT_EQ(rec[column("feasible")], rows[r]["feasible"].dump());
+    if (rows[r]["feasible"].get<bool>()) {
+      EXPECT_EQ(std::stod(rec[column("tflops_per_gpu")]), rows[r]["tflops_per_gpu"].get<double>());
+      EXPECT_EQ(std::stod(rec[column("cost.usd_per_million_tokens")]),
+                rows[r]["cost"]["usd_per_million_tokens"].get<double>());
+    } else {
+      EXPECT_EQ(rec[column("tflops_per_gpu")], "");
+      EXPECT_EQ(rec[column("cost.usd_per_million_tokens")], "");
+    }
+    EXPECT_EQ(rec[column("provenance.model.hash")], rows[r]["provenance"]["model"]["hash"].get<std::string>());
+  }
+  // Cut in the middle of a record (and, once, inside the header): the rerun completes the same bytes.
+  for (size_t cut : {csv.size() / 2, SweepCsvHeader(s).size() / 2}) {
+    std::ofstream(dir_ / "cut.csv", std::ios::binary) << csv.substr(0, cut);
+    o.out = (dir_ / "cut.csv").string();
+    StatusOr<SweepStats> st = RunSweep(s, o);
+    ASSERT_TRUE(st.ok()) << st.status().message();
+    EXPECT_EQ(Read(dir_ / "cut.csv"), csv) << "cut at " << cut;
+  }
+  // A CSV output does not resume as JSON lines, nor JSON lines as CSV.
+  o.out = (dir_ / "rows.jsonl").string();
+  EXPECT_FALSE(RunSweep(s, o).ok());
+  o.format = SweepFormat::kJsonl;
+  o.out = (dir_ / "rows.csv").string();
+  EXPECT_FALSE(RunSweep(s, o).ok());
 }
 
 TEST_F(SweepTest, AnInterruptedOutputIsResumed) {
