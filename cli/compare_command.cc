@@ -8,39 +8,10 @@
 #include "cli/options.h"
 #include "study/output_format.h"
 #include "study/scenario_runner.h"
-#include "model/io/loaders.h"
-#include "model/io/sweep.h"
-#include "study/sweep_grid.h"
 
 namespace zerosim::cli {
 
 namespace po = boost::program_options;
-
-namespace {
-
-// `path` as a scenario, or, when it is a topology file, `base` on that cluster (the sweep axis `topology`,
-// with its checks). Then the what-ifs `settings`.
-StatusOr<io::Scenario> LoadSide(const std::string& path, const std::string& base,
-                                const std::vector<std::string>& settings) {
-  const io::DiskFileSource fs;
-  StatusOr<io::Scenario> s = io::LoadScenario(fs, path);
-  if (!s.ok()) {
-    const StatusOr<io::TopologyFile> t = io::LoadTopology(fs, path);
-    if (!t.ok()) {
-      return Status::Error(fmt::format("{} is neither a scenario ({}) nor a topology ({})", path,
-                                       s.status().message(), t.status().message()));
-    }
-    StatusOr<io::Scenario> b = study::LoadScenarioOrDefault(base);
-    if (!b.ok()) return b.status();
-    s = study::ApplySettings(fs, *b, {"topology=" + path});
-    if (!s.ok()) return s.status();
-    s.value().name = fmt::format("{} on {}", b->name, t->cluster.name);
-  }
-  if (!settings.empty()) s = study::ApplySettings(fs, *s, settings);
-  return s;
-}
-
-}  // namespace
 
 int CompareCommand(int argc, char** argv) {
   std::vector<std::string> files, set_a, set_b;
@@ -83,7 +54,7 @@ int CompareCommand(int argc, char** argv) {
   }
   std::vector<model::Report> reports;
   for (int side = 0; side < 2; ++side) {
-    StatusOr<io::Scenario> s = LoadSide(files[side], base, side == 0 ? set_a : set_b);
+    StatusOr<io::Scenario> s = study::LoadComparedScenario(files[side], base, side == 0 ? set_a : set_b);
     if (!s.ok()) {
       fmt::print(stderr, "zerosim compare: error: {}\n", s.status().message());
       return kExitUsage;

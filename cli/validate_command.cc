@@ -5,11 +5,10 @@
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/nccl_check.h"
 #include "cli/options.h"
+#include "study/nccl_check.h"
 #include "study/published_inventory.h"
 #include "study/scenario_runner.h"
 #include "study/validation.h"
@@ -17,34 +16,6 @@
 namespace zerosim::cli {
 
 namespace po = boost::program_options;
-
-namespace {
-
-std::string PointsJsonl(const std::vector<study::PointResult>& points) {
-  std::string out;
-  for (const study::PointResult& p : points) {
-    nlohmann::ordered_json j;
-    j["engine"] = p.engine;
-    j["scenario"] = p.scenario;
-    j["variant"] = p.variant;
-    j["baseline"] = p.baseline;
-    j["metric"] = io::MetricName(p.metric);
-    if (!p.phase.empty()) j["phase"] = p.phase;
-    j["published"] = p.published;
-    j["simulated"] = p.simulated;
-    j["error"] = p.error;
-    j["tolerance"] = p.tolerance;
-    j["source"] = p.source;
-    j["group"] = p.group;
-    j["config"] = p.config;
-    j["gpus"] = p.gpus;
-    j["feasible"] = p.feasible;
-    out += j.dump() + "\n";
-  }
-  return out;
-}
-
-}  // namespace
 
 int ValidateCommand(int argc, char** argv) {
   std::vector<std::string> files;
@@ -73,7 +44,7 @@ int ValidateCommand(int argc, char** argv) {
   pos.add("scenario", -1);
   if (std::optional<int> stop = ParseCommandLine("validate", argc, argv, opts, &hidden, &pos)) return *stop;
   if (!nccl_points.empty()) {
-    StatusOr<std::string> table = CheckNcclPoints(nccl_points);
+    StatusOr<std::string> table = study::CheckNcclPoints(nccl_points);
     if (!table.ok()) {
       fmt::print(stderr, "zerosim validate: error: {}\n", table.status().message());
       return kExitUsage;
@@ -135,7 +106,7 @@ int ValidateCommand(int argc, char** argv) {
   }
   if (!inventory->empty()) fmt::print("\n{}", *inventory);
   if (engine == study::Engine::kBoth) fmt::print("\n{}", study::FormatEngineComparison(reports));
-  if (!jsonl.empty() && !WriteTextFile(jsonl, PointsJsonl(points))) {
+  if (!jsonl.empty() && !WriteTextFile(jsonl, study::ValidationJsonl(points))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", jsonl);
     return kExitFailed;
   }

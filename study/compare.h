@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "study/output_format.h"
+#include "model/io/loaders.h"
 #include "model/report.h"
+#include "model/status.h"
 
 namespace zerosim::study {
 
@@ -47,6 +49,12 @@ struct Comparison {
   std::vector<InputDifference> inputs;      // the scenarios' shared differences: cluster, model, calibration
   std::vector<VariantComparison> variants;  // A's order, then those only in B
 };
+
+// One side of a comparison: `path` as a scenario, or, when it is a topology file, the scenario `base` (""
+// : the embedded default) on that cluster (the sweep axis `topology`, with its checks); then the what-ifs
+// `settings` (ApplySettings, sweep_grid.h). Errors: a file that is neither, a bad setting.
+StatusOr<io::Scenario> LoadComparedScenario(const std::string& path, const std::string& base,
+                                            const std::vector<std::string>& settings);
 
 // Compares `a` with `b`.
 Comparison CompareReports(std::string a_label, model::Report a, std::string b_label, model::Report b);
