@@ -121,8 +121,9 @@ class Pool {
           which.push_back(c);
         }
       }
-      if (pfds.empty())
+      if (pfds.empty()) {
         return Status::Error(fmt::format("{}: no child left with tasks pending", o_.child_name));
+      }
       if (poll(pfds.data(), pfds.size(), -1) < 0) {
         if (errno == EINTR) continue;
         return Status::Error(fmt::format("poll: {}", std::strerror(errno)));
