@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/scenario_runner.h"
+#include "study/scenario_runner.h"
 #include "model/io/embedded.h"
 #include "model/schedule_builder.h"
 #include "model/units.h"
@@ -83,7 +83,7 @@ int BenchCommand(int argc, char** argv) {
     return kExitUsage;
   }
 
-  StatusOr<io::Scenario> base = LoadScenarioOrDefault("");
+  StatusOr<io::Scenario> base = study::LoadScenarioOrDefault("");
   if (!base.ok()) {
     fmt::print(stderr, "zerosim bench: error: {}\n", base.status().message());
     return kExitFailed;

@@ -1,45 +1,17 @@
 // `zerosim compare A.toml B.toml [--scenario S] [--set-a K=V] [--set-b K=V] [--engine analytic|sim]
 // [--format table|json|jsonl|csv]`: two scenarios, or one scenario on two clusters (A and B topology files),
-// side by side with the differences and their causes (cli/compare.h).
+// side by side with the differences and their causes (study/compare.h).
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/compare.h"
+#include "study/compare.h"
 #include "cli/options.h"
-#include "cli/output_format.h"
-#include "cli/scenario_runner.h"
-#include "model/io/loaders.h"
-#include "model/io/sweep.h"
+#include "study/output_format.h"
+#include "study/scenario_runner.h"
 
 namespace zerosim::cli {
 
 namespace po = boost::program_options;
-
-namespace {
-
-// `path` as a scenario, or, when it is a topology file, `base` on that cluster (the sweep axis `topology`,
-// with its checks). Then the what-ifs `settings`.
-StatusOr<io::Scenario> LoadSide(const std::string& path, const std::string& base,
-                                const std::vector<std::string>& settings) {
-  const io::DiskFileSource fs;
-  StatusOr<io::Scenario> s = io::LoadScenario(fs, path);
-  if (!s.ok()) {
-    const StatusOr<io::TopologyFile> t = io::LoadTopology(fs, path);
-    if (!t.ok()) {
-      return Status::Error(fmt::format("{} is neither a scenario ({}) nor a topology ({})", path,
-                                       s.status().message(), t.status().message()));
-    }
-    StatusOr<io::Scenario> b = LoadScenarioOrDefault(base);
-    if (!b.ok()) return b.status();
-    s = io::ApplySettings(fs, *b, {"topology=" + path});
-    if (!s.ok()) return s.status();
-    s.value().name = fmt::format("{} on {}", b->name, t->cluster.name);
-  }
-  if (!settings.empty()) s = io::ApplySettings(fs, *s, settings);
-  return s;
-}
-
-}  // namespace
 
 int CompareCommand(int argc, char** argv) {
   std::vector<std::string> files, set_a, set_b;
@@ -69,12 +41,12 @@ int CompareCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim compare: give two files, A and B (scenarios or topologies)\n");
     return kExitUsage;
   }
-  const StatusOr<OutputFormat> format = ParseOutputFormat(format_name);
+  const StatusOr<study::OutputFormat> format = study::ParseOutputFormat(format_name);
   if (!format.ok()) {
     fmt::print(stderr, "zerosim compare: {}\n", format.status().message());
     return kExitUsage;
   }
-  Engine engine = Engine::kAnalytic;
+  study::Engine engine = study::Engine::kAnalytic;
   sim::SimOptions sim_options;
   if (Status st = ResolveEngine(engine_args, /*allow_both=*/false, &engine, &sim_options); !st.ok()) {
     fmt::print(stderr, "zerosim compare: {}\n", st.message());
@@ -82,20 +54,20 @@ int CompareCommand(int argc, char** argv) {
   }
   std::vector<model::Report> reports;
   for (int side = 0; side < 2; ++side) {
-    StatusOr<io::Scenario> s = LoadSide(files[side], base, side == 0 ? set_a : set_b);
+    StatusOr<io::Scenario> s = study::LoadComparedScenario(files[side], base, side == 0 ? set_a : set_b);
     if (!s.ok()) {
       fmt::print(stderr, "zerosim compare: error: {}\n", s.status().message());
       return kExitUsage;
     }
-    StatusOr<model::Report> r = EvaluateScenario(*s, engine, sim_options);
+    StatusOr<model::Report> r = study::EvaluateScenario(*s, engine, sim_options);
     if (!r.ok()) {
       fmt::print(stderr, "zerosim compare: error: {}\n", r.status().message());
       return kExitFailed;
     }
     reports.push_back(std::move(r).value());
   }
-  const Comparison c = CompareReports(files[0], std::move(reports[0]), files[1], std::move(reports[1]));
-  fmt::print("{}", RenderComparison(c, *format));
+  const study::Comparison c = study::CompareReports(files[0], std::move(reports[0]), files[1], std::move(reports[1]));
+  fmt::print("{}", study::RenderComparison(c, *format));
   return kExitOk;
 }
 

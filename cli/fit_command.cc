@@ -1,4 +1,4 @@
-// `zerosim fit [scenario...] --param NAME[=INITIAL] ... [--check]`
+// `zerosim fit [scenario...] --param NAME[=INITIAL] ... [--check]`: wiring for study/fit.h.
 //
 // Fits at most three calibration parameters to every tflops_per_gpu expectation of the given scenarios at
 // once (bounded Levenberg-Marquardt on log(simulated / published), Eigen), then prints the fitted values,
@@ -20,58 +20,15 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/scenario_runner.h"
-#include "cli/validation.h"
-#include "model/least_squares.h"
+#include "study/fit.h"
+#include "study/scenario_runner.h"
+#include "study/validation.h"
 
 namespace zerosim::cli {
 
 namespace po = boost::program_options;
 
 namespace {
-
-struct Knob {
-  const char* name;
-  const char* where;  // the file key the fitted value belongs to
-  double lower;
-  double upper;
-  double (*get)(const io::Scenario&);
-  void (*set)(io::Scenario&, double);
-};
-
-const Knob kKnobs[] = {
-    {"nccl.inter_bandwidth_efficiency", "topology: [nccl] inter_bandwidth_efficiency", 0.05, 1.0,
-     [](const io::Scenario& s) { return s.cluster.nccl.inter_bandwidth_efficiency; },
-     [](io::Scenario& s, double v) { s.cluster.nccl.inter_bandwidth_efficiency = v; }},
-    {"nccl.intra_bandwidth_efficiency", "topology: [nccl] intra_bandwidth_efficiency", 0.05, 1.0,
-     [](const io::Scenario& s) { return s.cluster.nccl.intra_bandwidth_efficiency; },
-     [](io::Scenario& s, double v) { s.cluster.nccl.intra_bandwidth_efficiency = v; }},
-    {"host_overhead_per_module", "scenario: [zero] host_overhead_per_module (seconds)", 0.0, 0.05,
-     [](const io::Scenario& s) { return s.variants.empty() ? 0.0 : s.variants.front().zero.host_overhead_per_module_s; },
-     [](io::Scenario& s, double v) {
-       for (io::Variant& var : s.variants) var.zero.host_overhead_per_module_s = v;
-     }},
-};
-
-const Knob* FindKnob(const std::string& name) {
-  for (const Knob& k : kKnobs) {
-    if (name == k.name) return &k;
-  }
-  return nullptr;
-}
-
-// Every expectation of `scenarios`, evaluated with schedules from `cache` (the fitted parameters change a
-// schedule only through ZeroConfig, e.g. host_overhead_per_module; the cache's key holds all of it).
-StatusOr<std::vector<PointResult>> Evaluate(const std::vector<io::Scenario>& scenarios, model::ScheduleCache* cache) {
-  std::vector<PointResult> points;
-  for (const io::Scenario& s : scenarios) {
-    StatusOr<model::Report> r = EvaluateAnalyticScenario(s, cache);
-    if (!r.ok()) return r.status();
-    const std::vector<PointResult> p = CheckExpectations(s, *r);
-    points.insert(points.end(), p.begin(), p.end());
-  }
-  return points;
-}
 
 // "0.5" -> 0.5: the whole text a finite number.
 std::optional<double> ParseNumber(const std::string& text) {
@@ -87,7 +44,7 @@ int FitCommand(int argc, char** argv) {
   std::vector<std::string> files, param_args;
   bool check = false;
   std::string knob_list;
-  for (const Knob& k : kKnobs) knob_list += fmt::format("\n  {:<34} ({})", k.name, k.where);
+  for (const study::FitKnob& k : study::FitKnobs()) knob_list += fmt::format("\n  {:<34} ({})", k.name, k.where);
   po::options_description opts(
       "usage: zerosim fit [scenario.toml...] --param NAME[=INITIAL] [--param ...] [--check]\n\n"
       "Fits up to three parameters to every published TFLOPs-per-GPU expectation of the scenarios at once\n"
@@ -108,7 +65,7 @@ int FitCommand(int argc, char** argv) {
     return kExitUsage;
   }
   if (files.empty() && std::filesystem::is_directory("scenarios/zeropp_paper")) {
-    files = FindScenarioFiles("scenarios/zeropp_paper");
+    files = study::FindScenarioFiles("scenarios/zeropp_paper");
   }
   for (const std::string& f : files) {
     if (f.find("published") != std::string::npos) {
@@ -116,14 +73,14 @@ int FitCommand(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  StatusOr<std::vector<std::string>> scenario_files = ScenarioFilesOrDiscover(files);
+  StatusOr<std::vector<std::string>> scenario_files = study::ScenarioFilesOrDiscover(files);
   if (!scenario_files.ok()) {
     fmt::print(stderr, "zerosim fit: {}\n", scenario_files.status().message());
     return kExitUsage;
   }
   std::vector<io::Scenario> scenarios;
   for (const std::string& f : *scenario_files) {
-    StatusOr<io::Scenario> s = LoadScenarioOrDefault(f);
+    StatusOr<io::Scenario> s = study::LoadScenarioOrDefault(f);
     if (!s.ok()) {
       fmt::print(stderr, "zerosim fit: error: {}\n", s.status().message());
       return kExitUsage;
@@ -135,12 +92,12 @@ int FitCommand(int argc, char** argv) {
     return kExitUsage;
   }
 
-  std::vector<const Knob*> knobs;
+  std::vector<const study::FitKnob*> knobs;
   std::vector<model::FitParameter> params;
   for (const std::string& arg : param_args) {
     const size_t eq = arg.find('=');
     const std::string name = arg.substr(0, eq);
-    const Knob* k = FindKnob(name);
+    const study::FitKnob* k = study::FindFitKnob(name);
     if (k == nullptr) {
       fmt::print(stderr, "zerosim fit: unknown parameter '{}' (see --help)\n", name);
       return kExitUsage;
@@ -156,7 +113,7 @@ int FitCommand(int argc, char** argv) {
       }
       initial = *v;
     }
-    for (const Knob* other : knobs) {
+    for (const study::FitKnob* other : knobs) {
       if (other == k) {
         fmt::print(stderr, "zerosim fit: --param {} is given twice\n", name);
         return kExitUsage;
@@ -165,43 +122,13 @@ int FitCommand(int argc, char** argv) {
     knobs.push_back(k);
     params.push_back({name, initial, k->lower, k->upper});
   }
-  std::vector<double> file_values;
-  for (const Knob* k : knobs) file_values.push_back(k->get(scenarios.front()));
-
-  // An evaluation that fails (a broken invariant at some trial value) stops the fit with that error; the
-  // residuals it returns meanwhile are zeros of the right length.
-  Status eval_error;
-  size_t residual_count = 0;
-  size_t variants = 0;
-  for (const io::Scenario& s : scenarios) variants += s.variants.size();
-  model::ScheduleCache cache(std::max<size_t>(8, variants));
-  const model::ResidualFunction residuals = [&](const std::vector<double>& x) {
-    std::vector<io::Scenario> trial = scenarios;
-    for (io::Scenario& s : trial) {
-      for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, x[i]);
-    }
-    std::vector<double> r;
-    StatusOr<std::vector<PointResult>> points = Evaluate(trial, &cache);
-    if (!points.ok()) {
-      if (eval_error.ok()) eval_error = points.status();
-      r.assign(residual_count, 0.0);
-    } else {
-      for (const PointResult& p : *points) {
-        if (p.metric == io::Metric::kTflopsPerGpu) r.push_back(std::log(p.simulated / p.published));
-      }
-    }
-    return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(r.size())).eval();
-  };
-  residual_count = static_cast<size_t>(residuals(file_values).size());
-  if (!eval_error.ok()) {
-    fmt::print(stderr, "zerosim fit: error: {}\n", eval_error.message());
+  StatusOr<study::FitOutcome> outcome = study::FitKnobValues(scenarios, knobs, params);
+  if (!outcome.ok()) {
+    fmt::print(stderr, "zerosim fit: error: {}\n", outcome.status().message());
     return kExitFailed;
   }
-  const model::FitResult fit = model::FitLeastSquares(residuals, params);
-  if (!eval_error.ok()) {
-    fmt::print(stderr, "zerosim fit: error: {}\n", eval_error.message());
-    return kExitFailed;
-  }
+  const model::FitResult& fit = outcome->fit;
+  const std::vector<double>& file_values = outcome->file_values;
 
   fmt::print("fitted {} parameter(s) to {} published TFLOPs values ({} iterations{}):\n", fit.params.size(),
              fit.residuals.size(), fit.iterations, fit.converged ? "" : ", NOT converged");
@@ -212,18 +139,10 @@ int FitCommand(int argc, char** argv) {
   fmt::print("  rms log residual {:.4f} (about {:.1f}% per point)\n\n",
              std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())),
              100 * std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())));
-  for (io::Scenario& s : scenarios) {
-    for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, fit.params[i].value);
-  }
-  StatusOr<std::vector<PointResult>> fitted = Evaluate(scenarios, &cache);
-  if (!fitted.ok()) {
-    fmt::print(stderr, "zerosim fit: error: {}\n", fitted.status().message());
-    return kExitFailed;
-  }
-  fmt::print("{}", FormatValidation(*fitted));
+  fmt::print("{}", study::FormatValidation(outcome->fitted));
 
   if (check) {
-    const double file_cost = residuals(file_values).squaredNorm();
+    const double file_cost = outcome->file_cost;
     if (file_cost > fit.cost * (1 + 1e-3) + 1e-12) {
       fmt::print("\nCHECK FAILED: the files' values leave a sum of squared residuals of {:.6g}, the fit reaches {:.6g}: "
                  "rerun the fit and update the files it names\n",

@@ -80,20 +80,20 @@ void AddEngineOptions(po::options_description* opts, EngineArgs* a, bool allow_b
        "sim: a SimGrid logging setting, e.g. --log root.thres:info or --log ker_lmm.thres:debug");
 }
 
-Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::SimOptions* o) {
+Status ResolveEngine(const EngineArgs& a, bool allow_both, study::Engine* engine, sim::SimOptions* o) {
   if (a.engine == "analytic") {
-    *engine = Engine::kAnalytic;
+    *engine = study::Engine::kAnalytic;
   } else if (a.engine == "sim") {
-    *engine = Engine::kSim;
+    *engine = study::Engine::kSim;
   } else if (a.engine == "both" && allow_both) {
-    *engine = Engine::kBoth;
+    *engine = study::Engine::kBoth;
   } else {
     return Status::Error(fmt::format("unknown engine '{}' (available: analytic, sim{})", a.engine,
                                      allow_both ? ", both" : ""));
   }
   const bool sim_only = !a.fidelity.empty() || !a.reduction.empty() || !a.simgrid_cfg.empty() ||
                         !a.simgrid_log.empty();
-  if (*engine == Engine::kAnalytic && sim_only) {
+  if (*engine == study::Engine::kAnalytic && sim_only) {
     const char* option = !a.fidelity.empty()      ? "--fidelity"
                          : !a.reduction.empty()   ? "--reduction"
                          : !a.simgrid_cfg.empty() ? "--cfg"
@@ -126,6 +126,13 @@ Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::
   if (!reduction.ok()) return reduction.status();
   o->reduction = *reduction;
   return Status::Ok();
+}
+
+void AddFormatOption(boost::program_options::options_description* opts, std::string* format) {
+  opts->add_options()(
+      "format", boost::program_options::value<std::string>(format)->value_name("FORMAT"),
+      "table (default), json (the report document, docs/report.md), jsonl or csv (one row per "
+      "variant, the sweep rows' field names) on stdout");
 }
 
 }  // namespace zerosim::cli

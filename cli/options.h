@@ -7,7 +7,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "cli/scenario_runner.h"
+#include "study/scenario_runner.h"
 #include "model/status.h"
 #include "sim/sim_options.h"
 
@@ -46,6 +46,9 @@ struct EngineArgs {
 void AddEngineOptions(boost::program_options::options_description* opts, EngineArgs* a, bool allow_both);
 // The engine and SimOptions the arguments ask for; an error for an unknown name or for sim-only options
 // given to the analytic engine.
-Status ResolveEngine(const EngineArgs& a, bool allow_both, Engine* engine, sim::SimOptions* o);
+Status ResolveEngine(const EngineArgs& a, bool allow_both, study::Engine* engine, sim::SimOptions* o);
+
+// Adds `--format table|json|jsonl|csv` (default table) bound to `format` (study/output_format.h).
+void AddFormatOption(boost::program_options::options_description* opts, std::string* format);
 
 }  // namespace zerosim::cli

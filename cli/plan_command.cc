@@ -1,12 +1,13 @@
 // `zerosim plan <sweep.toml> [--budget-usd X] [--target-days D] [--top N]
-//                [--search-batch [--global-batch N]]`
+//                [--search-batch [--global-batch N]] [--jsonl FILE]`
 //
-// For each cluster configuration of a sweep (its axes), finds the best ZeRO setting (qwZ on or off, qgZ
-// on or off, every hpZ partition size that divides the GPUs per node) that fits in HBM, then ranks the
-// clusters: under a budget, by time to train; under a target time, by cost; otherwise by cost per
-// million tokens. Prints the ranking and the Pareto front of throughput against cost per token. With
-// --search-batch every setting runs at its largest micro-batch that fits (and the accumulation for
-// --global-batch), so hpZ's secondary copy or qgZ's buffers cost batch size, not feasibility.
+// Wiring for study/plan_search.h: for each cluster configuration of a sweep (its axes), the best ZeRO
+// setting (qwZ on or off, qgZ on or off, every hpZ partition size that divides the GPUs per node) that
+// fits in HBM, the clusters ranked (under a budget, by time to train; under a target time, by cost;
+// otherwise by cost per million tokens). Prints the ranking and the Pareto front of throughput against
+// cost per token. With --search-batch every setting runs at its largest micro-batch that fits (and the
+// accumulation for --global-batch), so hpZ's secondary copy or qgZ's buffers cost batch size, not
+// feasibility.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -15,58 +16,17 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/json_line.h"
 #include "cli/options.h"
-#include "model/batch_search.h"
-#include "model/evaluate.h"
-#include "model/feasibility.h"
-#include "model/invariants.h"
 #include "model/io/sweep.h"
-#include "model/pareto.h"
-#include "model/units.h"
+#include "study/json_line.h"
+#include "study/plan_search.h"
+#include "study/sweep_grid.h"
 
 namespace zerosim::cli {
 
 namespace po = boost::program_options;
 
 namespace {
-
-struct Choice {
-  size_t point = 0;
-  std::string cluster;  // axis values
-  std::vector<std::pair<std::string, std::string>> axes;  // the same, key by key
-  model::VariantReport best;
-  double zero3_tokens_per_s = 0;  // plain ZeRO-3 on the same cluster (0 when it does not fit)
-  model::CostResult cost;
-};
-
-std::vector<model::ZeroConfig> ZeroSettings(const model::ZeroConfig& base, const model::ClusterSpec& c) {
-  std::vector<model::ZeroConfig> out;
-  for (bool qwz : {false, true}) {
-    for (bool qgz : {false, true}) {
-      if (qgz && c.nodes < 2) continue;  // qgZ needs more than one node
-      for (int h = 1; h <= c.gpus_per_node; ++h) {
-        if (c.gpus_per_node % h != 0) continue;
-        model::ZeroConfig z = base;
-        z.zero_quantized_weights = qwz;
-        z.zero_quantized_gradients = qgz;
-        z.zero_hpz_partition_size = h;
-        out.push_back(z);
-      }
-    }
-  }
-  return out;
-}
-
-std::string Setting(const model::ZeroConfig& z) {
-  if (!z.zero_quantized_weights && !z.zero_quantized_gradients && z.zero_hpz_partition_size == 1) return "ZeRO-3";
-  std::string s;
-  if (z.zero_quantized_weights) s += "qwZ ";
-  if (z.zero_hpz_partition_size > 1) s += fmt::format("hpZ{} ", z.zero_hpz_partition_size);
-  if (z.zero_quantized_gradients) s += "qgZ ";
-  s.pop_back();
-  return s;
-}
 
 std::string Duration(double s) {
   if (s <= 0) return "-";
@@ -126,7 +86,7 @@ int PlanCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim plan: --top must be at least 1, got {}\n", top);
     return kExitUsage;
   }
-  StatusOr<io::SweepSpec> spec = io::LoadSweep(io::DiskFileSource(), file);
+  StatusOr<io::SweepSpec> spec = study::LoadSweep(io::DiskFileSource(), file);
   if (!spec.ok()) {
     fmt::print(stderr, "zerosim plan: error: {}\n", spec.status().message());
     return kExitUsage;
@@ -146,70 +106,21 @@ int PlanCommand(int argc, char** argv) {
     }
   }
 
-  // One cache keyed on the whole model, ZeRO config and cluster shape (model::ScheduleCache): a setting
-  // differs from another in any field, micro-batch and bucket sizes included, never only in a label.
-  model::ScheduleCache schedules;
-  std::vector<Choice> choices;
-  int infeasible = 0;
-  for (size_t i = 0; i < io::PointCount(*spec); ++i) {
-    const io::SweepPoint p = io::MakePoint(*spec, i);
-    if (!p.infeasible.empty() || p.variants.empty()) {
-      ++infeasible;
-      continue;
-    }
-    const io::Variant& base = p.variants.front();
-    Choice c;
-    c.point = i;
-    for (const auto& [k, v] : p.axes) c.cluster += fmt::format("{}{}={}", c.cluster.empty() ? "" : " ", k, v);
-    c.axes = p.axes;
-    bool found = false;
-    const std::vector<model::ZeroConfig> settings = ZeroSettings(base.zero, p.cluster);
-    for (size_t k = 0; k < settings.size(); ++k) {
-      model::ZeroConfig z = settings[k];
-      if (!model::CheckConfiguration(base.model, z, p.cluster).empty()) continue;
-      std::string name = Setting(z);
-      if (search_batch) {
-        const model::BatchSearchResult batch = model::SearchBatch(base.model, z, p.cluster, global_batch);
-        if (!batch.fits) continue;  // not even one sequence per GPU fits
-        z.train_micro_batch_size_per_gpu = batch.micro_batch;
-        z.gradient_accumulation_steps = batch.gradient_accumulation_steps;
-        if (!model::CheckConfiguration(base.model, z, p.cluster).empty()) continue;
-        name += fmt::format(" b{}x{}", batch.micro_batch, batch.gradient_accumulation_steps);
-      }
-      const model::Schedule& schedule = schedules.Get(base.model, z, p.cluster);
-      const model::VariantReport r =
-          model::EvaluateAnalyticVariant(name, base.model, z, p.cluster, p.calibration, schedule);
-      if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec->name, i, c.cluster), r); !st.ok()) {
-        fmt::print(stderr, "zerosim plan: error: {}\n", st.message());
-        return kExitFailed;
-      }
-      if (k == 0 && r.feasible) c.zero3_tokens_per_s = r.tokens_per_s;
-      if (r.feasible && (!found || r.tokens_per_s > c.best.tokens_per_s)) {
-        c.best = r;
-        found = true;
-      }
-    }
-    if (!found) {
-      ++infeasible;
-      continue;
-    }
-    c.cost = model::EstimateCost(p.cluster, spec->price, c.best.tokens_per_s, spec->train_tokens);
-    choices.push_back(std::move(c));
+  study::PlanOptions plan_options;
+  plan_options.budget_usd = budget_usd;
+  plan_options.target_days = target_days;
+  plan_options.search_batch = search_batch;
+  plan_options.global_batch = global_batch;
+  StatusOr<study::Plan> plan = study::PlanSweep(*spec, plan_options);
+  if (!plan.ok()) {
+    fmt::print(stderr, "zerosim plan: error: {}\n", plan.status().message());
+    return kExitFailed;
   }
-
-  std::vector<Choice> ranked;
-  for (const Choice& c : choices) {
-    if (budget_usd > 0 && c.cost.cost_to_train_usd > budget_usd) continue;
-    if (target_days > 0 && c.cost.time_to_train_s > target_days * 86400) continue;
-    ranked.push_back(c);
-  }
-  std::stable_sort(ranked.begin(), ranked.end(), [&](const Choice& a, const Choice& b) {
-    if (budget_usd > 0) return a.cost.time_to_train_s < b.cost.time_to_train_s;
-    return a.cost.usd_per_million_tokens < b.cost.usd_per_million_tokens;
-  });
+  const std::vector<study::PlanChoice>& choices = plan->choices;
+  const int infeasible = plan->infeasible;
 
   fmt::print("plan '{}': {} cluster configurations ({} cannot train this model), {} kept{}\n\n", spec->name,
-             choices.size() + static_cast<size_t>(infeasible), infeasible, ranked.size(),
+             choices.size() + static_cast<size_t>(infeasible), infeasible, plan->ranked.size(),
              budget_usd > 0   ? fmt::format(" under a budget of {:.3g} USD, fastest first", budget_usd)
              : target_days > 0 ? fmt::format(" within {:g} days, cheapest first", target_days)
                                : ", cheapest per token first");
@@ -217,7 +128,7 @@ int PlanCommand(int argc, char** argv) {
     fmt::print("{:>4}  {:<58} {:<16} {:>7} {:>11} {:>8} {:>10} {:>9} {:>11}\n", "rank", "cluster", "best ZeRO", "TFLOPs",
                "tokens/s", "vs Z3", "USD/Mtok", "train", "train USD");
   };
-  auto row = [](const std::string& rank, const Choice& c) {
+  auto row = [](const std::string& rank, const study::PlanChoice& c) {
     const std::string gain = c.zero3_tokens_per_s > 0 ? fmt::format("{:.2f}x", c.best.tokens_per_s / c.zero3_tokens_per_s)
                                                       : "Z3 OOM";
     fmt::print("{:>4}  {:<58} {:<16} {:>7.1f} {:>11.0f} {:>8} {:>10.3f} {:>9} {:>11.3g}\n", rank, c.cluster.substr(0, 58),
@@ -225,37 +136,30 @@ int PlanCommand(int argc, char** argv) {
                Duration(c.cost.time_to_train_s), c.cost.cost_to_train_usd);
   };
   header();
-  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < top; ++i) row(std::to_string(i + 1), ranked[i]);
+  for (size_t i = 0; i < plan->ranked.size() && static_cast<int>(i) < top; ++i) {
+    row(std::to_string(i + 1), choices[plan->ranked[i]]);
+  }
 
-  std::vector<model::TradeOff> trade;
-  for (const Choice& c : choices) trade.push_back({c.best.tokens_per_s, c.cost.usd_per_million_tokens});
-  const std::vector<int> front = model::ParetoFront(trade);
   fmt::print("\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n");
   header();
-  for (int i : front) row("*", choices[static_cast<size_t>(i)]);
+  for (int i : plan->front) row("*", choices[static_cast<size_t>(i)]);
   if (!jsonl.empty()) {
     // Rank: the position in the printed ranking (0: filtered out by the budget or target); pareto: on the
     // front above. The same numbers as the table, so plots and the table cannot disagree.
-    std::vector<int> rank_of(choices.size(), 0);
-    for (size_t r = 0; r < ranked.size(); ++r) {
-      for (size_t i = 0; i < choices.size(); ++i) {
-        if (choices[i].point == ranked[r].point) rank_of[i] = static_cast<int>(r) + 1;
-      }
-    }
     std::vector<bool> on_front(choices.size(), false);
-    for (int i : front) on_front[static_cast<size_t>(i)] = true;
+    for (int i : plan->front) on_front[static_cast<size_t>(i)] = true;
     std::string text;
     for (size_t i = 0; i < choices.size(); ++i) {
-      const Choice& c = choices[i];
-      JsonLine axes;
+      const study::PlanChoice& c = choices[i];
+      study::JsonLine axes;
       for (const auto& [k, v] : c.axes) axes.Add(k, v);
-      JsonLine line;
+      study::JsonLine line;
       line.Add("point", c.point).Add("axes", axes).Add("cluster", c.cluster).Add("best_setting", c.best.name);
       line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
       line.Add("zero3_tokens_per_s", c.zero3_tokens_per_s);
       line.Add("usd_per_million_tokens", c.cost.usd_per_million_tokens);
       line.Add("time_to_train_s", c.cost.time_to_train_s).Add("cost_to_train_usd", c.cost.cost_to_train_usd);
-      line.Add("rank", rank_of[i]).Add("pareto", static_cast<bool>(on_front[i]));
+      line.Add("rank", plan->rank_of[i]).Add("pareto", static_cast<bool>(on_front[i]));
       text += line.str() + "\n";
     }
     if (!WriteTextFile(jsonl, text)) {
@@ -263,7 +167,7 @@ int PlanCommand(int argc, char** argv) {
       return kExitFailed;
     }
   }
-  return ranked.empty() ? kExitFailed : kExitOk;
+  return plan->ranked.empty() ? kExitFailed : kExitOk;
 }
 
 }  // namespace zerosim::cli

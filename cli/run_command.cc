@@ -9,8 +9,8 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/output_format.h"
-#include "cli/scenario_runner.h"
+#include "study/output_format.h"
+#include "study/scenario_runner.h"
 #include "model/batch_search.h"
 #include "model/feasibility.h"
 #include "model/io/ds_config.h"
@@ -19,6 +19,7 @@
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
 #include "model/io/sweep.h"
+#include "study/sweep_grid.h"
 #include "sim/chrome_trace.h"
 
 namespace zerosim::cli {
@@ -38,7 +39,7 @@ struct RunArgs {
   bool search_batch = false;  // per variant, the largest micro-batch that fits (model/batch_search.h)
   int64_t global_batch = 0;   // with search_batch: the target sequences per optimizer step
   std::vector<std::string> settings;  // --set KEY=VALUE
-  std::string format = "table";       // --format: table, json, jsonl or csv (cli/output_format.h)
+  std::string format = "table";       // --format: table, json, jsonl or csv (study/output_format.h)
 };
 
 // Parses "0,1,17" into distinct ranks.
@@ -62,13 +63,13 @@ StatusOr<std::vector<int>> ParseRanks(const std::string& text) {
 }
 
 // The engine and SimOptions the arguments ask for, with the traced ranks.
-Status ResolveRunEngine(const RunArgs& a, Engine* engine, sim::SimOptions* o) {
+Status ResolveRunEngine(const RunArgs& a, study::Engine* engine, sim::SimOptions* o) {
   if (Status st = ResolveEngine(a.engine, /*allow_both=*/true, engine, o); !st.ok()) return st;
   if (a.trace_path.empty()) {
     if (!a.trace_ranks.empty()) return Status::Error("--trace-ranks needs --trace FILE");
     return Status::Ok();
   }
-  if (*engine == Engine::kAnalytic) return Status::Error("--trace needs the sim engine (--engine sim or both)");
+  if (*engine == study::Engine::kAnalytic) return Status::Error("--trace needs the sim engine (--engine sim or both)");
   if (a.trace_path == "-" && a.json_path == "-") return Status::Error("--json - and --trace - both want stdout");
   StatusOr<std::vector<int>> ranks = ParseRanks(a.trace_ranks.empty() ? "0" : a.trace_ranks);
   if (!ranks.ok()) return ranks.status();
@@ -152,10 +153,10 @@ int RunCommand(int argc, char** argv) {
   po::positional_options_description pos;
   pos.add("scenario", 1);
   if (std::optional<int> stop = ParseCommandLine("run", argc, argv, opts, &hidden, &pos)) return *stop;
-  Engine engine = Engine::kAnalytic;
+  study::Engine engine = study::Engine::kAnalytic;
   sim::SimOptions sim_options;
-  StatusOr<OutputFormat> format = ParseOutputFormat(a.format);
-  if (format.ok() && *format != OutputFormat::kTable && (a.json_path == "-" || a.trace_path == "-")) {
+  StatusOr<study::OutputFormat> format = study::ParseOutputFormat(a.format);
+  if (format.ok() && *format != study::OutputFormat::kTable && (a.json_path == "-" || a.trace_path == "-")) {
     format = Status::Error(fmt::format("--format {} writes to stdout, as does --{} -", a.format,
                                        a.json_path == "-" ? "json" : "trace"));
   }
@@ -168,7 +169,7 @@ int RunCommand(int argc, char** argv) {
     return kExitUsage;
   }
 
-  StatusOr<io::Scenario> s = LoadScenarioOrDefault(a.scenario);
+  StatusOr<io::Scenario> s = study::LoadScenarioOrDefault(a.scenario);
   if (s.ok() && !a.hf_config.empty()) {
     StatusOr<io::ModelFile> hf = io::LoadHfConfig(io::DiskFileSource(), a.hf_config);
     if (!hf.ok()) {
@@ -188,7 +189,7 @@ int RunCommand(int argc, char** argv) {
     }
   }
   if (s.ok() && !a.ds_config.empty()) s = io::ApplyDsConfig(io::DiskFileSource(), a.ds_config, *std::move(s));
-  if (s.ok() && !a.settings.empty()) s = io::ApplySettings(io::DiskFileSource(), *s, a.settings);
+  if (s.ok() && !a.settings.empty()) s = study::ApplySettings(io::DiskFileSource(), *s, a.settings);
   if (a.global_batch != 0 && (!a.search_batch || a.global_batch < 0)) {
     fmt::print(stderr,
                "zerosim run: --global-batch needs --search-batch and a positive number of sequences\n");
@@ -213,20 +214,20 @@ int RunCommand(int argc, char** argv) {
     }
   }
   std::vector<sim::SimRun> runs;
-  const StatusOr<model::Report> report = EvaluateScenario(*s, engine, sim_options, &runs);
+  const StatusOr<model::Report> report = study::EvaluateScenario(*s, engine, sim_options, &runs);
   if (!report.ok()) {
     fmt::print(stderr, "zerosim run: error: {}\n", report.status().message());
     return kExitFailed;
   }
   // With --json - (or --trace -) stdout carries that file alone; the table and messages go to stderr.
   // With --format other than table, stdout carries the rows alone and messages go to stderr.
-  const bool stdout_taken = a.json_path == "-" || a.trace_path == "-" || *format != OutputFormat::kTable;
+  const bool stdout_taken = a.json_path == "-" || a.trace_path == "-" || *format != study::OutputFormat::kTable;
   std::FILE* text = stdout_taken ? stderr : stdout;
   fmt::print(text, "{}", search_table);
-  if (*format == OutputFormat::kTable) {
+  if (*format == study::OutputFormat::kTable) {
     fmt::print(text, "{}", io::FormatReportTable(*report));
   } else {
-    fmt::print(stdout, "{}", RenderReport(*report, *format));
+    fmt::print(stdout, "{}", study::RenderReport(*report, *format));
     std::fflush(stdout);
   }
   std::fflush(text);

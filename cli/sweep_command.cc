@@ -1,4 +1,5 @@
-// `zerosim sweep <sweep.toml> [-j N] [--shard k/n] [--out results.jsonl]`
+// `zerosim sweep <sweep.toml> [-j N] [--shard k/n] [--out results.jsonl] [--format jsonl|csv]`: wiring for
+// study/sweep_runner.h.
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
@@ -10,8 +11,9 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/sweep_runner.h"
-#include "cli/sweep_summary.h"
+#include "study/sweep_grid.h"
+#include "study/sweep_runner.h"
+#include "study/sweep_summary.h"
 #include "model/version.h"
 
 namespace zerosim::cli {
@@ -28,24 +30,28 @@ bool ParseShard(const std::string& text, int* k, int* n) {
 }
 
 int SweepCommand(int argc, char** argv) {
-  std::string file, shard = "1/1";
+  std::string file, shard = "1/1", format = "jsonl";
   EngineArgs engine_args;
-  SweepOptions o;
+  study::SweepOptions o;
   bool quiet = false;
   po::options_description opts(
       "usage: zerosim sweep <sweep.toml> [options]\n\n"
       "Evaluates every point of a sweep (a base scenario and axes: NIC bandwidth and count, node count, GPU\n"
       "type, fabric oversubscription, model, tokens per GPU, ZeRO++ switches; format: docs/sweeps.md) and\n"
-      "writes one JSON line per point and variant, in point order: throughput, memory, volumes, and with\n"
-      "prices, cost per million tokens and the time and cost of a training run. An existing output is\n"
-      "resumed: points already in it are skipped. The same sweep gives the same bytes. With -o FILE, a\n"
-      "summary ends the run on stderr: the best variant of each cluster, infeasible rows by reason.\n\n"
+      "writes one JSON line (or CSV record) per point and variant, in point order: throughput, memory,\n"
+      "volumes, and with prices, cost per million tokens and the time and cost of a training run. An\n"
+      "existing output is resumed: points already in it are skipped. The same sweep gives the same bytes.\n"
+      "With -o FILE (JSON lines), a summary ends the run on stderr: the best variant of each cluster,\n"
+      "infeasible rows by reason.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")
       ("jobs,j", po::value<int>(&o.jobs)->value_name("N"), "worker processes (default 1)")
       ("shard", po::value<std::string>(&shard)->value_name("k/n"),
        "run the k-th of n contiguous slices (e.g. one Slurm array task); outputs concatenate in k order")
-      ("out,o", po::value<std::string>(&o.out)->value_name("FILE"), "JSONL output (default: stdout, no resume)")
+      ("out,o", po::value<std::string>(&o.out)->value_name("FILE"), "the output (default: stdout, no resume)")
+      ("format", po::value<std::string>(&format)->value_name("FORMAT"),
+       "jsonl (default: one JSON line per point and variant) or csv (the same rows flattened, with a header "
+       "record; the columns of `run --format csv` among them)")
       ("quiet,q", po::bool_switch(&quiet), "no progress display and no summary table");
   AddEngineOptions(&opts, &engine_args, /*allow_both=*/false);
   po::options_description hidden;
@@ -61,23 +67,28 @@ int SweepCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim sweep: --shard wants k/n with 1 <= k <= n, got '{}'\n", shard);
     return kExitUsage;
   }
+  if (format != "jsonl" && format != "csv") {
+    fmt::print(stderr, "zerosim sweep: --format: '{}' is not one of jsonl, csv\n", format);
+    return kExitUsage;
+  }
+  o.format = format == "csv" ? study::SweepFormat::kCsv : study::SweepFormat::kJsonl;
   if (o.jobs < 1 || o.jobs > 1024) {
     fmt::print(stderr, "zerosim sweep: --jobs wants 1 to 1024 worker processes, got {}\n", o.jobs);
     return kExitUsage;
   }
-  Engine engine = Engine::kAnalytic;
+  study::Engine engine = study::Engine::kAnalytic;
   if (Status st = ResolveEngine(engine_args, /*allow_both=*/false, &engine, &o.sim_options); !st.ok()) {
     fmt::print(stderr, "zerosim sweep: {}\n", st.message());
     return kExitUsage;
   }
-  o.sim = engine == Engine::kSim;
+  o.sim = engine == study::Engine::kSim;
   o.progress = !quiet;
-  StatusOr<io::SweepSpec> spec = io::LoadSweep(io::DiskFileSource(), file);
+  StatusOr<io::SweepSpec> spec = study::LoadSweep(io::DiskFileSource(), file);
   if (!spec.ok()) {
     fmt::print(stderr, "zerosim sweep: error: {}\n", spec.status().message());
     return kExitUsage;
   }
-  StatusOr<SweepStats> stats = RunSweep(*spec, o);
+  StatusOr<study::SweepStats> stats = study::RunSweep(*spec, o);
   if (!stats.ok()) {
     fmt::print(stderr, "zerosim sweep: error: {}\n", stats.status().message());
     return kExitFailed;
@@ -95,11 +106,12 @@ int SweepCommand(int argc, char** argv) {
     log << "zerosim " << Version() << ": " << summary;
     // The summary of the whole output (resumed rows included), read back from a regular file.
     std::error_code ec;
-    if (!quiet && std::filesystem::is_regular_file(o.out, ec) &&
+    // (The summary reads JSON lines; a CSV output has none.)
+    if (!quiet && o.format == study::SweepFormat::kJsonl && std::filesystem::is_regular_file(o.out, ec) &&
         std::filesystem::file_size(o.out, ec) < (uint64_t{1} << 28)) {
       std::ifstream in(o.out, std::ios::binary);
       const std::string rows((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      StatusOr<std::string> table = SummarizeSweepRows(rows);
+      StatusOr<std::string> table = study::SummarizeSweepRows(rows);
       if (!table.ok()) {
         fmt::print(stderr, "zerosim sweep: error: {}: {}\n", o.out, table.status().message());
         return kExitFailed;

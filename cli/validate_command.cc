@@ -5,46 +5,17 @@
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/nccl_check.h"
 #include "cli/options.h"
-#include "cli/published_inventory.h"
-#include "cli/scenario_runner.h"
-#include "cli/validation.h"
+#include "study/nccl_check.h"
+#include "study/published_inventory.h"
+#include "study/scenario_runner.h"
+#include "study/validation.h"
 
 namespace zerosim::cli {
 
 namespace po = boost::program_options;
-
-namespace {
-
-std::string PointsJsonl(const std::vector<PointResult>& points) {
-  std::string out;
-  for (const PointResult& p : points) {
-    nlohmann::ordered_json j;
-    j["engine"] = p.engine;
-    j["scenario"] = p.scenario;
-    j["variant"] = p.variant;
-    j["baseline"] = p.baseline;
-    j["metric"] = io::MetricName(p.metric);
-    if (!p.phase.empty()) j["phase"] = p.phase;
-    j["published"] = p.published;
-    j["simulated"] = p.simulated;
-    j["error"] = p.error;
-    j["tolerance"] = p.tolerance;
-    j["source"] = p.source;
-    j["group"] = p.group;
-    j["config"] = p.config;
-    j["gpus"] = p.gpus;
-    j["feasible"] = p.feasible;
-    out += j.dump() + "\n";
-  }
-  return out;
-}
-
-}  // namespace
 
 int ValidateCommand(int argc, char** argv) {
   std::vector<std::string> files;
@@ -73,7 +44,7 @@ int ValidateCommand(int argc, char** argv) {
   pos.add("scenario", -1);
   if (std::optional<int> stop = ParseCommandLine("validate", argc, argv, opts, &hidden, &pos)) return *stop;
   if (!nccl_points.empty()) {
-    StatusOr<std::string> table = CheckNcclPoints(nccl_points);
+    StatusOr<std::string> table = study::CheckNcclPoints(nccl_points);
     if (!table.ok()) {
       fmt::print(stderr, "zerosim validate: error: {}\n", table.status().message());
       return kExitUsage;
@@ -81,27 +52,27 @@ int ValidateCommand(int argc, char** argv) {
     fmt::print("{}", *table);
     return kExitOk;
   }
-  Engine engine = Engine::kAnalytic;
+  study::Engine engine = study::Engine::kAnalytic;
   sim::SimOptions sim_options;
   if (Status st = ResolveEngine(engine_args, /*allow_both=*/true, &engine, &sim_options); !st.ok()) {
     fmt::print(stderr, "zerosim validate: {}\n", st.message());
     return kExitUsage;
   }
-  if (engine == Engine::kBoth && (!baseline.empty() || !write_baseline.empty())) {
+  if (engine == study::Engine::kBoth && (!baseline.empty() || !write_baseline.empty())) {
     fmt::print(stderr, "zerosim validate: a baseline holds one engine's errors: use --engine analytic or sim with it\n");
     return kExitUsage;
   }
-  StatusOr<std::vector<std::string>> scenario_files = ScenarioFilesOrDiscover(files);
+  StatusOr<std::vector<std::string>> scenario_files = study::ScenarioFilesOrDiscover(files);
   if (!scenario_files.ok()) {
     fmt::print(stderr, "zerosim validate: {}\n", scenario_files.status().message());
     return kExitUsage;
   }
   const bool discover = files.empty();
 
-  std::vector<PointResult> points;
+  std::vector<study::PointResult> points;
   std::vector<model::Report> reports;
   for (const std::string& f : *scenario_files) {
-    StatusOr<io::Scenario> s = LoadScenarioOrDefault(f);
+    StatusOr<io::Scenario> s = study::LoadScenarioOrDefault(f);
     if (!s.ok()) {
       fmt::print(stderr, "zerosim validate: error: {}\n", s.status().message());
       return kExitUsage;
@@ -111,13 +82,13 @@ int ValidateCommand(int argc, char** argv) {
       continue;
     }
     fmt::print(stderr, "validating {} ({} variants, {} expectations)\n", f, s->variants.size(), s->expectations.size());
-    StatusOr<model::Report> r = EvaluateScenario(*s, engine, sim_options);
+    StatusOr<model::Report> r = study::EvaluateScenario(*s, engine, sim_options);
     if (!r.ok()) {
       fmt::print(stderr, "zerosim validate: error: {}\n", r.status().message());
       return kExitFailed;
     }
     for (const char* name : {"analytic", "sim"}) {
-      const std::vector<PointResult> p = CheckExpectations(*s, *r, name);
+      const std::vector<study::PointResult> p = study::CheckExpectations(*s, *r, name);
       points.insert(points.end(), p.begin(), p.end());
     }
     reports.push_back(std::move(r).value());
@@ -126,20 +97,20 @@ int ValidateCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim validate: no expectations found\n");
     return kExitUsage;
   }
-  fmt::print("{}\n{}", FormatValidation(points), FormatGroupSummary(points));
+  fmt::print("{}\n{}", study::FormatValidation(points), study::FormatGroupSummary(points));
   // The published runs' inventory beside their scenarios: how many run exactly, approximated, not at all.
-  StatusOr<std::string> inventory = PublishedInventories(*scenario_files);
+  StatusOr<std::string> inventory = study::PublishedInventories(*scenario_files);
   if (!inventory.ok()) {
     fmt::print(stderr, "zerosim validate: error: {}\n", inventory.status().message());
     return kExitUsage;
   }
   if (!inventory->empty()) fmt::print("\n{}", *inventory);
-  if (engine == Engine::kBoth) fmt::print("\n{}", FormatEngineComparison(reports));
-  if (!jsonl.empty() && !WriteTextFile(jsonl, PointsJsonl(points))) {
+  if (engine == study::Engine::kBoth) fmt::print("\n{}", study::FormatEngineComparison(reports));
+  if (!jsonl.empty() && !WriteTextFile(jsonl, study::ValidationJsonl(points))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", jsonl);
     return kExitFailed;
   }
-  if (!write_baseline.empty() && !WriteTextFile(write_baseline, BaselineJson(points, engine_args.engine))) {
+  if (!write_baseline.empty() && !WriteTextFile(write_baseline, study::BaselineJson(points, engine_args.engine))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", write_baseline);
     return kExitFailed;
   }
@@ -152,7 +123,7 @@ int ValidateCommand(int argc, char** argv) {
     }
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::string notes;
-    StatusOr<std::vector<std::string>> worse = CompareWithBaseline(points, text, &notes);
+    StatusOr<std::vector<std::string>> worse = study::CompareWithBaseline(points, text, &notes);
     if (!worse.ok()) {
       fmt::print(stderr, "zerosim validate: {}: {}\n", baseline, worse.status().message());
       return kExitUsage;
@@ -167,7 +138,7 @@ int ValidateCommand(int argc, char** argv) {
     return kExitOk;
   }
   int outside = 0;
-  for (const PointResult& p : points) outside += !p.within();
+  for (const study::PointResult& p : points) outside += !p.within();
   if (outside > 0) {
     fmt::print("\n{} of {} points outside their tolerance\n", outside, points.size());
     return kExitFailed;

@@ -21,6 +21,7 @@
 #include "model/io/loaders.h"
 #include "model/io/report_json.h"
 #include "model/io/sweep.h"
+#include "study/sweep_grid.h"
 
 namespace {
 
@@ -73,10 +74,10 @@ void RunOne(const std::string& path, const std::string& bytes) {
   } else if (path.rfind("kernels/calibration/", 0) == 0) {
     (void)io::LoadCalibration(fs, path);
   } else if (ends_with(".sweep.toml")) {
-    StatusOr<io::SweepSpec> s = io::LoadSweep(fs, path);
+    StatusOr<io::SweepSpec> s = study::LoadSweep(fs, path);
     if (!s.ok()) return;
-    for (size_t i = 0; i < io::PointCount(*s) && i < 4; ++i) {
-      const io::SweepPoint p = io::MakePoint(*s, i);
+    for (size_t i = 0; i < study::PointCount(*s) && i < 4; ++i) {
+      const study::SweepPoint p = study::MakePoint(*s, i);
       if (!p.infeasible.empty()) continue;
       for (const io::Variant& v : p.variants) Evaluate(s->name, v, p.cluster, p.calibration);
     }

@@ -10,19 +10,16 @@
 #include "model/cluster_spec.h"
 #include "model/schedule.h"
 #include "model/status.h"
+#include "sim/process_pool.h"
 #include "sim/sim_options.h"
 #include "sim/sim_result.h"
 
 namespace zerosim::sim {
 
-// Resources the child used (getrusage of the child).
-struct ChildUsage {
-  double max_rss_bytes = 0;
-  double cpu_s = 0;  // user + system
-};
-
-// Forks; the child runs `work` and sends back its bytes or its error, then exits without running the
-// parent's exit handlers. Returns what the child sent, or an error if it failed or died.
+// Forks (the process pool, process_pool.h, with one task in one fresh child); the child runs `work` and
+// sends back its bytes or its error, then exits without running the parent's exit handlers. Returns what
+// the child sent, or an error if it failed or died ("simulation process died of signal 9"). `usage`, if
+// given, receives the child's resources.
 StatusOr<std::string> RunInChild(const std::function<StatusOr<std::string>()>& work,
                                  ChildUsage* usage = nullptr);
 

@@ -7,25 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "model/io/calibration_writer.h"
 #include "model/version.h"
 
 namespace zerosim::kernels::bench {
 namespace {
 
 using nlohmann::ordered_json;
-
-std::string Num(double v) { return ordered_json(v).dump(); }
-std::string Str(const std::string& s) { return ordered_json(s).dump(); }
-
-// `text` with every line after the first indented by `indent`.
-std::string Indent(const std::string& text, const std::string& indent) {
-  std::string out;
-  for (char c : text) {
-    out += c;
-    if (c == '\n') out += indent;
-  }
-  return out;
-}
 
 #ifdef ZEROSIM_CUDA_ARCHITECTURES
 constexpr const char* kCudaArchitectures = ZEROSIM_CUDA_ARCHITECTURES;
@@ -58,32 +46,15 @@ void PrintFits(const BenchResult& r, std::FILE* out) {
 }
 
 std::string CalibrationFileText(const CalibrationFile& f) {
-  std::string out = "{\n";
-  out += "  \"format\": \"zerosim-calibration-1\",\n";
-  out += "  \"gpu\": " + Str(f.gpu) + ",\n";
-  out += "  \"source\": " + Str(f.source) + ",\n";
-  out += "  \"provenance\": " + Str(f.provenance) + ",\n";
-  out += "  \"copy_bandwidth_Bps\": " + Num(f.copy_Bps) + ",\n";
-  out += "  \"gemm_efficiency\": " + Indent(f.gemm_efficiency.dump(2), "  ") + ",\n";
-  out += "  \"kernels\": {\n";
-  for (int k = 0; k < model::kNumKernels; ++k) {
-    const model::KernelCalibration& kc = f.kernels[static_cast<size_t>(k)];
-    out += fmt::format("    \"{}\": {{\n", model::KernelName(static_cast<model::Kernel>(k)));
-    if (!kc.points.empty()) {
-      out += "      \"points\": [\n";
-      for (size_t i = 0; i < kc.points.size(); ++i) {
-        out += fmt::format("        [{}, {}]{}\n", Num(kc.points[i].bytes), Num(kc.points[i].seconds),
-                           i + 1 < kc.points.size() ? "," : "");
-      }
-      out += "      ]\n";
-    } else {
-      out += "      \"alpha_s\": " + Num(kc.fit.alpha_s) + ",\n";
-      out += "      \"beta_Bps\": " + Num(kc.fit.beta_Bps) + "\n";
-    }
-    out += k + 1 < model::kNumKernels ? "    },\n" : "    }\n";
-  }
-  out += f.compute ? "  },\n  \"compute\": " + ComputeSectionText(*f.compute, "  ") + "\n}\n" : "  }\n}\n";
-  return out;
+  io::CalibrationFileData data;
+  data.gpu = f.gpu;
+  data.source = f.source;
+  data.provenance = f.provenance;
+  data.copy_Bps = f.copy_Bps;
+  data.gemm_efficiency = f.gemm_efficiency;
+  data.kernels = f.kernels;
+  if (f.compute) data.compute_json = ComputeSectionText(*f.compute, "  ");
+  return io::CalibrationFileText(data);
 }
 
 StatusOr<ExistingCalibration> ReadExistingCalibration(const io::FileSource& fs, const std::string& path) {

@@ -1,4 +1,4 @@
-// Writing calibration files (format: docs/calibration.md): "measured" ones from a benchmark run and
+// Calibration files from benchmarks (format: docs/calibration.md): "measured" ones from a benchmark run and
 // "derived" ones scaled from another calibration by a memory-bandwidth ratio. The gemm_efficiency block
 // belongs to whoever fits GEMM efficiency: it is carried over verbatim from an existing file. Only a
 // measured file has a "compute" section (compute_section.h), and only when the compute benchmark ran:
@@ -43,8 +43,10 @@ Stamp StampNow(std::string command);
 // Prints each kernel's fit of t = alpha + bytes / beta to its points and beta's fraction of the copy.
 void PrintFits(const BenchResult& result, std::FILE* out);
 
-// The file's text: two-space indentation, one [bytes, seconds] point per line (one object per line in
-// the compute section), ending in a newline.
+// The file's text, written by the model's calibration writer beside its reader
+// (model/io/calibration_writer.h), with the compute section rendered here (compute_section.h): two-space
+// indentation, one [bytes, seconds] point per line (one object per line in the compute section), ending
+// in a newline.
 std::string CalibrationFileText(const CalibrationFile& file);
 
 // The "gpu" name and the gemm_efficiency object of an existing calibration file.

@@ -1,6 +1,6 @@
 // The report's fields as one list: each field a name, a unit and a getter. The list renders a report's
 // variants as flat rows, CSV (RFC 4180) or JSON lines (`zerosim run --format csv|jsonl`), and the same
-// names are the sweep rows' (cli/sweep_runner.cc) and `zerosim compare`'s, so a column means the same in
+// names are the sweep rows' (study/sweep_rows.cc) and `zerosim compare`'s, so a column means the same in
 // every output. docs/report.md lists the fields.
 //
 // Adding a field is one line in ReportFields() (report_fields.cc): a name, a unit and a getter. A dot in a

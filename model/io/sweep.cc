@@ -155,7 +155,7 @@ const std::vector<std::string>& SweepAxisKeys() {
   return keys;
 }
 
-StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
+StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
   StatusOr<TomlFile> doc = ReadTomlFile(fs, path);
   if (!doc.ok()) return doc.status();
 
@@ -247,126 +247,10 @@ StatusOr<SweepSpec> LoadSweep(const FileSource& fs, const std::string& path) {
   }
   root.Finish();
   if (!status.ok()) return status;
-
-  // Enumerate the product and keep the points that satisfy the constraints.
-  size_t product = 1;
-  for (const Axis& a : s.axes) {
-    if (a.values.size() > kMaxSweepPoints / product) {
-      return Status::Error(fmt::format("{}: [axes]: the axes' product has more than {:.0e} points (at axis '{}'); "
-                                       "split the sweep into several files",
-                                       path, static_cast<double>(kMaxSweepPoints), a.key));
-    }
-    product *= a.values.size();
-  }
-  for (size_t i = 0; i < product; ++i) {
-    s.product_index.push_back(i);
-    const SweepPoint p = MakePoint(s, s.product_index.size() - 1);
-    const int gpus = p.cluster.total_gpus();
-    const bool keep = (s.total_gpus == 0 || gpus == s.total_gpus) && (s.min_total_gpus == 0 || gpus >= s.min_total_gpus) &&
-                      (s.max_total_gpus == 0 || gpus <= s.max_total_gpus);
-    if (!keep) s.product_index.pop_back();
-  }
-  if (s.product_index.empty()) {
-    return Status::Error(fmt::format("{}: no point of the sweep satisfies its [constraints]", path));
-  }
-
-  // Owned clusters need a price for every NIC bandwidth they use.
-  if (s.has_price && !s.price.rented()) {
-    for (size_t i = 0; i < s.product_index.size(); ++i) {
-      const double bw = MakePoint(s, i).cluster.nic.bandwidth_Bps;
-      for (const auto* table : {&s.price.nic_usd_by_Bps, &s.price.switch_port_usd_by_Bps}) {
-        if (table->count(bw) == 0) {
-          return Status::Error(fmt::format("{}: [cost] has no NIC or switch-port price for {:g} Gbps NICs (add e.g. "
-                                           "\"{:g}Gbps\" = ... to [cost.nic_usd] and [cost.switch_port_usd])",
-                                           path, bw * 8 / 1e9, bw * 8 / 1e9));
-        }
-      }
-    }
-  }
   return s;
 }
 
-size_t PointCount(const SweepSpec& s) { return s.product_index.size(); }
-
-SweepPoint MakePoint(const SweepSpec& s, size_t index) {
-  SweepPoint p;
-  p.index = index;
-  p.cluster = s.base.cluster;
-  p.calibration = s.base.calibration;
-  p.variants = s.base.variants;
-  p.topology_file = s.base.topology_file;
-  p.model_file = s.base.model_file;
-  p.calibration_file = s.base.calibration_file;
-  // Decode the mixed-radix product index, last axis fastest.
-  size_t rest = s.product_index[index];
-  std::vector<const AxisValue*> chosen(s.axes.size());
-  for (size_t a = s.axes.size(); a-- > 0;) {
-    const size_t n = s.axes[a].values.size();
-    chosen[a] = &s.axes[a].values[rest % n];
-    rest /= n;
-  }
-  for (size_t a = 0; a < s.axes.size(); ++a) p.axes.emplace_back(s.axes[a].key, chosen[a]->text);
-  auto value = [&](const char* key) -> const AxisValue* {
-    for (size_t a = 0; a < s.axes.size(); ++a) {
-      if (s.axes[a].key == key) return chosen[a];
-    }
-    return nullptr;
-  };
-  // Whole files first, then the fields that override them.
-  if (const AxisValue* v = value("topology")) {
-    p.cluster = s.topologies[static_cast<size_t>(v->file)].first.cluster;
-    p.calibration = s.topologies[static_cast<size_t>(v->file)].second;
-    p.topology_file = s.topologies[static_cast<size_t>(v->file)].first.file;
-    p.calibration_file = s.topology_calibration_files[static_cast<size_t>(v->file)];
-  }
-  if (const AxisValue* v = value("model")) {
-    p.model_file = s.models[static_cast<size_t>(v->file)].file;
-    for (Variant& var : p.variants) {
-      const int seq = var.model.seq_len;
-      var.model = s.models[static_cast<size_t>(v->file)].model;
-      var.model.seq_len = seq;
-    }
-  }
-  if (const AxisValue* v = value("nodes")) p.cluster.nodes = static_cast<int>(v->number);
-  if (const AxisValue* v = value("gpus_per_node")) p.cluster.gpus_per_node = static_cast<int>(v->number);
-  if (const AxisValue* v = value("nic.count")) p.cluster.nic.count = static_cast<int>(v->number);
-  if (const AxisValue* v = value("nic.bandwidth")) p.cluster.nic.bandwidth_Bps = v->number;
-  if (const AxisValue* v = value("intra.bandwidth")) p.cluster.intra.bandwidth_Bps = v->number;
-  if (const AxisValue* v = value("fabric.oversubscription")) p.cluster.fabric.oversubscription = v->number;
-  if (const AxisValue* v = value("fabric.nodes_per_leaf")) p.cluster.fabric.nodes_per_leaf = static_cast<int>(v->number);
-  for (Variant& var : p.variants) {
-    if (const AxisValue* v = value("seq_len")) var.model.seq_len = static_cast<int>(v->number);
-    if (const AxisValue* v = value("tokens_per_gpu")) {
-      const int64_t tokens = static_cast<int64_t>(v->number);  // at most 2^44 (AxisRules)
-      const int64_t seq = std::max(1, var.model.seq_len);
-      if (tokens % seq != 0 && p.infeasible.empty()) {
-        p.infeasible = fmt::format("{} tokens per GPU is not a whole number of {}-token sequences", tokens, seq);
-      }
-      const int64_t micro = std::max<int64_t>(1, tokens / seq);
-      if (micro > model::kMaxMicroBatch && p.infeasible.empty()) {
-        p.infeasible = fmt::format("{} tokens per GPU are {} sequences of {} tokens, more than ZeroSim's limit of {}",
-                                   tokens, micro, seq, model::kMaxMicroBatch);
-      }
-      var.zero.train_micro_batch_size_per_gpu = static_cast<int>(std::min<int64_t>(micro, model::kMaxMicroBatch));
-    }
-    if (const AxisValue* v = value("zero_quantized_weights")) var.zero.zero_quantized_weights = v->boolean;
-    if (const AxisValue* v = value("zero_hpz_partition_size")) var.zero.zero_hpz_partition_size = static_cast<int>(v->number);
-    if (const AxisValue* v = value("zero_quantized_gradients")) var.zero.zero_quantized_gradients = v->boolean;
-    if (const AxisValue* v = value("reduce_bucket_size")) var.zero.reduce_bucket_size = v->number;
-    if (const AxisValue* v = value("stage3_prefetch_bucket_size")) var.zero.stage3_prefetch_bucket_size = v->number;
-    if (const AxisValue* v = value("stage3_max_live_parameters")) var.zero.stage3_max_live_parameters = v->number;
-  }
-
-  // Combinations that cannot run are results, with the reason: the one feasibility check
-  // (model/feasibility.h), the same the loaders report as errors.
-  for (const Variant& var : p.variants) {
-    if (!p.infeasible.empty()) break;
-    p.infeasible = model::DescribeProblems(model::CheckConfiguration(var.model, var.zero, p.cluster));
-  }
-  return p;
-}
-
-StatusOr<Scenario> ApplySettings(const FileSource& fs, const Scenario& base, const std::vector<std::string>& settings) {
+StatusOr<SweepSpec> ParseSettings(const FileSource& fs, const Scenario& base, const std::vector<std::string>& settings) {
   SweepSpec s;
   s.name = base.name;
   s.base = base;
@@ -398,21 +282,7 @@ StatusOr<Scenario> ApplySettings(const FileSource& fs, const Scenario& base, con
     if (!v.ok()) return Status::Error(fmt::format("--set {}: {}", setting, v.status().message()));
     s.axes.push_back(Axis{key, {std::move(v).value()}});
   }
-  s.product_index = {0};
-  const SweepPoint p = MakePoint(s, 0);
-  Scenario out = base;
-  out.cluster = p.cluster;
-  out.calibration = p.calibration;
-  out.variants = p.variants;
-  // A `topology` or `model` setting names other files: the provenance says which.
-  out.topology_file = p.topology_file;
-  out.model_file = p.model_file;
-  out.calibration_file = p.calibration_file;
-  if (!settings.empty()) out.name = fmt::format("{} (--set {})", base.name, fmt::join(settings, " "));
-  if (!p.infeasible.empty()) {
-    return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));
-  }
-  return out;
+  return s;
 }
 
 }  // namespace zerosim::io

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/options.h"
-#include "cli/scenario_runner.h"
+#include "study/scenario_runner.h"
 #include "model/io/embedded.h"
 
 namespace zerosim::cli {
@@ -23,13 +23,13 @@ io::Scenario Default() {
 TEST(SimGridOptions, ReachSimGridAndTheReport) {
   const io::Scenario s = Default();
   sim::SimOptions plain;
-  StatusOr<model::Report> base = EvaluateScenario(s, Engine::kSim, plain);
+  StatusOr<model::Report> base = study::EvaluateScenario(s, study::Engine::kSim, plain);
   ASSERT_TRUE(base.ok()) << base.status().message();
   EXPECT_TRUE(base->provenance.simgrid_options.empty());
   sim::SimOptions cross;
   cross.simgrid_cfg = {"network/crosstraffic:1"};
   cross.simgrid_log = {"root.thres:critical"};
-  StatusOr<model::Report> r = EvaluateScenario(s, Engine::kSim, cross);
+  StatusOr<model::Report> r = study::EvaluateScenario(s, study::Engine::kSim, cross);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_GT(r->variants[0].iteration_time_s, base->variants[0].iteration_time_s);
   EXPECT_EQ(r->provenance.simgrid_options,
@@ -40,14 +40,14 @@ TEST(SimGridOptions, ReachSimGridAndTheReport) {
 TEST(SimGridOptions, AKeySimGridDoesNotKnowIsAnError) {
   sim::SimOptions o;
   o.simgrid_cfg = {"network/no-such-key:1"};
-  StatusOr<model::Report> r = EvaluateScenario(Default(), Engine::kSim, o);
+  StatusOr<model::Report> r = study::EvaluateScenario(Default(), study::Engine::kSim, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("--cfg network/no-such-key:1"), std::string::npos)
       << r.status().message();
 }
 
 TEST(SimGridOptions, RefusedWithTheAnalyticEngineAndMalformed) {
-  Engine engine = Engine::kAnalytic;
+  study::Engine engine = study::Engine::kAnalytic;
   sim::SimOptions o;
   EngineArgs a;
   a.simgrid_cfg = {"network/model:LV08"};

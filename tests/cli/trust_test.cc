@@ -18,8 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/sweep_runner.h"
-#include "cli/sweep_summary.h"
+#include "study/sweep_runner.h"
+#include "study/sweep_grid.h"
+#include "study/sweep_summary.h"
 #include "model/evaluate.h"
 #include "model/feasibility.h"
 #include "model/pareto.h"
@@ -80,7 +81,7 @@ class TrustTest : public ::testing::Test {
     return r;
   }
   io::SweepSpec Spec(const std::string& file) {
-    StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), Path(file));
+    StatusOr<io::SweepSpec> s = study::LoadSweep(io::DiskFileSource(), Path(file));
     EXPECT_TRUE(s.ok()) << s.status().message();
     return *s;
   }
@@ -244,8 +245,8 @@ TEST_F(TrustTest, PlanNeverReusesTheScheduleOfAnotherMicroBatch) {
   // each micro-batch its own schedule.
   const io::SweepSpec spec = Spec("p.sweep.toml");
   model::ScheduleCache cache;
-  for (size_t i = 0; i < io::PointCount(spec); ++i) {
-    const io::SweepPoint p = io::MakePoint(spec, i);
+  for (size_t i = 0; i < study::PointCount(spec); ++i) {
+    const study::SweepPoint p = study::MakePoint(spec, i);
     for (const io::Variant& v : p.variants) {
       const model::Schedule& cached = cache.Get(v.model, v.zero, p.cluster);
       const model::Schedule fresh = model::BuildSchedule(v.model, v.zero, p.cluster);
@@ -278,47 +279,47 @@ TEST_F(TrustTest, ScheduleCacheReferencesSurviveLaterBuilds) {
 
 TEST_F(TrustTest, SweepOutputErrorsAreReported) {
   const io::SweepSpec spec = Spec("p.sweep.toml");
-  SweepOptions o;
+  study::SweepOptions o;
   o.progress = false;
   o.out = dir_.string();  // a directory: was an uncaught exception
-  StatusOr<SweepStats> st = RunSweep(spec, o);
+  StatusOr<study::SweepStats> st = study::RunSweep(spec, o);
   ASSERT_FALSE(st.ok());
   EXPECT_HAS(st.status().message(), "is a directory");
   if (fs::exists("/dev/full")) {
     o.out = "/dev/full";  // a full disk: was exit 0 with a cut-off last row
-    st = RunSweep(spec, o);
+    st = study::RunSweep(spec, o);
     ASSERT_FALSE(st.ok());
     EXPECT_HAS(st.status().message(), "cannot write /dev/full");
     o.jobs = 2;
-    st = RunSweep(spec, o);
+    st = study::RunSweep(spec, o);
     ASSERT_FALSE(st.ok());
     EXPECT_HAS(st.status().message(), "cannot write /dev/full");
   }
 }
 
 TEST_F(TrustTest, ResumeRefusesRowsOfAnotherSweepOrEngine) {
-  SweepOptions o;
+  study::SweepOptions o;
   o.progress = false;
   o.out = Path("out.jsonl");
-  ASSERT_TRUE(RunSweep(Spec("p.sweep.toml"), o).ok());
+  ASSERT_TRUE(study::RunSweep(Spec("p.sweep.toml"), o).ok());
   const std::string rows = [&] {
     std::ifstream in(o.out);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }();
   EXPECT_HAS(rows, "\"sweep_hash\":\"fnv1a64:");
   // The same sweep resumes (nothing left to do).
-  StatusOr<SweepStats> st = RunSweep(Spec("p.sweep.toml"), o);
+  StatusOr<study::SweepStats> st = study::RunSweep(Spec("p.sweep.toml"), o);
   ASSERT_TRUE(st.ok()) << st.status().message();
   EXPECT_EQ(st->points_run, 0u);
   // Another engine: the rows are not its rows.
-  SweepOptions sim = o;
+  study::SweepOptions sim = o;
   sim.sim = true;
-  st = RunSweep(Spec("p.sweep.toml"), sim);
+  st = study::RunSweep(Spec("p.sweep.toml"), sim);
   ASSERT_FALSE(st.ok());
   EXPECT_HAS(st.status().message(), "cannot resume: the row at byte 0 comes from another sweep");
   // Another sweep (other inputs) into the same file.
   Write("p.sweep.toml", std::string(kPlanSweep) + "# edited\n");
-  st = RunSweep(Spec("p.sweep.toml"), o);
+  st = study::RunSweep(Spec("p.sweep.toml"), o);
   ASSERT_FALSE(st.ok());
   EXPECT_HAS(st.status().message(), "another sweep");
 }
@@ -329,14 +330,14 @@ TEST_F(TrustTest, TwoSweepsCannotWriteOneOutput) {
   FILE* other = std::fopen(out.c_str(), "ab");
   ASSERT_NE(other, nullptr);
   ASSERT_EQ(flock(fileno(other), LOCK_EX | LOCK_NB), 0);  // what a running sweep holds
-  SweepOptions o;
+  study::SweepOptions o;
   o.progress = false;
   o.out = out;
-  StatusOr<SweepStats> st = RunSweep(Spec("p.sweep.toml"), o);
+  StatusOr<study::SweepStats> st = study::RunSweep(Spec("p.sweep.toml"), o);
   ASSERT_FALSE(st.ok());
   EXPECT_HAS(st.status().message(), "is being written by another sweep");
   std::fclose(other);
-  EXPECT_TRUE(RunSweep(Spec("p.sweep.toml"), o).ok());
+  EXPECT_TRUE(study::RunSweep(Spec("p.sweep.toml"), o).ok());
 }
 
 TEST_F(TrustTest, SweepEndsWithASummaryOfTheBestVariantPerCluster) {
@@ -353,7 +354,7 @@ nodes = [2, 4]
     std::ifstream in(Path("s.jsonl"));
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }();
-  StatusOr<std::string> summary = SummarizeSweepRows(rows);
+  StatusOr<std::string> summary = study::SummarizeSweepRows(rows);
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   EXPECT_HAS(*summary, "summary: 8 rows, 4 clusters, 4 infeasible rows");
   EXPECT_HAS(*summary, "nodes=4 nic.count=2");
@@ -361,7 +362,7 @@ nodes = [2, 4]
   EXPECT_HAS(*summary, "infeasible x4: nic.count: 3 NICs do not divide 8 GPUs per node into equal rails");
   // The fastest cluster comes first.
   EXPECT_LT(summary->find("nodes=4 nic.count=2"), summary->find("nodes=2 nic.count=2"));
-  EXPECT_FALSE(SummarizeSweepRows("not json\n").ok());
+  EXPECT_FALSE(study::SummarizeSweepRows("not json\n").ok());
 }
 
 // kill -9 of zerosim left its simulation child running.

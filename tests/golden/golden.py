@@ -36,6 +36,8 @@ NORMALISE = [
     (re.compile(r"\b(ZeroSim|zerosim) \d+\.\d+\.\d+\S*"), r"\1 <version>"),
     (re.compile(r"fnv1a64:[0-9a-f]{16}"), "<hash>"),
     (re.compile(r'("sweep_hash"\s*:\s*")[^"]*'), r"\1<hash>"),
+    # A CSV cell that is ZeroSim's version (`sweep --format csv`'s provenance.zerosim_version).
+    (re.compile(r"(?<=,)\d+\.\d+\.\d+(?:\+[^,\r\n]*)?(?=,)"), "<version>"),
 ]
 
 

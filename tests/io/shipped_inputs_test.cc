@@ -7,6 +7,7 @@
 #include "model/io/embedded.h"
 #include "model/io/loaders.h"
 #include "model/io/sweep.h"
+#include "study/sweep_grid.h"
 
 namespace zerosim::io {
 namespace {
@@ -56,7 +57,7 @@ TEST(ShippedInputs, ScenariosLoadAndEvaluate) {
   for (const std::string& f : files) {
     if (f.find("/models/") != std::string::npos) continue;
     if (f.size() > 11 && f.compare(f.size() - 11, 11, ".sweep.toml") == 0) {
-      StatusOr<SweepSpec> sweep = LoadSweep(DiskFileSource(), f);
+      StatusOr<SweepSpec> sweep = study::LoadSweep(DiskFileSource(), f);
       EXPECT_TRUE(sweep.ok()) << sweep.status().message();
       continue;
     }

@@ -13,6 +13,7 @@
 #include "model/io/loaders.h"
 #include "model/io/report_json.h"
 #include "model/io/sweep.h"
+#include "study/sweep_grid.h"
 #include "test_inputs.h"
 
 namespace zerosim::io {
@@ -159,7 +160,7 @@ base = "s.toml"
 std::string SweepError(const std::string& axes_and_more) {
   auto files = Files();
   files["x.toml"] = std::string(kSweepHead) + axes_and_more;
-  StatusOr<SweepSpec> s = LoadSweep(MemoryFileSource(files), "x.toml");
+  StatusOr<SweepSpec> s = study::LoadSweep(MemoryFileSource(files), "x.toml");
   return s.ok() ? "" : s.status().message();
 }
 
@@ -213,12 +214,12 @@ TEST(Trust, CombinationsThatCannotRunAreInfeasibleRows) {
                          "kind = \"fat_tree\"\nnodes_per_leaf = 2\nleaves_per_pod = 2");
   // 12 nodes fill leaves of 2 but not pods of 4: the sim platform aborted on it.
   files["x.toml"] = std::string(kSweepHead) + "nodes = [4, 6, 8]\n";
-  StatusOr<SweepSpec> s = LoadSweep(MemoryFileSource(files), "x.toml");
+  StatusOr<SweepSpec> s = study::LoadSweep(MemoryFileSource(files), "x.toml");
   ASSERT_TRUE(s.ok()) << s.status().message();
-  ASSERT_EQ(PointCount(*s), 3u);
-  EXPECT_EQ(MakePoint(*s, 0).infeasible, "");
-  EXPECT_ERROR_HAS(MakePoint(*s, 1).infeasible, "fabric.leaves_per_pod: 6 nodes do not fill pods of 4 nodes");
-  EXPECT_EQ(MakePoint(*s, 2).infeasible, "");
+  ASSERT_EQ(study::PointCount(*s), 3u);
+  EXPECT_EQ(study::MakePoint(*s, 0).infeasible, "");
+  EXPECT_ERROR_HAS(study::MakePoint(*s, 1).infeasible, "fabric.leaves_per_pod: 6 nodes do not fill pods of 4 nodes");
+  EXPECT_EQ(study::MakePoint(*s, 2).infeasible, "");
 }
 
 }  // namespace

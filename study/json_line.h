@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 class JsonLine {
  public:
@@ -46,4 +46,4 @@ class JsonLine {
   std::string text_;
 };
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

@@ -1,4 +1,4 @@
-// `zerosim compare` (cli/compare.h): doubling the NIC bandwidth of the default scenario is found as the one
+// `zerosim compare` (study/compare.h): doubling the NIC bandwidth of the default scenario is found as the one
 // input that differs, moves no compute and no bytes (volumes do not depend on bandwidth), and shortens the
 // iteration through exposed communication; the rows read back, and sweep rows carry the same field names.
 #include <gtest/gtest.h>
@@ -7,21 +7,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/compare.h"
-#include "cli/scenario_runner.h"
-#include "cli/sweep_runner.h"
 #include "model/io/embedded.h"
 #include "model/io/report_fields.h"
 #include "model/io/sweep.h"
+#include "study/compare.h"
+#include "study/scenario_runner.h"
+#include "study/sweep_grid.h"
+#include "study/sweep_rows.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 namespace {
 
 model::Report Evaluate(const std::vector<std::string>& settings) {
   const io::MemoryFileSource fs(io::EmbeddedFiles());
   StatusOr<io::Scenario> s = io::LoadScenario(fs, io::kDefaultScenario);
   EXPECT_TRUE(s.ok()) << s.status().message();
-  if (!settings.empty()) s = io::ApplySettings(fs, *s, settings);
+  if (!settings.empty()) s = ApplySettings(fs, *s, settings);
   EXPECT_TRUE(s.ok()) << s.status().message();
   StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kAnalytic);
   EXPECT_TRUE(r.ok()) << r.status().message();
@@ -89,7 +90,7 @@ TEST(Compare, SweepRowsShareTheRunRowsNamesAndCarryProvenance) {
   spec.name = "t";
   spec.base.name = r.scenario_name;
   spec.file = {"t.sweep.toml", "fnv1a64:0000000000000001"};
-  io::SweepPoint p;
+  SweepPoint p;
   p.cluster = r.cluster;
   p.calibration.source = "derived";
   p.calibration_file = {"c.json", "fnv1a64:0000000000000002"};
@@ -106,4 +107,4 @@ TEST(Compare, SweepRowsShareTheRunRowsNamesAndCarryProvenance) {
 }
 
 }  // namespace
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

@@ -1,4 +1,4 @@
-#include "cli/validation.h"
+#include "study/validation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "model/evaluate.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 namespace {
 
@@ -285,4 +285,28 @@ StatusOr<std::vector<std::string>> ScenarioFilesOrDiscover(const std::vector<std
   return FindScenarioFiles("scenarios");
 }
 
-}  // namespace zerosim::cli
+std::string ValidationJsonl(const std::vector<PointResult>& points) {
+  std::string out;
+  for (const PointResult& p : points) {
+    nlohmann::ordered_json j;
+    j["engine"] = p.engine;
+    j["scenario"] = p.scenario;
+    j["variant"] = p.variant;
+    j["baseline"] = p.baseline;
+    j["metric"] = io::MetricName(p.metric);
+    if (!p.phase.empty()) j["phase"] = p.phase;
+    j["published"] = p.published;
+    j["simulated"] = p.simulated;
+    j["error"] = p.error;
+    j["tolerance"] = p.tolerance;
+    j["source"] = p.source;
+    j["group"] = p.group;
+    j["config"] = p.config;
+    j["gpus"] = p.gpus;
+    j["feasible"] = p.feasible;
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+}  // namespace zerosim::study

@@ -1,4 +1,4 @@
-#include "cli/compare.h"
+#include "study/compare.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "model/io/file_source.h"
 #include "model/io/report_fields.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
+#include "study/scenario_runner.h"
+#include "study/sweep_grid.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 namespace {
 
@@ -312,4 +315,24 @@ std::string RenderComparison(const Comparison& c, OutputFormat format) {
   return "";
 }
 
-}  // namespace zerosim::cli
+StatusOr<io::Scenario> LoadComparedScenario(const std::string& path, const std::string& base,
+                                            const std::vector<std::string>& settings) {
+  const io::DiskFileSource fs;
+  StatusOr<io::Scenario> s = io::LoadScenario(fs, path);
+  if (!s.ok()) {
+    const StatusOr<io::TopologyFile> t = io::LoadTopology(fs, path);
+    if (!t.ok()) {
+      return Status::Error(fmt::format("{} is neither a scenario ({}) nor a topology ({})", path,
+                                       s.status().message(), t.status().message()));
+    }
+    StatusOr<io::Scenario> b = LoadScenarioOrDefault(base);
+    if (!b.ok()) return b.status();
+    s = ApplySettings(fs, *b, {"topology=" + path});
+    if (!s.ok()) return s.status();
+    s.value().name = fmt::format("{} on {}", b->name, t->cluster.name);
+  }
+  if (!settings.empty()) s = ApplySettings(fs, *s, settings);
+  return s;
+}
+
+}  // namespace zerosim::study

@@ -7,10 +7,10 @@
 
 #include "model/status.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 // The summary of sweep rows (JSON lines, docs/sweeps.md); `max_clusters` caps the table's rows (the
 // fastest first). An error if a line is not a sweep row.
 StatusOr<std::string> SummarizeSweepRows(const std::string& jsonl, size_t max_clusters = 20);
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

@@ -9,7 +9,7 @@
 #include "model/report.h"
 #include "model/status.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 struct PointResult {
   std::string engine;    // "analytic" or "sim"
@@ -58,6 +58,10 @@ std::string FormatGroupSummary(const std::vector<PointResult>& points);
 // The validation table, then the summary per metric with the targets beside it.
 std::string FormatValidation(const std::vector<PointResult>& points);
 
+// The points as JSON lines (`validate --jsonl`): engine, scenario, variant, baseline, metric, phase (RLHF
+// only), published, simulated, error, tolerance, source, group, config, gpus, feasible.
+std::string ValidationJsonl(const std::vector<PointResult>& points);
+
 // The regression gate's baseline: |error| per point key, as JSON, for the points of one engine.
 std::string BaselineJson(const std::vector<PointResult>& points, const std::string& engine);
 // Points whose |error| exceeds the baseline's (beyond 1e-9), one line each; points the baseline lacks are
@@ -71,4 +75,4 @@ std::vector<std::string> FindScenarioFiles(const std::string& dir);
 // `files` if any, else every scenario under ./scenarios (an error outside the source tree).
 StatusOr<std::vector<std::string>> ScenarioFilesOrDiscover(const std::vector<std::string>& files);
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

@@ -1,6 +1,7 @@
 // Sweeps: enumeration, constraints, infeasible points, sharding, resuming, parallel workers, costs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,12 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/sweep_runner.h"
 #include "model/cost.h"
 #include "model/pareto.h"
+#include "study/sweep_grid.h"
+#include "study/sweep_point.h"
+#include "study/sweep_resume.h"
+#include "study/sweep_rows.h"
+#include "study/sweep_runner.h"
 #include "test_inputs.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 namespace {
 
 namespace fs = std::filesystem;
@@ -62,7 +67,7 @@ class SweepTest : public ::testing::Test {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
   io::SweepSpec Spec() {
-    StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+    StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
     EXPECT_TRUE(s.ok()) << s.status().message();
     return *s;
   }
@@ -82,13 +87,13 @@ class SweepTest : public ::testing::Test {
 
 TEST_F(SweepTest, EnumeratesTheProductInAFixedOrder) {
   const io::SweepSpec s = Spec();
-  ASSERT_EQ(io::PointCount(s), 27u);
+  ASSERT_EQ(PointCount(s), 27u);
   // Schedule-shaping axes (nodes) vary slowest, bandwidth-only axes fastest, alphabetical within.
   ASSERT_EQ(s.axes.size(), 3u);
   EXPECT_EQ(s.axes[0].key, "nodes");
   EXPECT_EQ(s.axes[1].key, "nic.bandwidth");
   EXPECT_EQ(s.axes[2].key, "nic.count");
-  const io::SweepPoint p = io::MakePoint(s, 10);  // nodes 4, 100Gbps, 3 NICs
+  const SweepPoint p = MakePoint(s, 10);  // nodes 4, 100Gbps, 3 NICs
   EXPECT_EQ(p.cluster.nodes, 4);
   EXPECT_DOUBLE_EQ(p.cluster.nic.bandwidth_Bps, 12.5e9);
   EXPECT_EQ(p.cluster.nic.count, 3);
@@ -111,8 +116,8 @@ TEST_F(SweepTest, InfeasiblePointsAreRowsWithAReason) {
 TEST_F(SweepTest, ConstraintsDropPoints) {
   Write("x.sweep.toml", std::string(kSweep) + "\n[constraints]\ntotal_gpus = 32\n");
   const io::SweepSpec s = Spec();
-  EXPECT_EQ(io::PointCount(s), 9u);  // only 4 nodes x 8 GPUs
-  for (size_t i = 0; i < io::PointCount(s); ++i) EXPECT_EQ(io::MakePoint(s, i).cluster.total_gpus(), 32);
+  EXPECT_EQ(PointCount(s), 9u);  // only 4 nodes x 8 GPUs
+  for (size_t i = 0; i < PointCount(s); ++i) EXPECT_EQ(MakePoint(s, i).cluster.total_gpus(), 32);
 }
 
 TEST_F(SweepTest, ThreeShardsConcatenateToTheUnshardedOutput) {
@@ -127,6 +132,108 @@ TEST_F(SweepTest, ParallelWorkersWriteTheSameBytes) {
   EXPECT_EQ(Run(s, "j1.jsonl", 1), Run(s, "j3.jsonl", 3));
 }
 
+// Points of very different cost (simulated clusters of 1 to 16 nodes, each variant replayed in its own
+// child of a worker): the workers take points as they free up, and the rows are the same bytes as one job's.
+TEST_F(SweepTest, PointsOfVeryDifferentCostFinishInPointOrderWithAnyJobs) {
+  Write("x.sweep.toml", "name = \"uneven\"\nbase = \"s.toml\"\n[axes]\nnodes = [16, 1, 2, 1, 4, 1, 1]\n");
+  const io::SweepSpec s = Spec();
+  ASSERT_EQ(PointCount(s), 7u);
+  auto run = [&](const std::string& out, int jobs) {
+    SweepOptions o;
+    o.sim = true;
+    o.out = (dir_ / out).string();
+    o.jobs = jobs;
+    o.progress = false;
+    StatusOr<SweepStats> st = RunSweep(s, o);
+    EXPECT_TRUE(st.ok()) << st.status().message();
+    return Read(dir_ / out);
+  };
+  const std::string one = run("j1.jsonl", 1);
+  EXPECT_EQ(run("j3.jsonl", 3), one);
+  size_t rows = 0;  // two variants a point: row k belongs to point k / 2
+  for (size_t pos = 0, nl; (nl = one.find('\n', pos)) != std::string::npos; pos = nl + 1, ++rows) {
+    const nlohmann::json row = nlohmann::json::parse(one.substr(pos, nl - pos));
+    EXPECT_EQ(row.at("point").get<size_t>(), rows / 2) << "row " << rows;
+  }
+  EXPECT_EQ(rows, 14u);
+}
+
+// CSV rows hold the JSON rows' values under the JSON paths joined by dots, after one header record, and an
+// interrupted CSV output resumes to the same bytes.
+TEST_F(SweepTest, CsvRowsAreTheJsonRowsFlattenedAndResume) {
+  const io::SweepSpec s = Spec();
+  const std::string jsonl = Run(s, "rows.jsonl");
+  SweepOptions o;
+  o.out = (dir_ / "rows.csv").string();
+  o.format = SweepFormat::kCsv;
+  o.progress = false;
+  ASSERT_TRUE(RunSweep(s, o).ok());
+  const std::string csv = Read(dir_ / "rows.csv");
+  ASSERT_EQ(csv.compare(0, SweepCsvHeader(s).size(), SweepCsvHeader(s)), 0);
+  // Split into records (no cell of this sweep holds a quote or a line break; commas are quoted).
+  auto cells_of = [](const std::string& line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (char ch : line) {
+      if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += ch;
+      }
+    }
+    return cells;
+  };
+  std::vector<std::vector<std::string>> records;
+  for (size_t pos = 0, end; (end = csv.find("\r\n", pos)) != std::string::npos; pos = end + 2) {
+    records.push_back(cells_of(csv.substr(pos, end - pos)));
+  }
+  const std::vector<std::string>& header = records.at(0);
+  std::vector<nlohmann::json> rows;
+  for (size_t pos = 0, nl; (nl = jsonl.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+    rows.push_back(nlohmann::json::parse(jsonl.substr(pos, nl - pos)));
+  }
+  ASSERT_EQ(records.size(), rows.size() + 1);
+  auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << name;
+    return static_cast<size_t>(it - header.begin());
+  };
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const std::vector<std::string>& rec = records[r + 1];
+    ASSERT_EQ(rec.size(), header.size()) << "record " << r;
+    EXPECT_EQ(rec[column("point")], rows[r]["point"].dump());
+    EXPECT_EQ(rec[column("axes.nic.bandwidth")], rows[r]["axes"]["nic.bandwidth"].get<std::string>());
+    EXPECT_EQ(rec[column("variant")], rows[r]["variant"].get<std::string>());
+    EXPECT_EQ(rec[column("cluster.nodes")], rows[r]["cluster"]["nodes"].dump());
+    EXPECT_EQ(rec[column("feasible")], rows[r]["feasible"].dump());
+    if (rows[r]["feasible"].get<bool>()) {
+      EXPECT_EQ(std::stod(rec[column("tflops_per_gpu")]), rows[r]["tflops_per_gpu"].get<double>());
+      EXPECT_EQ(std::stod(rec[column("cost.usd_per_million_tokens")]),
+                rows[r]["cost"]["usd_per_million_tokens"].get<double>());
+    } else {
+      EXPECT_EQ(rec[column("tflops_per_gpu")], "");
+      EXPECT_EQ(rec[column("cost.usd_per_million_tokens")], "");
+    }
+    EXPECT_EQ(rec[column("provenance.model.hash")], rows[r]["provenance"]["model"]["hash"].get<std::string>());
+  }
+  // Cut in the middle of a record (and, once, inside the header): the rerun completes the same bytes.
+  for (size_t cut : {csv.size() / 2, SweepCsvHeader(s).size() / 2}) {
+    std::ofstream(dir_ / "cut.csv", std::ios::binary) << csv.substr(0, cut);
+    o.out = (dir_ / "cut.csv").string();
+    StatusOr<SweepStats> st = RunSweep(s, o);
+    ASSERT_TRUE(st.ok()) << st.status().message();
+    EXPECT_EQ(Read(dir_ / "cut.csv"), csv) << "cut at " << cut;
+  }
+  // A CSV output does not resume as JSON lines, nor JSON lines as CSV.
+  o.out = (dir_ / "rows.jsonl").string();
+  EXPECT_FALSE(RunSweep(s, o).ok());
+  o.format = SweepFormat::kJsonl;
+  o.out = (dir_ / "rows.csv").string();
+  EXPECT_FALSE(RunSweep(s, o).ok());
+}
+
 TEST_F(SweepTest, AnInterruptedOutputIsResumed) {
   const io::SweepSpec s = Spec();
   const std::string whole = Run(s, "whole.jsonl");
@@ -139,7 +246,7 @@ TEST_F(SweepTest, AnInterruptedOutputIsResumed) {
 
 TEST_F(SweepTest, UnknownAxisAndMissingPriceAreReported) {
   Write("x.sweep.toml", std::string(kSweep).replace(std::string(kSweep).find("\"nic.count\""), 11, "\"nic.cuont\""));
-  StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+  StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("did you mean 'nic.count'"), std::string::npos) << s.status().message();
   EXPECT_NE(s.status().message().find("x.sweep.toml:7"), std::string::npos) << s.status().message();
@@ -147,7 +254,7 @@ TEST_F(SweepTest, UnknownAxisAndMissingPriceAreReported) {
   std::string text = kSweep;
   text.replace(text.find("\"400Gbps\" = 2500"), 16, "");
   Write("x.sweep.toml", text);
-  s = io::LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+  s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("no NIC or switch-port price for 400 Gbps"), std::string::npos)
       << s.status().message();
@@ -210,7 +317,7 @@ TEST_F(SweepTest, RowsCarryTheFilesOfTheirPointAndTheirCalibrationsKinds) {
   Write("c2.json", testing::Calibration());
   Write("y.sweep.toml", "name = \"y\"\nbase = \"s.toml\"\n[axes]\ntopology = [\"t.toml\", \"t2.toml\"]\n");
   auto spec = [&] {
-    StatusOr<io::SweepSpec> s = io::LoadSweep(io::DiskFileSource(), (dir_ / "y.sweep.toml").string());
+    StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "y.sweep.toml").string());
     EXPECT_TRUE(s.ok()) << s.status().message();
     return *s;
   };
@@ -239,4 +346,4 @@ TEST_F(SweepTest, RowsCarryTheFilesOfTheirPointAndTheirCalibrationsKinds) {
 }
 
 }  // namespace
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

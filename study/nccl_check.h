@@ -8,10 +8,10 @@
 
 #include "model/status.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 // The per-point table and the per-source summary (n, median |error|, mean signed error), as text. Errors: an
 // unreadable or malformed file, naming the JSON path.
 StatusOr<std::string> CheckNcclPoints(const std::string& path);
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

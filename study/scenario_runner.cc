@@ -1,4 +1,4 @@
-#include "cli/scenario_runner.h"
+#include "study/scenario_runner.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "sim/isolation.h"
 #include "sim/simgrid_platform.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 namespace {
 
@@ -131,4 +131,4 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   return r;
 }
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

@@ -5,23 +5,18 @@
 
 #include <string>
 
-#include <boost/program_options.hpp>
-
 #include "model/report.h"
 #include "model/status.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 enum class OutputFormat { kTable, kJson, kJsonl, kCsv };
 
 // "table", "json", "jsonl" or "csv"; an error naming the choices otherwise.
 StatusOr<OutputFormat> ParseOutputFormat(const std::string& name);
 
-// Adds `--format table|json|jsonl|csv` (default table) bound to `format`.
-void AddFormatOption(boost::program_options::options_description* opts, std::string* format);
-
 // `r` in `format`: the table (model/io/report_table.h), the JSON document (report_json.h), or the rows as
 // JSON lines or CSV (report_fields.h).
 std::string RenderReport(const model::Report& r, OutputFormat format);
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

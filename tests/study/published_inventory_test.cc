@@ -2,9 +2,9 @@
 // run, with reasons, only for the scenarios validated.
 #include <gtest/gtest.h>
 
-#include "cli/published_inventory.h"
+#include "study/published_inventory.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 namespace {
 
 constexpr const char* kInventory = R"({"cases": [
@@ -32,4 +32,4 @@ TEST(PublishedInventory, MalformedIsAnError) {
 }
 
 }  // namespace
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

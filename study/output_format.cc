@@ -1,4 +1,4 @@
-#include "cli/output_format.h"
+#include "study/output_format.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 StatusOr<OutputFormat> ParseOutputFormat(const std::string& name) {
   if (name == "table") return OutputFormat::kTable;
@@ -14,13 +14,6 @@ StatusOr<OutputFormat> ParseOutputFormat(const std::string& name) {
   if (name == "jsonl") return OutputFormat::kJsonl;
   if (name == "csv") return OutputFormat::kCsv;
   return Status::Error(fmt::format("--format: '{}' is not one of table, json, jsonl, csv", name));
-}
-
-void AddFormatOption(boost::program_options::options_description* opts, std::string* format) {
-  opts->add_options()(
-      "format", boost::program_options::value<std::string>(format)->value_name("FORMAT"),
-      "table (default), json (the report document, docs/report.md), jsonl or csv (one row per "
-      "variant, the sweep rows' field names) on stdout");
 }
 
 std::string RenderReport(const model::Report& r, OutputFormat format) {
@@ -37,4 +30,4 @@ std::string RenderReport(const model::Report& r, OutputFormat format) {
   return "";
 }
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

@@ -12,7 +12,7 @@
 #include "sim/sim_evaluate.h"
 #include "sim/sim_options.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 // kAnalytic: NCCL's cost model per collective (model/analytic.h). kSim: the SimGrid replay (sim/).
 // kBoth: each variant by both, the analytic column first.
@@ -40,4 +40,4 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine,
                                          std::vector<sim::SimRun>* sim_runs = nullptr,
                                          model::ScheduleCache* cache = nullptr);
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

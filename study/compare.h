@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/output_format.h"
+#include "study/output_format.h"
+#include "model/io/loaders.h"
 #include "model/report.h"
+#include "model/status.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 // One input key whose value differs, as the JSON report spells key and value ("cluster.nic.bandwidth_Bps").
 struct InputDifference {
@@ -48,6 +50,12 @@ struct Comparison {
   std::vector<VariantComparison> variants;  // A's order, then those only in B
 };
 
+// One side of a comparison: `path` as a scenario, or, when it is a topology file, the scenario `base` (""
+// : the embedded default) on that cluster (the sweep axis `topology`, with its checks); then the what-ifs
+// `settings` (ApplySettings, sweep_grid.h). Errors: a file that is neither, a bad setting.
+StatusOr<io::Scenario> LoadComparedScenario(const std::string& path, const std::string& base,
+                                            const std::vector<std::string>& settings);
+
 // Compares `a` with `b`.
 Comparison CompareReports(std::string a_label, model::Report a, std::string b_label, model::Report b);
 
@@ -56,4 +64,4 @@ Comparison CompareReports(std::string a_label, model::Report a, std::string b_la
 // lines or CSV.
 std::string RenderComparison(const Comparison& c, OutputFormat format);
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

@@ -1,4 +1,4 @@
-#include "cli/nccl_check.h"
+#include "study/nccl_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,7 @@
 #include "model/collective_time.h"
 #include "model/traffic.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 namespace {
 
 struct Checked {
@@ -126,4 +126,4 @@ StatusOr<std::string> CheckNcclPoints(const std::string& path) {
   return out;
 }
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

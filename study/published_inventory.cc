@@ -1,4 +1,4 @@
-#include "cli/published_inventory.h"
+#include "study/published_inventory.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-namespace zerosim::cli {
+namespace zerosim::study {
 namespace {
 
 std::string Reasons(const std::map<std::string, int>& reasons) {
@@ -80,4 +80,4 @@ StatusOr<std::string> PublishedInventories(const std::vector<std::string>& scena
   return out;
 }
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

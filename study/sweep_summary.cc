@@ -1,4 +1,4 @@
-#include "cli/sweep_summary.h"
+#include "study/sweep_summary.h"
 
 #include <algorithm>
 #include <map>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-namespace zerosim::cli {
+namespace zerosim::study {
 namespace {
 
 struct Best {
@@ -93,4 +93,4 @@ StatusOr<std::string> SummarizeSweepRows(const std::string& jsonl, size_t max_cl
   return out;
 }
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

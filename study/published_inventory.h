@@ -10,7 +10,7 @@
 
 #include "model/status.h"
 
-namespace zerosim::cli {
+namespace zerosim::study {
 
 // A summary of the inventory `json_text` (from `path`, for messages) for the scenarios in `validated` (file
 // names; a case counts as run only when its scenario was validated): cases run without approximation, run
@@ -23,4 +23,4 @@ StatusOr<std::string> FormatPublishedInventory(const std::string& json_text, con
 // ("" when none does).
 StatusOr<std::string> PublishedInventories(const std::vector<std::string>& scenario_files);
 
-}  // namespace zerosim::cli
+}  // namespace zerosim::study

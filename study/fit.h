@@ -1,0 +1,46 @@
+// The fit: at most three calibration parameters (knobs) fitted to every tflops_per_gpu expectation of a
+// set of scenarios at once, by bounded Levenberg-Marquardt on log(simulated / published)
+// (model/least_squares.h). Schedules come from one cache: the knobs change a schedule only through
+// ZeroConfig (host_overhead_per_module), which the cache's key holds.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/io/loaders.h"
+#include "model/least_squares.h"
+#include "model/status.h"
+#include "study/validation.h"
+
+namespace zerosim::study {
+
+// A parameter the fit may move, with its bounds and where its value lives in the input files.
+struct FitKnob {
+  const char* name;
+  const char* where;  // the file key the fitted value belongs to
+  double lower;
+  double upper;
+  double (*get)(const io::Scenario&);
+  void (*set)(io::Scenario&, double);
+};
+
+// Every knob, in the order `zerosim fit --help` lists them.
+const std::vector<FitKnob>& FitKnobs();
+// The knob named `name`, or null.
+const FitKnob* FindFitKnob(const std::string& name);
+
+struct FitOutcome {
+  model::FitResult fit;
+  std::vector<double> file_values;  // each knob's value in the files (scenarios.front())
+  double file_cost = 0;             // the sum of squared residuals at the files' values
+  std::vector<PointResult> fitted;  // every expectation at the fitted values
+};
+
+// Fits `params` (one per entry of `knobs`, in the same order; their initial values and bounds) to the
+// tflops_per_gpu expectations of `scenarios`. Errors: an evaluation that fails at some trial value (a broken
+// invariant).
+StatusOr<FitOutcome> FitKnobValues(const std::vector<io::Scenario>& scenarios,
+                                   const std::vector<const FitKnob*>& knobs,
+                                   const std::vector<model::FitParameter>& params);
+
+}  // namespace zerosim::study

@@ -1,0 +1,36 @@
+#include "study/sweep_point.h"
+
+#include <fmt/format.h>
+
+#include "model/invariants.h"
+#include "sim/sim_evaluate.h"
+#include "study/scenario_runner.h"
+
+namespace zerosim::study {
+
+StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, model::ScheduleCache* cache,
+                                                          bool sim, const sim::SimOptions& sim_options) {
+  std::vector<model::VariantReport> out;
+  const char* engine = sim ? "sim" : "analytic";
+  for (const io::Variant& v : p.variants) {
+    if (!p.infeasible.empty()) {
+      out.push_back(InfeasibleVariant(v.name, engine, v.model, v.zero, p.infeasible));
+      continue;
+    }
+    if (sim) {
+      StatusOr<model::VariantReport> r =
+          sim::EvaluateSimVariant(v.name, v.model, v.zero, p.cluster, p.calibration, sim_options);
+      if (!r.ok())
+        return Status::Error(fmt::format("point {}, {}: {}", p.index, v.name, r.status().message()));
+      out.push_back(std::move(r).value());
+    } else {
+      const model::Schedule& s = cache->Get(v.model, v.zero, p.cluster);
+      out.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, s));
+    }
+    if (Status st = model::InvariantStatus(fmt::format("sweep point {}", p.index), out.back()); !st.ok())
+      return st;
+  }
+  return out;
+}
+
+}  // namespace zerosim::study
