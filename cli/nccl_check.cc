@@ -98,7 +98,8 @@ StatusOr<std::string> CheckNcclPoints(const std::string& path) {
     for (const nlohmann::json& p : doc.at("points")) {
       Checked r;
       r.id = p.at("id").get<std::string>();
-      r.source = p.at("source").get<std::string>();
+      // Per source and benchmark: one source can hold runs of different benchmarks (nccl-tests, torch).
+      r.source = p.at("source").get<std::string>().substr(0, 36) + " [" + p.value("benchmark", "?") + "]";
       r.collective = p.at("collective").get<std::string>();
       r.bytes = p.at("message_bytes").get<double>();
       r.measured_GBps = p.at("busbw_GBps").get<double>();
