@@ -1,7 +1,11 @@
 #include "model/collective_time.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
+#include <string>
+
+#include "model/units.h"
 
 namespace zerosim::model {
 
@@ -39,9 +43,84 @@ CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c) {
       transfer = std::max(transfer, t.max_leaf_uplink_bytes / bw);
     }
     // NCCL's own cap on a ring's bus bandwidth for the GPU architecture (cluster_spec.h).
-    if (t.ring_rank_bytes > 0 && cap_Bps > 0) transfer = std::max(transfer, t.ring_rank_bytes / (cap_Bps * p.bandwidth_factor));
+    if (t.ring_rank_bytes > 0 && cap_Bps > 0)
+      transfer = std::max(transfer, t.ring_rank_bytes / (cap_Bps * p.bandwidth_factor));
     const double total = latency + transfer;
     if (total < best.seconds) best = {total, latency, transfer, n.name, p};
+  }
+  return best;
+}
+
+namespace {
+
+bool NameHas(const std::string& name, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    if (name.find(k) != std::string::npos) return true;
+  }
+  return false;
+}
+
+bool IsBlackwell(const ClusterSpec& c) { return NameHas(c.gpu.name, {"B200", "B300", "GB200", "GB300"}); }
+bool IsHopper(const ClusterSpec& c) { return NameHas(c.gpu.name, {"H100", "H200", "H800", "H20"}); }
+
+// The minor number of a "2.MINOR[.PATCH]" release; -1 when it does not parse.
+int NcclMinor(const std::string& release) {
+  if (release.rfind("2.", 0) != 0) return -1;
+  int minor = 0;
+  size_t i = 2;
+  for (; i < release.size() && release[i] >= '0' && release[i] <= '9' && minor < 1000; ++i) {
+    minor = minor * 10 + (release[i] - '0');
+  }
+  return i == 2 ? -1 : minor;
+}
+
+}  // namespace
+
+double NvlsEfficiency(const ClusterSpec& c) {
+  // Hopper: S. Jeaugey (NCCL maintainer), NVIDIA/nccl-tests #212: NVLS all-reduce on 8 H100 "should reach a
+  // peak busBw of ~480GB/s (algbw ~275GB/s)". NCCL's single-node NVLS kernel (src/device/all_reduce.h,
+  // RunWorkColl<ncclFuncAllReduce, NCCL_ALGO_NVLS>: scatter into the multicast buffer, multimem reduce +
+  // store of the rank's slice, gather) moves bytes * (1 + 1/n) per GPU and direction, so 275 GB/s of algbw on
+  // 8 GPUs is 275 * 9/8 = 309 GB/s on the wire of the 450 GB/s line rate: 0.6875.
+  constexpr double kHopper = 275.0 * (9.0 / 8.0) / 450.0;
+  if (IsHopper(c)) return kHopper;
+  // Blackwell: no maintainer figure; NCCL's own tuner (tuning.cc from v2.28.3-1, nvlsEfficiency[] = {Hopper
+  // 0.85, Blackwell 0.74}) rates Blackwell's NVLS at 0.74/0.85 of Hopper's against the NVLink bandwidth:
+  // assumed to scale the Hopper figure.
+  if (IsBlackwell(c)) return kHopper * 0.74 / 0.85;
+  return 0;
+}
+
+double NvlsLatencySeconds(const ClusterSpec& c) {
+  // tuning.cc, NVLS Simple: v2.17.1-1 baseLat 0 and hwLat 0; v2.18.1-1 baseLat 23; v2.19.3-1 .. v2.20.x
+  // hwLat[NVLINK] 23; v2.21.5-1 on hwLat[NVLINK] 25 (single node: latency = intraLat).
+  const int minor = NcclMinor(c.nccl.release);
+  if (minor == 17) return 0;
+  if (minor >= 18 && minor <= 20) return 23 * kMicrosecond;
+  return 25 * kMicrosecond;
+}
+
+double NvlsAllReduceSeconds(double bytes, int ranks, const ClusterSpec& c) {
+  const int minor = NcclMinor(c.nccl.release);
+  // NVLS arrived in NCCL 2.17 (tuning.cc v2.17.1-1: NCCL_ALGO_NVLS), needs an NVSwitch and compute capability
+  // >= 9.0 (search.cc: `ccMin < 90` returns no NVLS graph); across nodes NCCL disables it without CollNet
+  // (tuning.cc: `collnetEnable == 0 && a == NCCL_ALGO_NVLS && nNodes > 1`).
+  const double efficiency = NvlsEfficiency(c);
+  if (ranks < 2 || c.nodes != 1 || efficiency <= 0 || (minor >= 0 && minor < 17)) return 0;
+  const double wire_bytes = bytes * (1.0 + 1.0 / ranks);
+  return NvlsLatencySeconds(c) + wire_bytes / (efficiency * c.intra.bandwidth_Bps);
+}
+
+CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const ClusterSpec& c, bool allow_nvls) {
+  CollectiveTime best = EstimateCollective(ring, c);
+  if (!allow_nvls) return best;
+  const double nvls = NvlsAllReduceSeconds(bytes, c.total_gpus(), c);
+  if (nvls > 0 && nvls < best.seconds) {
+    best.seconds = nvls;
+    best.latency_s = NvlsLatencySeconds(c);
+    best.transfer_s = nvls - best.latency_s;
+    best.protocol = "NVLS";
+    best.params = c.nccl.simple;
   }
   return best;
 }

@@ -26,4 +26,27 @@ CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c);
 // Bandwidth of one fat-tree leaf's uplinks together, per direction.
 double LeafUplinkBps(const ClusterSpec& c);
 
+// NVLink SHARP (NCCL's NVLS algorithm) all-reduce of `bytes` per rank over the `ranks` GPUs of one NVSwitch
+// node, seconds; 0 where NCCL offers no NVLS: more than one node (multi-node NVLS needs CollNet or NVLSTree,
+// not modelled), fewer than 2 ranks, a GPU older than Hopper, or an NCCL release before 2.17. Time = NCCL's
+// NVLS latency (NvlsLatencySeconds) + the wire bytes of NCCL's single-node NVLS kernel, bytes * (1 + 1/ranks)
+// per GPU and direction, over NvlsEfficiency(c) * c.intra.bandwidth_Bps (collective_time.cc says where each
+// comes from).
+double NvlsAllReduceSeconds(double bytes, int ranks, const ClusterSpec& c);
+
+// NCCL's modelled NVLS latency for c.nccl.release (tuning.cc, Simple protocol): 2.17: 0; 2.18-2.20: 23 us;
+// 2.21 on: 25 us. A release string that does not parse as 2.MINOR counts as current (25 us).
+double NvlsLatencySeconds(const ClusterSpec& c);
+
+// Fraction of the NVLink line rate NVLS all-reduce's wire bytes move at: Hopper 0.6875, Blackwell
+// 0.6875 * 0.74 / 0.85; 0 for other GPUs (no NVLS).
+double NvlsEfficiency(const ClusterSpec& c);
+
+// One all-reduce of `bytes` per rank over all GPUs of `c`, as NCCL's tuner picks it (tuning.cc: the algorithm
+// and protocol with the smallest modelled time): the ring (EstimateCollective of `ring`, the traffic of a
+// ring all-reduce of those bytes) or, where NvlsAllReduceSeconds offers it and `allow_nvls` (false:
+// NCCL_ALGO=Ring), NVLS; protocol "NVLS" then.
+CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const ClusterSpec& c,
+                                 bool allow_nvls = true);
+
 }  // namespace zerosim::model

@@ -3,8 +3,10 @@
 ZeroSim can express, for `zerosim validate --nccl-points`.
 
 A point is expressible when its GPU type, GPU and node counts, message size and (across nodes) the NICs per node
-and their rate are known, and its algorithm is a ring (ZeroSim models NCCL's ring and all-to-all, not NVLS or
-trees). Node fabrics are read from the point's own description (gpu string and notes, e.g. "8 x 400 Gb RoCE per
+and their rate are known, and its algorithm is one ZeroSim models: NCCL's ring and all-to-all, and single-node
+NVLS all-reduce (model/collective_time.h NvlsAllReduceSeconds); not trees, NVLSTree or NVLS all-gather.
+Each point also carries what the source says about how it was measured: the benchmark, its own per-call cost
+that the timing includes (BENCHMARKS below), the NCCL release when stated, and the algorithm when forced. Node fabrics are read from the point's own description (gpu string and notes, e.g. "8 x 400 Gb RoCE per
 node", "3200 Gb/s per node"); nothing is guessed: a point whose NICs are not stated is listed as not expressible
 with the reason. Deterministic output.
 
@@ -27,6 +29,45 @@ def gpu_of(text):
         if text and name in text:
             return name, nvlink, sms
     return None
+
+
+# What each benchmark's timing holds beside NCCL's own time, seconds per call.
+# - nccl-tests (src/common.cu): launches `iters` collectives back to back and synchronises once, so host cost per
+#   call overlaps the GPU work: 0.
+# - stas00/ml-engineering network/benchmarks/all_reduce_bench.py (repo HEAD 744d01e, timed_allreduce): per call
+#   dist.barrier(), start_event.record(), dist.all_reduce(tensor), end_event.record(), torch.cuda.synchronize():
+#   the stream is idle when the start event is taken, so the host path of one torch.distributed call (c10d's
+#   ProcessGroupNCCL work setup, stream sync, NCCL enqueue, kernel launch) lies inside the timing. Its size, from
+#   the same author on the same 8 x H200 node (network/README.md, 'Real network throughput'): the
+#   all_reduce_latency_comp.py run issues 1,000 back-to-back 4e6-byte all-reduces, busbw 1146.127 Gbps, i.e.
+#   4e9 * 8 / (1146.127e9 / 1.75) / 1000 = 48.86 us per call with the host cost overlapped; all_reduce_bench.py's
+#   4 MiB row (algbw 61.23 GBps) is 4194304 / 61.23e9 = 68.50 us. Scaling the back-to-back call to 4 MiB as pure
+#   bandwidth (48.86 us * 4194304 / 4e6 = 51.23 us) leaves 17.3 us per call for the benchmark (the lower bound;
+#   pure latency would leave 19.6 us).
+BENCHMARKS = {"nccl-tests": 0.0, "all_reduce_bench.py": 17.3e-6, "unknown": 0.0}
+
+
+def benchmark_of(point):
+    text = f"{point.get('source') or ''} {point.get('notes') or ''}"
+    if "all_reduce_bench.py" in text or ("ml-engineering" in text and "torch" in text):
+        return "all_reduce_bench.py"
+    if "nccl-tests" in text or "all_reduce_perf" in text or "all_gather_perf" in text:
+        return "nccl-tests"
+    return "unknown"
+
+
+def release_of(point):
+    m = re.search(r"NCCL[ =-]?v?(2\.\d+(?:\.\d+)?)", point.get("notes") or "")
+    return m.group(1) if m else None
+
+
+def algorithm_of(point):
+    text = f"{point['id']} {point.get('notes') or ''}".lower()
+    if point["id"].endswith("-ring") or "nvls_enable=0" in text or re.search(r"\bring\b", point.get("notes") or "", re.I):
+        return "ring"
+    if "nvls" in text:
+        return "nvls"
+    return "default"
 
 
 def nics_of(point):
@@ -63,8 +104,12 @@ def main():
             why = "no message size (a peak over a sweep)"
         elif p.get("busbw_GBps") is None:
             why = "no bus bandwidth"
-        elif "nvls" in text or "tree" in text:
-            why = "NVLS or tree algorithm (ZeroSim models rings)"
+        elif "tree" in text:
+            why = "tree or NVLSTree algorithm (ZeroSim models rings and single-node NVLS all-reduce)"
+        elif "nvls active from" in text:
+            why = "algorithm changes along the sweep (NVLS from a size the source names)"
+        elif "nvls" in text and (coll != "all_reduce" or (p.get("nodes") or 0) != 1):
+            why = "NVLS other than single-node all-reduce"
         elif not p.get("nodes") or not p.get("gpus"):
             why = "node or GPU count not stated"
         elif "pcie" in text or "nv12" in text:
@@ -84,8 +129,11 @@ def main():
             "id": p["id"], "source": p["source"], "confidence": p["confidence"], "collective": coll,
             "gpu": name, "sms": sms, "nvlink_GBps": nvlink, "nodes": nodes, "gpus_per_node": gpus // nodes,
             "nics_per_node": nics[0], "nic_Gbps": nics[1], "message_bytes": p["message_bytes"],
-            "busbw_GBps": p["busbw_GBps"],
+            "busbw_GBps": p["busbw_GBps"], "algorithm": algorithm_of(p), "benchmark": benchmark_of(p),
+            "benchmark_overhead_s": BENCHMARKS[benchmark_of(p)],
         })
+        if release_of(p):
+            out[-1]["nccl_release"] = release_of(p)
     with open(args.out, "w") as f:
         json.dump({"format": "zerosim-nccl-points-1",
                    "generated_by": "scripts/nccl_points_to_checks.py from ../shared/validation/nccl_points.json",

@@ -41,13 +41,20 @@ model::ClusterSpec PointCluster(const nlohmann::json& p) {
   c.nic.bandwidth_Bps = std::max(1e-9, p.at("nic_Gbps").get<double>()) * 1e9 / 8;
   c.nic.latency_s = 1e-6;
   c.fabric.kind = model::FabricKind::kSingleSwitch;
+  // The point's NCCL release when the source states it; a Hopper or Blackwell point that does not takes the
+  // current tables (2.18 to 2.27 share their ring tables; NVLS latency 25 us from 2.21); others keep the
+  // default.
+  const std::string release = p.value("nccl_release", "");
+  const bool recent_gpu = c.gpu.name.find('H') == 0 || c.gpu.name.find('B') == 0;
+  model::NcclLibraryForRelease(!release.empty() ? release : (recent_gpu ? "2.27" : c.nccl.release), &c.nccl);
   return c;
 }
 
 // nccl-tests' bus bandwidth of one call: message size times the algorithm factor over the time (nccl-tests
 // PERFORMANCE.md: all-reduce 2(n-1)/n, all-gather, reduce-scatter and all-to-all (n-1)/n; the message is the
 // whole buffer of one rank).
-double PredictedBusBw(const std::string& collective, double bytes, const model::ClusterSpec& c) {
+double PredictedBusBw(const std::string& collective, const std::string& algorithm, double bytes,
+                      double overhead_s, const model::ClusterSpec& c) {
   const int n = c.total_gpus();
   auto time = [&](model::CollectiveKind kind) {
     const model::Traffic t = model::CollectiveTraffic(kind, model::GroupKind::kGlobal, n, bytes, c);
@@ -55,8 +62,12 @@ double PredictedBusBw(const std::string& collective, double bytes, const model::
   };
   double seconds = 0, factor = static_cast<double>(n - 1) / n;
   if (collective == "all_reduce") {
-    // NCCL's ring all-reduce is a reduce-scatter then an all-gather over the same ring (2(n-1) steps).
-    seconds = time(model::CollectiveKind::kReduceScatter) + time(model::CollectiveKind::kAllGather);
+    // NCCL's tuner picks ring (2(n-1) steps) or single-node NVLS; a point that forced one keeps it.
+    const model::Traffic ring =
+        model::CollectiveTraffic(model::CollectiveKind::kAllReduce, model::GroupKind::kGlobal, n, bytes, c);
+    seconds = model::EstimateAllReduce(ring, bytes, c, algorithm != "ring").seconds;
+    const double nvls_s = model::NvlsAllReduceSeconds(bytes, n, c);
+    if (algorithm == "nvls" && nvls_s > 0) seconds = nvls_s;
     factor *= 2;
   } else if (collective == "all_gather") {
     seconds = time(model::CollectiveKind::kAllGather);
@@ -66,6 +77,8 @@ double PredictedBusBw(const std::string& collective, double bytes, const model::
     // All-to-all over a single node, or across nodes one rank per node: ZeroSim's two placements.
     seconds = time(model::CollectiveKind::kAllToAll);
   }
+  // The benchmark's own cost per call inside its timing (scripts/nccl_points_to_checks.py BENCHMARKS).
+  seconds += overhead_s;
   return seconds > 0 ? bytes * factor / seconds / 1e9 : 0;
 }
 
@@ -85,7 +98,8 @@ StatusOr<std::string> CheckNcclPoints(const std::string& path) {
     for (const nlohmann::json& p : doc.at("points")) {
       Checked r;
       r.id = p.at("id").get<std::string>();
-      r.source = p.at("source").get<std::string>();
+      // Per source and benchmark: one source can hold runs of different benchmarks (nccl-tests, torch).
+      r.source = p.at("source").get<std::string>().substr(0, 36) + " [" + p.value("benchmark", "?") + "]";
       r.collective = p.at("collective").get<std::string>();
       r.bytes = p.at("message_bytes").get<double>();
       r.measured_GBps = p.at("busbw_GBps").get<double>();
@@ -94,7 +108,8 @@ StatusOr<std::string> CheckNcclPoints(const std::string& path) {
       if (c.nodes <= 0 || c.gpus_per_node <= 0 || r.bytes <= 0 || r.measured_GBps <= 0) {
         return Status::Error(fmt::format("{}: point {}: counts, size and bandwidth must be positive", path, r.id));
       }
-      r.predicted_GBps = PredictedBusBw(r.collective, r.bytes, c);
+      r.predicted_GBps = PredictedBusBw(r.collective, p.value("algorithm", "default"), r.bytes,
+                                        p.value("benchmark_overhead_s", 0.0), c);
       rows.push_back(std::move(r));
     }
   } catch (const nlohmann::json::exception& e) {

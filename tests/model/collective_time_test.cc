@@ -122,5 +122,75 @@ TEST(CollectiveTime, OversubscribedLeafUplinksSlowAllToAllButNotRings) {
   EXPECT_DOUBLE_EQ(EstimateCollective(ring, c).seconds, EstimateCollective(ring, flat).seconds);
 }
 
+// NVLS (NVLink SHARP) all-reduce on one node, the closed form of NCCL's single-node NVLS kernel: every GPU sends
+// its buffer once into the multicast buffer and receives the reduced buffer once, plus its 1/n slice each way
+// (bytes * (1 + 1/n) per direction), at 275 * 9/8 / 450 of the NVLink line rate on Hopper (the maintainer's
+// 8-GPU figure, nccl-tests #212: algbw ~275 GB/s), after NCCL's 25 us NVLS latency (tuning.cc, 2.21 on).
+TEST(CollectiveTime, NvlsAllReduceEqualsTheClosedForm) {
+  ClusterSpec c = testing::PaperCluster(1, 1, 8);
+  c.gpu.name = "H100-SXM-80GB";
+  c.intra.bandwidth_Bps = 450e9;
+  ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &c.nccl));
+  const double bytes = 16.0 * (1 << 30);
+  const double nvls = 25e-6 + bytes * (1 + 1.0 / 8) / (275e9 * 9 / 8);
+  EXPECT_NEAR(NvlsAllReduceSeconds(bytes, 8, c) / nvls, 1.0, 1e-12);
+  // nccl-tests' busbw of it, 2 (n-1)/n * bytes / time, tends to the maintainer's ~480 GB/s.
+  EXPECT_NEAR(1.75 * bytes / nvls / 1e9, 481.25, 1.0);
+  // NCCL's tuner takes NVLS over the ring (370 GB/s busbw) for large buffers ...
+  const Traffic ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 8, bytes, c);
+  const CollectiveTime big = EstimateAllReduce(ring, bytes, c);
+  EXPECT_STREQ(big.protocol, "NVLS");
+  EXPECT_NEAR(big.seconds / nvls, 1.0, 1e-12);
+  // ... but not when forced to the ring (NCCL_ALGO=Ring): 2 (n-1)/n of the buffer at 370 GB/s plus the ring's
+  // Simple latency, 2.18+ tables: 8.4 us + 14 NVLink steps of 3.4 us.
+  const CollectiveTime forced = EstimateAllReduce(ring, bytes, c, /*allow_nvls=*/false);
+  EXPECT_NEAR(forced.seconds, 8.4e-6 + 14 * 3.4e-6 + 1.75 * bytes / 370e9, 1e-9);
+  // Small buffers stay on the ring (LL): NVLS's 25 us latency alone exceeds it.
+  const double small = 64 * 1024;
+  const Traffic small_ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 8, small, c);
+  EXPECT_STRNE(EstimateAllReduce(small_ring, small, c).protocol, "NVLS");
+}
+
+TEST(CollectiveTime, NvlsOnlyWhereNcclHasIt) {
+  ClusterSpec c = testing::PaperCluster(1, 1, 8);
+  c.intra.bandwidth_Bps = 450e9;
+  ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &c.nccl));
+  c.gpu.name = "A100-SXM4-80GB";  // Ampere: no NVLS (search.cc: ccMin < 90)
+  EXPECT_EQ(NvlsAllReduceSeconds(1e9, 8, c), 0.0);
+  c.gpu.name = "H100-SXM-80GB";
+  EXPECT_GT(NvlsAllReduceSeconds(1e9, 8, c), 0.0);
+  EXPECT_EQ(NvlsAllReduceSeconds(1e9, 1, c), 0.0);
+  ASSERT_TRUE(NcclLibraryForRelease("2.16.5", &c.nccl));  // before NVLS
+  EXPECT_EQ(NvlsAllReduceSeconds(1e9, 8, c), 0.0);
+  // Release latencies (tuning.cc): 2.17 none, 2.18-2.20 23 us, 2.21 on 25 us.
+  ASSERT_TRUE(NcclLibraryForRelease("2.17.1", &c.nccl));
+  EXPECT_EQ(NvlsLatencySeconds(c), 0.0);
+  ASSERT_TRUE(NcclLibraryForRelease("2.19.3", &c.nccl));
+  EXPECT_DOUBLE_EQ(NvlsLatencySeconds(c), 23e-6);
+  ASSERT_TRUE(NcclLibraryForRelease("2.21.5", &c.nccl));
+  EXPECT_DOUBLE_EQ(NvlsLatencySeconds(c), 25e-6);
+  // Across nodes NCCL disables NVLS without CollNet.
+  ClusterSpec two = testing::PaperCluster(1, 2, 8);
+  two.gpu.name = "H100-SXM-80GB";
+  ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &two.nccl));
+  EXPECT_EQ(NvlsAllReduceSeconds(1e9, 16, two), 0.0);
+  // Blackwell: Hopper's efficiency times NCCL's nvlsEfficiency ratio 0.74 / 0.85 (tuning.cc, 2.28 on).
+  c.gpu.name = "B200";
+  EXPECT_NEAR(NvlsEfficiency(c), 275.0 * 9 / 8 / 450 * 0.74 / 0.85, 1e-12);
+}
+
+// With fewer GPUs NVLS's (1 + 1/n) wire bytes grow and the ring's 2 (n-1)/n shrink: at 4 GPUs the two tie
+// (0.6875 * 450 * 4/5 = 247.5 GB/s of algbw for NVLS against 370 * 4/6 = 246.7 for the ring); at 3 GPUs
+// 0.6875 * 450 * 3/4 = 232 against 370 * 3/4 = 277.5: the ring.
+TEST(CollectiveTime, NvlsLosesToTheRingOnFewGpus) {
+  ClusterSpec c = testing::PaperCluster(1, 1, 3);
+  c.gpu.name = "H100-SXM-80GB";
+  c.intra.bandwidth_Bps = 450e9;
+  ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &c.nccl));
+  const double bytes = 8e9;
+  const Traffic ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 3, bytes, c);
+  EXPECT_STRNE(EstimateAllReduce(ring, bytes, c).protocol, "NVLS");
+}
+
 }  // namespace
 }  // namespace zerosim::model
