@@ -1,6 +1,7 @@
 #include "study/sweep_summary.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <vector>
 
@@ -20,15 +21,25 @@ struct Best {
   int infeasible = 0;
 };
 
-// The point's cluster: its axis values, ZeRO axes left out (they choose the variant, not the cluster).
+// The point's cluster: its axis values, ZeRO axes left out (they choose the variant, not the cluster). The
+// file axes (`topology`, `model`: docs/sweeps.md) show their file's stem, which names the file without the
+// directories that made every label alike.
 std::string ClusterOf(const nlohmann::ordered_json& axes) {
   std::string s;
   for (const auto& [key, value] : axes.items()) {
     if (key.rfind("zero_", 0) == 0) continue;
-    s += fmt::format("{}{}={}", s.empty() ? "" : " ", key,
-                     value.is_string() ? value.get<std::string>() : value.dump());
+    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    if (key == "topology" || key == "model") text = std::filesystem::path(text).stem().string();
+    s += fmt::format("{}{}={}", s.empty() ? "" : " ", key, text);
   }
   return s.empty() ? "(base)" : s;
+}
+
+// Column widths fit the longest shown label, within [min, max] characters.
+size_t Width(const std::vector<std::string>& texts, size_t min, size_t max) {
+  size_t w = min;
+  for (const std::string& t : texts) w = std::max(w, t.size());
+  return std::min(w, max);
 }
 
 }  // namespace
@@ -77,14 +88,20 @@ StatusOr<std::string> SummarizeSweepRows(const std::string& jsonl, size_t max_cl
   std::string out =
       fmt::format("summary: {} rows, {} clusters, {} infeasible rows\n", rows, by_cluster.size(), infeasible);
   if (!ranked.empty()) {
-    out += fmt::format("  {:<56} {:<16} {:>12} {:>8} {:>10}\n", "cluster (best variant; fastest first)",
-                       "variant", "tokens/s", "TFLOPs", "USD/Mtok");
+    const std::string cluster_title = "cluster (best variant; fastest first)";
+    std::vector<std::string> clusters, variants;
     for (size_t i = 0; i < ranked.size() && i < max_clusters; ++i) {
+      clusters.push_back(ranked[i].cluster);
+      variants.push_back(ranked[i].variant);
+    }
+    const size_t cw = Width(clusters, cluster_title.size(), 96), vw = Width(variants, 7, 32);
+    out += fmt::format("  {:<{}} {:<{}} {:>12} {:>8} {:>10}\n", cluster_title, cw, "variant", vw, "tokens/s",
+                       "TFLOPs", "USD/Mtok");
+    for (size_t i = 0; i < clusters.size(); ++i) {
       const Best& b = ranked[i];
-      out +=
-          fmt::format("  {:<56} {:<16} {:>12.0f} {:>8.1f} {:>10}\n", b.cluster.substr(0, 56),
-                      b.variant.substr(0, 16), b.tokens_per_s, b.tflops_per_gpu,
-                      b.usd_per_million_tokens >= 0 ? fmt::format("{:.3f}", b.usd_per_million_tokens) : "-");
+      out += fmt::format("  {:<{}} {:<{}} {:>12.0f} {:>8.1f} {:>10}\n", b.cluster.substr(0, cw), cw,
+                         b.variant.substr(0, vw), vw, b.tokens_per_s, b.tflops_per_gpu,
+                         b.usd_per_million_tokens >= 0 ? fmt::format("{:.3f}", b.usd_per_million_tokens) : "-");
     }
     if (ranked.size() > max_clusters)
       out += fmt::format("  ... and {} more clusters\n", ranked.size() - max_clusters);

@@ -365,6 +365,23 @@ nodes = [2, 4]
   EXPECT_FALSE(study::SummarizeSweepRows("not json\n").ok());
 }
 
+// The summary's labels named file axes by their whole relative path, cut to 56 characters, so that every
+// cluster of a topology sweep read "topology=../../topologies/z": they name the file's stem now.
+TEST(SweepSummary, FileAxesShowTheFileStemAndLabelsAreNotCut) {
+  const std::string rows =
+      R"({"axes":{"topology":"../../topologies/zeropp_v100_8x100g.toml","model":"../models/gpt_138b.toml",)"
+      R"("nodes":24},"feasible":true,"tokens_per_s":2,"variant":"ZeRO++ with a long variant name","tflops_per_gpu":1})"
+      "\n"
+      R"({"axes":{"topology":"../../topologies/zeropp_v100_1x100g.toml","model":"../models/gpt_138b.toml",)"
+      R"("nodes":24},"feasible":true,"tokens_per_s":1,"variant":"ZeRO-3","tflops_per_gpu":0.5})"
+      "\n";
+  StatusOr<std::string> summary = study::SummarizeSweepRows(rows);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_HAS(*summary, "topology=zeropp_v100_8x100g model=gpt_138b nodes=24 ZeRO++ with a long variant name");
+  EXPECT_HAS(*summary, "topology=zeropp_v100_1x100g model=gpt_138b nodes=24 ZeRO-3");
+  EXPECT_EQ(summary->find("../"), std::string::npos) << *summary;
+}
+
 // kill -9 of zerosim left its simulation child running.
 TEST(TrustChild, TheSimulationChildDiesWithItsParent) {
   int fds[2];
