@@ -50,7 +50,8 @@ class Replay {
     ranks_ = classes_.count();
     IndexGroups();
     done_.assign(static_cast<size_t>(ranks_) * n, 0);
-    // One hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1): a GPU op starts only after the GPU op issued before it.
+    // One hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1): a GPU op starts only after the GPU op issued before
+    // it.
     gpu_prev_.assign(n, -1);
     if (s.hardware_queues == 1) {
       started_.assign(static_cast<size_t>(ranks_) * n, 0);
@@ -146,9 +147,9 @@ class Replay {
   struct QueueActor {
     int rank = 0;  // the rank class it replays
     int queue = 0;
-    int waiting_on = kNotWaiting;  // op index, kInCollective, or kNotWaiting
+    int waiting_on = kNotWaiting;        // op index, kInCollective, or kNotWaiting
     int waiting_start_of = kNotWaiting;  // op index whose start it waits for (one hardware queue)
-    int pending_instances = 0;     // group instances of a collective it waits for
+    int pending_instances = 0;           // group instances of a collective it waits for
     Signal signal;
   };
 
@@ -432,6 +433,7 @@ StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::Clus
   PlatformSpec with_options = *spec;
   with_options.simgrid_cfg = o.simgrid_cfg;
   with_options.simgrid_log = o.simgrid_log;
+  with_options.link_load_plugin = o.link_load_plugin;
   StatusOr<std::unique_ptr<Platform>> platform = Platform::Create(with_options);
   if (!platform.ok()) return platform.status();
   Replay replay(s, c, cal, o, layout, platform->get());
@@ -441,9 +443,10 @@ StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::Clus
     (*platform)->AddBackgroundFlow(b.src_node * n + b.gpu, b.dst_node * n + b.gpu, b.rate_Bps);
   }
   const double t1 = WallSeconds();
-  (*platform)->Run();
+  StatusOr<double> ran = (*platform)->Run();
   const double t2 = WallSeconds();
   if (!replay.status().ok()) return replay.status();
+  if (!ran.ok()) return ran.status();
   SimResult r = replay.Result();
   // The bytes are conserved: SimGrid's links carried what the schedule's flows planned (measured by the
   // link-load plugin). A second job's traffic adds its own, and the user's SimGrid settings may change what a

@@ -85,6 +85,10 @@ struct SimOptions {
   // Transfers of one collective step with the same route and size become one weighted SimGrid comm
   // (transfer_merge.h). Off: one comm per transfer, the reference the merge is tested against.
   bool merge_transfers = true;
+  // The bytes the links carried (SimStats::*_capacity_bytes_measured) from SimGrid's link-load plugin
+  // instead of the platform's own meter, which gives the same bytes without the plugin's route lookups per
+  // comm (simgrid_platform.h, PlatformSpec::link_load_plugin); the reference the meter is tested against.
+  bool link_load_plugin = false;
 };
 
 const char* FidelityName(Fidelity f);

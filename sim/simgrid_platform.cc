@@ -55,7 +55,27 @@ struct Platform::Impl {
   std::vector<sg4::Host*> gpus;
   std::unordered_map<const sg4::Link*, int> link_index;
   std::vector<const sg4::Link*> link_by_index;
-  std::vector<bool> tracked;  // by link index: its load is tracked (sg_link_load_track)
+  std::vector<bool> tracked;  // by link index: its load is tracked (the NIC and NVSwitch-port egress halves)
+  std::vector<int> tracked_links;  // their indices
+  // SimGrid's link-load plugin measures the links (PlatformSpec::link_load_plugin); otherwise the meter
+  // below.
+  bool plugin = false;
+  // The link-load meter: per link index, the integral of the link's usage up to `since` (seconds).
+  std::vector<double> carried;
+  std::vector<double> since;
+  // The running transfers' network actions (by address) and their routes, until they leave STARTED.
+  std::unordered_map<const void*, const std::vector<int>*> in_flight;
+  // Adds each tracked link of `route` its usage times the time since its last update (the plugin's
+  // LinkLoad::update, src/plugins/link_load.cpp).
+  void UpdateLoad(const std::vector<int>& route) {
+    const double now = sg4::Engine::get_clock();
+    for (int l : route) {
+      const auto i = static_cast<size_t>(l);
+      if (!tracked[i]) continue;
+      carried[i] += (now - since[i]) * link_by_index[i]->get_usage();
+      since[i] = now;
+    }
+  }
   std::unordered_map<uint64_t, std::vector<int>> routes;
   std::unordered_map<int, std::vector<sg4::ExecPtr>> loads;
   int next_load = 0;
@@ -243,8 +263,11 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
   for (const std::string& l : spec.simgrid_log) xbt_log_control_set(l.c_str());
 
   // SimGrid's link-load plugin measures what the links carry; it must start before any link exists
-  // (src/plugins/link_load.cpp, sg_link_load_plugin_init).
-  sg_link_load_plugin_init();
+  // (src/plugins/link_load.cpp, sg_link_load_plugin_init). By default the meter (Impl::UpdateLoad) does the
+  // same at a fraction of its cost: the plugin recomputes each comm's route at its start and completion
+  // (CommImpl::get_traversed_links, a full route_to).
+  p->impl_->plugin = spec.link_load_plugin;
+  if (spec.link_load_plugin) sg_link_load_plugin_init();
   p->impl_->gpus.resize(static_cast<size_t>(spec.nodes * spec.gpus_per_node));
   Builder(spec, &p->impl_->gpus, &p->links_, &p->impl_->link_index).Build();
   p->impl_->link_by_index.resize(p->links_.size());
@@ -253,9 +276,34 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
     p->impl_->link_by_index[static_cast<size_t>(index)] = link;
     const LinkInfo& info = p->links_[static_cast<size_t>(index)];
     if (info.up && (info.tier == LinkTier::kNic || info.tier == LinkTier::kNvLink)) {
-      sg_link_load_track(link);
+      if (spec.link_load_plugin) sg_link_load_track(link);
       p->impl_->tracked[static_cast<size_t>(index)] = true;
     }
+  }
+  for (size_t l = 0; l < p->links_.size(); ++l) {
+    if (p->impl_->tracked[l]) p->impl_->tracked_links.push_back(static_cast<int>(l));
+  }
+  if (!spec.link_load_plugin) {
+    p->impl_->carried.assign(p->links_.size(), 0.0);
+    p->impl_->since.assign(p->links_.size(), 0.0);
+    // The plugin's other update point: a network action leaving STARTED (finished, failed or cancelled),
+    // before its comm is posted and its LMM variable freed. The callback names it as a NetworkAction, whose
+    // definition 3.32 does not install; it is known by its address, which is its Action base's (single
+    // inheritance), recorded by TransferAll. Run() checks that every transfer was seen here. Another action
+    // (a second job's stream, cancelled at the end) updates every tracked link: those of its route as the
+    // plugin does, the others at an instant where their usage does not change.
+    Impl* impl = p->impl_.get();
+    sg4::Link::on_communication_state_change_cb([impl](simgrid::kernel::resource::NetworkAction& action,
+                                                       simgrid::kernel::resource::Action::State prev) {
+      if (prev != simgrid::kernel::resource::Action::State::STARTED) return;
+      auto it = impl->in_flight.find(static_cast<const void*>(&action));
+      if (it == impl->in_flight.end()) {
+        impl->UpdateLoad(impl->tracked_links);
+        return;
+      }
+      impl->UpdateLoad(*it->second);
+      impl->in_flight.erase(it);
+    });
   }
 
   const double intra = spec.intra_efficiency;
@@ -274,13 +322,17 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
 
 double Platform::CarriedBytes(int link) const {
   const auto i = static_cast<size_t>(link);
-  return impl_->tracked[i] ? sg_link_get_cum_load(impl_->link_by_index[i]) : 0.0;
+  if (!impl_->tracked[i]) return 0.0;
+  if (impl_->plugin) return sg_link_get_cum_load(impl_->link_by_index[i]);
+  // As the plugin's get_cumulated_bytes: one more update, now.
+  return impl_->carried[i] +
+         (sg4::Engine::get_clock() - impl_->since[i]) * impl_->link_by_index[i]->get_usage();
 }
 
 double Platform::BandwidthFactor(int src, int dst) const {
-  const sg4::Host* a = impl_->gpus[static_cast<size_t>(src)];
-  const sg4::Host* b = impl_->gpus[static_cast<size_t>(dst)];
-  return a->get_englobing_zone() == b->get_englobing_zone() ? spec_.intra_efficiency : spec_.inter_efficiency;
+  // The callback's test (same englobing zone) by index: each node's zone holds exactly its GPUs.
+  return src / spec_.gpus_per_node == dst / spec_.gpus_per_node ? spec_.intra_efficiency
+                                                                : spec_.inter_efficiency;
 }
 
 const std::vector<int>& Platform::Route(int src, int dst) {
@@ -300,8 +352,13 @@ void Platform::Spawn(const std::string& name, int gpu, std::function<void()> bod
   sg4::Actor::create(name, impl_->gpus[static_cast<size_t>(gpu)], std::move(body));
 }
 
-double Platform::Run() {
+StatusOr<double> Platform::Run() {
   impl_->engine->run();
+  if (!impl_->plugin && !impl_->in_flight.empty()) {
+    return Status::Error(
+        fmt::format("sim: {} transfers were never seen finishing by the link-load meter (a bug)",
+                    impl_->in_flight.size()));
+  }
   return sg4::Engine::get_clock();
 }
 
@@ -313,43 +370,68 @@ void Platform::Delay(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
 namespace {
 
-// Gives the running comm `c` the max-min sharing penalty `penalty` (its share is 1 / penalty times that of
-// a comm of penalty 1 on every link they share). SimGrid 3.32 has no s4u call for it (Comm::set_rate is a
-// bound, and ignored for host-to-host comms); the comm's network action holds the penalty
-// (kernel::resource::Action::set_sharing_penalty, which updates its LMM variable). CM02 creates a
-// zero-latency comm's variable with penalty 1 and never resets it (network_cm02.cpp: communicate,
-// comm_action_set_variable), and the solver weighs each element by consumption / penalty and gives the
-// variable min_usage / penalty (lmm/maxmin.cpp: solve), so k comms of one route are one comm of k times
-// their bytes at penalty 1 / k. The action was created by Comm's start, the last one appended to the
-// model's started set (resource/Action.cpp: Action::Action), so it is looked up from the back.
-void SetSharingPenalty(simgrid::kernel::resource::Model* network, const sg4::CommPtr& c, double penalty) {
-  bool found = false;
+// Finds the network actions of the comms `comms` just started (the model's started set, from the back:
+// Comm's start appends its action there, resource/Action.cpp: Action::Action; other actors' comms of the
+// same instant may lie between them), and gives action i the max-min sharing penalty `penalties[i]` where
+// it is not 1 (its share is 1 / penalty times that of a comm of penalty 1 on every link they share).
+// SimGrid 3.32 has no s4u call for a comm's weight (Comm::set_rate is a bound, and ignored for host-to-host
+// comms); the network action holds it (kernel::resource::Action::set_sharing_penalty, which updates its LMM
+// variable). CM02 creates a zero-latency comm's variable with penalty 1 and never resets it
+// (network_cm02.cpp: communicate, comm_action_set_variable), and the solver weighs each element by
+// consumption / penalty and gives the variable min_usage / penalty (lmm/maxmin.cpp: solve), so k comms of
+// one route are one comm of k times their bytes at penalty 1 / k. All of it in one simcall, at the instant
+// the comms started (no solve has run since). Returns the actions, in the order of `comms`.
+std::vector<const void*> FindActions(simgrid::kernel::resource::Model* network,
+                                     const std::vector<sg4::CommPtr>& comms,
+                                     const std::vector<double>& penalties) {
+  std::vector<const void*> found(comms.size(), nullptr);
   simcall_run_answered(
       [&] {
+        std::unordered_map<const void*, size_t> wanted;
+        wanted.reserve(comms.size());
+        for (size_t i = 0; i < comms.size(); ++i) wanted.emplace(comms[i]->get_impl(), i);
         auto* actions = network->get_started_action_set();
-        for (auto it = actions->rbegin(); it != actions->rend(); ++it) {
-          if (it->get_activity() != c->get_impl()) continue;
-          it->set_sharing_penalty(penalty);
-          found = true;
-          break;
+        for (auto it = actions->rbegin(); it != actions->rend() && !wanted.empty(); ++it) {
+          auto w = wanted.find(it->get_activity());
+          if (w == wanted.end()) continue;
+          if (penalties[w->second] != 1.0) it->set_sharing_penalty(penalties[w->second]);
+          found[w->second] = static_cast<const void*>(&*it);
+          wanted.erase(w);
         }
       },
       nullptr);
-  xbt_assert(found, "zerosim: a weighted transfer's SimGrid action was not found among the running ones");
+  for (const void* a : found)
+    xbt_assert(a != nullptr, "zerosim: a transfer's SimGrid action was not found among the running ones");
+  return found;
 }
 
 }  // namespace
 
 void Platform::TransferAll(const std::vector<Transfer>& transfers) {
   std::vector<sg4::CommPtr> comms;
+  std::vector<double> penalties;
+  std::vector<const std::vector<int>*> routes;
   comms.reserve(transfers.size());
+  bool weighted = false;
   for (const Transfer& t : transfers) {
     if (t.wire_bytes == 0) continue;
     const int count = std::max(1, t.count);
     comms.push_back(sg4::Comm::sendto_async(impl_->gpus[static_cast<size_t>(t.src)],
                                             impl_->gpus[static_cast<size_t>(t.dst)],
                                             t.wire_bytes * static_cast<uint64_t>(count)));
-    if (count > 1) SetSharingPenalty(impl_->network, comms.back(), 1.0 / count);
+    penalties.push_back(1.0 / count);
+    weighted = weighted || count > 1;
+    if (!impl_->plugin) {
+      // The plugin's update at the comm's start (CommImpl::on_start), over the same route.
+      routes.push_back(&Route(t.src, t.dst));
+      impl_->UpdateLoad(*routes.back());
+    }
+  }
+  if (!comms.empty() && (weighted || !impl_->plugin)) {
+    const std::vector<const void*> actions = FindActions(impl_->network, comms, penalties);
+    if (!impl_->plugin) {
+      for (size_t i = 0; i < actions.size(); ++i) impl_->in_flight.emplace(actions[i], routes[i]);
+    }
   }
   for (const sg4::CommPtr& c : comms) c->wait();
 }
