@@ -56,24 +56,26 @@ struct Platform::Impl {
   std::unordered_map<const sg4::Link*, int> link_index;
   std::vector<const sg4::Link*> link_by_index;
   std::vector<bool> tracked;  // by link index: its load is tracked (the NIC and NVSwitch-port egress halves)
-  std::vector<int> tracked_links;  // their indices
   // SimGrid's link-load plugin measures the links (PlatformSpec::link_load_plugin); otherwise the meter
   // below.
   bool plugin = false;
-  // The link-load meter: per link index, the integral of the link's usage up to `since` (seconds).
+  // The meter: per link index, the bytes of capacity the finished comms put on it.
   std::vector<double> carried;
-  std::vector<double> since;
-  // The running transfers' network actions (by address) and their routes, until they leave STARTED.
-  std::unordered_map<const void*, const std::vector<int>*> in_flight;
-  // Adds each tracked link of `route` its usage times the time since its last update (the plugin's
-  // LinkLoad::update, src/plugins/link_load.cpp).
-  void UpdateLoad(const std::vector<int>& route) {
-    const double now = sg4::Engine::get_clock();
-    for (int l : route) {
+  // A running transfer: its network action, its route, its bandwidth factor.
+  struct Running {
+    const simgrid::kernel::resource::Action* action = nullptr;
+    const std::vector<int>* route = nullptr;
+    double factor = 1;
+  };
+  // The running transfers by the address of their network action, until it leaves STARTED.
+  std::unordered_map<const void*, Running> in_flight;
+  // A transfer's action left STARTED: each tracked link of its route carried what SimGrid moved of it (its
+  // cost less what remains, in payload bytes) over its bandwidth factor, as the link's load counts it.
+  void Finished(const Running& r) {
+    const double moved = r.action->get_cost() - r.action->get_remains_no_update();
+    for (int l : *r.route) {
       const auto i = static_cast<size_t>(l);
-      if (!tracked[i]) continue;
-      carried[i] += (now - since[i]) * link_by_index[i]->get_usage();
-      since[i] = now;
+      if (tracked[i]) carried[i] += moved / r.factor;
     }
   }
   std::unordered_map<uint64_t, std::vector<int>> routes;
@@ -99,6 +101,10 @@ class Builder {
     const int top_level = static_cast<int>(spec_.levels.size());
     const int per_group = NodesPerGroup(top_level - 1);
     for (int first = 0; first < spec_.nodes; first += per_group) {
+      // Mirrored (PlatformSpec::mirrored): the second top-level group takes the first's links, in the order
+      // the first built them (the same construction, so the same order).
+      recording_ = spec_.mirrored && first < spec_.nodes / 2;
+      mirroring_ = spec_.mirrored && first >= spec_.nodes / 2;
       Attachment a = BuildGroup(top, top_level - 1, first);
       top->add_route(a.netpoint, nullptr, a.gateway, nullptr, UplinkOf(top, top_level - 1, first), true);
     }
@@ -119,7 +125,9 @@ class Builder {
   }
 
   sg4::SplitDuplexLink* NewLink(sg4::NetZone* zone, const std::string& name, double bps, LinkTier tier) {
+    if (mirroring_) return recorded_.at(next_recorded_++);
     sg4::SplitDuplexLink* l = zone->create_split_duplex_link(name, bps);
+    if (recording_) recorded_.push_back(l);
     l->set_latency(0)->seal();
     for (bool up : {true, false}) {
       const sg4::Link* half = up ? l->get_link_up() : l->get_link_down();
@@ -202,6 +210,10 @@ class Builder {
   }
 
   const PlatformSpec& spec_;
+  bool recording_ = false;  // building the first half of a mirrored platform: keep its links in order
+  bool mirroring_ = false;  // building the second half: reuse them in that order
+  std::vector<sg4::SplitDuplexLink*> recorded_;
+  size_t next_recorded_ = 0;
   std::vector<sg4::Host*>* gpus_;
   std::vector<LinkInfo>* links_;
   std::unordered_map<const sg4::Link*, int>* index_;
@@ -233,6 +245,10 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
       if (!(f > 0)) return Status::Error("platform: bandwidth factors must be positive");
     }
   }
+  if (spec.mirrored && (spec.nodes != 2 * per_top_group || !spec.node_slowdown.empty() ||
+                        !spec.nic_factor.empty() || !spec.uplink_factor.empty())) {
+    return Status::Error("platform: a mirrored platform is two top-level groups without perturbations");
+  }
   if (spec.nodes % per_top_group != 0) {
     return Status::Error(
         fmt::format("platform: {} nodes do not fill groups of {} nodes", spec.nodes, per_top_group));
@@ -263,9 +279,12 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
   for (const std::string& l : spec.simgrid_log) xbt_log_control_set(l.c_str());
 
   // SimGrid's link-load plugin measures what the links carry; it must start before any link exists
-  // (src/plugins/link_load.cpp, sg_link_load_plugin_init). By default the meter (Impl::UpdateLoad) does the
-  // same at a fraction of its cost: the plugin recomputes each comm's route at its start and completion
-  // (CommImpl::get_traversed_links, a full route_to).
+  // (src/plugins/link_load.cpp, sg_link_load_plugin_init). It recomputes each comm's route at its start and
+  // its completion (CommImpl::get_traversed_links, a full route_to: a fifth of the run on a large fat tree)
+  // and integrates a link's usage only at those instants, each interval at the usage read at its end, so
+  // it errs where a flow's rate changes in between (a flow elsewhere ending): 0.6% more than the flows'
+  // bytes on the three-level fat tree of 256 nodes per pod. By default the meter (Impl::Finished) counts
+  // instead what SimGrid moved of each finished comm on the links of its route.
   p->impl_->plugin = spec.link_load_plugin;
   if (spec.link_load_plugin) sg_link_load_plugin_init();
   p->impl_->gpus.resize(static_cast<size_t>(spec.nodes * spec.gpus_per_node));
@@ -280,28 +299,19 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
       p->impl_->tracked[static_cast<size_t>(index)] = true;
     }
   }
-  for (size_t l = 0; l < p->links_.size(); ++l) {
-    if (p->impl_->tracked[l]) p->impl_->tracked_links.push_back(static_cast<int>(l));
-  }
   if (!spec.link_load_plugin) {
     p->impl_->carried.assign(p->links_.size(), 0.0);
-    p->impl_->since.assign(p->links_.size(), 0.0);
-    // The plugin's other update point: a network action leaving STARTED (finished, failed or cancelled),
-    // before its comm is posted and its LMM variable freed. The callback names it as a NetworkAction, whose
-    // definition 3.32 does not install; it is known by its address, which is its Action base's (single
-    // inheritance), recorded by TransferAll. Run() checks that every transfer was seen here. Another action
-    // (a second job's stream, cancelled at the end) updates every tracked link: those of its route as the
-    // plugin does, the others at an instant where their usage does not change.
+    // A network action leaving STARTED (finished, failed or cancelled; Action::finish sets its remains
+    // first). The callback names it as a NetworkAction, whose definition 3.32 does not install; it is known
+    // by its address, which is its Action base's (single inheritance), recorded by TransferAll. Run()
+    // checks that every transfer was seen here. Other actions (a second job's stream) are not counted.
     Impl* impl = p->impl_.get();
     sg4::Link::on_communication_state_change_cb([impl](simgrid::kernel::resource::NetworkAction& action,
                                                        simgrid::kernel::resource::Action::State prev) {
       if (prev != simgrid::kernel::resource::Action::State::STARTED) return;
       auto it = impl->in_flight.find(static_cast<const void*>(&action));
-      if (it == impl->in_flight.end()) {
-        impl->UpdateLoad(impl->tracked_links);
-        return;
-      }
-      impl->UpdateLoad(*it->second);
+      if (it == impl->in_flight.end()) return;
+      impl->Finished(it->second);
       impl->in_flight.erase(it);
     });
   }
@@ -323,10 +333,7 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
 double Platform::CarriedBytes(int link) const {
   const auto i = static_cast<size_t>(link);
   if (!impl_->tracked[i]) return 0.0;
-  if (impl_->plugin) return sg_link_get_cum_load(impl_->link_by_index[i]);
-  // As the plugin's get_cumulated_bytes: one more update, now.
-  return impl_->carried[i] +
-         (sg4::Engine::get_clock() - impl_->since[i]) * impl_->link_by_index[i]->get_usage();
+  return impl_->plugin ? sg_link_get_cum_load(impl_->link_by_index[i]) : impl_->carried[i];
 }
 
 double Platform::BandwidthFactor(int src, int dst) const {
@@ -381,10 +388,10 @@ namespace {
 // consumption / penalty and gives the variable min_usage / penalty (lmm/maxmin.cpp: solve), so k comms of
 // one route are one comm of k times their bytes at penalty 1 / k. All of it in one simcall, at the instant
 // the comms started (no solve has run since). Returns the actions, in the order of `comms`.
-std::vector<const void*> FindActions(simgrid::kernel::resource::Model* network,
-                                     const std::vector<sg4::CommPtr>& comms,
-                                     const std::vector<double>& penalties) {
-  std::vector<const void*> found(comms.size(), nullptr);
+std::vector<simgrid::kernel::resource::Action*> FindActions(simgrid::kernel::resource::Model* network,
+                                                            const std::vector<sg4::CommPtr>& comms,
+                                                            const std::vector<double>& penalties) {
+  std::vector<simgrid::kernel::resource::Action*> found(comms.size(), nullptr);
   simcall_run_answered(
       [&] {
         std::unordered_map<const void*, size_t> wanted;
@@ -395,12 +402,12 @@ std::vector<const void*> FindActions(simgrid::kernel::resource::Model* network,
           auto w = wanted.find(it->get_activity());
           if (w == wanted.end()) continue;
           if (penalties[w->second] != 1.0) it->set_sharing_penalty(penalties[w->second]);
-          found[w->second] = static_cast<const void*>(&*it);
+          found[w->second] = &*it;
           wanted.erase(w);
         }
       },
       nullptr);
-  for (const void* a : found)
+  for (const auto* a : found)
     xbt_assert(a != nullptr, "zerosim: a transfer's SimGrid action was not found among the running ones");
   return found;
 }
@@ -410,7 +417,7 @@ std::vector<const void*> FindActions(simgrid::kernel::resource::Model* network,
 void Platform::TransferAll(const std::vector<Transfer>& transfers) {
   std::vector<sg4::CommPtr> comms;
   std::vector<double> penalties;
-  std::vector<const std::vector<int>*> routes;
+  std::vector<const Transfer*> started;
   comms.reserve(transfers.size());
   bool weighted = false;
   for (const Transfer& t : transfers) {
@@ -420,17 +427,19 @@ void Platform::TransferAll(const std::vector<Transfer>& transfers) {
                                             impl_->gpus[static_cast<size_t>(t.dst)],
                                             t.wire_bytes * static_cast<uint64_t>(count)));
     penalties.push_back(1.0 / count);
+    started.push_back(&t);
     weighted = weighted || count > 1;
-    if (!impl_->plugin) {
-      // The plugin's update at the comm's start (CommImpl::on_start), over the same route.
-      routes.push_back(&Route(t.src, t.dst));
-      impl_->UpdateLoad(*routes.back());
-    }
   }
   if (!comms.empty() && (weighted || !impl_->plugin)) {
-    const std::vector<const void*> actions = FindActions(impl_->network, comms, penalties);
+    const std::vector<simgrid::kernel::resource::Action*> actions =
+        FindActions(impl_->network, comms, penalties);
     if (!impl_->plugin) {
-      for (size_t i = 0; i < actions.size(); ++i) impl_->in_flight.emplace(actions[i], routes[i]);
+      for (size_t i = 0; i < actions.size(); ++i) {
+        const Transfer& t = *started[i];
+        impl_->in_flight.emplace(
+            static_cast<const void*>(actions[i]),
+            Impl::Running{actions[i], &Route(t.src, t.dst), BandwidthFactor(t.src, t.dst)});
+      }
     }
   }
   for (const sg4::CommPtr& c : comms) c->wait();

@@ -55,10 +55,15 @@ struct PlatformSpec {
   // SimGrid settings from the user (SimOptions::simgrid_cfg / simgrid_log), applied after ZeroSim's own.
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
-  // CarriedBytes from SimGrid's link-load plugin (true) or from the platform's own meter, which updates the
-  // same links at the same instants with the same usage and so gives the same bytes, without the plugin's
-  // route computation per comm start and completion (SimOptions::link_load_plugin).
+  // CarriedBytes from SimGrid's link-load plugin (true) or from the platform's own meter (false): what
+  // SimGrid moved of each finished transfer, on the links of its route, without the plugin's route
+  // computation at each comm's start and completion, and without its sampling error (simgrid_platform.cc).
   bool link_load_plugin = false;
+  // The nodes of the second half (the second of two top-level groups: two nodes of a flat fabric, two
+  // leaves or pods of a fat tree) mirror the first half's: their GPU hosts exist, but every route of theirs
+  // runs over the links of the node or group they mirror, and no links of their own are built
+  // (mirror_fold.h). Needs no perturbations.
+  bool mirrored = false;
 };
 
 enum class LinkTier : uint8_t { kNvLink, kNic, kUplink };
@@ -109,8 +114,10 @@ class Platform {
   int num_gpus() const { return spec_.nodes * spec_.gpus_per_node; }
   const std::vector<LinkInfo>& links() const { return links_; }
 
-  // Bytes of link capacity link `link` has carried so far, from SimGrid's link-load plugin (the integral of
-  // the link's load); the egress halves of NIC and NVSwitch-port links are tracked, others give 0.
+  // Bytes of link capacity link `link` has carried so far: what SimGrid moved of each finished transfer over
+  // it, over the transfer's bandwidth factor (or, with PlatformSpec::link_load_plugin, SimGrid's link-load
+  // plugin's integral of the link's load); the egress halves of NIC and NVSwitch-port links are tracked,
+  // others give 0. A second job's streams count only in the plugin's.
   double CarriedBytes(int link) const;
   // The bandwidth factor SimGrid applies to a transfer from GPU `src` to GPU `dst` (intra- or inter-node
   // efficiency, as the platform's bandwidth-factor callback decides).

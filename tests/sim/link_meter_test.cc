@@ -1,7 +1,8 @@
-// The platform's link-load meter (simgrid_platform.h, PlatformSpec::link_load_plugin) against SimGrid's
-// link-load plugin, the reference it replaces: the same schedule replayed with each measures the same
-// bytes of capacity on the NIC and NVSwitch links, and the meter changes no timing. Cases with merged
-// (weighted) transfers, several NICs, a degraded NIC, a second job's flows and a slow node.
+// The platform's link meter (simgrid_platform.h, PlatformSpec::link_load_plugin false, the default)
+// against SimGrid's link-load plugin: the replay times the same with either, and the meter counts exactly
+// the capacity the flows planned (each transfer's wire bytes over its bandwidth factor on each NIC and
+// NVSwitch-port egress of its route), which the plugin's integral matches where its sampling is exact;
+// a second job's stream loads links only in the plugin's count.
 #include <gtest/gtest.h>
 
 #include "model/schedule_builder.h"
@@ -10,7 +11,7 @@
 namespace zerosim::testing {
 namespace {
 
-void ExpectMeterEqualsPlugin(const model::ClusterSpec& c, const sim::Perturbations& p, sim::Reduction r) {
+void ExpectMeter(const model::ClusterSpec& c, const sim::Perturbations& p, sim::Reduction r) {
   for (const model::ZeroConfig& z : {model::ZeroConfig{}, ZeroPlusPlus(c.gpus_per_node / 2)}) {
     const model::Schedule s = model::BuildSchedule(Gpt(2, 1024, 16), z, c);
     sim::SimOptions plugin;
@@ -25,31 +26,37 @@ void ExpectMeterEqualsPlugin(const model::ClusterSpec& c, const sim::Perturbatio
     ASSERT_TRUE(b.ok()) << b.status().message();
     const std::string name = fmt::format("{} on {} ({})", z.zero_quantized_gradients ? "ZeRO++" : "ZeRO-3",
                                          c.name, sim::ReductionName(r));
-    ASSERT_GT(a->stats.nic_capacity_bytes_measured, 0) << name;
-    ASSERT_GT(a->stats.nvlink_capacity_bytes_measured, 0) << name;
-    // The same updates (each comm's start and end, then the end of the run) with the same usages: equal
-    // to rounding (bit for bit in practice).
-    EXPECT_NEAR(b->stats.nic_capacity_bytes_measured, a->stats.nic_capacity_bytes_measured,
-                1e-12 * a->stats.nic_capacity_bytes_measured)
+    const sim::SimStats& m = b->stats;
+    ASSERT_GT(m.nic_capacity_bytes_planned, 0) << name;
+    ASSERT_GT(m.nvlink_capacity_bytes_planned, 0) << name;
+    EXPECT_NEAR(m.nic_capacity_bytes_measured, m.nic_capacity_bytes_planned,
+                1e-9 * m.nic_capacity_bytes_planned)
         << name;
-    EXPECT_NEAR(b->stats.nvlink_capacity_bytes_measured, a->stats.nvlink_capacity_bytes_measured,
-                1e-12 * a->stats.nvlink_capacity_bytes_measured)
+    EXPECT_NEAR(m.nvlink_capacity_bytes_measured, m.nvlink_capacity_bytes_planned,
+                1e-9 * m.nvlink_capacity_bytes_planned)
         << name;
-    EXPECT_EQ(b->stats.transfers, a->stats.transfers) << name;
+    if (p.background.empty()) {
+      EXPECT_NEAR(a->stats.nic_capacity_bytes_measured, m.nic_capacity_bytes_measured,
+                  1e-9 * m.nic_capacity_bytes_measured)
+          << name;
+      EXPECT_NEAR(a->stats.nvlink_capacity_bytes_measured, m.nvlink_capacity_bytes_measured,
+                  1e-9 * m.nvlink_capacity_bytes_measured)
+          << name;
+    } else {
+      EXPECT_GT(a->stats.nic_capacity_bytes_measured, m.nic_capacity_bytes_measured * (1 + 1e-6)) << name;
+    }
+    EXPECT_EQ(m.transfers, a->stats.transfers) << name;
     ExpectSameTiming(a->timing, b->timing, s.ops.size(), name);
   }
 }
 
-TEST(LinkMeter, EqualsThePluginOnAFatTreeWithMergedTransfers) {
+TEST(LinkMeter, CountsThePlannedBytesOnAFatTreeWithMergedTransfers) {
   // 4 leaves of 2 nodes of 16 GPUs, 2:1 uplinks: ZeRO++'s all-to-all merges 16 transfers per comm.
   const model::ClusterSpec c = FatTree(PaperCluster(1, 8, 16), 2, 2);
-  for (sim::Reduction r : {sim::Reduction::kSymmetric, sim::Reduction::kFull})
-    ExpectMeterEqualsPlugin(c, {}, r);
+  for (sim::Reduction r : {sim::Reduction::kSymmetric, sim::Reduction::kFull}) ExpectMeter(c, {}, r);
 }
 
-TEST(LinkMeter, EqualsThePluginWithADegradedNicASecondJobAndASlowNode) {
-  // The second job's stream loads a tracked NIC until it is cancelled at the end of the run, an action the
-  // meter does not know: it updates every tracked link then, as the plugin updates the stream's route.
+TEST(LinkMeter, CountsOnlyOurFlowsBesideASecondJob) {
   model::ClusterSpec c = PaperCluster(2, 4, 6);
   c.fabric.kind = model::FabricKind::kRailOptimized;
   sim::Perturbations p;
@@ -60,7 +67,7 @@ TEST(LinkMeter, EqualsThePluginWithADegradedNicASecondJobAndASlowNode) {
   p.links.push_back(nic);
   p.background.push_back({3, 0, 4, 20e9 / 8});
   p.slow_nodes.push_back({2, 1.2});
-  for (sim::Reduction r : {sim::Reduction::kClasses, sim::Reduction::kFull}) ExpectMeterEqualsPlugin(c, p, r);
+  for (sim::Reduction r : {sim::Reduction::kClasses, sim::Reduction::kFull}) ExpectMeter(c, p, r);
 }
 
 }  // namespace
