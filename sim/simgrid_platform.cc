@@ -162,9 +162,20 @@ class Builder {
       const int child_first = first + c * per_child;
       Attachment a = BuildGroup(zone, level - 1, child_first);
       zone->add_route(a.netpoint, nullptr, a.gateway, nullptr, UplinkOf(zone, level - 1, child_first), true);
-      // A router placed directly in a star zone cannot be routed to from a sub-zone in 3.32; the
-      // group's gateway is therefore its first member's.
-      if (self.gateway == nullptr) self.gateway = a.gateway;
+      // A router placed directly in a star zone cannot be routed to from a sub-zone in 3.32. A leaf's
+      // gateway is therefore its first node's router (nodes join their leaf without links); above the
+      // leaves, members join through their uplinks, so a member's router would put that member's uplink on
+      // every route through the group: the group's gateway is the router of a zone of its own, joined
+      // without links (its spine), which every member reaches through its own uplink.
+      if (level == 0 && self.gateway == nullptr) self.gateway = a.gateway;
+    }
+    if (level > 0) {
+      const std::string spine = fmt::format("spine{}-{}", level, first / NodesPerGroup(level));
+      sg4::NetZone* z = sg4::create_full_zone(spine);
+      z->set_parent(zone);
+      self.gateway = z->create_router(spine + "-gw");
+      z->seal();
+      zone->add_route(z->get_netpoint(), nullptr, self.gateway, nullptr, {}, true);
     }
     zone->seal();
     self.netpoint = zone->get_netpoint();
