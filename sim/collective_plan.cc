@@ -57,6 +57,9 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int
     if (p.slow_nodes.empty()) {
       l.symmetric = true;
       if (can_shrink) l.sim_nodes = 2 * unit;
+      // Groups inside a unit (hpZ, shard groups) must tile it for the mirror image to be a group.
+      const int unit_gpus = unit * c.gpus_per_node;
+      l.folded = can_shrink && o.fold_units && unit_gpus % hpz == 0 && (shard <= 0 || unit_gpus % shard == 0);
     } else if (hpz_in_node && can_shrink && slow_classes <= 2 * unit) {
       l.symmetric = true;
       l.sim_nodes = 2 * unit;
@@ -107,6 +110,7 @@ StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layou
   p.intra_efficiency = c.nccl.intra_bandwidth_efficiency;
   p.inter_efficiency = c.nccl.inter_bandwidth_efficiency;
   p.actor_stack_kib = actor_stack_kib;
+  p.mirrored = layout.folded;
   if (pert.empty()) return p;
   for (const SlowNode& s : pert.slow_nodes) {
     if (s.node < 0 || s.node >= layout.real_nodes) {

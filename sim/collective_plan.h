@@ -35,9 +35,15 @@ struct Layout {
   std::vector<int> level_nodes;  // nodes under one group of each fat-tree level, bottom-up (leaf, pod)
   bool symmetric = false;        // the platform's ranks stand for the real ones (shrunk, scaled)
   bool node_classes = false;     // equivalence classes of nodes on the whole platform (rank_classes.h)
+  // The second of the two symmetry units mirrors the first: its GPUs route over the first unit's links and
+  // only the first unit's flows are started (mirror_fold.h).
+  bool folded = false;
   int sim_gpus() const { return sim_nodes * gpus_per_node; }
   // Real bytes per simulated byte: the platform holds sim_nodes of the real_nodes.
   double scale() const { return static_cast<double>(real_nodes) / sim_nodes; }
+  // Real bytes per byte of a started flow: scale(), twice that when folded (each flow stands for its
+  // mirror image too).
+  double flow_scale() const { return folded ? 2 * scale() : scale(); }
 };
 
 // The classes of the `nodes` real nodes by GPU slowdown, numbered in order of first appearance (node 0's

@@ -12,6 +12,7 @@
 #include "model/collective_time.h"
 #include "model/op_cost.h"
 #include "sim/collective_plan.h"
+#include "sim/mirror_fold.h"
 #include "sim/rank_classes.h"
 #include "sim/simgrid_platform.h"
 #include "sim/transfer_merge.h"
@@ -50,7 +51,8 @@ class Replay {
     ranks_ = classes_.count();
     IndexGroups();
     done_.assign(static_cast<size_t>(ranks_) * n, 0);
-    // One hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1): a GPU op starts only after the GPU op issued before it.
+    // One hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1): a GPU op starts only after the GPU op issued before
+    // it.
     gpu_prev_.assign(n, -1);
     if (s.hardware_queues == 1) {
       started_.assign(static_cast<size_t>(ranks_) * n, 0);
@@ -146,9 +148,9 @@ class Replay {
   struct QueueActor {
     int rank = 0;  // the rank class it replays
     int queue = 0;
-    int waiting_on = kNotWaiting;  // op index, kInCollective, or kNotWaiting
+    int waiting_on = kNotWaiting;        // op index, kInCollective, or kNotWaiting
     int waiting_start_of = kNotWaiting;  // op index whose start it waits for (one hardware queue)
-    int pending_instances = 0;     // group instances of a collective it waits for
+    int pending_instances = 0;           // group instances of a collective it waits for
     Signal signal;
   };
 
@@ -307,6 +309,24 @@ class Replay {
     }
   }
 
+  // On a folded platform, whether the step's flows are mirror-symmetric (checked once per collective kind
+  // and group; an asymmetric one is an error: the fold would be wrong).
+  bool MirrorChecked(const Op& op, const PlanStep& step) {
+    const int key = static_cast<int>(op.coll.kind) * kGroupKinds + static_cast<int>(op.coll.group);
+    if (std::find(mirror_checked_.begin(), mirror_checked_.end(), key) != mirror_checked_.end()) return true;
+    if (!FlowsMirrorSymmetric(step.flows, layout_)) {
+      if (status_.ok()) {
+        status_ = Status::Error(
+            fmt::format("sim: a {} over the {} group is not mirror-symmetric on the folded "
+                        "platform (a bug; --reduction classes avoids the fold)",
+                        model::CollectiveKindName(op.coll.kind), model::GroupKindName(op.coll.group)));
+      }
+      return false;
+    }
+    mirror_checked_.push_back(key);
+    return true;
+  }
+
   void RunCollective(int op_index, const std::vector<int>& instances) {
     const Op& op = s_.ops[static_cast<size_t>(op_index)];
     const model::CollectiveTime& t = coll_time_[static_cast<size_t>(op_index)];
@@ -314,6 +334,11 @@ class Replay {
     if (!plan.ok()) {
       if (status_.ok()) status_ = plan.status();
       return;
+    }
+    if (layout_.folded) {
+      for (const PlanStep& step : *plan) {
+        if (!MirrorChecked(op, step)) return;
+      }
     }
     // NCCL's kernels hold channels / SMs of each member GPU while the collective runs (model::NcclSmShare).
     const double interference = model::NcclSmShare(c_);
@@ -334,7 +359,8 @@ class Replay {
     const double overhead = 1.0 / t.params.bandwidth_factor;
     const double started = Platform::Now();
     const auto purpose = static_cast<size_t>(op.purpose);
-    const double scale = layout_.symmetric ? layout_.scale() : 1.0;
+    const double scale = layout_.symmetric ? layout_.flow_scale() : 1.0;
+    const int first_mirrored_gpu = layout_.folded ? layout_.sim_gpus() / 2 : layout_.sim_gpus();
     std::vector<Transfer> transfers;
     std::vector<const std::vector<int>*> routes;  // each transfer's links (Platform::Route keeps them)
     for (const PlanStep& step : *plan) {
@@ -342,6 +368,8 @@ class Replay {
       transfers.clear();
       routes.clear();
       for (const Flow& f : step.flows) {
+        // Folded: the second unit's flows are their mirror images' (mirror_fold.h).
+        if (f.src >= first_mirrored_gpu) continue;
         const auto wire = static_cast<uint64_t>(std::llround(f.bytes * overhead));
         if (wire == 0) continue;
         const int node = f.src / layout_.gpus_per_node;
@@ -411,6 +439,7 @@ class Replay {
   std::vector<uint8_t> started_;  // per rank and op, under one hardware queue
   std::vector<std::array<std::unique_ptr<QueueActor>, model::kNumQueues>> actors_;
   std::unordered_map<int64_t, Instance> instances_;
+  std::vector<int> mirror_checked_;  // collective kinds and groups found mirror-symmetric
   std::vector<bool> traced_;
   std::vector<TraceEvent> trace_;
   model::Timing timing_;
@@ -432,6 +461,7 @@ StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::Clus
   PlatformSpec with_options = *spec;
   with_options.simgrid_cfg = o.simgrid_cfg;
   with_options.simgrid_log = o.simgrid_log;
+  with_options.link_load_plugin = o.link_load_plugin;
   StatusOr<std::unique_ptr<Platform>> platform = Platform::Create(with_options);
   if (!platform.ok()) return platform.status();
   Replay replay(s, c, cal, o, layout, platform->get());
@@ -441,14 +471,16 @@ StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::Clus
     (*platform)->AddBackgroundFlow(b.src_node * n + b.gpu, b.dst_node * n + b.gpu, b.rate_Bps);
   }
   const double t1 = WallSeconds();
-  (*platform)->Run();
+  StatusOr<double> ran = (*platform)->Run();
   const double t2 = WallSeconds();
   if (!replay.status().ok()) return replay.status();
+  if (!ran.ok()) return ran.status();
   SimResult r = replay.Result();
   // The bytes are conserved: SimGrid's links carried what the schedule's flows planned (measured by the
-  // link-load plugin). A second job's traffic adds its own, and the user's SimGrid settings may change what a
-  // flow loads (network/crosstraffic puts 5% of it on the reverse route), so the check needs the job alone
-  // under ZeroSim's own settings.
+  // platform's meter or SimGrid's link-load plugin, Platform::CarriedBytes). A second job's traffic adds
+  // its own to the plugin's, and the user's SimGrid settings may change what a flow loads
+  // (network/crosstraffic puts 5% of it on the reverse route), so the check needs the job alone under
+  // ZeroSim's own settings.
   for (size_t l = 0; l < (*platform)->links().size(); ++l) {
     const LinkInfo& info = (*platform)->links()[l];
     const double carried = (*platform)->CarriedBytes(static_cast<int>(l));

@@ -85,6 +85,14 @@ struct SimOptions {
   // Transfers of one collective step with the same route and size become one weighted SimGrid comm
   // (transfer_merge.h). Off: one comm per transfer, the reference the merge is tested against.
   bool merge_transfers = true;
+  // The bytes the links carried (SimStats::*_capacity_bytes_measured) from SimGrid's link-load plugin
+  // instead of the platform's own meter, which gives the same bytes without the plugin's route lookups per
+  // comm (simgrid_platform.h, PlatformSpec::link_load_plugin); the reference the meter is tested against.
+  bool link_load_plugin = false;
+  // The symmetric reduction's two units folded into one (mirror_fold.h): the second unit's links are the
+  // first's and only the first unit's flows are started. Off: both units' flows on both units' links, the
+  // reference the fold is tested against.
+  bool fold_units = true;
 };
 
 const char* FidelityName(Fidelity f);

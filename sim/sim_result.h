@@ -24,10 +24,11 @@ struct SimStats {
   double build_wall_s = 0;            // wall time: schedule-to-platform setup
   double run_wall_s = 0;              // wall time: SimGrid's run
   // Link capacity (bytes) SimGrid's NIC egress and NVSwitch-port egress links carried on the simulated
-  // platform, read from SimGrid's link-load plugin, and what the schedule's flows planned for them: each
-  // flow's wire bytes over its bandwidth factor (the plugin integrates link load, which the bandwidth-factor
-  // callback scales by 1 / factor). Equal within 1e-3 (replay.cc) unless a second job's traffic shares the
-  // links or the user's --cfg settings change what a flow loads.
+  // platform, as Platform::CarriedBytes measures it (what SimGrid moved of each finished comm over its
+  // route, or SimGrid's link-load plugin), and what the schedule's flows planned for them: each flow's wire
+  // bytes over its bandwidth factor (link load counts payload over the factor). Equal within 1e-3
+  // (replay.cc) unless a second job's traffic shares the links or the user's --cfg settings change what a
+  // flow loads.
   double nic_capacity_bytes_measured = 0;
   double nic_capacity_bytes_planned = 0;
   double nvlink_capacity_bytes_measured = 0;
@@ -52,7 +53,7 @@ struct SimResult {
   model::Timing timing;
   // Payload bytes of the flows handed to SimGrid, summed over the cluster (the platform's share times
   // Layout::scale()), on SimGrid's own routes: through NIC egress links (cross-node) and NVSwitch port
-  // egress links (intra-node), per purpose. The link-load plugin's measurement (stats) confirms them: the
+  // egress links (intra-node), per purpose. The measured link load (stats) confirms them: the
   // replay fails when the links carried other than these flows planned.
   model::TierVolumes volumes;
   SimStats stats;

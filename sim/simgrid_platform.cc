@@ -55,7 +55,29 @@ struct Platform::Impl {
   std::vector<sg4::Host*> gpus;
   std::unordered_map<const sg4::Link*, int> link_index;
   std::vector<const sg4::Link*> link_by_index;
-  std::vector<bool> tracked;  // by link index: its load is tracked (sg_link_load_track)
+  std::vector<bool> tracked;  // by link index: its load is tracked (the NIC and NVSwitch-port egress halves)
+  // SimGrid's link-load plugin measures the links (PlatformSpec::link_load_plugin); otherwise the meter
+  // below.
+  bool plugin = false;
+  // The meter: per link index, the bytes of capacity the finished comms put on it.
+  std::vector<double> carried;
+  // A running transfer: its network action, its route, its bandwidth factor.
+  struct Running {
+    const simgrid::kernel::resource::Action* action = nullptr;
+    const std::vector<int>* route = nullptr;
+    double factor = 1;
+  };
+  // The running transfers by the address of their network action, until it leaves STARTED.
+  std::unordered_map<const void*, Running> in_flight;
+  // A transfer's action left STARTED: each tracked link of its route carried what SimGrid moved of it (its
+  // cost less what remains, in payload bytes) over its bandwidth factor, as the link's load counts it.
+  void Finished(const Running& r) {
+    const double moved = r.action->get_cost() - r.action->get_remains_no_update();
+    for (int l : *r.route) {
+      const auto i = static_cast<size_t>(l);
+      if (tracked[i]) carried[i] += moved / r.factor;
+    }
+  }
   std::unordered_map<uint64_t, std::vector<int>> routes;
   std::unordered_map<int, std::vector<sg4::ExecPtr>> loads;
   int next_load = 0;
@@ -79,6 +101,10 @@ class Builder {
     const int top_level = static_cast<int>(spec_.levels.size());
     const int per_group = NodesPerGroup(top_level - 1);
     for (int first = 0; first < spec_.nodes; first += per_group) {
+      // Mirrored (PlatformSpec::mirrored): the second top-level group takes the first's links, in the order
+      // the first built them (the same construction, so the same order).
+      recording_ = spec_.mirrored && first < spec_.nodes / 2;
+      mirroring_ = spec_.mirrored && first >= spec_.nodes / 2;
       Attachment a = BuildGroup(top, top_level - 1, first);
       top->add_route(a.netpoint, nullptr, a.gateway, nullptr, UplinkOf(top, top_level - 1, first), true);
     }
@@ -99,7 +125,9 @@ class Builder {
   }
 
   sg4::SplitDuplexLink* NewLink(sg4::NetZone* zone, const std::string& name, double bps, LinkTier tier) {
+    if (mirroring_) return recorded_.at(next_recorded_++);
     sg4::SplitDuplexLink* l = zone->create_split_duplex_link(name, bps);
+    if (recording_) recorded_.push_back(l);
     l->set_latency(0)->seal();
     for (bool up : {true, false}) {
       const sg4::Link* half = up ? l->get_link_up() : l->get_link_down();
@@ -134,9 +162,20 @@ class Builder {
       const int child_first = first + c * per_child;
       Attachment a = BuildGroup(zone, level - 1, child_first);
       zone->add_route(a.netpoint, nullptr, a.gateway, nullptr, UplinkOf(zone, level - 1, child_first), true);
-      // A router placed directly in a star zone cannot be routed to from a sub-zone in 3.32; the
-      // group's gateway is therefore its first member's.
-      if (self.gateway == nullptr) self.gateway = a.gateway;
+      // A router placed directly in a star zone cannot be routed to from a sub-zone in 3.32. A leaf's
+      // gateway is therefore its first node's router (nodes join their leaf without links); above the
+      // leaves, members join through their uplinks, so a member's router would put that member's uplink on
+      // every route through the group: the group's gateway is the router of a zone of its own, joined
+      // without links (its spine), which every member reaches through its own uplink.
+      if (level == 0 && self.gateway == nullptr) self.gateway = a.gateway;
+    }
+    if (level > 0) {
+      const std::string spine = fmt::format("spine{}-{}", level, first / NodesPerGroup(level));
+      sg4::NetZone* z = sg4::create_full_zone(spine);
+      z->set_parent(zone);
+      self.gateway = z->create_router(spine + "-gw");
+      z->seal();
+      zone->add_route(z->get_netpoint(), nullptr, self.gateway, nullptr, {}, true);
     }
     zone->seal();
     self.netpoint = zone->get_netpoint();
@@ -182,6 +221,10 @@ class Builder {
   }
 
   const PlatformSpec& spec_;
+  bool recording_ = false;  // building the first half of a mirrored platform: keep its links in order
+  bool mirroring_ = false;  // building the second half: reuse them in that order
+  std::vector<sg4::SplitDuplexLink*> recorded_;
+  size_t next_recorded_ = 0;
   std::vector<sg4::Host*>* gpus_;
   std::vector<LinkInfo>* links_;
   std::unordered_map<const sg4::Link*, int>* index_;
@@ -213,6 +256,10 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
       if (!(f > 0)) return Status::Error("platform: bandwidth factors must be positive");
     }
   }
+  if (spec.mirrored && (spec.nodes != 2 * per_top_group || !spec.node_slowdown.empty() ||
+                        !spec.nic_factor.empty() || !spec.uplink_factor.empty())) {
+    return Status::Error("platform: a mirrored platform is two top-level groups without perturbations");
+  }
   if (spec.nodes % per_top_group != 0) {
     return Status::Error(
         fmt::format("platform: {} nodes do not fill groups of {} nodes", spec.nodes, per_top_group));
@@ -243,8 +290,14 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
   for (const std::string& l : spec.simgrid_log) xbt_log_control_set(l.c_str());
 
   // SimGrid's link-load plugin measures what the links carry; it must start before any link exists
-  // (src/plugins/link_load.cpp, sg_link_load_plugin_init).
-  sg_link_load_plugin_init();
+  // (src/plugins/link_load.cpp, sg_link_load_plugin_init). It recomputes each comm's route at its start and
+  // its completion (CommImpl::get_traversed_links, a full route_to: a fifth of the run on a large fat tree)
+  // and integrates a link's usage only at those instants, each interval at the usage read at its end, so
+  // it errs where a flow's rate changes in between (a flow elsewhere ending): 0.6% more than the flows'
+  // bytes on the three-level fat tree of 256 nodes per pod. By default the meter (Impl::Finished) counts
+  // instead what SimGrid moved of each finished comm on the links of its route.
+  p->impl_->plugin = spec.link_load_plugin;
+  if (spec.link_load_plugin) sg_link_load_plugin_init();
   p->impl_->gpus.resize(static_cast<size_t>(spec.nodes * spec.gpus_per_node));
   Builder(spec, &p->impl_->gpus, &p->links_, &p->impl_->link_index).Build();
   p->impl_->link_by_index.resize(p->links_.size());
@@ -253,9 +306,25 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
     p->impl_->link_by_index[static_cast<size_t>(index)] = link;
     const LinkInfo& info = p->links_[static_cast<size_t>(index)];
     if (info.up && (info.tier == LinkTier::kNic || info.tier == LinkTier::kNvLink)) {
-      sg_link_load_track(link);
+      if (spec.link_load_plugin) sg_link_load_track(link);
       p->impl_->tracked[static_cast<size_t>(index)] = true;
     }
+  }
+  if (!spec.link_load_plugin) {
+    p->impl_->carried.assign(p->links_.size(), 0.0);
+    // A network action leaving STARTED (finished, failed or cancelled; Action::finish sets its remains
+    // first). The callback names it as a NetworkAction, whose definition 3.32 does not install; it is known
+    // by its address, which is its Action base's (single inheritance), recorded by TransferAll. Run()
+    // checks that every transfer was seen here. Other actions (a second job's stream) are not counted.
+    Impl* impl = p->impl_.get();
+    sg4::Link::on_communication_state_change_cb([impl](simgrid::kernel::resource::NetworkAction& action,
+                                                       simgrid::kernel::resource::Action::State prev) {
+      if (prev != simgrid::kernel::resource::Action::State::STARTED) return;
+      auto it = impl->in_flight.find(static_cast<const void*>(&action));
+      if (it == impl->in_flight.end()) return;
+      impl->Finished(it->second);
+      impl->in_flight.erase(it);
+    });
   }
 
   const double intra = spec.intra_efficiency;
@@ -274,13 +343,14 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
 
 double Platform::CarriedBytes(int link) const {
   const auto i = static_cast<size_t>(link);
-  return impl_->tracked[i] ? sg_link_get_cum_load(impl_->link_by_index[i]) : 0.0;
+  if (!impl_->tracked[i]) return 0.0;
+  return impl_->plugin ? sg_link_get_cum_load(impl_->link_by_index[i]) : impl_->carried[i];
 }
 
 double Platform::BandwidthFactor(int src, int dst) const {
-  const sg4::Host* a = impl_->gpus[static_cast<size_t>(src)];
-  const sg4::Host* b = impl_->gpus[static_cast<size_t>(dst)];
-  return a->get_englobing_zone() == b->get_englobing_zone() ? spec_.intra_efficiency : spec_.inter_efficiency;
+  // The callback's test (same englobing zone) by index: each node's zone holds exactly its GPUs.
+  return src / spec_.gpus_per_node == dst / spec_.gpus_per_node ? spec_.intra_efficiency
+                                                                : spec_.inter_efficiency;
 }
 
 const std::vector<int>& Platform::Route(int src, int dst) {
@@ -300,8 +370,13 @@ void Platform::Spawn(const std::string& name, int gpu, std::function<void()> bod
   sg4::Actor::create(name, impl_->gpus[static_cast<size_t>(gpu)], std::move(body));
 }
 
-double Platform::Run() {
+StatusOr<double> Platform::Run() {
   impl_->engine->run();
+  if (!impl_->plugin && !impl_->in_flight.empty()) {
+    return Status::Error(
+        fmt::format("sim: {} transfers were never seen finishing by the link-load meter (a bug)",
+                    impl_->in_flight.size()));
+  }
   return sg4::Engine::get_clock();
 }
 
@@ -313,43 +388,70 @@ void Platform::Delay(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
 namespace {
 
-// Gives the running comm `c` the max-min sharing penalty `penalty` (its share is 1 / penalty times that of
-// a comm of penalty 1 on every link they share). SimGrid 3.32 has no s4u call for it (Comm::set_rate is a
-// bound, and ignored for host-to-host comms); the comm's network action holds the penalty
-// (kernel::resource::Action::set_sharing_penalty, which updates its LMM variable). CM02 creates a
-// zero-latency comm's variable with penalty 1 and never resets it (network_cm02.cpp: communicate,
-// comm_action_set_variable), and the solver weighs each element by consumption / penalty and gives the
-// variable min_usage / penalty (lmm/maxmin.cpp: solve), so k comms of one route are one comm of k times
-// their bytes at penalty 1 / k. The action was created by Comm's start, the last one appended to the
-// model's started set (resource/Action.cpp: Action::Action), so it is looked up from the back.
-void SetSharingPenalty(simgrid::kernel::resource::Model* network, const sg4::CommPtr& c, double penalty) {
-  bool found = false;
+// Finds the network actions of the comms `comms` just started (the model's started set, from the back:
+// Comm's start appends its action there, resource/Action.cpp: Action::Action; other actors' comms of the
+// same instant may lie between them), and gives action i the max-min sharing penalty `penalties[i]` where
+// it is not 1 (its share is 1 / penalty times that of a comm of penalty 1 on every link they share).
+// SimGrid 3.32 has no s4u call for a comm's weight (Comm::set_rate is a bound, and ignored for host-to-host
+// comms); the network action holds it (kernel::resource::Action::set_sharing_penalty, which updates its LMM
+// variable). CM02 creates a zero-latency comm's variable with penalty 1 and never resets it
+// (network_cm02.cpp: communicate, comm_action_set_variable), and the solver weighs each element by
+// consumption / penalty and gives the variable min_usage / penalty (lmm/maxmin.cpp: solve), so k comms of
+// one route are one comm of k times their bytes at penalty 1 / k. All of it in one simcall, at the instant
+// the comms started (no solve has run since). Returns the actions, in the order of `comms`.
+std::vector<simgrid::kernel::resource::Action*> FindActions(simgrid::kernel::resource::Model* network,
+                                                            const std::vector<sg4::CommPtr>& comms,
+                                                            const std::vector<double>& penalties) {
+  std::vector<simgrid::kernel::resource::Action*> found(comms.size(), nullptr);
   simcall_run_answered(
       [&] {
+        std::unordered_map<const void*, size_t> wanted;
+        wanted.reserve(comms.size());
+        for (size_t i = 0; i < comms.size(); ++i) wanted.emplace(comms[i]->get_impl(), i);
         auto* actions = network->get_started_action_set();
-        for (auto it = actions->rbegin(); it != actions->rend(); ++it) {
-          if (it->get_activity() != c->get_impl()) continue;
-          it->set_sharing_penalty(penalty);
-          found = true;
-          break;
+        for (auto it = actions->rbegin(); it != actions->rend() && !wanted.empty(); ++it) {
+          auto w = wanted.find(it->get_activity());
+          if (w == wanted.end()) continue;
+          if (penalties[w->second] != 1.0) it->set_sharing_penalty(penalties[w->second]);
+          found[w->second] = &*it;
+          wanted.erase(w);
         }
       },
       nullptr);
-  xbt_assert(found, "zerosim: a weighted transfer's SimGrid action was not found among the running ones");
+  for (const auto* a : found)
+    xbt_assert(a != nullptr, "zerosim: a transfer's SimGrid action was not found among the running ones");
+  return found;
 }
 
 }  // namespace
 
 void Platform::TransferAll(const std::vector<Transfer>& transfers) {
   std::vector<sg4::CommPtr> comms;
+  std::vector<double> penalties;
+  std::vector<const Transfer*> started;
   comms.reserve(transfers.size());
+  bool weighted = false;
   for (const Transfer& t : transfers) {
     if (t.wire_bytes == 0) continue;
     const int count = std::max(1, t.count);
     comms.push_back(sg4::Comm::sendto_async(impl_->gpus[static_cast<size_t>(t.src)],
                                             impl_->gpus[static_cast<size_t>(t.dst)],
                                             t.wire_bytes * static_cast<uint64_t>(count)));
-    if (count > 1) SetSharingPenalty(impl_->network, comms.back(), 1.0 / count);
+    penalties.push_back(1.0 / count);
+    started.push_back(&t);
+    weighted = weighted || count > 1;
+  }
+  if (!comms.empty() && (weighted || !impl_->plugin)) {
+    const std::vector<simgrid::kernel::resource::Action*> actions =
+        FindActions(impl_->network, comms, penalties);
+    if (!impl_->plugin) {
+      for (size_t i = 0; i < actions.size(); ++i) {
+        const Transfer& t = *started[i];
+        impl_->in_flight.emplace(
+            static_cast<const void*>(actions[i]),
+            Impl::Running{actions[i], &Route(t.src, t.dst), BandwidthFactor(t.src, t.dst)});
+      }
+    }
   }
   for (const sg4::CommPtr& c : comms) c->wait();
 }

@@ -55,6 +55,15 @@ struct PlatformSpec {
   // SimGrid settings from the user (SimOptions::simgrid_cfg / simgrid_log), applied after ZeroSim's own.
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
+  // CarriedBytes from SimGrid's link-load plugin (true) or from the platform's own meter (false): what
+  // SimGrid moved of each finished transfer, on the links of its route, without the plugin's route
+  // computation at each comm's start and completion, and without its sampling error (simgrid_platform.cc).
+  bool link_load_plugin = false;
+  // The nodes of the second half (the second of two top-level groups: two nodes of a flat fabric, two
+  // leaves or pods of a fat tree) mirror the first half's: their GPU hosts exist, but every route of theirs
+  // runs over the links of the node or group they mirror, and no links of their own are built
+  // (mirror_fold.h). Needs no perturbations.
+  bool mirrored = false;
 };
 
 enum class LinkTier : uint8_t { kNvLink, kNic, kUplink };
@@ -105,8 +114,10 @@ class Platform {
   int num_gpus() const { return spec_.nodes * spec_.gpus_per_node; }
   const std::vector<LinkInfo>& links() const { return links_; }
 
-  // Bytes of link capacity link `link` has carried so far, from SimGrid's link-load plugin (the integral of
-  // the link's load); the egress halves of NIC and NVSwitch-port links are tracked, others give 0.
+  // Bytes of link capacity link `link` has carried so far: what SimGrid moved of each finished transfer over
+  // it, over the transfer's bandwidth factor (or, with PlatformSpec::link_load_plugin, SimGrid's link-load
+  // plugin's integral of the link's load); the egress halves of NIC and NVSwitch-port links are tracked,
+  // others give 0. A second job's streams count only in the plugin's.
   double CarriedBytes(int link) const;
   // The bandwidth factor SimGrid applies to a transfer from GPU `src` to GPU `dst` (intra- or inter-node
   // efficiency, as the platform's bandwidth-factor callback decides).
@@ -118,8 +129,9 @@ class Platform {
   // Starts an actor running `body` on GPU `gpu`'s host when the simulation runs.
   void Spawn(const std::string& name, int gpu, std::function<void()> body);
 
-  // Runs the simulation until every actor has returned; returns the simulated time in seconds.
-  double Run();
+  // Runs the simulation until every actor has returned; returns the simulated time in seconds. Error: the
+  // link-load meter missed a transfer's end (a bug).
+  StatusOr<double> Run();
 
   // --- Activities: call only from inside an actor. ---
   // Simulated time now, seconds.

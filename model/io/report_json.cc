@@ -161,7 +161,7 @@ ordered_json VariantToJson(const model::VariantReport& v) {
                                {"total", m.total_bytes},
                                {"hbm", m.hbm_bytes}};
   j["schedule_ops"] = v.num_ops;
-  if (v.link_load.measured) {  // sim engine: what SimGrid's link-load plugin measured (docs/report.md)
+  if (v.link_load.measured) {  // sim engine: the link capacity SimGrid moved (docs/report.md)
     const model::LinkLoadReport& l = v.link_load;
     j["link_load_bytes"] = {{"nic_carried", l.nic_carried_bytes},
                             {"nic_planned", l.nic_planned_bytes},

@@ -78,7 +78,7 @@ TEST(Bytes, ConservedOnFatTrees) {
   }
 }
 
-// The report carries the link-load plugin's measurement for the sim engine (docs/report.md,
+// The report carries the measured link load for the sim engine (docs/report.md,
 // link_load_bytes) and nothing for the analytic one; on the whole platform the NIC capacity carried, times
 // the inter-node efficiency, is at least the cross-node payload the report gives.
 TEST(Bytes, TheSimReportCarriesTheMeasuredLinkLoad) {

@@ -48,8 +48,8 @@ TEST(MaxMin, IncastOnOneNvSwitchPortSharesIt) {
 TEST(MaxMin, DisjointPathsDoNotInterfere) {
   // Four NICs (two GPUs per rail): one flow per rail runs at a full NIC each; ring neighbours inside a
   // node use distinct NVSwitch ports.
-  const std::vector<Transfer> flows = {{0, 8, 1'000'000'000}, {2, 10, 1'000'000'000}, {4, 12, 1'000'000'000},
-                                       {6, 14, 1'000'000'000}, {1, 3, 1'000'000'000}, {3, 5, 1'000'000'000}};
+  const std::vector<Transfer> flows = {{0, 8, 1'000'000'000},  {2, 10, 1'000'000'000}, {4, 12, 1'000'000'000},
+                                       {6, 14, 1'000'000'000}, {1, 3, 1'000'000'000},  {3, 5, 1'000'000'000}};
   const std::vector<double> t = ArrivalTimes(TwoNodes(4), flows);
   ASSERT_EQ(t.size(), 6u);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(t[static_cast<size_t>(i)], 0.1, 1e-9);
@@ -79,7 +79,33 @@ TEST(MaxMin, RoutesKeepTiersApart) {
     return text;
   });
   ASSERT_TRUE(out.ok()) << out.status().message();
-  EXPECT_EQ(*out, "node0-nvl0_UP node0-nvl1_DOWN | node0-nic1_UP node1-nic0_DOWN | node0-nic0_UP node1-nic1_DOWN | ");
+  EXPECT_EQ(
+      *out,
+      "node0-nvl0_UP node0-nvl1_DOWN | node0-nic1_UP node1-nic0_DOWN | node0-nic0_UP node1-nic1_DOWN | ");
+}
+
+TEST(MaxMin, ThreeLevelRoutesCrossTheirOwnUplinksOnly) {
+  // Pods of 2 leaves of 2 one-GPU nodes: a flow between pods crosses its own leaf's and pod's uplinks and
+  // the destination's, from any leaf (up<level>-<group>), and a flow between leaves of a pod no pod uplink.
+  StatusOr<std::string> out = RunInChild([]() -> StatusOr<std::string> {
+    PlatformSpec spec = TwoNodes();
+    spec.nodes = 8;
+    spec.gpus_per_node = 1;
+    spec.levels = {{2, 10e9}, {2, 10e9}};
+    StatusOr<std::unique_ptr<Platform>> p = Platform::Create(spec);
+    if (!p.ok()) return p.status();
+    std::string text;
+    for (auto [src, dst] : {std::pair{2, 6}, std::pair{0, 4}, std::pair{1, 3}}) {
+      for (int l : (*p)->Route(src, dst)) text += (*p)->links()[static_cast<size_t>(l)].name + " ";
+      text += "| ";
+    }
+    return text;
+  });
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out,
+            "node2-nic0_UP up0-1_UP up1-0_UP up1-1_DOWN up0-3_DOWN node6-nic0_DOWN | "
+            "node0-nic0_UP up0-0_UP up1-0_UP up1-1_DOWN up0-2_DOWN node4-nic0_DOWN | "
+            "node1-nic0_UP up0-0_UP up0-1_DOWN node3-nic0_DOWN | ");
 }
 
 TEST(MaxMin, OneEnginePerProcess) {

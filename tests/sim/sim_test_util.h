@@ -93,7 +93,7 @@ inline std::vector<double> GroupArrivalTimes(const sim::PlatformSpec& spec,
         times[i] = sim::Platform::Now();
       });
     }
-    platform->Run();
+    if (StatusOr<double> ran = platform->Run(); !ran.ok()) return ran.status();
     std::string text;
     for (double t : times) text += fmt::format("{:.17g} ", t);
     return text;
