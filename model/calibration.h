@@ -48,7 +48,7 @@ struct KernelCalibration {
 // maximum-achievable-matmul measurements, FlashAttention's papers, or `zerosim calibrate`), never from an
 // end-to-end training run.
 struct ComputeEfficiency {
-  double gemm = 0;                // GEMMs at large aligned shapes (maximum achievable matmul FLOPS / peak)
+  double gemm = 0;                // GEMMs at large aligned shapes, sustained rate / peak (docs/calibration.md)
   double attention_forward = 0;   // FlashAttention forward, causal, head dim 128
   double attention_backward = 0;  // FlashAttention backward
   double kernel_gap_s = 0;        // idle GPU time between back-to-back kernels of one stream

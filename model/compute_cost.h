@@ -9,8 +9,9 @@
 //             Multiplication Background User's Guide", tile and wave quantization);
 //    memory:  2 (m k + k n + m n) batch bytes / achievable HBM bandwidth (roofline: each operand read once,
 //             the output written once; 2-byte fp16/bf16);
-//    gemm_efficiency is the GPU's maximum achievable matmul fraction of peak at large aligned shapes
-//    (published MAMF measurements or `zerosim calibrate`).
+//    gemm_efficiency is the GPU's sustained fraction of peak at large aligned shapes: a sustained
+//    back-to-back measurement where one is published (A100), else the maximum-achievable-matmul figure,
+//    an upper bound (docs/calibration.md lists which), or `zerosim calibrate`.
 //    FP8 GEMMs (Gemm::fp8, precision.h): the FP8 peak times the calibration's FP8 GEMM efficiency, 1-byte
 //    operands and a 16-bit output in the roofline, plus the casts of their operands to FP8
 //    (Fp8ForwardCastBytes / Fp8BackwardCastBytes) over the HBM bandwidth, counted as GEMM time.
