@@ -17,6 +17,7 @@ int CompareCommand(int argc, char** argv) {
   std::vector<std::string> files, set_a, set_b;
   std::string base, format_name = "table";
   EngineArgs engine_args;
+  int jobs = 0;
   po::options_description opts(
       "usage: zerosim compare A.toml B.toml [options]\n\n"
       "Evaluates two scenarios (or, given two topology files, one scenario on two clusters) and prints, per\n"
@@ -31,6 +32,7 @@ int CompareCommand(int argc, char** argv) {
       "set-b", po::value<std::vector<std::string>>(&set_b)->value_name("KEY=VALUE"),
       "a what-if on B, e.g. `zerosim compare s.toml s.toml --set-b nic.bandwidth=200Gbps`");
   AddEngineOptions(&opts, &engine_args, /*allow_both=*/false);
+  AddVariantJobsOption(&opts, &jobs);
   AddFormatOption(&opts, &format_name);
   po::options_description hidden;
   hidden.add_options()("files", po::value<std::vector<std::string>>(&files));
@@ -48,7 +50,9 @@ int CompareCommand(int argc, char** argv) {
   }
   study::Engine engine = study::Engine::kAnalytic;
   sim::SimOptions sim_options;
-  if (Status st = ResolveEngine(engine_args, /*allow_both=*/false, &engine, &sim_options); !st.ok()) {
+  Status st = ResolveEngine(engine_args, /*allow_both=*/false, &engine, &sim_options);
+  if (st.ok()) st = ResolveVariantJobs(jobs, &sim_options);
+  if (!st.ok()) {
     fmt::print(stderr, "zerosim compare: {}\n", st.message());
     return kExitUsage;
   }

@@ -1,8 +1,10 @@
 #include "cli/options.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -125,6 +127,24 @@ Status ResolveEngine(const EngineArgs& a, bool allow_both, study::Engine* engine
   StatusOr<sim::Reduction> reduction = ParseReduction(a.reduction.empty() ? "symmetric" : a.reduction);
   if (!reduction.ok()) return reduction.status();
   o->reduction = *reduction;
+  return Status::Ok();
+}
+
+void AddVariantJobsOption(po::options_description* opts, int* jobs) {
+  opts->add_options()("jobs,j", po::value<int>(jobs)->value_name("N"),
+                      "sim: variants simulated at once, each in its own process (default 0: the machine's "
+                      "hardware threads; the report does not depend on it)");
+}
+
+Status ResolveVariantJobs(int jobs, sim::SimOptions* o) {
+  if (jobs == 0) {
+    o->variant_jobs = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+    return Status::Ok();
+  }
+  if (jobs < 1 || jobs > 1024) {
+    return Status::Error(fmt::format("--jobs wants 0 (the hardware threads) or 1 to 1024 simulations at once, got {}", jobs));
+  }
+  o->variant_jobs = jobs;
   return Status::Ok();
 }
 

@@ -48,6 +48,14 @@ void AddEngineOptions(boost::program_options::options_description* opts, EngineA
 // given to the analytic engine.
 Status ResolveEngine(const EngineArgs& a, bool allow_both, study::Engine* engine, sim::SimOptions* o);
 
+// --jobs/-j N for the commands that evaluate scenarios one by one (run, validate, compare): how many
+// variants the sim engine simulates at once (SimOptions::variant_jobs); 0 (the default): the
+// machine's hardware threads.
+void AddVariantJobsOption(boost::program_options::options_description* opts, int* jobs);
+// Sets o->variant_jobs: `jobs`, or the machine's hardware threads for 0 (reports do not depend on it); an
+// error outside 0 to 1024.
+Status ResolveVariantJobs(int jobs, sim::SimOptions* o);
+
 // Adds `--format table|json|jsonl|csv` (default table) bound to `format` (study/output_format.h).
 void AddFormatOption(boost::program_options::options_description* opts, std::string* format);
 

@@ -40,6 +40,7 @@ struct RunArgs {
   int64_t global_batch = 0;   // with search_batch: the target sequences per optimizer step
   std::vector<std::string> settings;  // --set KEY=VALUE
   std::string format = "table";       // --format: table, json, jsonl or csv (study/output_format.h)
+  int jobs = 0;                       // --jobs: variants simulated at once (0: the hardware threads)
 };
 
 // Parses "0,1,17" into distinct ranks.
@@ -65,6 +66,7 @@ StatusOr<std::vector<int>> ParseRanks(const std::string& text) {
 // The engine and SimOptions the arguments ask for, with the traced ranks.
 Status ResolveRunEngine(const RunArgs& a, study::Engine* engine, sim::SimOptions* o) {
   if (Status st = ResolveEngine(a.engine, /*allow_both=*/true, engine, o); !st.ok()) return st;
+  if (Status st = ResolveVariantJobs(a.jobs, o); !st.ok()) return st;
   if (a.trace_path.empty()) {
     if (!a.trace_ranks.empty()) return Status::Error("--trace-ranks needs --trace FILE");
     return Status::Ok();
@@ -128,6 +130,7 @@ int RunCommand(int argc, char** argv) {
       ("json", po::value<std::string>(&a.json_path)->value_name("FILE"),
        "also write the full report as JSON to FILE (- for stdout; the table then goes to stderr)");
   AddEngineOptions(&opts, &a.engine, /*allow_both=*/true);
+  AddVariantJobsOption(&opts, &a.jobs);
   AddFormatOption(&opts, &a.format);
   opts.add_options()
       ("hf-config", po::value<std::string>(&a.hf_config)->value_name("FILE"),

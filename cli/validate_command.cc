@@ -21,6 +21,7 @@ int ValidateCommand(int argc, char** argv) {
   std::vector<std::string> files;
   std::string baseline, write_baseline, jsonl, nccl_points;
   EngineArgs engine_args;
+  int jobs = 0;
   po::options_description opts(
       "usage: zerosim validate [scenario.toml...] [options]\n\n"
       "Runs every scenario that carries published expectations ([[expect]] tables; with no argument, every\n"
@@ -38,6 +39,7 @@ int ValidateCommand(int argc, char** argv) {
        "instead of scenarios: the network model against published NCCL bus bandwidths (FILE as written by "
        "scripts/nccl_points_to_checks.py, e.g. scenarios/published/nccl_points.json)");
   AddEngineOptions(&opts, &engine_args, /*allow_both=*/true);
+  AddVariantJobsOption(&opts, &jobs);
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(&files));
   po::positional_options_description pos;
@@ -54,7 +56,9 @@ int ValidateCommand(int argc, char** argv) {
   }
   study::Engine engine = study::Engine::kAnalytic;
   sim::SimOptions sim_options;
-  if (Status st = ResolveEngine(engine_args, /*allow_both=*/true, &engine, &sim_options); !st.ok()) {
+  Status st = ResolveEngine(engine_args, /*allow_both=*/true, &engine, &sim_options);
+  if (st.ok()) st = ResolveVariantJobs(jobs, &sim_options);
+  if (!st.ok()) {
     fmt::print(stderr, "zerosim validate: {}\n", st.message());
     return kExitUsage;
   }

@@ -1,5 +1,8 @@
 #include "sim/isolation.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <utility>
 
 #include "sim/replay.h"
@@ -33,6 +36,33 @@ StatusOr<SimResult> SimulateIsolated(const model::Schedule& s, const model::Clus
       usage);
   if (!bytes.ok()) return bytes.status();
   return DeserializeSimResult(*bytes);
+}
+
+StatusOr<std::vector<SimResult>> SimulateAll(const std::vector<const model::Schedule*>& schedules,
+                                             const std::vector<std::string>& names,
+                                             const model::ClusterSpec& c, const model::Calibration& cal,
+                                             const SimOptions& o, int jobs) {
+  PoolOptions po;
+  po.workers = std::max(1, jobs);
+  po.process_per_task = true;  // SimGrid's engine runs once per process
+  po.child_name = "simulation process";
+  po.task_name = [&names](size_t i) { return fmt::format("variant '{}'", names[i]); };
+  std::vector<SimResult> results(schedules.size());
+  const Status st = RunPool(
+      schedules.size(), po,
+      [&](size_t i) -> StatusOr<std::string> {
+        StatusOr<SimResult> r = SimulateSchedule(*schedules[i], c, cal, o);
+        if (!r.ok()) return Status::Error(fmt::format("variant '{}': {}", names[i], r.status().message()));
+        return SerializeSimResult(*r);
+      },
+      [&](size_t i, std::string bytes) -> Status {
+        StatusOr<SimResult> r = DeserializeSimResult(bytes);
+        if (!r.ok()) return r.status();
+        results[i] = std::move(r).value();
+        return Status::Ok();
+      });
+  if (!st.ok()) return st;
+  return results;
 }
 
 }  // namespace zerosim::sim

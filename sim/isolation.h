@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "model/calibration.h"
 #include "model/cluster_spec.h"
@@ -27,5 +28,13 @@ StatusOr<std::string> RunInChild(const std::function<StatusOr<std::string>()>& w
 StatusOr<SimResult> SimulateIsolated(const model::Schedule& s, const model::ClusterSpec& c,
                                      const model::Calibration& cal, const SimOptions& o,
                                      ChildUsage* usage = nullptr);
+
+// SimulateSchedule of every entry of `schedules`, each in its own fresh child process, up to `jobs`
+// children at once (the process pool, process_pool.h). Results come back in the order of `schedules`, the
+// same bytes for any `jobs` (each replay is deterministic and alone in its process). An error names the
+// failing entry by `names` (same length as `schedules`), e.g. "variant 'zero++': ...".
+StatusOr<std::vector<SimResult>> SimulateAll(const std::vector<const model::Schedule*>& schedules,
+                                             const std::vector<std::string>& names, const model::ClusterSpec& c,
+                                             const model::Calibration& cal, const SimOptions& o, int jobs);
 
 }  // namespace zerosim::sim

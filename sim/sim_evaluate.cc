@@ -17,14 +17,20 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
   model::Schedule s = model::BuildSchedule(m, z, c);
   StatusOr<SimResult> r = SimulateIsolated(s, c, cal, o);
   if (!r.ok()) return Status::Error(fmt::format("{}: {}", name, r.status().message()));
-  model::VariantReport v = model::AssembleVariant(name, "sim", m, z, c, s, r->timing, r->volumes);
-  const SimStats& st = r->stats;
-  v.link_load = {true, st.nic_capacity_bytes_measured, st.nic_capacity_bytes_planned,
-                 st.nvlink_capacity_bytes_measured, st.nvlink_capacity_bytes_planned};
+  model::VariantReport v = SimVariantReport(name, m, z, c, s, *r);
   if (run != nullptr) {
     run->schedule = std::move(s);
     run->result = std::move(r).value();
   }
+  return v;
+}
+
+model::VariantReport SimVariantReport(const std::string& name, const model::ModelSpec& m, const model::ZeroConfig& z,
+                                      const model::ClusterSpec& c, const model::Schedule& s, const SimResult& r) {
+  model::VariantReport v = model::AssembleVariant(name, "sim", m, z, c, s, r.timing, r.volumes);
+  const SimStats& st = r.stats;
+  v.link_load = {true, st.nic_capacity_bytes_measured, st.nic_capacity_bytes_planned,
+                 st.nvlink_capacity_bytes_measured, st.nvlink_capacity_bytes_planned};
   return v;
 }
 

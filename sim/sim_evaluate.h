@@ -29,6 +29,10 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
                                                   const model::Calibration& cal, const SimOptions& o,
                                                   SimRun* run = nullptr);
 
+// AssembleVariant (engine "sim") of one replay `r` of schedule `s`, with the link load SimGrid measured.
+model::VariantReport SimVariantReport(const std::string& name, const model::ModelSpec& m, const model::ZeroConfig& z,
+                                      const model::ClusterSpec& c, const model::Schedule& s, const SimResult& r);
+
 // How the sim engine timed communication, for the report's provenance `network_model`.
 std::string SimNetworkModel(const SimOptions& o);
 // The user's SimGrid options as command-line words ("--cfg=KEY:VALUE", "--log=SETTING"), for the provenance.

@@ -93,6 +93,9 @@ struct SimOptions {
   // first's and only the first unit's flows are started. Off: both units' flows on both units' links, the
   // reference the fold is tested against.
   bool fold_units = true;
+  // How many variants of a scenario are simulated at once, each replay in its own child process
+  // (isolation.h SimulateAll). Not part of the replay: any value gives the same report bytes.
+  int variant_jobs = 1;
 };
 
 const char* FidelityName(Fidelity f);

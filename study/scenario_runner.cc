@@ -7,6 +7,7 @@
 #include "model/invariants.h"
 #include "model/io/embedded.h"
 #include "model/rlhf_evaluate.h"
+#include "model/schedule_builder.h"
 #include "model/version.h"
 #include "sim/isolation.h"
 #include "sim/simgrid_platform.h"
@@ -14,6 +15,12 @@
 namespace zerosim::study {
 
 namespace {
+
+// Where a variant's replay is among the simulated ones.
+struct SimRunSlot {
+  bool simulated = false;
+  size_t index = 0;
+};
 
 constexpr const char* kAnalyticModel =
     "analytic engine: NCCL's ring/all-to-all cost model per link tier, each collective uncontended";
@@ -84,14 +91,37 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   }
   if (simulated) r.provenance.simgrid_version = sim::SimGridVersion();
   if (simulated) r.provenance.simgrid_options = sim::SimGridOptions(sim_options);
+  // The one feasibility check (model/feasibility.h) before any schedule is built.
+  std::vector<std::string> problems;
   for (const io::Variant& v : s.variants) {
-    // The one feasibility check (model/feasibility.h) before any schedule is built.
-    const std::string problems = model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster));
+    problems.push_back(model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster)));
+  }
+  // The feasible variants' replays, several at once (SimOptions::variant_jobs), each in its own process.
+  std::vector<model::Schedule> schedules;
+  std::vector<SimRunSlot> slots(s.variants.size());
+  std::vector<sim::SimResult> replays;
+  if (simulated && !s.rlhf) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < s.variants.size(); ++i) {
+      if (!problems[i].empty()) continue;
+      slots[i] = {true, schedules.size()};
+      schedules.push_back(model::BuildSchedule(s.variants[i].model, s.variants[i].zero, s.cluster));
+      names.push_back(s.variants[i].name);
+    }
+    std::vector<const model::Schedule*> pointers;
+    for (const model::Schedule& schedule : schedules) pointers.push_back(&schedule);
+    StatusOr<std::vector<sim::SimResult>> all =
+        sim::SimulateAll(pointers, names, s.cluster, s.calibration, perturbed, sim_options.variant_jobs);
+    if (!all.ok()) return all.status();
+    replays = std::move(all).value();
+  }
+  for (size_t i = 0; i < s.variants.size(); ++i) {
+    const io::Variant& v = s.variants[i];
     if (s.rlhf) {
       for (bool sim : {false, true}) {
         if ((sim && !simulated) || (!sim && !analytic)) continue;
-        if (!problems.empty()) {
-          r.variants.push_back(InfeasibleVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, problems));
+        if (!problems[i].empty()) {
+          r.variants.push_back(InfeasibleVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, problems[i]));
           continue;
         }
         StatusOr<model::VariantReport> rv = EvaluateRlhf(s, v, sim, perturbed);
@@ -102,8 +132,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
       continue;
     }
     if (analytic) {
-      if (!problems.empty()) {
-        r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems));
+      if (!problems[i].empty()) {
+        r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems[i]));
       } else if (cache != nullptr) {
         const model::Schedule& schedule = cache->Get(v.model, v.zero, s.cluster);
         r.variants.push_back(
@@ -114,13 +144,13 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
     }
     if (simulated) {
       sim::SimRun run;
-      if (problems.empty()) {
-        StatusOr<model::VariantReport> sv =
-            sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, perturbed, &run);
-        if (!sv.ok()) return Status::Error(fmt::format("variant '{}': {}", v.name, sv.status().message()));
-        r.variants.push_back(std::move(sv).value());
+      if (slots[i].simulated) {
+        const model::Schedule& schedule = schedules[slots[i].index];
+        r.variants.push_back(
+            sim::SimVariantReport(v.name, v.model, v.zero, s.cluster, schedule, replays[slots[i].index]));
+        if (sim_runs != nullptr) run = {schedule, std::move(replays[slots[i].index])};
       } else {
-        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, problems));
+        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, problems[i]));
       }
       if (sim_runs != nullptr) sim_runs->push_back(std::move(run));
     }

@@ -30,7 +30,8 @@ model::VariantReport InfeasibleVariant(const std::string& name, const std::strin
 StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s, model::ScheduleCache* cache = nullptr);
 
 // Evaluates every variant of `s` with `engine`; the sim engine runs each variant's simulation in its own
-// child process with `sim_options`. `sim_runs`, if given, receives each simulated variant's schedule and
+// child process with `sim_options`, up to `sim_options.variant_jobs` of them at once (the report's bytes do
+// not depend on it). `sim_runs`, if given, receives each simulated variant's schedule and
 // replay (in variant order; a variant that is not simulated gets an empty run). A variant that fails
 // model::CheckConfiguration is not evaluated: its report is infeasible with the problems as the reason.
 // Errors: a failed simulation, or a report that breaks an invariant (model/invariants.h). `cache`, if
