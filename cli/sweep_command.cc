@@ -41,7 +41,7 @@ int SweepCommand(int argc, char** argv) {
       "writes one JSON line (or CSV record) per point and variant, in point order: throughput, memory,\n"
       "volumes, and with prices, cost per million tokens and the time and cost of a training run. An\n"
       "existing output is resumed: points already in it are skipped. The same sweep gives the same bytes.\n"
-      "With -o FILE (JSON lines), a summary ends the run on stderr: the best variant of each cluster,\n"
+      "With -o FILE, a summary ends the run on stderr: the best variant of each cluster,\n"
       "infeasible rows by reason.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")
@@ -106,12 +106,12 @@ int SweepCommand(int argc, char** argv) {
     log << "zerosim " << Version() << ": " << summary;
     // The summary of the whole output (resumed rows included), read back from a regular file.
     std::error_code ec;
-    // (The summary reads JSON lines; a CSV output has none.)
-    if (!quiet && o.format == study::SweepFormat::kJsonl && std::filesystem::is_regular_file(o.out, ec) &&
+    if (!quiet && std::filesystem::is_regular_file(o.out, ec) &&
         std::filesystem::file_size(o.out, ec) < (uint64_t{1} << 28)) {
       std::ifstream in(o.out, std::ios::binary);
       const std::string rows((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      StatusOr<std::string> table = study::SummarizeSweepRows(rows);
+      StatusOr<std::string> table = o.format == study::SweepFormat::kCsv ? study::SummarizeSweepCsv(rows)
+                                                                         : study::SummarizeSweepRows(rows);
       if (!table.ok()) {
         fmt::print(stderr, "zerosim sweep: error: {}: {}\n", o.out, table.status().message());
         return kExitFailed;

@@ -14,6 +14,7 @@
 
 #include "sim/sim_evaluate.h"
 #include "sim/sim_options.h"
+#include "study/csv_record.h"
 
 namespace zerosim::study {
 
@@ -39,35 +40,6 @@ struct RowKey {
   size_t point = 0;
   std::string hash;
 };
-
-// One CSV record (RFC 4180) starting at `pos`: its cells, and the position after its CRLF; nullopt when
-// the text ends inside it (a torn record).
-std::optional<std::pair<std::vector<std::string>, size_t>> CsvRecord(const std::string& text, size_t pos) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (size_t i = pos; i < text.size(); ++i) {
-    const char ch = text[i];
-    if (quoted) {
-      if (ch != '"') {
-        cells.back() += ch;
-      } else if (i + 1 < text.size() && text[i + 1] == '"') {
-        cells.back() += '"';
-        ++i;
-      } else {
-        quoted = false;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      cells.emplace_back();
-    } else if (ch == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-      return std::make_pair(std::move(cells), i + 2);
-    } else {
-      cells.back() += ch;
-    }
-  }
-  return std::nullopt;
-}
 
 // Reads the rows of `text` from `pos` with `next` (which returns the row's key and the position after it,
 // nullopt for a torn last row, or an error); cuts the file after the last complete point.

@@ -13,4 +13,9 @@ namespace zerosim::study {
 // fastest first). An error if a line is not a sweep row.
 StatusOr<std::string> SummarizeSweepRows(const std::string& jsonl, size_t max_clusters = 20);
 
+// The same summary of sweep rows as CSV (`--format csv`: a header record, then one record per row; the
+// columns this reads are `axes.*`, variant, feasible, infeasible_reason, tokens_per_s, tflops_per_gpu and
+// cost.usd_per_million_tokens when priced). An error for a missing column or a record that is not a row.
+StatusOr<std::string> SummarizeSweepCsv(const std::string& csv, size_t max_clusters = 20);
+
 }  // namespace zerosim::study

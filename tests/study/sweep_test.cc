@@ -17,6 +17,7 @@
 #include "study/sweep_resume.h"
 #include "study/sweep_rows.h"
 #include "study/sweep_runner.h"
+#include "study/sweep_summary.h"
 #include "test_inputs.h"
 
 namespace zerosim::study {
@@ -218,6 +219,16 @@ TEST_F(SweepTest, CsvRowsAreTheJsonRowsFlattenedAndResume) {
     }
     EXPECT_EQ(rec[column("provenance.model.hash")], rows[r]["provenance"]["model"]["hash"].get<std::string>());
   }
+  // The end-of-run summary reads either format alike: the same table from the CSV as from the JSON lines
+  // (27 points x 2 variants; the 9 points with 3 NICs are infeasible), and a CSV record cut short is an error.
+  StatusOr<std::string> from_jsonl = SummarizeSweepRows(jsonl), from_csv = SummarizeSweepCsv(csv);
+  ASSERT_TRUE(from_jsonl.ok()) << from_jsonl.status().message();
+  ASSERT_TRUE(from_csv.ok()) << from_csv.status().message();
+  EXPECT_EQ(*from_csv, *from_jsonl);
+  EXPECT_NE(from_csv->find("summary: 54 rows, 27 clusters, 18 infeasible rows"), std::string::npos) << *from_csv;
+  EXPECT_NE(from_csv->find("infeasible x"), std::string::npos) << *from_csv;
+  EXPECT_FALSE(SummarizeSweepCsv(csv.substr(0, csv.size() - 5)).ok());
+  EXPECT_FALSE(SummarizeSweepCsv("point,variant\r\n").ok());  // not a sweep's header
   // Cut in the middle of a record (and, once, inside the header): the rerun completes the same bytes.
   for (size_t cut : {csv.size() / 2, SweepCsvHeader(s).size() / 2}) {
     std::ofstream(dir_ / "cut.csv", std::ios::binary) << csv.substr(0, cut);
