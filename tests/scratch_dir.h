@@ -54,10 +54,7 @@ class InputFilesTest : public ScratchDirTest {
 
   void SetUp() override {
     ScratchDirTest::SetUp();
-    Write("t.toml", kTopology);
-    Write("m.toml", kModel);
-    Write("s.toml", kScenario);
-    Write("c.json", Calibration());
+    for (const auto& [name, text] : InputFiles()) Write(name, text);
   }
 };
 

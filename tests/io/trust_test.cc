@@ -18,12 +18,7 @@
 namespace zerosim::io {
 namespace {
 
-std::map<std::string, std::string> Files() {
-  return {{"s.toml", testing::kScenario},
-          {"t.toml", testing::kTopology},
-          {"m.toml", testing::kModel},
-          {"c.json", testing::Calibration()}};
-}
+std::map<std::string, std::string> Files() { return testing::InputFiles(); }
 
 std::string Edit(std::string text, const std::string& from, const std::string& to) {
   const size_t at = text.find(from);
