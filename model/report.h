@@ -45,7 +45,7 @@ struct PhaseReport {
 // Sim engine only: the link capacity (bytes; a flow of w wire bytes at bandwidth factor f loads w / f) that
 // SimGrid moved on the simulated platform's NIC-egress and NVSwitch-port-egress links (sim/README.md: the meter),
 // beside what the schedule's flows planned for them. The replay fails when the two differ by more than
-// 1e-3 (bytes not conserved, sim/replay.cc); `bytes` below is the planned payload per purpose on SimGrid's
+// 1e-3 (bytes not conserved, sim/carried_bytes.h); `bytes` below is the planned payload per purpose on SimGrid's
 // own routes, which this measurement confirms. On the simulated platform only: with rank classes or the
 // symmetric reduction it is smaller than the cluster's (sim/README.md).
 struct LinkLoadReport {

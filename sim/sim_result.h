@@ -27,8 +27,8 @@ struct SimStats {
   // platform, as Platform::CarriedBytes measures it (what SimGrid moved of each finished comm over its
   // route, or SimGrid's link-load plugin), and what the schedule's flows planned for them: each flow's wire
   // bytes over its bandwidth factor (link load counts payload over the factor). Equal within 1e-3
-  // (replay.cc) unless a second job's traffic shares the links or the user's --cfg settings change what a
-  // flow loads.
+  // (carried_bytes.h) unless a second job's traffic shares the links or the user's --cfg settings change
+  // what a flow loads.
   double nic_capacity_bytes_measured = 0;
   double nic_capacity_bytes_planned = 0;
   double nvlink_capacity_bytes_measured = 0;

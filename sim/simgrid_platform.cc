@@ -3,12 +3,13 @@
 // lists, and host-to-host transfers are Comm::sendto_async.
 #include "sim/simgrid_platform.h"
 
+#include "sim/link_meter.h"
+
 // version.h and xbt/log.h need s4u.hpp's declarations first.
 // clang-format off
 #include <simgrid/kernel/resource/Action.hpp>
 #include <simgrid/kernel/resource/Model.hpp>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
-#include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
 #include <simgrid/simix.hpp>
 #include <simgrid/version.h>
@@ -51,33 +52,12 @@ void Signal::Wait() { impl_->semaphore->acquire(); }
 void Signal::Notify() { impl_->semaphore->release(); }
 
 struct Platform::Impl {
+  // What the links carried (link_meter.h): created after the engine, before the links; declared first so
+  // that it outlives the engine, whose signal it subscribes to.
+  std::unique_ptr<LinkMeter> meter;
   std::unique_ptr<sg4::Engine> engine;
   std::vector<sg4::Host*> gpus;
   std::unordered_map<const sg4::Link*, int> link_index;
-  std::vector<const sg4::Link*> link_by_index;
-  std::vector<bool> tracked;  // by link index: its load is tracked (the NIC and NVSwitch-port egress halves)
-  // SimGrid's link-load plugin measures the links (PlatformSpec::link_load_plugin); otherwise the meter
-  // below.
-  bool plugin = false;
-  // The meter: per link index, the bytes of capacity the finished comms put on it.
-  std::vector<double> carried;
-  // A running transfer: its network action, its route, its bandwidth factor.
-  struct Running {
-    const simgrid::kernel::resource::Action* action = nullptr;
-    const std::vector<int>* route = nullptr;
-    double factor = 1;
-  };
-  // The running transfers by the address of their network action, until it leaves STARTED.
-  std::unordered_map<const void*, Running> in_flight;
-  // A transfer's action left STARTED: each tracked link of its route carried what SimGrid moved of it (its
-  // cost less what remains, in payload bytes) over its bandwidth factor, as the link's load counts it.
-  void Finished(const Running& r) {
-    const double moved = r.action->get_cost() - r.action->get_remains_no_update();
-    for (int l : *r.route) {
-      const auto i = static_cast<size_t>(l);
-      if (tracked[i]) carried[i] += moved / r.factor;
-    }
-  }
   std::unordered_map<uint64_t, std::vector<int>> routes;
   std::unordered_map<int, std::vector<sg4::ExecPtr>> loads;
   int next_load = 0;
@@ -289,43 +269,13 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
   }
   for (const std::string& l : spec.simgrid_log) xbt_log_control_set(l.c_str());
 
-  // SimGrid's link-load plugin measures what the links carry; it must start before any link exists
-  // (src/plugins/link_load.cpp, sg_link_load_plugin_init). It recomputes each comm's route at its start and
-  // its completion (CommImpl::get_traversed_links, a full route_to: a fifth of the run on a large fat tree)
-  // and integrates a link's usage only at those instants, each interval at the usage read at its end, so
-  // it errs where a flow's rate changes in between (a flow elsewhere ending): 0.6% more than the flows'
-  // bytes on the three-level fat tree of 256 nodes per pod. By default the meter (Impl::Finished) counts
-  // instead what SimGrid moved of each finished comm on the links of its route.
-  p->impl_->plugin = spec.link_load_plugin;
-  if (spec.link_load_plugin) sg_link_load_plugin_init();
+  // The link-load plugin, where it measures, must start before any link exists (link_meter.h).
+  p->impl_->meter = std::make_unique<LinkMeter>(spec.link_load_plugin);
   p->impl_->gpus.resize(static_cast<size_t>(spec.nodes * spec.gpus_per_node));
   Builder(spec, &p->impl_->gpus, &p->links_, &p->impl_->link_index).Build();
-  p->impl_->link_by_index.resize(p->links_.size());
-  p->impl_->tracked.assign(p->links_.size(), false);
-  for (const auto& [link, index] : p->impl_->link_index) {
-    p->impl_->link_by_index[static_cast<size_t>(index)] = link;
-    const LinkInfo& info = p->links_[static_cast<size_t>(index)];
-    if (info.up && (info.tier == LinkTier::kNic || info.tier == LinkTier::kNvLink)) {
-      if (spec.link_load_plugin) sg_link_load_track(link);
-      p->impl_->tracked[static_cast<size_t>(index)] = true;
-    }
-  }
-  if (!spec.link_load_plugin) {
-    p->impl_->carried.assign(p->links_.size(), 0.0);
-    // A network action leaving STARTED (finished, failed or cancelled; Action::finish sets its remains
-    // first). The callback names it as a NetworkAction, whose definition 3.32 does not install; it is known
-    // by its address, which is its Action base's (single inheritance), recorded by TransferAll. Run()
-    // checks that every transfer was seen here. Other actions (a second job's stream) are not counted.
-    Impl* impl = p->impl_.get();
-    sg4::Link::on_communication_state_change_cb([impl](simgrid::kernel::resource::NetworkAction& action,
-                                                       simgrid::kernel::resource::Action::State prev) {
-      if (prev != simgrid::kernel::resource::Action::State::STARTED) return;
-      auto it = impl->in_flight.find(static_cast<const void*>(&action));
-      if (it == impl->in_flight.end()) return;
-      impl->Finished(it->second);
-      impl->in_flight.erase(it);
-    });
-  }
+  std::vector<const sg4::Link*> link_by_index(p->links_.size());
+  for (const auto& [link, index] : p->impl_->link_index) link_by_index[static_cast<size_t>(index)] = link;
+  p->impl_->meter->Track(p->links_, link_by_index);
 
   const double intra = spec.intra_efficiency;
   const double inter = spec.inter_efficiency;
@@ -341,11 +291,7 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
   return p;
 }
 
-double Platform::CarriedBytes(int link) const {
-  const auto i = static_cast<size_t>(link);
-  if (!impl_->tracked[i]) return 0.0;
-  return impl_->plugin ? sg_link_get_cum_load(impl_->link_by_index[i]) : impl_->carried[i];
-}
+double Platform::CarriedBytes(int link) const { return impl_->meter->CarriedBytes(link); }
 
 double Platform::BandwidthFactor(int src, int dst) const {
   // The callback's test (same englobing zone) by index: each node's zone holds exactly its GPUs.
@@ -372,10 +318,10 @@ void Platform::Spawn(const std::string& name, int gpu, std::function<void()> bod
 
 StatusOr<double> Platform::Run() {
   impl_->engine->run();
-  if (!impl_->plugin && !impl_->in_flight.empty()) {
+  if (impl_->meter->unfinished() > 0) {
     return Status::Error(
         fmt::format("sim: {} transfers were never seen finishing by the link-load meter (a bug)",
-                    impl_->in_flight.size()));
+                    impl_->meter->unfinished()));
   }
   return sg4::Engine::get_clock();
 }
@@ -441,15 +387,13 @@ void Platform::TransferAll(const std::vector<Transfer>& transfers) {
     started.push_back(&t);
     weighted = weighted || count > 1;
   }
-  if (!comms.empty() && (weighted || !impl_->plugin)) {
+  if (!comms.empty() && (weighted || impl_->meter->wants_actions())) {
     const std::vector<simgrid::kernel::resource::Action*> actions =
         FindActions(impl_->network, comms, penalties);
-    if (!impl_->plugin) {
+    if (impl_->meter->wants_actions()) {
       for (size_t i = 0; i < actions.size(); ++i) {
         const Transfer& t = *started[i];
-        impl_->in_flight.emplace(
-            static_cast<const void*>(actions[i]),
-            Impl::Running{actions[i], &Route(t.src, t.dst), BandwidthFactor(t.src, t.dst)});
+        impl_->meter->Started(actions[i], &Route(t.src, t.dst), BandwidthFactor(t.src, t.dst));
       }
     }
   }

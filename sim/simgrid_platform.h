@@ -1,6 +1,7 @@
 // The seam between ZeroSim and SimGrid 3.32. Every SimGrid call of the project lives in
-// simgrid_platform.cc (engine configuration, zones, routes, actors, activities); the rest of sim/ talks to
-// the small typed interface below, which names GPUs and links by index and never exposes SimGrid types.
+// simgrid_platform.cc (engine configuration, zones, routes, actors, activities) and link_meter.cc (what the
+// links carried, behind Platform::CarriedBytes); the rest of sim/ talks to the small typed interface below,
+// which names GPUs and links by index and never exposes SimGrid types.
 //
 // The platform (per direction, every link full duplex, zero link latency: NCCL's latency is applied by
 // the replay as explicit delays, so that latency never biases max-min sharing):
@@ -57,7 +58,7 @@ struct PlatformSpec {
   std::vector<std::string> simgrid_log;
   // CarriedBytes from SimGrid's link-load plugin (true) or from the platform's own meter (false): what
   // SimGrid moved of each finished transfer, on the links of its route, without the plugin's route
-  // computation at each comm's start and completion, and without its sampling error (simgrid_platform.cc).
+  // computation at each comm's start and completion, and without its sampling error (link_meter.h).
   bool link_load_plugin = false;
   // The nodes of the second half (the second of two top-level groups: two nodes of a flat fabric, two
   // leaves or pods of a fat tree) mirror the first half's: their GPU hosts exist, but every route of theirs

@@ -4,6 +4,7 @@
 // these texts are part of the loaders' tests (their messages name file:line).
 #pragma once
 
+#include <map>
 #include <string>
 
 namespace zerosim::testing {
@@ -82,5 +83,11 @@ zero_quantized_weights = true
 zero_hpz_partition_size = 8
 zero_quantized_gradients = true
 )";
+
+// The shared inputs as files by name: s.toml (`scenario`, kScenario unless given), t.toml (kTopology),
+// m.toml (kModel) and c.json (Calibration()).
+inline std::map<std::string, std::string> InputFiles(const std::string& scenario = kScenario) {
+  return {{"s.toml", scenario}, {"t.toml", kTopology}, {"m.toml", kModel}, {"c.json", Calibration()}};
+}
 
 }  // namespace zerosim::testing

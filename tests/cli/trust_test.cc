@@ -25,6 +25,7 @@
 #include "model/feasibility.h"
 #include "model/pareto.h"
 #include "model/schedule_builder.h"
+#include "scratch_dir.h"
 #include "sim/isolation.h"
 #include "test_inputs.h"
 #include "test_util.h"
@@ -50,22 +51,13 @@ struct Result {
   std::string err;
 };
 
-class TrustTest : public ::testing::Test {
+class TrustTest : public testing::InputFilesTest {
  protected:
+  TrustTest() : InputFilesTest("trust") {}
   void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() / fs::path("zerosim_trust_" + std::to_string(::getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    Write("t.toml", testing::kTopology);
-    Write("m.toml", testing::kModel);
-    Write("s.toml", testing::kScenario);
-    Write("c.json", testing::Calibration());
+    InputFilesTest::SetUp();
     Write("p.sweep.toml", kPlanSweep);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
   // Runs `command` with `args`, capturing stdout and stderr.
   Result Run(int (*command)(int, char**), std::vector<std::string> args) {
     std::vector<char*> argv;
@@ -85,7 +77,6 @@ class TrustTest : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.status().message();
     return *s;
   }
-  fs::path dir_;
 };
 
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)

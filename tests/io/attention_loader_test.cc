@@ -14,18 +14,12 @@
 namespace zerosim::io {
 namespace {
 
-using testing::Calibration;
 using testing::kModel;
-using testing::kScenario;
-using testing::kTopology;
 
 // The shared inputs with `edits` applied: {file, from, to}, each `from` replaced once.
 StatusOr<Scenario> Load(const std::vector<std::array<std::string, 3>>& edits) {
-  std::map<std::string, std::string> files = {{"s.toml", kScenario},
-                                              {"t.toml", kTopology},
-                                              {"m.toml", kModel},
-                                              {"m2.toml", kModel},
-                                              {"c.json", Calibration()}};
+  std::map<std::string, std::string> files = testing::InputFiles();
+  files["m2.toml"] = kModel;
   for (const auto& [file, from, to] : edits) {
     std::string& text = files[file];
     const size_t at = text.find(from);

@@ -118,14 +118,10 @@ TEST(DsConfig, AScenarioTakesItsTrainingAndZeroKeysFromTheConfig) {
       std::string("tokens_per_gpu = 1024\nactivation_checkpointing = true\n\n[zero]\nstage = 3\n").size(),
       "");
   scenario = "deepspeed_config = \"ds.json\"\n" + scenario;
-  const std::map<std::string, std::string> files = {
-      {"s.toml", scenario},
-      {"t.toml", testing::kTopology},
-      {"m.toml", testing::kModel},
-      {"c.json", testing::Calibration()},
-      {"ds.json",
-       R"({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 2, "bf16": {"enabled": true},
-                     "zero_optimization": {"stage": 3, "reduce_bucket_size": 1e7}, "steps_per_print": 5})"}};
+  std::map<std::string, std::string> files = testing::InputFiles(scenario);
+  files["ds.json"] =
+      R"({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 2, "bf16": {"enabled": true},
+                     "zero_optimization": {"stage": 3, "reduce_bucket_size": 1e7}, "steps_per_print": 5})";
   const StatusOr<Scenario> s = LoadScenario(MemoryFileSource(files), "s.toml");
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->variants[0].zero.train_micro_batch_size_per_gpu, 3);
@@ -170,14 +166,10 @@ TEST(DsConfig, PrecisionErrorsNameTheJsonPath) {
 }
 
 TEST(DsConfig, TheRunFlagAppliesTheConfigOverEveryVariantAndListsItsIgnoredKeys) {
-  const std::map<std::string, std::string> files = {
-      {"s.toml", testing::kScenario},
-      {"t.toml", testing::kTopology},
-      {"m.toml", testing::kModel},
-      {"c.json", testing::Calibration()},
-      {"ds.json", R"({"train_micro_batch_size_per_gpu": 2, "communication_data_type": "fp32",
-                      "optimizer": {"type": "AdamW"}, "zero_optimization": {"stage": 3, "sub_group_size": 1e9}})"},
-      {"bad.json", R"({"zero_optimization": {"stage": 3, "zero_hpz_partition_size": 3}})"}};
+  std::map<std::string, std::string> files = testing::InputFiles();
+  files["ds.json"] = R"({"train_micro_batch_size_per_gpu": 2, "communication_data_type": "fp32",
+                      "optimizer": {"type": "AdamW"}, "zero_optimization": {"stage": 3, "sub_group_size": 1e9}})";
+  files["bad.json"] = R"({"zero_optimization": {"stage": 3, "zero_hpz_partition_size": 3}})";
   const MemoryFileSource fs(files);
   StatusOr<Scenario> s = LoadScenario(fs, "s.toml");
   ASSERT_TRUE(s.ok()) << s.status().message();

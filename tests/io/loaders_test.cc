@@ -11,14 +11,8 @@ namespace zerosim::io {
 namespace {
 
 using testing::Calibration;
-using testing::kModel;
-using testing::kScenario;
-using testing::kTopology;
 
-
-std::map<std::string, std::string> Files() {
-  return {{"s.toml", kScenario}, {"t.toml", kTopology}, {"m.toml", kModel}, {"c.json", Calibration()}};
-}
+std::map<std::string, std::string> Files() { return testing::InputFiles(); }
 
 // Loads s.toml after replacing `from` by `to` in `file`.
 StatusOr<Scenario> LoadEdited(const std::string& file, const std::string& from, const std::string& to) {

@@ -12,12 +12,9 @@ namespace zerosim::io {
 namespace {
 
 StatusOr<Scenario> LoadWith(const std::string& perturbations) {
-  std::map<std::string, std::string> files = {
-      {"s.toml", std::string(testing::kScenario) + "\n" + perturbations},
-      {"t.toml", testing::kTopology},
-      {"m.toml", testing::kModel},
-      {"c.json", testing::Calibration()}};
-  return LoadScenario(MemoryFileSource(files), "s.toml");
+  return LoadScenario(
+      MemoryFileSource(testing::InputFiles(std::string(testing::kScenario) + "\n" + perturbations)),
+      "s.toml");
 }
 
 void ExpectError(const std::string& perturbations, const std::string& fragment) {
@@ -70,10 +67,7 @@ TEST(PerturbationLoader, LeafUplinksNeedAFatTree) {
       "[[perturbations.degraded_link]]\nlink = \"leaf_uplink\"\nleaf = 1\nbandwidth_factor = 0.75\n";
   ExpectError(up, "the fabric has no leaf uplinks");
   // The same table on a fat tree of two leaves of two nodes.
-  std::map<std::string, std::string> files = {{"s.toml", std::string(testing::kScenario) + "\n" + up},
-                                              {"t.toml", testing::kTopology},
-                                              {"m.toml", testing::kModel},
-                                              {"c.json", testing::Calibration()}};
+  std::map<std::string, std::string> files = testing::InputFiles(std::string(testing::kScenario) + "\n" + up);
   std::string& t = files["t.toml"];
   const size_t at = t.find("kind = \"single_switch\"");
   ASSERT_NE(at, std::string::npos);

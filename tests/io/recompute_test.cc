@@ -17,11 +17,7 @@ StatusOr<Scenario> WithTraining(const std::string& line) {
   std::string scenario = testing::kScenario;
   const std::string from = "activation_checkpointing = true\n";
   scenario.replace(scenario.find(from), from.size(), line);
-  return LoadScenario(MemoryFileSource({{"s.toml", scenario},
-                                        {"t.toml", testing::kTopology},
-                                        {"m.toml", testing::kModel},
-                                        {"c.json", testing::Calibration()}}),
-                      "s.toml");
+  return LoadScenario(MemoryFileSource(testing::InputFiles(scenario)), "s.toml");
 }
 
 TEST(Recompute, EachPolicyReachesTheVariants) {

@@ -20,12 +20,8 @@ actor_lora_dim = 8
 )";
 
 StatusOr<Scenario> Load(const std::string& rlhf, const std::string& extra = "") {
-  const std::map<std::string, std::string> files = {
-      {"s.toml", std::string(testing::kScenario) + rlhf + extra},
-      {"t.toml", testing::kTopology},
-      {"m.toml", testing::kModel},
-      {"c.json", testing::Calibration()}};
-  return LoadScenario(MemoryFileSource(files), "s.toml");
+  return LoadScenario(MemoryFileSource(testing::InputFiles(std::string(testing::kScenario) + rlhf + extra)),
+                      "s.toml");
 }
 
 std::string With(const std::string& from, const std::string& to) {

@@ -20,11 +20,7 @@ using model::Strategy;
 StatusOr<Scenario> Load(const std::string& runtime, const std::string& zero, const std::string& variants) {
   std::string s = testing::kScenario;
   s = s.substr(0, s.find("[zero]")) + runtime + "[zero]\n" + zero + "\n" + variants;
-  const std::map<std::string, std::string> files = {{"s.toml", s},
-                                                    {"t.toml", testing::kTopology},
-                                                    {"m.toml", testing::kModel},
-                                                    {"c.json", testing::Calibration()}};
-  return LoadScenario(MemoryFileSource(files), "s.toml");
+  return LoadScenario(MemoryFileSource(testing::InputFiles(s)), "s.toml");
 }
 
 TEST(StrategyLoader, VariantsMixStrategiesEachUnderItsFramework) {

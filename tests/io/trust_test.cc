@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
@@ -13,18 +11,14 @@
 #include "model/io/loaders.h"
 #include "model/io/report_json.h"
 #include "model/io/sweep.h"
+#include "scratch_dir.h"
 #include "study/sweep_grid.h"
 #include "test_inputs.h"
 
 namespace zerosim::io {
 namespace {
 
-std::map<std::string, std::string> Files() {
-  return {{"s.toml", testing::kScenario},
-          {"t.toml", testing::kTopology},
-          {"m.toml", testing::kModel},
-          {"c.json", testing::Calibration()}};
-}
+std::map<std::string, std::string> Files() { return testing::InputFiles(); }
 
 std::string Edit(std::string text, const std::string& from, const std::string& to) {
   const size_t at = text.find(from);
@@ -111,30 +105,28 @@ TEST(Trust, PodsThatDoNotFillAreReportedAtTheirKey) {
   EXPECT_ERROR_HAS(e, "[fabric] leaves_per_pod: 4 nodes do not fill pods of 8 nodes");
 }
 
-TEST(Trust, NonRegularFilesAreRefused) {
+class TrustFiles : public testing::ScratchDirTest {
+ protected:
+  TrustFiles() : ScratchDirTest("trust_files") {}
+};
+
+TEST_F(TrustFiles, NonRegularFilesAreRefused) {
   const DiskFileSource disk;
   StatusOr<std::string> r = disk.Read("/dev/zero");  // used to read forever
   ASSERT_FALSE(r.ok());
   EXPECT_ERROR_HAS(r.status().message(), "not a regular file");
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("zerosim_trust_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  r = disk.Read(dir.string());  // said "missing key 'name'"
+  r = disk.Read(dir_.string());  // said "missing key 'name'"
   ASSERT_FALSE(r.ok());
   EXPECT_ERROR_HAS(r.status().message(), "is a directory");
-  const std::string fifo = (dir / "fifo").string();
+  const std::string fifo = Path("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   r = disk.Read(fifo);  // used to hang
   ASSERT_FALSE(r.ok());
   EXPECT_ERROR_HAS(r.status().message(), "not a regular file");
-  {
-    std::ofstream big(dir / "big.toml");
-    big << std::string(kMaxInputBytes + 1, '#');
-  }
-  r = disk.Read((dir / "big.toml").string());
+  Write("big.toml", std::string(kMaxInputBytes + 1, '#'));
+  r = disk.Read(Path("big.toml"));
   ASSERT_FALSE(r.ok());
   EXPECT_ERROR_HAS(r.status().message(), "larger than any ZeroSim input");
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Trust, NonUtf8NamesDoNotAbortTheJsonWriter) {

@@ -9,22 +9,15 @@
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
 #include "model/kernel_cost.h"
+#include "tests/kernels/bench_test_util.h"
 
 namespace zerosim::kernels::bench {
 namespace {
 
-const char kGemm[] =
-    R"({"gemm": 0.8, "attention_forward": 0.6, "attention_backward": 0.5, "kernel_gap_s": 2e-6, "source": "kept verbatim"})";
+const char* const kGemm = testing::kGemmEfficiency;
 
 BenchResult FakeRun() {
-  BenchResult r;
-  r.device = "NVIDIA Test GPU";
-  r.driver = "999.1";
-  r.cuda_runtime = "13.0";
-  r.l2_bytes = 60 << 20;
-  r.rotate_bytes = 240 << 20;
-  r.max_bytes = 1 << 30;
-  r.copy_Bps = 4.2e12;
+  BenchResult r = testing::FakeDeviceRun();
   for (size_t k = 0; k < r.points.size(); ++k) {
     for (double bytes = 4096; bytes <= 1 << 30; bytes *= 2) {
       r.points[k].push_back({bytes, 3e-6 + bytes / (3e12 + 1e11 * static_cast<double>(k))});

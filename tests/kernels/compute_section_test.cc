@@ -12,25 +12,18 @@
 #include "kernels/bench/calibration_file.h"
 #include "kernels/bench/compute_shapes.h"
 #include "model/io/loaders.h"
+#include "tests/kernels/bench_test_util.h"
 
 namespace zerosim::kernels::bench {
 namespace {
 
 using nlohmann::json;
 
-const char kGemm[] =
-    R"({"gemm": 0.8, "attention_forward": 0.6, "attention_backward": 0.5, "kernel_gap_s": 2e-6, "source": "kept verbatim"})";
+const char* const kGemm = testing::kGemmEfficiency;
 const Stamp kStamp{"zerosim calibrate --out h.json --gemm-shapes 8192x12288x4096", "2026-12-01T07:00:00Z"};
 
 BenchResult FakeKernelRun() {
-  BenchResult r;
-  r.device = "NVIDIA Test GPU";
-  r.driver = "999.1";
-  r.cuda_runtime = "13.0";
-  r.l2_bytes = 60 << 20;
-  r.rotate_bytes = 240 << 20;
-  r.max_bytes = 1 << 30;
-  r.copy_Bps = 4.2e12;
+  BenchResult r = testing::FakeDeviceRun();
   for (double bytes = 4096; bytes <= 1 << 30; bytes *= 2) {
     r.copy_points.push_back({2 * bytes, 2e-6 + 2 * bytes / 4.2e12});
     for (auto& points : r.points) points.push_back({bytes, 3e-6 + bytes / 3e12});

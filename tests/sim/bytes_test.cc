@@ -64,8 +64,7 @@ TEST(Bytes, ConservedOnOneSwitch) {
 }
 
 TEST(Bytes, ConservedWithRails) {
-  model::ClusterSpec c = PaperCluster(4, 4, 8);
-  c.fabric.kind = model::FabricKind::kRailOptimized;
+  const model::ClusterSpec c = RailOptimized(PaperCluster(4, 4, 8));
   ExpectConserved(c, sim::Reduction::kFull);
   ExpectConserved(c, sim::Reduction::kSymmetric);
 }

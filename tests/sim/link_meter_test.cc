@@ -20,13 +20,13 @@ void ExpectMeter(const model::ClusterSpec& c, const sim::Perturbations& p, sim::
     plugin.link_load_plugin = true;
     sim::SimOptions meter = plugin;
     meter.link_load_plugin = false;
-    StatusOr<sim::SimResult> a = sim::SimulateIsolated(s, c, TestCalibration(), plugin);
-    StatusOr<sim::SimResult> b = sim::SimulateIsolated(s, c, TestCalibration(), meter);
-    ASSERT_TRUE(a.ok()) << a.status().message();
-    ASSERT_TRUE(b.ok()) << b.status().message();
+    const std::optional<ReplayPair> both = ReplayBoth(s, c, plugin, meter);
+    ASSERT_TRUE(both.has_value());
+    const sim::SimResult& a = both->a;  // the plugin's count
+    const sim::SimResult& b = both->b;  // the meter's
     const std::string name = fmt::format("{} on {} ({})", z.zero_quantized_gradients ? "ZeRO++" : "ZeRO-3",
                                          c.name, sim::ReductionName(r));
-    const sim::SimStats& m = b->stats;
+    const sim::SimStats& m = b.stats;
     ASSERT_GT(m.nic_capacity_bytes_planned, 0) << name;
     ASSERT_GT(m.nvlink_capacity_bytes_planned, 0) << name;
     EXPECT_NEAR(m.nic_capacity_bytes_measured, m.nic_capacity_bytes_planned,
@@ -36,17 +36,17 @@ void ExpectMeter(const model::ClusterSpec& c, const sim::Perturbations& p, sim::
                 1e-9 * m.nvlink_capacity_bytes_planned)
         << name;
     if (p.background.empty()) {
-      EXPECT_NEAR(a->stats.nic_capacity_bytes_measured, m.nic_capacity_bytes_measured,
+      EXPECT_NEAR(a.stats.nic_capacity_bytes_measured, m.nic_capacity_bytes_measured,
                   1e-9 * m.nic_capacity_bytes_measured)
           << name;
-      EXPECT_NEAR(a->stats.nvlink_capacity_bytes_measured, m.nvlink_capacity_bytes_measured,
+      EXPECT_NEAR(a.stats.nvlink_capacity_bytes_measured, m.nvlink_capacity_bytes_measured,
                   1e-9 * m.nvlink_capacity_bytes_measured)
           << name;
     } else {
-      EXPECT_GT(a->stats.nic_capacity_bytes_measured, m.nic_capacity_bytes_measured * (1 + 1e-6)) << name;
+      EXPECT_GT(a.stats.nic_capacity_bytes_measured, m.nic_capacity_bytes_measured * (1 + 1e-6)) << name;
     }
-    EXPECT_EQ(m.transfers, a->stats.transfers) << name;
-    ExpectSameTiming(a->timing, b->timing, s.ops.size(), name);
+    EXPECT_EQ(m.transfers, a.stats.transfers) << name;
+    ExpectSameTiming(a.timing, b.timing, s.ops.size(), name);
   }
 }
 
@@ -57,16 +57,8 @@ TEST(LinkMeter, CountsThePlannedBytesOnAFatTreeWithMergedTransfers) {
 }
 
 TEST(LinkMeter, CountsOnlyOurFlowsBesideASecondJob) {
-  model::ClusterSpec c = PaperCluster(2, 4, 6);
-  c.fabric.kind = model::FabricKind::kRailOptimized;
-  sim::Perturbations p;
-  sim::DegradedLink nic;
-  nic.node = 1;
-  nic.rail = 1;
-  nic.bandwidth_factor = 0.5;
-  p.links.push_back(nic);
-  p.background.push_back({3, 0, 4, 20e9 / 8});
-  p.slow_nodes.push_back({2, 1.2});
+  const model::ClusterSpec c = RailOptimized(PaperCluster(2, 4, 6));
+  const sim::Perturbations p = DegradedNicAndSecondJob(/*slow_node=*/2, 1.2);
   for (sim::Reduction r : {sim::Reduction::kClasses, sim::Reduction::kFull}) ExpectMeter(c, p, r);
 }
 

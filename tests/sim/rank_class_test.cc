@@ -21,20 +21,16 @@ std::pair<sim::SimResult, sim::SimResult> ExpectEqualToFull(const model::Schedul
   full.perturbations = p;
   sim::SimOptions reduced = full;
   reduced.reduction = reduction;
-  StatusOr<sim::SimResult> a = sim::SimulateIsolated(s, c, TestCalibration(), full);
-  StatusOr<sim::SimResult> b = sim::SimulateIsolated(s, c, TestCalibration(), reduced);
-  EXPECT_TRUE(a.ok()) << a.status().message();
-  EXPECT_TRUE(b.ok()) << b.status().message();
-  if (!a.ok() || !b.ok()) return {};
-  EXPECT_EQ(a->stats.simulated_ranks, c.total_gpus());
-  EXPECT_LE(b->stats.simulated_ranks, c.total_gpus() / 4);
-  EXPECT_LT(b->stats.transfers, a->stats.transfers);
-  ExpectSameTiming(a->timing, b->timing, s.ops.size(), c.name);
-  for (size_t k = 1; k < 4; ++k) {
-    EXPECT_NEAR(b->volumes.cross_node[k], a->volumes.cross_node[k], 1e-9 * a->volumes.cross_node[k] + 1e-3);
-    EXPECT_NEAR(b->volumes.intra_node[k], a->volumes.intra_node[k], 1e-9 * a->volumes.intra_node[k] + 1e-3);
-  }
-  return {std::move(a).value(), std::move(b).value()};
+  std::optional<ReplayPair> r = ReplayBoth(s, c, full, reduced);
+  if (!r.has_value()) return {};
+  const sim::SimResult& a = r->a;
+  const sim::SimResult& b = r->b;
+  EXPECT_EQ(a.stats.simulated_ranks, c.total_gpus());
+  EXPECT_LE(b.stats.simulated_ranks, c.total_gpus() / 4);
+  EXPECT_LT(b.stats.transfers, a.stats.transfers);
+  ExpectSameTiming(a.timing, b.timing, s.ops.size(), c.name);
+  ExpectSameVolumes(a.volumes, b.volumes, c.name, /*slack_bytes=*/1e-3);
+  return {std::move(r->a), std::move(r->b)};
 }
 
 void ExpectClassesExact(const model::ClusterSpec& c, const sim::Perturbations& p,
@@ -54,8 +50,7 @@ void ExpectClassesExact(const model::ClusterSpec& c, const sim::Perturbations& p
 }
 
 model::ClusterSpec Rails() {
-  model::ClusterSpec c = PaperCluster(2, 4, 8);
-  c.fabric.kind = model::FabricKind::kRailOptimized;
+  model::ClusterSpec c = RailOptimized(PaperCluster(2, 4, 8));
   c.nccl.inter_bandwidth_efficiency = 0.8;
   c.nccl.channels = 40;  // NCCL kernels hold half of the 80 SMs
   return c;
@@ -84,15 +79,7 @@ TEST(RankClasses, MoreSlowdownClassesThanPlatformNodesReplayTheWholeCluster) {
 }
 
 TEST(RankClasses, DegradedNicAndSecondJobAreExact) {
-  sim::Perturbations p;
-  p.slow_nodes.push_back({0, 1.3});
-  sim::DegradedLink nic;
-  nic.node = 1;
-  nic.rail = 1;
-  nic.bandwidth_factor = 0.5;
-  p.links.push_back(nic);
-  p.background.push_back({3, 0, 4, 20e9 / 8});
-  ExpectClassesExact(Rails(), p);
+  ExpectClassesExact(Rails(), DegradedNicAndSecondJob(/*slow_node=*/0, 1.3));
 }
 
 TEST(RankClasses, DegradedLeafUplinkIsExact) {

@@ -42,8 +42,7 @@ TEST(Reduction, ExactOnOneSwitch) {
 }
 
 TEST(Reduction, ExactWithRails) {
-  model::ClusterSpec c = PaperCluster(4, 4, 8);
-  c.fabric.kind = model::FabricKind::kRailOptimized;
+  model::ClusterSpec c = RailOptimized(PaperCluster(4, 4, 8));
   c.nccl.inter_bandwidth_efficiency = 0.8;
   c.nccl.channels = 40;  // half of the 80 SMs
   ExpectReductionExact(c, Gpt(3, 1024, 16));

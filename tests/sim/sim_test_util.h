@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/analytic.h"
@@ -17,6 +19,7 @@
 #include "model/schedule.h"
 #include "model/traffic.h"
 #include "sim/isolation.h"
+#include "sim/sim_options.h"
 #include "sim/simgrid_platform.h"
 #include "test_util.h"
 
@@ -49,6 +52,27 @@ inline model::ClusterSpec FatTree(model::ClusterSpec c, int nodes_per_leaf, doub
   return c;
 }
 
+// `c` with its nodes on a rail-optimized fabric (GPU g of each node on rail g * nics / gpus_per_node).
+inline model::ClusterSpec RailOptimized(model::ClusterSpec c) {
+  c.fabric.kind = model::FabricKind::kRailOptimized;
+  return c;
+}
+
+// The perturbations the equivalence tests replay on a cluster of 4 nodes with 2 rails: node 1's NIC of
+// rail 1 at half its bandwidth, a second job's 20 Gbps stream from GPU 4 of node 3 to GPU 4 of node 0
+// (rail 1 with 6 or 8 GPUs a node), and node `slow_node` `slowdown` times slower.
+inline sim::Perturbations DegradedNicAndSecondJob(int slow_node, double slowdown) {
+  sim::Perturbations p;
+  sim::DegradedLink nic;
+  nic.node = 1;
+  nic.rail = 1;
+  nic.bandwidth_factor = 0.5;
+  p.links.push_back(nic);
+  p.background.push_back({3, 0, 4, 20e9 / 8});
+  p.slow_nodes.push_back({slow_node, slowdown});
+  return p;
+}
+
 // A schedule holding `ops` (issued at time 0 unless they depend on each other).
 inline model::Schedule ScheduleOf(const model::ClusterSpec& c, std::vector<model::Op> ops) {
   model::Schedule s;
@@ -76,6 +100,24 @@ inline double SimulatedTime(const model::Schedule& s, const model::ClusterSpec& 
 // The analytic (NCCL cost model) time of one collective op alone.
 inline double AnalyticTime(const model::Op& op, const model::ClusterSpec& c) {
   return model::EstimateCollective(op.coll.traffic, c).seconds;
+}
+
+// The results of replaying one schedule twice, under two sets of options.
+struct ReplayPair {
+  sim::SimResult a;
+  sim::SimResult b;
+};
+
+// Replays `s` on `c` under `a` and under `b` (each in a child process). A failed replay is a test failure
+// (its message reported) and gives nullopt.
+inline std::optional<ReplayPair> ReplayBoth(const model::Schedule& s, const model::ClusterSpec& c,
+                                            const sim::SimOptions& a, const sim::SimOptions& b) {
+  StatusOr<sim::SimResult> ra = sim::SimulateIsolated(s, c, TestCalibration(), a);
+  StatusOr<sim::SimResult> rb = sim::SimulateIsolated(s, c, TestCalibration(), b);
+  EXPECT_TRUE(ra.ok()) << ra.status().message();
+  EXPECT_TRUE(rb.ok()) << rb.status().message();
+  if (!ra.ok() || !rb.ok()) return std::nullopt;
+  return ReplayPair{std::move(ra).value(), std::move(rb).value()};
 }
 
 // Runs each group of transfers at time 0 in its own actor (one TransferAll each) on a platform of `spec`, in
@@ -119,6 +161,17 @@ inline void ExpectSameTiming(const model::Timing& a, const model::Timing& b, siz
     worst = std::max(worst, std::abs(a.finish_s[i] - b.finish_s[i]));
   }
   EXPECT_LT(worst, 1e-9 * t) << name << ": largest op time difference " << worst << " s";
+}
+
+// Two replays counted the same payload bytes per tier and purpose: within 1e-9 of `a`'s, plus `slack_bytes`.
+inline void ExpectSameVolumes(const model::TierVolumes& a, const model::TierVolumes& b,
+                              const std::string& name, double slack_bytes = 0) {
+  for (size_t k = 0; k < a.cross_node.size(); ++k) {
+    EXPECT_NEAR(b.cross_node[k], a.cross_node[k], 1e-9 * a.cross_node[k] + slack_bytes)
+        << name << " purpose " << k;
+    EXPECT_NEAR(b.intra_node[k], a.intra_node[k], 1e-9 * a.intra_node[k] + slack_bytes)
+        << name << " purpose " << k;
+  }
 }
 
 }  // namespace zerosim::testing

@@ -70,8 +70,7 @@ TEST(StrategyBytes, ConservedOnOneSwitch) {
 }
 
 TEST(StrategyBytes, ConservedWithRails) {
-  model::ClusterSpec c = PaperCluster(4, 4, 8);
-  c.fabric.kind = model::FabricKind::kRailOptimized;
+  const model::ClusterSpec c = RailOptimized(PaperCluster(4, 4, 8));
   ExpectConserved(c, sim::Reduction::kFull);
   ExpectConserved(c, sim::Reduction::kSymmetric);
 }

@@ -77,21 +77,18 @@ void ExpectMergeExact(const model::Schedule& s, const model::ClusterSpec& c, con
   plain.merge_transfers = false;
   sim::SimOptions merged = plain;
   merged.merge_transfers = true;
-  StatusOr<sim::SimResult> a = sim::SimulateIsolated(s, c, TestCalibration(), plain);
-  StatusOr<sim::SimResult> b = sim::SimulateIsolated(s, c, TestCalibration(), merged);
-  ASSERT_TRUE(a.ok()) << a.status().message();
-  ASSERT_TRUE(b.ok()) << b.status().message();
-  EXPECT_EQ(a->stats.merged_transfers, 0);
+  const std::optional<ReplayPair> r = ReplayBoth(s, c, plain, merged);
+  ASSERT_TRUE(r.has_value());
+  const sim::SimResult& a = r->a;
+  const sim::SimResult& b = r->b;
+  EXPECT_EQ(a.stats.merged_transfers, 0);
   if (expect_merges) {
-    EXPECT_GT(b->stats.merged_transfers, 0) << c.name;
-    EXPECT_LT(b->stats.transfers, a->stats.transfers);
+    EXPECT_GT(b.stats.merged_transfers, 0) << c.name;
+    EXPECT_LT(b.stats.transfers, a.stats.transfers);
   }
-  EXPECT_EQ(b->stats.transfers + b->stats.merged_transfers, a->stats.transfers);
-  ExpectSameTiming(a->timing, b->timing, s.ops.size(), c.name);
-  for (size_t k = 0; k < 4; ++k) {
-    EXPECT_NEAR(b->volumes.cross_node[k], a->volumes.cross_node[k], 1e-9 * a->volumes.cross_node[k]);
-    EXPECT_NEAR(b->volumes.intra_node[k], a->volumes.intra_node[k], 1e-9 * a->volumes.intra_node[k]);
-  }
+  EXPECT_EQ(b.stats.transfers + b.stats.merged_transfers, a.stats.transfers);
+  ExpectSameTiming(a.timing, b.timing, s.ops.size(), c.name);
+  ExpectSameVolumes(a.volumes, b.volumes, c.name);
 }
 
 void ExpectIterationsExact(const model::ClusterSpec& c, const sim::Perturbations& p,
@@ -115,18 +112,10 @@ TEST(TransferMerge, FatTreeIterationsAreExact) {
 TEST(TransferMerge, RailsWithADegradedNicAndASecondJobAreExact) {
   // Two rails of three GPUs (counts of 3); a NIC at half speed and a second job on rail 1 make the
   // merged flows share links with flows of other sizes.
-  model::ClusterSpec c = PaperCluster(2, 4, 6);
-  c.fabric.kind = model::FabricKind::kRailOptimized;
+  model::ClusterSpec c = RailOptimized(PaperCluster(2, 4, 6));
   c.nccl.inter_bandwidth_efficiency = 0.8;
-  sim::Perturbations p;
-  sim::DegradedLink nic;
-  nic.node = 1;
-  nic.rail = 1;
-  nic.bandwidth_factor = 0.5;
-  p.links.push_back(nic);
-  p.background.push_back({3, 0, 4, 20e9 / 8});
-  p.slow_nodes.push_back({2, 1.2});
-  ExpectIterationsExact(c, p, {sim::Reduction::kClasses, sim::Reduction::kFull});
+  ExpectIterationsExact(c, DegradedNicAndSecondJob(/*slow_node=*/2, 1.2),
+                        {sim::Reduction::kClasses, sim::Reduction::kFull});
 }
 
 TEST(TransferMerge, ThreeLevelFatTreeIsExact) {

@@ -12,6 +12,7 @@
 
 #include "model/cost.h"
 #include "model/pareto.h"
+#include "scratch_dir.h"
 #include "study/sweep_grid.h"
 #include "study/sweep_point.h"
 #include "study/sweep_resume.h"
@@ -49,23 +50,12 @@ energy_usd_per_kwh = 0.1
 "400Gbps" = 1000
 )";
 
-class SweepTest : public ::testing::Test {
+class SweepTest : public testing::InputFilesTest {
  protected:
+  SweepTest() : InputFilesTest("sweep") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fs::path("zerosim_sweep_" + std::to_string(::getpid()) + "_" +
-                                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    Write("t.toml", testing::kTopology);
-    Write("m.toml", testing::kModel);
-    Write("s.toml", testing::kScenario);
-    Write("c.json", testing::Calibration());
+    InputFilesTest::SetUp();
     Write("x.sweep.toml", kSweep);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
-  std::string Read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
   io::SweepSpec Spec() {
     StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
@@ -83,7 +73,6 @@ class SweepTest : public ::testing::Test {
     EXPECT_TRUE(st.ok()) << st.status().message();
     return Read(dir_ / out);
   }
-  fs::path dir_;
 };
 
 TEST_F(SweepTest, EnumeratesTheProductInAFixedOrder) {
