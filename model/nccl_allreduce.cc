@@ -95,8 +95,9 @@ double TreeCorrectionFactor(int protocol, double bytes, int minor) {
 
 CollectiveTime RingAllReduce(const Traffic& ring, double bytes, const ClusterSpec& c) {
   const CollectiveLibrary& lib = c.nccl;
-  const int minor = NcclReleaseMinor(lib.release);
-  const bool current = minor < 0;  // a release that does not parse counts as current
+  const int parsed = NcclReleaseMinor(lib.release);
+  const bool current = parsed < 0;  // a release that does not parse counts as current
+  const int minor = current ? 1000 : parsed;
   const int ranks = c.total_gpus();
   const bool multi_node = ring.inter_steps > 0;
   const double t1 = TransferSeconds(ring, c, 1.0);
@@ -108,7 +109,7 @@ CollectiveTime RingAllReduce(const Traffic& ring, double bytes, const ClusterSpe
     // 2.18 on: "Inter-node rings still have to launch nsteps * net overhead": intraLat = max(intraLat,
     // netOverhead), getNetOverhead 1 us (Intel x86 and any non-AMD host; the host is not stated), x3 for
     // Simple.
-    if (multi_node && (current || minor >= 18))
+    if (multi_node && minor >= 18)
       p.intra_step_latency_s =
           std::max(p.intra_step_latency_s, (proto == kSimple ? 3.0 : 1.0) * kMicrosecond);
     p.inter_step_latency_s = NetworkStepLatencySeconds(p.inter_step_latency_s, proto == kSimple, lib);
@@ -120,7 +121,7 @@ CollectiveTime RingAllReduce(const Traffic& ring, double bytes, const ClusterSpe
     // else 1.4 (nBytes / (nChannels * nRanks) >= 64).
     if (proto == kSimple && multi_node) {
       const int cc = GpuComputeCapability(c);
-      const bool recent = current || minor >= 18;
+      const bool recent = minor >= 18;
       const bool reached = recent ? bytes / (static_cast<double>(NcclChannels(c)) * ranks) >= 64
                                   : bytes >= ranks / 16.0 * 65536;
       const double factor = recent ? (cc < 80 ? 1.9 : 1.4) : minor == 17 ? (cc < 90 ? 1.9 : 1.5) : 1.9;
@@ -129,7 +130,7 @@ CollectiveTime RingAllReduce(const Traffic& ring, double bytes, const ClusterSpe
     // Ring LL: 1/4 of the bus bandwidth for all-reduce up to 2.20, 1/2 from 2.21 (tuning.cc `busBw * .5`):
     // the library's LL factor doubles; both capped at llMaxBw.
     double factor = p.bandwidth_factor;
-    if (proto == kLL && (current || minor >= 21)) factor *= 2;
+    if (proto == kLL && minor >= 21) factor *= 2;
     double transfer = t1 / factor;
     if (proto == kLL) transfer = std::max(transfer, BusBytes(bytes, ranks) / LlMaxBusBps(c, minor));
     const double total = latency + transfer;
@@ -144,12 +145,13 @@ CollectiveTime TreeAllReduce(const Traffic& ring, double bytes, const ClusterSpe
   const int minor = parsed < 0 ? 1000 : parsed;
   const int ranks = c.total_gpus();
   TreeTables tables;
-  if (ranks < 2 || !TreeTablesFor(minor, &tables)) return CollectiveTime{};
+  const double t1 = TransferSeconds(ring, c, 1.0);
+  if (ranks < 2 || bytes <= 0 || t1 <= 0 || !TreeTablesFor(minor, &tables)) return CollectiveTime{};
   const int nodes = c.nodes;
   const int ppn = c.gpus_per_node;
   // NCCL's tree bus bandwidth is its tree graph's channels x per-channel bandwidth; ZeroSim's ring bus
   // bandwidth for the same cluster stands for it (header).
-  const double bus_Bps = BusBytes(bytes, ranks) / TransferSeconds(ring, c, 1.0);
+  const double bus_Bps = BusBytes(bytes, ranks) / t1;
   CollectiveTime best;
   best.seconds = std::numeric_limits<double>::infinity();
   for (int proto = kLL; proto <= kSimple; ++proto) {
