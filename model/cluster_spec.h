@@ -10,11 +10,11 @@
 namespace zerosim::model {
 
 struct GpuSpec {
-  std::string name;       // e.g. "V100-SXM3-32GB"
-  double peak_flops = 0;  // dense fp16/bf16 tensor-core peak, FLOP/s (datasheet)
-  double hbm_bytes = 0;   // device memory
-  double hbm_Bps = 0;     // device memory bandwidth (datasheet)
-  int sms = 0;            // streaming multiprocessors (datasheet): GEMM wave quantization, NCCL's SM share
+  std::string name;        // e.g. "V100-SXM3-32GB"
+  double peak_flops = 0;   // dense fp16/bf16 tensor-core peak, FLOP/s (datasheet)
+  double hbm_bytes = 0;    // device memory
+  double hbm_Bps = 0;      // device memory bandwidth (datasheet)
+  int sms = 0;             // streaming multiprocessors (datasheet): GEMM wave quantization, NCCL's SM share
   double fp8_peak_flops =
       0;  // dense FP8 tensor-core peak, FLOP/s (datasheet); 0: the GPU has no FP8 tensor cores
 };
@@ -42,9 +42,9 @@ enum class FabricKind {
 
 struct InterNodeSpec {
   FabricKind kind = FabricKind::kSingleSwitch;
-  double switch_latency_s = 0;  // per switch traversal
-  int nodes_per_leaf = 0;       // fat tree only
-  double oversubscription = 1;  // fat tree only: leaf downlink / uplink bandwidth (4 means 4:1)
+  double switch_latency_s = 0;   // per switch traversal
+  int nodes_per_leaf = 0;        // fat tree only
+  double oversubscription = 1;   // fat tree only: leaf downlink / uplink bandwidth (4 means 4:1)
   // Three-level fat tree only (0: two levels): leaves under one pod (aggregation) switch, and the pod's
   // downlink / uplink bandwidth towards the core. The analytic model times the leaf level only; the
   // SimGrid replay builds both.
@@ -71,11 +71,10 @@ struct CollectiveLibrary {
   double intra_bandwidth_efficiency = 1;
   double inter_bandwidth_efficiency = 1;
   // NCCL channels a collective runs on; each channel is one thread block resident on one SM for the whole
-  // collective (NCCL src/device: one CTA per channel), so concurrent compute keeps (SMs - channels) / SMs of
-  // the GPU. 0: NCCL's default for the node, two per NIC (NcclChannels).
+  // collective (NCCL src/device: one CTA per channel), so concurrent compute keeps (SMs - channels) / SMs of the
+  // GPU. 0: NCCL's default for the node, two per NIC (NcclChannels).
   int channels = 0;
-  // Cap on a ring's bus bandwidth per rank, bytes/s (NcclRingBusBandwidthCap); 0: NCCL's per-architecture
-  // value.
+  // Cap on a ring's bus bandwidth per rank, bytes/s (NcclRingBusBandwidthCap); 0: NCCL's per-architecture value.
   double ring_bus_bandwidth_cap_Bps = 0;
   // NCCL 2.7-2.17 (tuning.cc, ncclTopoTuneModel: `if (nNodes > 1 && p == NCCL_PROTO_LL) intraLat *= 1.8`):
   // LL's intra-node step latency grows by this factor when the communicator spans nodes. 1 from NCCL 2.18 on.
@@ -123,23 +122,23 @@ struct ClusterSpec {
 const char* FabricKindName(FabricKind kind);
 
 // NCCL's cap on a ring's bus bandwidth per GPU architecture, bytes/s: NCCL's tuning model
-// (src/graph/tuning.cc, ncclTopoTuneModel: busBw = min(busBw, 235) on Ampere, min(busBw, 370) on Hopper,
-// GB/s) - what its rings reach on NVSwitch nodes, below the NVLink line rate (A100 300 GB/s, H100/H200 450
-// GB/s per direction). The [nccl] ring_bus_bandwidth_cap setting overrides it; by GPU name otherwise (A100:
-// Ampere; H100, H200, H800, H20: Hopper). Other GPUs (Volta, Blackwell), which NCCL's table does not cap: the
-// NVLink line rate less NCCL's protocol overhead, 0.8 x c.intra.bandwidth_Bps (S. Jeaugey, NCCL maintainer,
+// (src/graph/tuning.cc, ncclTopoTuneModel: busBw = min(busBw, 235) on Ampere, min(busBw, 370) on Hopper, GB/s) -
+// what its rings reach on NVSwitch nodes, below the NVLink line rate (A100 300 GB/s, H100/H200 450 GB/s per
+// direction). The [nccl] ring_bus_bandwidth_cap setting overrides it; by GPU name otherwise (A100: Ampere;
+// H100, H200, H800, H20: Hopper). Other GPUs (Volta, Blackwell), which NCCL's table does not cap: the NVLink
+// line rate less NCCL's protocol overhead, 0.8 x c.intra.bandwidth_Bps (S. Jeaugey, NCCL maintainer,
 // NVIDIA/nccl-tests #212: "With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of
 // 370GB/s" of H100's 450 GB/s; NCCL's Ampere and Hopper caps are 0.78 and 0.82 of their line rates).
 double NcclRingBusBandwidthCap(const ClusterSpec& c);
 
-// NCCL channels of `c`'s collectives: the [nccl] channels setting, or NCCL's default of two rings per NIC of
-// the node (NCCL's ring search builds two channels per network interface: NCCL_NCHANNELS_PER_NET_PEER
-// defaults to 2; at least 2).
+// NCCL channels of `c`'s collectives: the [nccl] channels setting, or NCCL's default of two rings per NIC of the
+// node (NCCL's ring search builds two channels per network interface: NCCL_NCHANNELS_PER_NET_PEER defaults to 2;
+// at least 2).
 int NcclChannels(const ClusterSpec& c);
 
-// Fraction of a GPU's SMs NCCL's kernels hold while a collective runs: channels / SMs (at most 1). Compute
-// that runs beside the collective proceeds at the remaining fraction (the overlap mechanism that replaced the
-// fitted compute_interference).
+// Fraction of a GPU's SMs NCCL's kernels hold while a collective runs: channels / SMs (at most 1). Compute that
+// runs beside the collective proceeds at the remaining fraction (the overlap mechanism that replaced the fitted
+// compute_interference).
 double NcclSmShare(const ClusterSpec& c);
 
 }  // namespace zerosim::model

@@ -18,8 +18,8 @@ struct CollectiveTime {
   double latency_s = 0;   // the chosen protocol's latency term
   double transfer_s = 0;  // the chosen protocol's bandwidth term
   const char* protocol = "";
-  const char* algorithm =
-      "Ring";           // NCCL's algorithm: "Ring" (EstimateCollective), or nccl_allreduce.h's others
+  // NCCL's algorithm: "Ring" (EstimateCollective), or "Tree", "NVLS", "NVLSTree" (nccl_allreduce.h).
+  const char* algorithm = "Ring";
   NcclProtocol params;  // the chosen protocol's cost parameters (the SimGrid replay applies them per step)
 };
 
