@@ -79,6 +79,11 @@ struct CollectiveLibrary {
   // NCCL 2.7-2.17 (tuning.cc, ncclTopoTuneModel: `if (nNodes > 1 && p == NCCL_PROTO_LL) intraLat *= 1.8`):
   // LL's intra-node step latency grows by this factor when the communicator spans nodes. 1 from NCCL 2.18 on.
   double ll_multi_node_intra_factor = 1.8;
+  // The latency the network plugin reports for its NICs (ncclNetProperties_t.latency, us in NCCL; 0: "not
+  // set", as NCCL's own IB and socket transports report). NCCL's tuner puts it on every network step
+  // (search.cc: graph->latencyInter = net->net.latency; NetworkStepLatencySeconds says how, by release).
+  // aws-ofi-nccl sets it per EC2 platform (src/platform-aws.cpp, e.g. 35 us on p5en and p6-b200).
+  double net_latency_s = 0;
   // The NCCL release whose tuning tables these are ([nccl] release; NcclLibraryForRelease).
   std::string release = "2.8";
 };

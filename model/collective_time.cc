@@ -13,6 +13,28 @@ double LeafUplinkBps(const ClusterSpec& c) {
   return c.fabric.nodes_per_leaf * c.node_nic_Bps() / c.fabric.oversubscription;
 }
 
+double TransferSeconds(const Traffic& t, const ClusterSpec& c, double bandwidth_factor) {
+  const CollectiveLibrary& lib = c.nccl;
+  double transfer = 0;
+  if (t.max_gpu_port_bytes > 0) {
+    const double bw = c.intra.bandwidth_Bps * lib.intra_bandwidth_efficiency * bandwidth_factor;
+    transfer = std::max(transfer, t.max_gpu_port_bytes / bw);
+  }
+  if (t.max_node_nic_bytes > 0) {
+    const double bw = c.node_nic_Bps() * lib.inter_bandwidth_efficiency * bandwidth_factor;
+    transfer = std::max(transfer, t.max_node_nic_bytes / bw);
+  }
+  if (t.max_leaf_uplink_bytes > 0) {
+    const double bw = LeafUplinkBps(c) * lib.inter_bandwidth_efficiency * bandwidth_factor;
+    transfer = std::max(transfer, t.max_leaf_uplink_bytes / bw);
+  }
+  // NCCL's own cap on a ring's bus bandwidth for the GPU architecture (cluster_spec.h).
+  const double cap_Bps = NcclRingBusBandwidthCap(c);
+  if (t.ring_rank_bytes > 0 && cap_Bps > 0)
+    transfer = std::max(transfer, t.ring_rank_bytes / (cap_Bps * bandwidth_factor));
+  return transfer;
+}
+
 CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c) {
   const CollectiveLibrary& lib = c.nccl;
   struct Named {
@@ -20,33 +42,19 @@ CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c) {
     const char* name;
   };
   const Named protocols[] = {{&lib.ll, "LL"}, {&lib.ll128, "LL128"}, {&lib.simple, "Simple"}};
-  const double cap_Bps = NcclRingBusBandwidthCap(c);
   CollectiveTime best;
   best.seconds = std::numeric_limits<double>::infinity();
   for (const Named& n : protocols) {
     NcclProtocol p = *n.p;
     // NCCL <= 2.17: LL's intra-node steps cost 1.8x when the communicator spans nodes (CollectiveLibrary).
     if (n.p == &lib.ll && t.inter_steps > 0) p.intra_step_latency_s *= lib.ll_multi_node_intra_factor;
+    // The network plugin's reported latency on each network step (0 unless set: no change).
+    p.inter_step_latency_s = NetworkStepLatencySeconds(p.inter_step_latency_s, n.p == &lib.simple, lib);
     const double latency =
         p.base_latency_s + t.intra_steps * p.intra_step_latency_s + t.inter_steps * p.inter_step_latency_s;
-    double transfer = 0;
-    if (t.max_gpu_port_bytes > 0) {
-      const double bw = c.intra.bandwidth_Bps * lib.intra_bandwidth_efficiency * p.bandwidth_factor;
-      transfer = std::max(transfer, t.max_gpu_port_bytes / bw);
-    }
-    if (t.max_node_nic_bytes > 0) {
-      const double bw = c.node_nic_Bps() * lib.inter_bandwidth_efficiency * p.bandwidth_factor;
-      transfer = std::max(transfer, t.max_node_nic_bytes / bw);
-    }
-    if (t.max_leaf_uplink_bytes > 0) {
-      const double bw = LeafUplinkBps(c) * lib.inter_bandwidth_efficiency * p.bandwidth_factor;
-      transfer = std::max(transfer, t.max_leaf_uplink_bytes / bw);
-    }
-    // NCCL's own cap on a ring's bus bandwidth for the GPU architecture (cluster_spec.h).
-    if (t.ring_rank_bytes > 0 && cap_Bps > 0)
-      transfer = std::max(transfer, t.ring_rank_bytes / (cap_Bps * p.bandwidth_factor));
+    const double transfer = TransferSeconds(t, c, p.bandwidth_factor);
     const double total = latency + transfer;
-    if (total < best.seconds) best = {total, latency, transfer, n.name, p};
+    if (total < best.seconds) best = {total, latency, transfer, n.name, "Ring", p};
   }
   return best;
 }
@@ -63,8 +71,9 @@ bool NameHas(const std::string& name, std::initializer_list<const char*> keys) {
 bool IsBlackwell(const ClusterSpec& c) { return NameHas(c.gpu.name, {"B200", "B300", "GB200", "GB300"}); }
 bool IsHopper(const ClusterSpec& c) { return NameHas(c.gpu.name, {"H100", "H200", "H800", "H20"}); }
 
-// The minor number of a "2.MINOR[.PATCH]" release; -1 when it does not parse.
-int NcclMinor(const std::string& release) {
+}  // namespace
+
+int NcclReleaseMinor(const std::string& release) {
   if (release.rfind("2.", 0) != 0) return -1;
   int minor = 0;
   size_t i = 2;
@@ -74,7 +83,20 @@ int NcclMinor(const std::string& release) {
   return i == 2 ? -1 : minor;
 }
 
-}  // namespace
+double NetworkStepLatencySeconds(double table_s, bool simple, const CollectiveLibrary& lib) {
+  if (lib.net_latency_s <= 0) return table_s;
+  const int minor = NcclReleaseMinor(lib.release);
+  if (minor >= 0 && minor <= 11) return table_s;  // before 2.12 the tuner ignores it
+  if (minor >= 0 && minor <= 17) return lib.net_latency_s;
+  return table_s + (simple ? 2 : 1) * lib.net_latency_s;
+}
+
+int GpuComputeCapability(const ClusterSpec& c) {
+  if (IsBlackwell(c)) return 100;
+  if (IsHopper(c)) return 90;
+  if (NameHas(c.gpu.name, {"A100", "A800", "A10", "A30", "A40"})) return 80;
+  return 70;
+}
 
 double NvlsEfficiency(const ClusterSpec& c) {
   // Hopper: S. Jeaugey (NCCL maintainer), NVIDIA/nccl-tests #212: NVLS all-reduce on 8 H100 "should reach a
@@ -94,14 +116,14 @@ double NvlsEfficiency(const ClusterSpec& c) {
 double NvlsLatencySeconds(const ClusterSpec& c) {
   // tuning.cc, NVLS Simple: v2.17.1-1 baseLat 0 and hwLat 0; v2.18.1-1 baseLat 23; v2.19.3-1 .. v2.20.x
   // hwLat[NVLINK] 23; v2.21.5-1 on hwLat[NVLINK] 25 (single node: latency = intraLat).
-  const int minor = NcclMinor(c.nccl.release);
+  const int minor = NcclReleaseMinor(c.nccl.release);
   if (minor == 17) return 0;
   if (minor >= 18 && minor <= 20) return 23 * kMicrosecond;
   return 25 * kMicrosecond;
 }
 
 double NvlsAllReduceSeconds(double bytes, int ranks, const ClusterSpec& c) {
-  const int minor = NcclMinor(c.nccl.release);
+  const int minor = NcclReleaseMinor(c.nccl.release);
   // NVLS arrived in NCCL 2.17 (tuning.cc v2.17.1-1: NCCL_ALGO_NVLS), needs an NVSwitch and compute capability
   // >= 9.0 (search.cc: `ccMin < 90` returns no NVLS graph); across nodes NCCL disables it without CollNet
   // (tuning.cc: `collnetEnable == 0 && a == NCCL_ALGO_NVLS && nNodes > 1`).
@@ -109,20 +131,6 @@ double NvlsAllReduceSeconds(double bytes, int ranks, const ClusterSpec& c) {
   if (ranks < 2 || c.nodes != 1 || efficiency <= 0 || (minor >= 0 && minor < 17)) return 0;
   const double wire_bytes = bytes * (1.0 + 1.0 / ranks);
   return NvlsLatencySeconds(c) + wire_bytes / (efficiency * c.intra.bandwidth_Bps);
-}
-
-CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const ClusterSpec& c, bool allow_nvls) {
-  CollectiveTime best = EstimateCollective(ring, c);
-  if (!allow_nvls) return best;
-  const double nvls = NvlsAllReduceSeconds(bytes, c.total_gpus(), c);
-  if (nvls > 0 && nvls < best.seconds) {
-    best.seconds = nvls;
-    best.latency_s = NvlsLatencySeconds(c);
-    best.transfer_s = nvls - best.latency_s;
-    best.protocol = "NVLS";
-    best.params = c.nccl.simple;
-  }
-  return best;
 }
 
 }  // namespace zerosim::model

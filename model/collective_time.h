@@ -18,10 +18,33 @@ struct CollectiveTime {
   double latency_s = 0;   // the chosen protocol's latency term
   double transfer_s = 0;  // the chosen protocol's bandwidth term
   const char* protocol = "";
+  // NCCL's algorithm: "Ring" (EstimateCollective), or "Tree", "NVLS", "NVLSTree" (nccl_allreduce.h).
+  const char* algorithm = "Ring";
   NcclProtocol params;  // the chosen protocol's cost parameters (the SimGrid replay applies them per step)
 };
 
 CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c);
+
+// EstimateCollective's bandwidth term for a protocol of `bandwidth_factor`: the largest over tiers of the
+// bytes through the tier's busiest link / (link bandwidth x tier efficiency x bandwidth_factor), and for
+// rings the bytes each rank sends / (NcclRingBusBandwidthCap x bandwidth_factor). At factor 1 it is the
+// ring's time at its bus bandwidth, which nccl_allreduce.h scales by NCCL's per-algorithm factors.
+double TransferSeconds(const Traffic& t, const ClusterSpec& c, double bandwidth_factor);
+
+// NCCL's latency of one network step of a protocol whose table value is `table_s` (hwLat[NET]), with the
+// plugin's reported latency lib.net_latency_s: before 2.12 the tuner ignores it; 2.12 to 2.17 the plugin's
+// value replaces the table's when set (tuning.cc v2.16.5-1: `graphs[a]->latencyInter ?
+// graphs[a]->latencyInter : hwLat[NET]`); from 2.18 it adds to it, twice for Simple ("Also add the flush
+// extra latency"). table_s when the plugin reports 0.
+double NetworkStepLatencySeconds(double table_s, bool simple, const CollectiveLibrary& lib);
+
+// The minor number of an NCCL release string "2.MINOR[.PATCH[-N]]"; -1 when it does not parse.
+int NcclReleaseMinor(const std::string& release);
+
+// Compute capability x 10 of c.gpu by name, as NCCL's tuner indexes its tables (Volta 70, Ampere 80, Hopper
+// 90, Blackwell 100): B200/B300/GB200/GB300 100; H100/H200/H800/H20 90; A100/A800/A10/A30/A40 80; any
+// other 70.
+int GpuComputeCapability(const ClusterSpec& c);
 
 // Bandwidth of one fat-tree leaf's uplinks together, per direction.
 double LeafUplinkBps(const ClusterSpec& c);
@@ -41,12 +64,5 @@ double NvlsLatencySeconds(const ClusterSpec& c);
 // Fraction of the NVLink line rate NVLS all-reduce's wire bytes move at: Hopper 0.6875, Blackwell
 // 0.6875 * 0.74 / 0.85; 0 for other GPUs (no NVLS).
 double NvlsEfficiency(const ClusterSpec& c);
-
-// One all-reduce of `bytes` per rank over all GPUs of `c`, as NCCL's tuner picks it (tuning.cc: the algorithm
-// and protocol with the smallest modelled time): the ring (EstimateCollective of `ring`, the traffic of a
-// ring all-reduce of those bytes) or, where NvlsAllReduceSeconds offers it and `allow_nvls` (false:
-// NCCL_ALGO=Ring), NVLS; protocol "NVLS" then.
-CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const ClusterSpec& c,
-                                 bool allow_nvls = true);
 
 }  // namespace zerosim::model

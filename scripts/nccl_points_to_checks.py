@@ -3,10 +3,11 @@
 ZeroSim can express, for `zerosim validate --nccl-points`.
 
 A point is expressible when its GPU type, GPU and node counts, message size and (across nodes) the NICs per node
-and their rate are known, and its algorithm is one ZeroSim models: NCCL's ring and all-to-all, and single-node
-NVLS all-reduce (model/collective_time.h NvlsAllReduceSeconds); not trees, NVLSTree or NVLS all-gather.
+and their rate are known, and its algorithm is one ZeroSim models: NCCL's ring and all-to-all, and for all-reduce
+also tree, single-node NVLS and NVLSTree (model/nccl_allreduce.h); not NVLS all-gather or reduce-scatter.
 Each point also carries what the source says about how it was measured: the benchmark, its own per-call cost
-that the timing includes (BENCHMARKS below), the NCCL release when stated, and the algorithm when forced. Node fabrics are read from the point's own description (gpu string and notes, e.g. "8 x 400 Gb RoCE per
+that the timing includes (BENCHMARKS below), the NCCL release when stated, the algorithm when forced, and the
+network plugin's reported latency where the point names an EC2 platform (PLATFORM_NET_LATENCY_S). Node fabrics are read from the point's own description (gpu string and notes, e.g. "8 x 400 Gb RoCE per
 node", "3200 Gb/s per node"); nothing is guessed: a point whose NICs are not stated is listed as not expressible
 with the reason. Deterministic output.
 
@@ -47,6 +48,22 @@ def gpu_of(text):
 BENCHMARKS = {"nccl-tests": 0.0, "all_reduce_bench.py": 17.3e-6, "unknown": 0.0}
 
 
+# The latency the network plugin reports to NCCL (ncclNetProperties_t.latency), which NCCL's tuner adds to each
+# network step (model/collective_time.h NetworkStepLatencySeconds). aws-ofi-nccl sets it per EC2 platform
+# (src/platform-aws.cpp, platform table, at aws/aws-ofi-nccl 2daf7d3; 35 us since 2496e7de, 2025-05-23, "Updating
+# latency value for p5en and p6 based on empirical search"): p5en and p6-b200 35 us, p5 and p5e 75 us. NCCL's own
+# IB and socket transports report 0 ("Not set"). Only a platform the point names explicitly gets a value.
+PLATFORM_NET_LATENCY_S = [(r"\bp6-b200\b", 35e-6), (r"\bp5en\b", 35e-6), (r"\bp5e?\.\d*x?large\b", 75e-6)]
+
+
+def net_latency_of(point):
+    text = f"{point.get('gpu') or ''} {point.get('notes') or ''}"
+    for pattern, latency_s in PLATFORM_NET_LATENCY_S:
+        if re.search(pattern, text):
+            return latency_s
+    return 0.0
+
+
 def benchmark_of(point):
     text = f"{point.get('source') or ''} {point.get('notes') or ''}"
     if "all_reduce_bench.py" in text or ("ml-engineering" in text and "torch" in text):
@@ -65,6 +82,10 @@ def algorithm_of(point):
     text = f"{point['id']} {point.get('notes') or ''}".lower()
     if point["id"].endswith("-ring") or "nvls_enable=0" in text or re.search(r"\bring\b", point.get("notes") or "", re.I):
         return "ring"
+    if "nvlstree" in text:
+        return "nvlstree"
+    if re.search(r"\btree\b", text) or point["id"].endswith("-tree"):
+        return "tree"
     if "nvls" in text:
         return "nvls"
     return "default"
@@ -104,11 +125,13 @@ def main():
             why = "no message size (a peak over a sweep)"
         elif p.get("busbw_GBps") is None:
             why = "no bus bandwidth"
-        elif "tree" in text:
-            why = "tree or NVLSTree algorithm (ZeroSim models rings and single-node NVLS all-reduce)"
+        elif "tree" in text and coll != "all_reduce":
+            why = "tree algorithm for a collective other than all-reduce"
         elif "nvls active from" in text:
             why = "algorithm changes along the sweep (NVLS from a size the source names)"
-        elif "nvls" in text and (coll != "all_reduce" or (p.get("nodes") or 0) != 1):
+        elif "nvlstree" in text and (p.get("nodes") or 0) < 2:
+            why = "NVLSTree on fewer than two nodes (or node count not stated)"
+        elif "nvls" in text and "nvlstree" not in text and (coll != "all_reduce" or (p.get("nodes") or 0) != 1):
             why = "NVLS other than single-node all-reduce"
         elif not p.get("nodes") or not p.get("gpus"):
             why = "node or GPU count not stated"
@@ -132,6 +155,8 @@ def main():
             "busbw_GBps": p["busbw_GBps"], "algorithm": algorithm_of(p), "benchmark": benchmark_of(p),
             "benchmark_overhead_s": BENCHMARKS[benchmark_of(p)],
         })
+        if net_latency_of(p) > 0:
+            out[-1]["net_latency_s"] = net_latency_of(p)
         if release_of(p):
             out[-1]["nccl_release"] = release_of(p)
     with open(args.out, "w") as f:

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/collective_time.h"
+#include "model/nccl_allreduce.h"
 #include "model/traffic.h"
 
 namespace zerosim::study {
@@ -24,6 +25,7 @@ struct Checked {
   double bytes = 0;
   double measured_GBps = 0;
   double predicted_GBps = 0;
+  std::string algorithm;  // what ZeroSim's tuner picked, "Ring/LL128", "Tree/LL", "NVLS/Simple", ...
   double error() const { return predicted_GBps / measured_GBps - 1; }
 };
 
@@ -47,6 +49,8 @@ model::ClusterSpec PointCluster(const nlohmann::json& p) {
   const std::string release = p.value("nccl_release", "");
   const bool recent_gpu = c.gpu.name.find('H') == 0 || c.gpu.name.find('B') == 0;
   model::NcclLibraryForRelease(!release.empty() ? release : (recent_gpu ? "2.27" : c.nccl.release), &c.nccl);
+  // The network plugin's reported latency (aws-ofi-nccl on EC2; scripts/nccl_points_to_checks.py).
+  c.nccl.net_latency_s = p.value("net_latency_s", 0.0);
   return c;
 }
 
@@ -54,20 +58,28 @@ model::ClusterSpec PointCluster(const nlohmann::json& p) {
 // PERFORMANCE.md: all-reduce 2(n-1)/n, all-gather, reduce-scatter and all-to-all (n-1)/n; the message is the
 // whole buffer of one rank).
 double PredictedBusBw(const std::string& collective, const std::string& algorithm, double bytes,
-                      double overhead_s, const model::ClusterSpec& c) {
+                      double overhead_s, const model::ClusterSpec& c, std::string* picked) {
   const int n = c.total_gpus();
   auto time = [&](model::CollectiveKind kind) {
     const model::Traffic t = model::CollectiveTraffic(kind, model::GroupKind::kGlobal, n, bytes, c);
-    return model::EstimateCollective(t, c).seconds;
+    const model::CollectiveTime ct = model::EstimateCollective(t, c);
+    *picked = std::string(ct.algorithm) + "/" + ct.protocol;
+    return ct.seconds;
   };
   double seconds = 0, factor = static_cast<double>(n - 1) / n;
   if (collective == "all_reduce") {
-    // NCCL's tuner picks ring (2(n-1) steps) or single-node NVLS; a point that forced one keeps it.
+    // NCCL's tuner picks among ring, tree, single-node NVLS and NVLSTree (model/nccl_allreduce.h); a point
+    // that forced one keeps it (NCCL_ALGO=Ring, NVLS).
     const model::Traffic ring =
         model::CollectiveTraffic(model::CollectiveKind::kAllReduce, model::GroupKind::kGlobal, n, bytes, c);
-    seconds = model::EstimateAllReduce(ring, bytes, c, algorithm != "ring").seconds;
-    const double nvls_s = model::NvlsAllReduceSeconds(bytes, n, c);
-    if (algorithm == "nvls" && nvls_s > 0) seconds = nvls_s;
+    const unsigned algorithms = algorithm == "ring"       ? model::kNcclRing
+                                : algorithm == "nvls"     ? model::kNcclNvls
+                                : algorithm == "tree"     ? model::kNcclTree
+                                : algorithm == "nvlstree" ? model::kNcclNvlsTree
+                                                          : model::kNcclAllAlgorithms;
+    const model::CollectiveTime ct = model::EstimateAllReduce(ring, bytes, c, algorithms);
+    *picked = std::string(ct.algorithm) + "/" + ct.protocol;
+    seconds = ct.seconds;
     factor *= 2;
   } else if (collective == "all_gather") {
     seconds = time(model::CollectiveKind::kAllGather);
@@ -106,22 +118,25 @@ StatusOr<std::string> CheckNcclPoints(const std::string& path) {
       model::ClusterSpec c = PointCluster(p);
       r.gpus = c.total_gpus();
       if (c.nodes <= 0 || c.gpus_per_node <= 0 || r.bytes <= 0 || r.measured_GBps <= 0) {
-        return Status::Error(fmt::format("{}: point {}: counts, size and bandwidth must be positive", path, r.id));
+        return Status::Error(
+            fmt::format("{}: point {}: counts, size and bandwidth must be positive", path, r.id));
       }
       r.predicted_GBps = PredictedBusBw(r.collective, p.value("algorithm", "default"), r.bytes,
-                                        p.value("benchmark_overhead_s", 0.0), c);
+                                        p.value("benchmark_overhead_s", 0.0), c, &r.algorithm);
       rows.push_back(std::move(r));
     }
   } catch (const nlohmann::json::exception& e) {
     return Status::Error(fmt::format("{}: {}", path, e.what()));
   }
-  std::string out = fmt::format("{:<44} {:<14} {:>5} {:>12} {:>10} {:>10} {:>8}\n", "NCCL point", "collective", "GPUs",
-                                "bytes", "measured", "ZeroSim", "error");
+  std::string out =
+      fmt::format("{:<44} {:<14} {:>5} {:>12} {:>10} {:>10} {:>8}  {}\n", "NCCL point", "collective", "GPUs",
+                  "bytes", "measured", "ZeroSim", "error", "ZeroSim's pick");
   std::map<std::string, std::vector<double>> by_source;
   std::vector<double> all;
   for (const Checked& r : rows) {
-    out += fmt::format("{:<44} {:<14} {:>5} {:>12.0f} {:>10.1f} {:>10.1f} {:>+7.1f}%\n", r.id.substr(0, 44), r.collective,
-                       r.gpus, r.bytes, r.measured_GBps, r.predicted_GBps, 100 * r.error());
+    out += fmt::format("{:<44} {:<14} {:>5} {:>12.0f} {:>10.1f} {:>10.1f} {:>+7.1f}%  {}\n",
+                       r.id.substr(0, 44), r.collective, r.gpus, r.bytes, r.measured_GBps, r.predicted_GBps,
+                       100 * r.error(), r.algorithm);
     by_source[r.source.substr(0, 60)].push_back(r.error());
     all.push_back(r.error());
   }
@@ -134,8 +149,8 @@ StatusOr<std::string> CheckNcclPoints(const std::string& path) {
     const double median = n % 2 == 1 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
     return fmt::format("{:>4} {:>8.1f}% {:>+10.1f}%", n, 100 * median, 100 * sum / static_cast<double>(n));
   };
-  out += fmt::format("\n{:<62} {:>4} {:>9} {:>11}\n", "source (bus bandwidth, ZeroSim vs measured)", "n", "median|e|",
-                     "mean signed");
+  out += fmt::format("\n{:<62} {:>4} {:>9} {:>11}\n", "source (bus bandwidth, ZeroSim vs measured)", "n",
+                     "median|e|", "mean signed");
   for (const auto& [source, errors] : by_source) out += fmt::format("{:<62} {}\n", source, summary(errors));
   if (!all.empty()) out += fmt::format("{:<62} {}   [target: median within 15%]\n", "all", summary(all));
   return out;

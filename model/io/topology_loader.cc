@@ -96,6 +96,8 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
     c.nccl.channels = static_cast<int>(nccl->IntOr("channels", c.nccl.channels, 1));
     c.nccl.ring_bus_bandwidth_cap_Bps =
         nccl->QuantityOr("ring_bus_bandwidth_cap", Dimension::kBandwidth, c.nccl.ring_bus_bandwidth_cap_Bps, false);
+    // The network plugin's reported latency, on every network step (model::NetworkStepLatencySeconds).
+    c.nccl.net_latency_s = nccl->QuantityOr("net_latency", Dimension::kTime, c.nccl.net_latency_s, false);
     nccl->Finish();
   }
   // The cluster's structure (rails, leaves, pods, sizes): model/feasibility.h, reported at its key.

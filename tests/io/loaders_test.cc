@@ -53,9 +53,10 @@ TEST(Loaders, NcclReleaseSelectsItsTablesAndExplicitSettingsWin) {
   // [nccl.simple] setting after it overrides the table; [runtime] host_tensor_view sets DeepSpeed's slice cost.
   StatusOr<Scenario> s = LoadEdited("t.toml", "switch_latency = \"0.2us\"",
                                     "switch_latency = \"0.2us\"\n\n[nccl]\nrelease = \"2.12.10\"\n"
-                                    "[nccl.simple]\nbase_latency = \"5us\"");
+                                    "net_latency = \"35us\"\n[nccl.simple]\nbase_latency = \"5us\"");
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->cluster.nccl.release, "2.12.10");
+  EXPECT_DOUBLE_EQ(s->cluster.nccl.net_latency_s, 35e-6);  // the network plugin's (aws-ofi-nccl on p6-b200)
   EXPECT_DOUBLE_EQ(s->cluster.nccl.simple.inter_step_latency_s, 28e-6);
   EXPECT_DOUBLE_EQ(s->cluster.nccl.simple.base_latency_s, 5e-6);
   StatusOr<Scenario> r = LoadEdited("s.toml", "[zero]", "[runtime]\nhost_tensor_view = \"3us\"\n\n[zero]");

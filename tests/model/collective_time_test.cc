@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/nccl_allreduce.h"
 #include "model/traffic.h"
 #include "test_util.h"
 
@@ -139,16 +140,16 @@ TEST(CollectiveTime, NvlsAllReduceEqualsTheClosedForm) {
   // NCCL's tuner takes NVLS over the ring (370 GB/s busbw) for large buffers ...
   const Traffic ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 8, bytes, c);
   const CollectiveTime big = EstimateAllReduce(ring, bytes, c);
-  EXPECT_STREQ(big.protocol, "NVLS");
+  EXPECT_STREQ(big.algorithm, "NVLS");
   EXPECT_NEAR(big.seconds / nvls, 1.0, 1e-12);
   // ... but not when forced to the ring (NCCL_ALGO=Ring): 2 (n-1)/n of the buffer at 370 GB/s plus the ring's
   // Simple latency, 2.18+ tables: 8.4 us + 14 NVLink steps of 3.4 us.
-  const CollectiveTime forced = EstimateAllReduce(ring, bytes, c, /*allow_nvls=*/false);
+  const CollectiveTime forced = EstimateAllReduce(ring, bytes, c, kNcclRing);
   EXPECT_NEAR(forced.seconds, 8.4e-6 + 14 * 3.4e-6 + 1.75 * bytes / 370e9, 1e-9);
   // Small buffers stay on the ring (LL): NVLS's 25 us latency alone exceeds it.
   const double small = 64 * 1024;
   const Traffic small_ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 8, small, c);
-  EXPECT_STRNE(EstimateAllReduce(small_ring, small, c).protocol, "NVLS");
+  EXPECT_STRNE(EstimateAllReduce(small_ring, small, c).algorithm, "NVLS");
 }
 
 TEST(CollectiveTime, NvlsOnlyWhereNcclHasIt) {
@@ -189,7 +190,7 @@ TEST(CollectiveTime, NvlsLosesToTheRingOnFewGpus) {
   ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &c.nccl));
   const double bytes = 8e9;
   const Traffic ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 3, bytes, c);
-  EXPECT_STRNE(EstimateAllReduce(ring, bytes, c).protocol, "NVLS");
+  EXPECT_STRNE(EstimateAllReduce(ring, bytes, c).algorithm, "NVLS");
 }
 
 }  // namespace

@@ -1,0 +1,144 @@
+#include "model/nccl_allreduce.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "model/traffic.h"
+#include "test_util.h"
+
+namespace zerosim::model {
+namespace {
+
+// 4 nodes of 8 H100 (NVLink 450 GB/s per direction), 4 x 400 Gb/s NICs per node: a ring's bus bandwidth is
+// the node's 200 GB/s of NICs (below NCCL's Hopper ring cap of 370 GB/s), NCCL 2.27 tables.
+ClusterSpec FourHopperNodes() {
+  ClusterSpec c = testing::PaperCluster(4, 4, 8);
+  c.gpu.name = "H100-SXM-80GB";
+  c.intra.bandwidth_Bps = 450e9;
+  c.nic.bandwidth_Bps = 50e9;
+  EXPECT_TRUE(NcclLibraryForRelease("2.27.7", &c.nccl));
+  return c;
+}
+
+Traffic RingOf(double bytes, const ClusterSpec& c) {
+  return CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, c.total_gpus(), bytes, c);
+}
+
+// tuning.cc at v2.27.7-1, worked by hand for 1 MiB on 4 x 8 GPUs (ppn 8, floor(log2 4) = 2,
+// treeCorrectionFactor index log2(1 MiB / 64) = 14: LL .5, LL128 .6, Simple .5; bus bandwidth B = 200 GB/s):
+//   LL:     6.8 + 2 (7 x 0.6 + 2 x 5.0)  = 35.2 us, bus min(B x .92 / 3.8, llMaxBw 20.4) = 20.4, alg x .5 x
+//   .5 LL128: 14.0 + 2 (7 x 1.25 + 2 x 8.5) = 65.5 us, bus B x .92 x 120/128 = 172.5, alg x .5 x .6 = 51.75
+//   GB/s Simple: 8.4 + 2 (7 x 4.0 + 2 x 14)  = 120.4 us, bus B x .92 = 184, alg x .5 x .5 = 46 GB/s
+TEST(NcclAllReduce, TreeEqualsTuningCcWorkedByHand) {
+  const ClusterSpec c = FourHopperNodes();
+  const double bytes = 1 << 20;
+  const CollectiveTime tree = TreeAllReduce(RingOf(bytes, c), bytes, c);
+  EXPECT_STREQ(tree.algorithm, "Tree");
+  EXPECT_STREQ(tree.protocol, "LL128");
+  EXPECT_NEAR(tree.latency_s, 65.5e-6, 1e-12);
+  EXPECT_NEAR(tree.seconds, 65.5e-6 + bytes / 51.75e9, 1e-11);
+  // The other two protocols are slower: LL 35.2 us + bytes / 5.1 GB/s, Simple 120.4 us + bytes / 46 GB/s.
+  EXPECT_GT(35.2e-6 + bytes / 5.1e9, tree.seconds);
+  EXPECT_GT(120.4e-6 + bytes / 46e9, tree.seconds);
+}
+
+// The ring, same cluster, 2.27: 62 steps of which 6 cross nodes. Simple: (8.4 + 56 x 3.4 + 6 x 14) us times
+// the plateau factor 1.4 (Ampere and later, 2.18 on); LL: the intra-node steps at least NCCL's 1 us network
+// overhead (2.18 on), bus bandwidth 1/2 (2.21 on) capped at llMaxBw 20.4 GB/s across 4+ nodes.
+TEST(NcclAllReduce, RingCarriesThePlateauNetOverheadAndLlCap) {
+  const ClusterSpec c = FourHopperNodes();
+  const double big = 1 << 30;
+  const CollectiveTime ring = RingAllReduce(RingOf(big, c), big, c);
+  EXPECT_STREQ(ring.protocol, "Simple");
+  EXPECT_NEAR(ring.latency_s, 1.4 * (8.4 + 56 * 3.4 + 6 * 14) * 1e-6, 1e-12);
+  EXPECT_NEAR(ring.seconds, ring.latency_s + 2.0 * 31 / 32 * big / 200e9, 1e-9);
+  // Where the ring keeps LL (tiny buffers): 6.6 + 56 x max(0.6, 1.0) + 6 x 2.7 us.
+  const double tiny = 64;
+  const CollectiveTime ll = RingAllReduce(RingOf(tiny, c), tiny, c);
+  EXPECT_STREQ(ll.protocol, "LL");
+  EXPECT_NEAR(ll.latency_s, (6.6 + 56 * 1.0 + 6 * 2.7) * 1e-6, 1e-12);
+  EXPECT_NEAR(ll.transfer_s, 2.0 * 31 / 32 * tiny / 20.4e9, 1e-15);
+  // NCCL 2.8: no overhead floor, plateau 1.9 (nBytes >= nRanks / 16 x 64 KiB), network Simple step 9.6 us.
+  ClusterSpec old = c;
+  ASSERT_TRUE(NcclLibraryForRelease("2.8.4", &old.nccl));
+  const CollectiveTime ring28 = RingAllReduce(RingOf(big, old), big, old);
+  EXPECT_NEAR(ring28.latency_s, 1.9 * (8.4 + 56 * 3.4 + 6 * 9.6) * 1e-6, 1e-12);
+}
+
+// NCCL's tuner takes the tree below a crossover and the ring above: at 1 MiB the tree's LL128 (65.5 us +
+// 1 MiB / 51.75 GB/s = 85.8 us) beats NVLSTree (25 + 2 x 2 x 14 = 81 us + 2 MiB over 200 GB/s x 5/6 = 93.6
+// us), the ring's LL128 (144.4 + 11.0 us) and Simple; at 1 GiB the ring's Simple (10.8 ms) beats the tree's
+// Simple (index 24 is past the correction table: 1 GiB / 92 GB/s = 11.7 ms) and NVLSTree (12.9 ms).
+TEST(NcclAllReduce, TunerTakesTheTreeBelowTheCrossoverAndTheRingAbove) {
+  const ClusterSpec c = FourHopperNodes();
+  const double small = 1 << 20, big = 1 << 30;
+  const CollectiveTime s = EstimateAllReduce(RingOf(small, c), small, c);
+  EXPECT_STREQ(s.algorithm, "Tree");
+  EXPECT_STREQ(s.protocol, "LL128");
+  EXPECT_NEAR(s.seconds, 65.5e-6 + small / 51.75e9, 1e-11);
+  const CollectiveTime nvls_tree = NvlsTreeAllReduce(small, c);
+  EXPECT_NEAR(nvls_tree.seconds, 81e-6 + 2 * small / (200e9 * 5 / 6), 1e-11);
+  EXPECT_GT(nvls_tree.seconds, s.seconds);
+  const CollectiveTime b = EstimateAllReduce(RingOf(big, c), big, c);
+  EXPECT_STREQ(b.algorithm, "Ring");
+  EXPECT_STREQ(b.protocol, "Simple");
+  EXPECT_LT(b.seconds, 120.4e-6 + big / 92e9);
+  // NCCL_ALGO=Ring keeps the ring at any size.
+  EXPECT_STREQ(EstimateAllReduce(RingOf(small, c), small, c, kNcclRing).algorithm, "Ring");
+}
+
+TEST(NcclAllReduce, TreeCorrectionFactorIsNcclsTable) {
+  EXPECT_DOUBLE_EQ(TreeCorrectionFactor(0, 64, 27), 1.0);  // index 0
+  EXPECT_DOUBLE_EQ(TreeCorrectionFactor(2, 64, 27), 0.9);
+  EXPECT_DOUBLE_EQ(TreeCorrectionFactor(0, 1 << 20, 27), 0.5);  // index 14
+  EXPECT_DOUBLE_EQ(TreeCorrectionFactor(1, 1 << 19, 27), 0.6);  // index 13: 0.6 from 2.10 ...
+  EXPECT_DOUBLE_EQ(TreeCorrectionFactor(1, 1 << 19, 8), 0.5);   // ... 0.5 in 2.8-2.9
+  EXPECT_DOUBLE_EQ(TreeCorrectionFactor(1, 1 << 28, 8), 0.92);  // index 22
+  EXPECT_DOUBLE_EQ(TreeCorrectionFactor(1, 1 << 28, 27), 1.0);
+  EXPECT_DOUBLE_EQ(TreeCorrectionFactor(2, 1 << 29, 27), 1.0);  // past the table
+  EXPECT_DOUBLE_EQ(TreeCorrectionFactor(2, 32, 27), 1.0);       // below it
+}
+
+// NVLSTree: across nodes only, from 2.18, on NVLS GPUs; on two nodes the NICs carry the buffer once
+// (tuning.cc: bwInter unhalved for nNodes <= 2). 2.19: latency 23 (NVLink) + 2 x 1 x 14 (network) us.
+TEST(NcclAllReduce, NvlsTreeOnlyWhereNcclHasIt) {
+  ClusterSpec c = FourHopperNodes();
+  c.nodes = 2;
+  ASSERT_TRUE(NcclLibraryForRelease("2.19.3", &c.nccl));
+  const double bytes = 1 << 30;
+  const CollectiveTime t = NvlsTreeAllReduce(bytes, c);
+  EXPECT_NEAR(t.latency_s, (23 + 2 * 14) * 1e-6, 1e-12);
+  EXPECT_NEAR(t.transfer_s, bytes / (200e9 * 5 / 6), 1e-9);
+  ASSERT_TRUE(NcclLibraryForRelease("2.17.1", &c.nccl));
+  EXPECT_EQ(NvlsTreeAllReduce(bytes, c).seconds, 0.0);
+  ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &c.nccl));
+  c.gpu.name = "A100-SXM4-80GB";
+  EXPECT_EQ(NvlsTreeAllReduce(bytes, c).seconds, 0.0);
+  c.gpu.name = "H100-SXM-80GB";
+  c.nodes = 1;
+  EXPECT_EQ(NvlsTreeAllReduce(bytes, c).seconds, 0.0);
+}
+
+// The network plugin's latency (aws-ofi-nccl: 35 us on p6-b200) on each network step, by release.
+TEST(NcclAllReduce, PluginNetworkLatencyByRelease) {
+  CollectiveLibrary lib = DefaultNcclLibrary();
+  ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &lib));
+  EXPECT_DOUBLE_EQ(NetworkStepLatencySeconds(14e-6, true, lib), 14e-6);  // not set
+  lib.net_latency_s = 35e-6;
+  EXPECT_DOUBLE_EQ(NetworkStepLatencySeconds(14e-6, true, lib), 14e-6 + 70e-6);  // Simple: twice
+  EXPECT_DOUBLE_EQ(NetworkStepLatencySeconds(4e-6, false, lib), 4e-6 + 35e-6);
+  ASSERT_TRUE(NcclLibraryForRelease("2.16.5", &lib));
+  EXPECT_DOUBLE_EQ(NetworkStepLatencySeconds(9.6e-6, true, lib), 35e-6);  // replaces the table
+  ASSERT_TRUE(NcclLibraryForRelease("2.8.4", &lib));
+  EXPECT_DOUBLE_EQ(NetworkStepLatencySeconds(9.6e-6, true, lib), 9.6e-6);  // ignored before 2.12
+  // The tree of the 4-node cluster with it: LL128's network step 8.5 + 35 us.
+  ClusterSpec c = FourHopperNodes();
+  c.nccl.net_latency_s = 35e-6;
+  const double bytes = 1 << 20;
+  const CollectiveTime tree = TreeAllReduce(RingOf(bytes, c), bytes, c);
+  EXPECT_NEAR(tree.latency_s, (14.0 + 2 * (7 * 1.25 + 2 * (8.5 + 35))) * 1e-6, 1e-12);
+}
+
+}  // namespace
+}  // namespace zerosim::model
