@@ -93,6 +93,9 @@ struct SimOptions {
   // first's and only the first unit's flows are started. Off: both units' flows on both units' links, the
   // reference the fold is tested against.
   bool fold_units = true;
+  // Platform::TransferAll wakes its caller once, when the last of its transfers arrives, instead of the
+  // caller waiting for each (PlatformSpec::wait_each_transfer, the reference this is tested against).
+  bool wait_each_transfer = false;
 };
 
 const char* FidelityName(Fidelity f);
