@@ -463,6 +463,7 @@ StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::Clus
   with_options.simgrid_cfg = o.simgrid_cfg;
   with_options.simgrid_log = o.simgrid_log;
   with_options.link_load_plugin = o.link_load_plugin;
+  with_options.wait_each_transfer = o.wait_each_transfer;
   StatusOr<std::unique_ptr<Platform>> platform = Platform::Create(with_options);
   if (!platform.ok()) return platform.status();
   Replay replay(s, c, cal, o, layout, platform->get());

@@ -96,6 +96,9 @@ struct SimOptions {
   // How many variants of a scenario are simulated at once, each replay in its own child process
   // (isolation.h SimulateAll). Not part of the replay: any value gives the same report bytes.
   int variant_jobs = 1;
+  // Platform::TransferAll wakes its caller once, when the last of its transfers arrives, instead of the
+  // caller waiting for each (PlatformSpec::wait_each_transfer, the reference this is tested against).
+  bool wait_each_transfer = false;
 };
 
 const char* FidelityName(Fidelity f);

@@ -63,6 +63,13 @@ struct Platform::Impl {
   int next_load = 0;
   // The network model as a resource model: the set of its running actions (Transfer::count).
   simgrid::kernel::resource::Model* network = nullptr;
+  // TransferAll's callers waiting for their transfers: per call, the transfers still running and the
+  // semaphore it waits on; per running transfer's network action, its call's.
+  struct Pending {
+    size_t running = 0;
+    sg4::SemaphorePtr arrived = sg4::Semaphore::create(0);
+  };
+  std::unordered_map<const void*, Pending*> awaited;
 };
 
 Platform::Platform(const PlatformSpec& spec) : spec_(spec), impl_(std::make_unique<Impl>()) {}
@@ -277,6 +284,19 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
   for (const auto& [link, index] : p->impl_->link_index) link_by_index[static_cast<size_t>(index)] = link;
   p->impl_->meter->Track(p->links_, link_by_index);
 
+  // A transfer's network action left STARTED (TransferAll): its caller wakes when the last of its call's
+  // has. In maestro, where Semaphore::release runs at once (simix.hpp: simcall_answered's fast path).
+  Impl* waits = p->impl_.get();
+  sg4::Link::on_communication_state_change_cb([waits](simgrid::kernel::resource::NetworkAction& action,
+                                                      simgrid::kernel::resource::Action::State prev) {
+    if (prev != simgrid::kernel::resource::Action::State::STARTED) return;
+    auto it = waits->awaited.find(static_cast<const void*>(&action));
+    if (it == waits->awaited.end()) return;
+    Impl::Pending* pending = it->second;
+    waits->awaited.erase(it);
+    if (--pending->running == 0) pending->arrived->release();
+  });
+
   const double intra = spec.intra_efficiency;
   const double inter = spec.inter_efficiency;
   p->impl_->engine->get_netzone_root()->get_network_model()->set_bw_factor_cb(
@@ -387,9 +407,10 @@ void Platform::TransferAll(const std::vector<Transfer>& transfers) {
     started.push_back(&t);
     weighted = weighted || count > 1;
   }
-  if (!comms.empty() && (weighted || impl_->meter->wants_actions())) {
-    const std::vector<simgrid::kernel::resource::Action*> actions =
-        FindActions(impl_->network, comms, penalties);
+  const bool wait_each = spec_.wait_each_transfer;
+  std::vector<simgrid::kernel::resource::Action*> actions;
+  if (!comms.empty() && (weighted || impl_->meter->wants_actions() || !wait_each)) {
+    actions = FindActions(impl_->network, comms, penalties);
     if (impl_->meter->wants_actions()) {
       for (size_t i = 0; i < actions.size(); ++i) {
         const Transfer& t = *started[i];
@@ -397,7 +418,19 @@ void Platform::TransferAll(const std::vector<Transfer>& transfers) {
       }
     }
   }
-  for (const sg4::CommPtr& c : comms) c->wait();
+  if (wait_each || comms.empty()) {
+    for (const sg4::CommPtr& c : comms) c->wait();
+    return;
+  }
+  // One wake when the last transfer has arrived, not a wait per comm: each wait is a simcall, and its
+  // completion scans the caller's own list of activities (CommImpl::finish, v3.32: issuer's
+  // activities_.remove), which holds the NCCL load of every member GPU the caller started
+  // (StartGpuLoad): one scan of the members per comm. The comms are detached (Comm::sendto_init), so
+  // none needs a wait to be freed; no action can finish before the next solve, after this call.
+  Impl::Pending pending;
+  pending.running = actions.size();
+  for (const auto* a : actions) impl_->awaited.emplace(static_cast<const void*>(a), &pending);
+  pending.arrived->acquire();
 }
 
 namespace {

@@ -60,6 +60,9 @@ struct PlatformSpec {
   // SimGrid moved of each finished transfer, on the links of its route, without the plugin's route
   // computation at each comm's start and completion, and without its sampling error (link_meter.h).
   bool link_load_plugin = false;
+  // TransferAll waits for each comm (s4u Comm::wait) instead of once for all of them (its default): the
+  // reference the single wait is tested against (simgrid_platform.cc, TransferAll).
+  bool wait_each_transfer = false;
   // The nodes of the second half (the second of two top-level groups: two nodes of a flat fabric, two
   // leaves or pods of a fat tree) mirror the first half's: their GPU hosts exist, but every route of theirs
   // runs over the links of the node or group they mirror, and no links of their own are built
