@@ -1,8 +1,7 @@
 // What SimGrid 3.32 costs per activity when many actors run in lockstep: the floor under ZeroSim's full
 // replay (sim/README.md, "The full replay"). A actors on A hosts (a ring of private links), each doing N
-// steps of one kind; prints the CPU time (std::clock) per step. Not part of the build:
-//   g++ -O2 -std=c++17 scripts/simgrid_cost_floor.cc -o /tmp/floor $(pkg-config --cflags --libs simgrid)
-//   /tmp/floor 1024 1000 sleep; /tmp/floor 1024 1000 exec; /tmp/floor 1024 195 sendto; /tmp/floor 1024 195
+// steps of one kind; prints the CPU time (std::clock) per step. Built as build/sim/simgrid_cost_floor:
+//   build/sim/simgrid_cost_floor 1024 1000 sleep; ... 1024 1000 exec; ... 1024 195 sendto; ... 1024 195
 //   mailbox
 // sleep: this_actor::sleep_for; exec: this_actor::execute; sendto: Comm::sendto_async + wait to the next
 // host (detached: maestro's one list, A comms in flight); mailbox: put_async + wait to a mailbox whose
@@ -16,6 +15,17 @@
 
 namespace sg4 = simgrid::s4u;
 
+namespace {
+
+// "h17" (a prefix and a number; built by appending: GCC 12 warns falsely on "h" + std::to_string(i)).
+std::string Name(char prefix, int i) {
+  std::string s(1, prefix);
+  s += std::to_string(i);
+  return s;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   sg4::Engine e(&argc, argv);
   if (argc < 4) return 2;
@@ -24,9 +34,9 @@ int main(int argc, char** argv) {
   const std::string kind = argv[3];
   sg4::NetZone* zone = sg4::create_full_zone("zone");
   std::vector<sg4::Host*> hosts;
-  for (int i = 0; i < actors; ++i) hosts.push_back(zone->create_host("h" + std::to_string(i), 1e9)->seal());
+  for (int i = 0; i < actors; ++i) hosts.push_back(zone->create_host(Name('h', i), 1e9)->seal());
   for (int i = 0; i < actors; ++i) {
-    sg4::Link* l = zone->create_link("l" + std::to_string(i), 1e9)->set_latency(0)->seal();
+    sg4::Link* l = zone->create_link(Name('l', i), 1e9)->set_latency(0)->seal();
     zone->add_route(hosts[i]->get_netpoint(), hosts[(i + 1) % actors]->get_netpoint(), nullptr, nullptr,
                     {sg4::LinkInRoute(l)}, false);
   }
@@ -42,7 +52,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < actors; ++i) {
     sg4::Actor::create("a", hosts[i], [&, i] {
       sg4::Host* next = hosts[(i + 1) % actors];
-      sg4::Mailbox* box = sg4::Mailbox::by_name("b" + std::to_string(i));
+      sg4::Mailbox* box = sg4::Mailbox::by_name(Name('b', i));
       box->set_receiver(receivers[(i + 1) % actors]);
       for (int k = 0; k < steps; ++k) {
         if (kind == "sleep") {
