@@ -85,7 +85,8 @@ double FetchCoordinator::GroupSize(double shard_elements) {
   const auto key = static_cast<int64_t>(std::llround(shard_elements));
   const auto it = group_size_cache_.find(key);
   if (it != group_size_cache_.end()) return it->second;
-  const double g = QuantizationGroupSize(shard_elements, static_cast<double>(z_.weight_quantization_group_target));
+  const double g =
+      QuantizationGroupSize(shard_elements, static_cast<double>(z_.weight_quantization_group_target));
   group_size_cache_.emplace(key, g);
   return g;
 }
@@ -124,6 +125,42 @@ void FetchCoordinator::Gather(const std::vector<int>& params, const std::vector<
   }
 }
 
+// all_gather_coalesced's per-rank Python loops (deepspeed/runtime/zero/partition_parameters.py, read at
+// v0.6.2, v0.10.0 and v0.16.4, unchanged in substance between them). With one parameter it gathers straight
+// into the parameter's buffer: no loop. With two or more (`else` branch):
+//  - before the call, unless quantized: `for i in range(world_size):
+//  partitions.append(flat_tensor.narrow(...))`,
+//    one view per rank of the flat output (world_size = the gather's group: num_ranks_in_param_group for
+//    hpZ's secondary partition in v0.10);
+//  - AllGatherCoalescedHandle.wait: with qwZ first one view per rank of the dequantized buffer; then per
+//    parameter, for every rank whose slice starts inside the parameter, `partitions[rank].narrow(...)`, and
+//    after the torch.cat one `record_stream` per such slice. The rank count of parameter p is
+//    min(world_size, ceil(numel / s)) with s its per-rank slice (ceil(numel / P) elements, times P / h for
+//    hpZ's secondary partition).
+// PyTorch 1.10.2 (the Azure runs) exports torch.distributed._all_gather_base (torch/distributed/__init__.py),
+// so DeepSpeed's torch_allgather_fn and _allgather_param(s_coalesced) take their `_all_gather_base` branch:
+// their own per-rank loops (the fallback to all_gather over a list of views) do not run, nor does
+// ProcessGroupNCCL's per-output copy-back of a list all_gather. Each view, narrow and record_stream is one
+// Python-level call into a PyTorch op, counted at host_tensor_view_s (record_stream at the view's cost is an
+// assumption: no published timing of it alone).
+FetchCoordinator::PerRankOps FetchCoordinator::CoalescedPerRankOps(const std::vector<int>& params, int world,
+                                                                   int group_size, bool secondary,
+                                                                   bool quantized) const {
+  PerRankOps ops;
+  if (params.size() < 2 || z_.strategy != Strategy::kZero3) return ops;
+  const double h = group_size;
+  if (!quantized) ops.issue = h;
+  if (quantized) ops.wait += h;
+  for (int p : params) {
+    const double numel = g_.params[static_cast<size_t>(p)].numel();
+    double slice = std::ceil(numel / world);
+    if (secondary) slice *= static_cast<double>(world) / group_size;
+    const double ranks = std::min(h, std::ceil(numel / slice));
+    ops.wait += 2.0 * ranks;  // narrow + record_stream
+  }
+  return ops;
+}
+
 void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose,
                                    bool stored_quantized) {
   // MiCS partitions over its shard group instead of the world (mics.py MiCS_Init.num_partitions).
@@ -157,6 +194,9 @@ void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondar
     } else if (z_.zero_quantized_weights || stored_quantized) {
       const int bits = z_.weight_quantization_bits;
       h.quantized = true;
+      // MixZ++'s stored-int8 path (v0.10.1) was not read: no per-rank host work counted for it.
+      if (!stored_quantized)
+        h.wait_host_ops = CoalescedPerRankOps(params, world, group_size, secondary, true).wait;
       h.group_size = GroupSize(shard);
       int quant = emit_->tail(Queue::kAllGatherStream);
       if (!stored_quantized) {
@@ -187,6 +227,9 @@ void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondar
       h.ops[0] = emit_->Collective(q, CollectiveKind::kAllGather, group, bytes,
                                    fp8_shard > 0 ? kFp8Bytes : 2.0, purpose, {dep});
     } else {
+      const PerRankOps per_rank = CoalescedPerRankOps(params, world, group_size, secondary, false);
+      emit_->Host(per_rank.issue * z_.host_tensor_view_s);
+      h.wait_host_ops = per_rank.wait;
       h.ops[0] = emit_->Collective(q, CollectiveKind::kAllGather, group, shard * group_size * 2.0, 2.0,
                                    purpose, {emit_->tail(Queue::kAllGatherStream)});
     }
@@ -213,6 +256,8 @@ void FetchCoordinator::WaitHandle(int id) {
   } else if (h.ops[0] >= 0) {
     emit_->Wait(Queue::kAllGatherStream, {h.ops[0]});
   }
+  // The per-parameter, per-rank split after the stream wait (CoalescedPerRankOps).
+  emit_->Host(h.wait_host_ops * z_.host_tensor_view_s);
 }
 
 int FetchCoordinator::Fetch(int step) {

@@ -17,11 +17,17 @@
 // and fp32 scales separately; hpZ gathers backward-phase uses from the secondary partition inside the hpZ
 // group (see ZeroConfig::hpz_recompute_uses_secondary for the recompute). Frozen parameters (Param::frozen)
 // keep their secondary partition, so under hpZ every gather of them is intra-node; with
-// zero_quantized_nontrainable_weights they are stored int8 and gathered as codes and scales without a quantize
-// kernel (__all_gather_params splits stored-quantized params from the others, quantize=True for them). MiCS
-// (mics.py) partitions over its shard group and gathers there, in two hops (across nodes, then inside the
-// node) with mics_hierarchical_params_gather. With the FP8 weight all-gather (precision.h) the block linear
-// weights travel as FP8 codes, cast from the shard first.
+// zero_quantized_nontrainable_weights they are stored int8 and gathered as codes and scales without a
+// quantize kernel (__all_gather_params splits stored-quantized params from the others, quantize=True for
+// them). MiCS (mics.py) partitions over its shard group and gathers there, in two hops (across nodes, then
+// inside the node) with mics_hierarchical_params_gather. With the FP8 weight all-gather (precision.h) the
+// block linear weights travel as FP8 codes, cast from the shard first.
+//
+// Host work per gather (ZeroConfig::host_tensor_view_s per Python-level tensor op): a coalesced gather of
+// two or more parameters builds one view per rank of the flat buffer before the call (not with qwZ), and its
+// handle's wait splits the result per parameter and rank (a narrow and a record_stream each, plus one view
+// per rank of the dequantized buffer with qwZ), all over the gather's own group (hpZ: the secondary group).
+// A single-parameter gather has no per-rank loop. Plain and qwZ gathers of ZeRO-3 only (not MiCS, not FP8).
 #pragma once
 
 #include <cstdint>
@@ -76,6 +82,7 @@ class FetchCoordinator {
     bool complete = false;
     double shard_elements = 0;
     double group_size = 0;
+    double wait_host_ops = 0;  // Python-level tensor ops of AllGatherCoalescedHandle.wait (per-rank loop)
   };
   struct Entry {
     int param;
@@ -91,6 +98,14 @@ class FetchCoordinator {
   bool UsesSecondary(int param, Phase use_phase, Phase hook_phase) const;
   bool StoredQuantized(int param) const;
   double GroupSize(double shard_elements);
+  // Per-rank host ops of all_gather_coalesced's multi-parameter path (see the .cc): before the call, and in
+  // AllGatherCoalescedHandle.wait. Zero for a single parameter.
+  struct PerRankOps {
+    double issue = 0;
+    double wait = 0;
+  };
+  PerRankOps CoalescedPerRankOps(const std::vector<int>& params, int world, int group_size, bool secondary,
+                                 bool quantized) const;
 
   const ModuleGraph& g_;
   const ZeroConfig& z_;
@@ -98,11 +113,11 @@ class FetchCoordinator {
   const std::vector<TraceStep>* trace_ = nullptr;
 
   std::vector<Status> status_;
-  std::vector<int> handle_of_;         // per param: index into handles_, while in flight
+  std::vector<int> handle_of_;  // per param: index into handles_, while in flight
   std::vector<long> most_recent_step_;
   std::vector<Handle> handles_;
   std::deque<Entry> queue_;
-  std::deque<int> fetch_events_;       // ops whose completion the host may wait for
+  std::deque<int> fetch_events_;                          // ops whose completion the host may wait for
   std::unordered_map<int64_t, double> group_size_cache_;  // QuantizationGroupSize by shard elements
   std::vector<bool> fp8_;  // with the FP8 weight all-gather: Fp8Params (precision.h); else empty
   // Scratch buffers reused across hooks (no allocation per hook).
@@ -111,7 +126,7 @@ class FetchCoordinator {
   std::vector<Phase> use_phase_;
   std::vector<int> candidates_;
   std::vector<int> part_;
-  double live_ = 0;                    // DeepSpeed's __n_available_params
+  double live_ = 0;  // DeepSpeed's __n_available_params
   double peak_live_ = 0;
 };
 

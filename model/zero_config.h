@@ -94,8 +94,10 @@ struct ZeroConfig {
   // ZeroSim: host time of one Python-level PyTorch view op on a CUDA tensor (a slice `t[a:b]`). DeepSpeed's
   // reduce_scatter_coalesced (runtime/comm/coalesced_collectives.py, v0.6 to v0.10) slices every gradient of a
   // bucket once per rank in a Python loop before the reduce-scatter, so a bucket of n tensors costs
-  // world_size x n of these on the host (qgZ's all_to_all_quant_reduce sends each 1-D tensor through it). 2 us: PyTorch's operator_benchmark for torch.split of a CUDA tensor
-  // into two views, 2.3-3.4 us per call (pytorch/pytorch PR #32194's timings).
+  // world_size x n of these on the host (qgZ's all_to_all_quant_reduce sends each 1-D tensor through it).
+  // all_gather_coalesced's multi-parameter gathers loop over the ranks too (model/fetch_coordinator.cc).
+  // 2 us: PyTorch's operator_benchmark for torch.split of a CUDA tensor into two views, 2.3-3.4 us per call
+  // (pytorch/pytorch PR #32194's timings).
   double host_tensor_view_s = 2e-6;
 
   // --- the runtime ([runtime] in a scenario) ---
