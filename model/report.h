@@ -76,7 +76,7 @@ struct VariantReport {
   double attention_s = 0;        // FlashAttention kernels
   double memory_bound_s = 0;     // norms, activations, residuals, dropout, casts, the loss
   double kernel_gaps_s = 0;      // idle GPU time between kernels
-  double queue_blocking_s = 0;   // compute held behind other streams' ops by one hardware queue (analytic engine)
+  double queue_blocking_s = 0;   // compute held behind other streams' ops by one hardware queue (each engine)
   double waiting_for_data_s = 0; // the rest of exposed_comm_s: waiting for gathers, reductions and host syncs
   int gpus = 0;                 // P, for per-GPU figures
   VolumeReport bytes;           // summed over all GPUs

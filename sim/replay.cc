@@ -234,11 +234,14 @@ class Replay {
     for (int i : queue_ops_[static_cast<size_t>(a->queue)]) {
       const Op& op = s_.ops[static_cast<size_t>(i)];
       for (int d = 0; d < op.num_deps; ++d) WaitDone(a, op.deps[static_cast<size_t>(d)]);
+      const double ready = Platform::Now();  // its queue free and every dep done
       if (!started_.empty() && op.queue != Queue::kHost) {
         if (gpu_prev_[static_cast<size_t>(i)] >= 0) WaitStarted(a, gpu_prev_[static_cast<size_t>(i)]);
         MarkStarted(a->rank, i);
       }
       const double start = Platform::Now();
+      // Rank 0's compute held only by the one hardware queue, as model/analytic.cc measures it.
+      if (a->rank == 0 && op.queue == Queue::kCompute) timing_.queue_blocking_s += start - ready;
       switch (op.kind) {
         case OpKind::kCompute:
         case OpKind::kKernel:
