@@ -54,8 +54,11 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.attention_s = t.compute_parts.attention_s;
   r.memory_bound_s = t.compute_parts.memory_s;
   r.kernel_gaps_s = t.compute_parts.launch_s;
-  r.queue_blocking_s = t.queue_blocking_s;
-  r.waiting_for_data_s = std::max(0.0, t.exposed_comm_s - t.interference_s - t.queue_blocking_s);
+  // The exposed time's parts add up to it: a compute op held by the one hardware queue can wait while
+  // side-stream work (useful GPU time, not exposed) runs, so the blocked time counts as exposed only up to
+  // what the NCCL SM share leaves of the exposed time.
+  r.queue_blocking_s = std::min(t.queue_blocking_s, std::max(0.0, t.exposed_comm_s - t.interference_s));
+  r.waiting_for_data_s = std::max(0.0, t.exposed_comm_s - t.interference_s - r.queue_blocking_s);
   r.gpus = p;
   r.bytes.cross_node = ToPhaseBytes(v.cross_node);
   r.bytes.intra_node = ToPhaseBytes(v.intra_node);
