@@ -4,6 +4,7 @@
 
 #include "model/collective_time.h"
 #include "model/kernel_cost.h"
+#include "model/nccl_allreduce.h"
 #include "model/op_cost.h"
 
 namespace zerosim::model {
@@ -38,6 +39,15 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   }
   for (size_t i = 0; i < s.traffic_classes.size(); ++i) {
     offset[static_cast<size_t>(kCompactRateCollectives) + i] = EstimateCollective(s.traffic_classes[i], c).seconds;
+  }
+  // All-reduces are NCCL's tuner's pick, which needs the buffer and the group (EstimateScheduledCollective):
+  // their classes are retimed from one of their ops (equal traffic, equal buffer over the same group).
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCollective || op.coll.kind != CollectiveKind::kAllReduce ||
+        op.coll.traffic_class < 0)
+      continue;
+    offset[static_cast<size_t>(kCompactRateCollectives + op.coll.traffic_class)] =
+        EstimateScheduledCollective(op.coll, c).seconds;
   }
   for (size_t i = 0; i < s.compute_classes.size(); ++i) offset[compute_base + i] = local.class_time[i].total();
   const double sm_share = NcclSmShare(c);

@@ -219,4 +219,30 @@ CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const Cluste
   return best;
 }
 
+CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c) {
+  const bool whole_cluster = s.kind == CollectiveKind::kAllReduce && s.group == GroupKind::kGlobal &&
+                             s.group_size == c.total_gpus() && s.group_size > 1;
+  if (!whole_cluster) return EstimateCollective(s.traffic, c);
+  CollectiveTime t = EstimateAllReduce(s.traffic, s.buffer_bytes, c);
+  // The ring's step structure, carrying the tuner's latency in total (the replay delays by each step's).
+  const NcclProtocol& p = t.params;
+  const double ring_latency_s = p.base_latency_s + s.traffic.intra_steps * p.intra_step_latency_s +
+                                s.traffic.inter_steps * p.inter_step_latency_s;
+  NcclProtocol q = p;
+  if (ring_latency_s > 0) {
+    const double k = t.latency_s / ring_latency_s;
+    q.base_latency_s *= k;
+    q.intra_step_latency_s *= k;
+    q.inter_step_latency_s *= k;
+  } else {
+    q = NcclProtocol{};
+    q.base_latency_s = t.latency_s;
+  }
+  // The ring's flows at this factor move the buffer in the tuner's transfer time.
+  const double t1 = TransferSeconds(s.traffic, c, 1.0);
+  q.bandwidth_factor = t.transfer_s > 0 && t1 > 0 ? t1 / t.transfer_s : p.bandwidth_factor;
+  t.params = q;
+  return t;
+}
+
 }  // namespace zerosim::model

@@ -59,4 +59,17 @@ double TreeCorrectionFactor(int protocol, double bytes, int minor);
 CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const ClusterSpec& c,
                                  unsigned algorithms = kNcclAllAlgorithms);
 
+// One collective of a training schedule, as both the analytic model (EvaluateAnalytic) and the SimGrid
+// replay (sim/replay.cc) time it. An all-reduce whose communicator is every GPU of the cluster
+// (GroupKind::kGlobal: FSDP NO_SHARD's gradient all-reduce) is NCCL's tuner's pick, EstimateAllReduce; any
+// other collective, and an all-reduce over a smaller communicator (HSDP's and MiCS's replica groups, whose
+// NCCL trees ZeroSim does not model: EstimateAllReduce takes the cluster as the communicator), is
+// EstimateCollective's ring. The tuner's result is re-expressed on the ring the replay runs (collective
+// plan: 2(g-1) ring steps): params' latencies are the ring's per-step latencies scaled so that base +
+// intra_steps x intra + inter_steps x inter = latency_s, and params.bandwidth_factor =
+// TransferSeconds(traffic, c, 1) / transfer_s, so ring flows at that factor take transfer_s on an idle
+// fabric. algorithm and protocol stay the tuner's (a tree or NVLS pick is replayed as ring flows at the
+// tuner's time, not as the tree's or NVLS's own flows).
+CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c);
+
 }  // namespace zerosim::model

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "model/collective_time.h"
+#include "model/nccl_allreduce.h"
 #include "model/op_cost.h"
 #include "sim/carried_bytes.h"
 #include "sim/collective_plan.h"
@@ -70,7 +71,7 @@ class Replay {
       const Op& op = s.ops[i];
       queue_ops_[static_cast<size_t>(op.queue)].push_back(static_cast<int>(i));
       if (op.kind == OpKind::kCollective) {
-        coll_time_[i] = model::EstimateCollective(op.coll.traffic, c);
+        coll_time_[i] = model::EstimateScheduledCollective(op.coll, c);
       } else {
         nominal_[i] = model::LocalOpDuration(op, local_);
       }

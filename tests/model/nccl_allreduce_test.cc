@@ -140,5 +140,50 @@ TEST(NcclAllReduce, PluginNetworkLatencyByRelease) {
   EXPECT_NEAR(tree.latency_s, (14.0 + 2 * (7 * 1.25 + 2 * (8.5 + 35))) * 1e-6, 1e-12);
 }
 
+// Training's whole-cluster all-reduce (FSDP NO_SHARD, GroupKind::kGlobal) is the tuner's pick: at 1 MiB
+// NCCL's tree, LL128, 65.5 us + 1 MiB / 51.75 GB/s (TreeEqualsTuningCcWorkedByHand), carried on the ring's
+// steps for the replay (latencies summing to 65.5 us, bandwidth factor = the ring's 2 x 31/32 x 1 MiB /
+// 200 GB/s over the tree's transfer); at 1 GiB the ring's Simple with the plateau, 1.4 (8.4 + 56 x 3.4 + 6
+// x 14) us + 2 x 31/32 x 1 GiB / 200 GB/s. A reduce-scatter and an all-reduce over a replica group keep
+// EstimateCollective.
+TEST(NcclAllReduce, TrainingAllReduceIsTheTunersPick) {
+  const ClusterSpec c = FourHopperNodes();
+  CollectiveSpec s;
+  s.kind = CollectiveKind::kAllReduce;
+  s.group = GroupKind::kGlobal;
+  s.group_size = c.total_gpus();
+  s.buffer_bytes = 1 << 20;
+  s.traffic = RingOf(s.buffer_bytes, c);
+  const CollectiveTime small = EstimateScheduledCollective(s, c);
+  EXPECT_STREQ(small.algorithm, "Tree");
+  EXPECT_STREQ(small.protocol, "LL128");
+  const double tree_transfer_s = s.buffer_bytes / 51.75e9;
+  EXPECT_NEAR(small.seconds, 65.5e-6 + tree_transfer_s, 1e-11);
+  const NcclProtocol& p = small.params;
+  EXPECT_EQ(s.traffic.intra_steps, 56);
+  EXPECT_EQ(s.traffic.inter_steps, 6);
+  EXPECT_NEAR(p.base_latency_s + 56 * p.intra_step_latency_s + 6 * p.inter_step_latency_s, 65.5e-6, 1e-12);
+  EXPECT_NEAR(p.bandwidth_factor, 2.0 * 31 / 32 * s.buffer_bytes / 200e9 / tree_transfer_s, 1e-9);
+
+  s.buffer_bytes = 1 << 30;
+  s.traffic = RingOf(s.buffer_bytes, c);
+  const CollectiveTime big = EstimateScheduledCollective(s, c);
+  EXPECT_STREQ(big.algorithm, "Ring");
+  EXPECT_STREQ(big.protocol, "Simple");
+  EXPECT_NEAR(big.seconds, 1.4 * (8.4 + 56 * 3.4 + 6 * 14) * 1e-6 + 2.0 * 31 / 32 * s.buffer_bytes / 200e9,
+              1e-9);
+
+  CollectiveSpec rs = s;
+  rs.kind = CollectiveKind::kReduceScatter;
+  rs.traffic = CollectiveTraffic(rs.kind, rs.group, rs.group_size, rs.buffer_bytes, c);
+  EXPECT_EQ(EstimateScheduledCollective(rs, c).seconds, EstimateCollective(rs.traffic, c).seconds);
+  CollectiveSpec replica = s;
+  replica.group = GroupKind::kReplica;
+  replica.group_size = 4;
+  replica.buffer_bytes = 1 << 20;
+  replica.traffic = CollectiveTraffic(replica.kind, replica.group, 4, replica.buffer_bytes, c);
+  EXPECT_EQ(EstimateScheduledCollective(replica, c).seconds, EstimateCollective(replica.traffic, c).seconds);
+}
+
 }  // namespace
 }  // namespace zerosim::model

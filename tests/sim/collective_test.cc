@@ -76,5 +76,26 @@ TEST(Collective, MacroFlowEqualsStepLevelUnderContention) {
   EXPECT_NEAR(step_s / macro_s, 1.0, 0.01);
 }
 
+// A whole-cluster all-reduce (FSDP NO_SHARD) at NCCL's tuner's pick, replayed as the ring's flows at the
+// tuner's latency and bandwidth factor (sim/README.md): 4 nodes of 8 H100, NCCL 2.27, the tree at 1 MiB, the
+// ring at 1 GiB (model/nccl_allreduce_test.cc works both out); macro-flow and step-level both equal it.
+TEST(Collective, WholeClusterAllReduceReplaysTheTunersPick) {
+  model::ClusterSpec c = PaperCluster(4, 4, 8);
+  c.gpu.name = "H100-SXM-80GB";
+  c.intra.bandwidth_Bps = 450e9;
+  c.nic.bandwidth_Bps = 50e9;
+  ASSERT_TRUE(model::NcclLibraryForRelease("2.27.7", &c.nccl));
+  for (double bytes : {1024.0 * 1024, 1024.0 * 1024 * 1024}) {
+    const model::Op op = CollectiveOp(c, CollectiveKind::kAllReduce, GroupKind::kGlobal, bytes);
+    const model::CollectiveTime tuned = model::EstimateScheduledCollective(op.coll, c);
+    EXPECT_STREQ(tuned.algorithm, bytes < 1e9 ? "Tree" : "Ring");
+    sim::SimOptions step;
+    step.fidelity = sim::Fidelity::kStep;
+    EXPECT_NEAR(SimulatedTime(ScheduleOf(c, {op}), c) / tuned.seconds, 1.0, 1e-6) << bytes << " B";
+    // Step level: 62 steps of whole-byte flows (a 1 MiB buffer's 32 KiB chunks) round at the 1e-5 level.
+    EXPECT_NEAR(SimulatedTime(ScheduleOf(c, {op}), c, step) / tuned.seconds, 1.0, 1e-4) << bytes << " B";
+  }
+}
+
 }  // namespace
 }  // namespace zerosim::testing

@@ -16,6 +16,7 @@
 
 #include "model/analytic.h"
 #include "model/collective_time.h"
+#include "model/nccl_allreduce.h"
 #include "model/schedule.h"
 #include "model/traffic.h"
 #include "sim/isolation.h"
@@ -97,9 +98,10 @@ inline double SimulatedTime(const model::Schedule& s, const model::ClusterSpec& 
   return r.ok() ? r->timing.iteration_s : -1;
 }
 
-// The analytic (NCCL cost model) time of one collective op alone.
+// The analytic (NCCL cost model) time of one collective op alone, as schedules time it (a whole-cluster
+// all-reduce at NCCL's tuner's pick, nccl_allreduce.h).
 inline double AnalyticTime(const model::Op& op, const model::ClusterSpec& c) {
-  return model::EstimateCollective(op.coll.traffic, c).seconds;
+  return model::EstimateScheduledCollective(op.coll, c).seconds;
 }
 
 // The results of replaying one schedule twice, under two sets of options.
