@@ -42,22 +42,14 @@ void ExpectOneWakeExact(const model::ClusterSpec& c, const sim::Perturbations& p
 }
 
 model::ClusterSpec Rails() {
-  model::ClusterSpec c = PaperCluster(2, 4, 6);
-  c.fabric.kind = model::FabricKind::kRailOptimized;
+  model::ClusterSpec c = RailOptimized(PaperCluster(2, 4, 6));
   c.nccl.inter_bandwidth_efficiency = 0.8;
   c.nccl.channels = 40;  // NCCL kernels hold half of the 80 SMs
   return c;
 }
 
 TEST(TransferWait, FullAndClassesWithPerturbationsAreExact) {
-  sim::Perturbations p;
-  sim::DegradedLink nic;
-  nic.node = 1;
-  nic.rail = 1;
-  nic.bandwidth_factor = 0.5;
-  p.links.push_back(nic);
-  p.background.push_back({3, 0, 4, 20e9 / 8});
-  p.slow_nodes.push_back({2, 1.2});
+  const sim::Perturbations p = DegradedNicAndSecondJob(/*slow_node=*/2, /*slowdown=*/1.2);
   for (sim::Reduction r : {sim::Reduction::kFull, sim::Reduction::kClasses})
     ExpectOneWakeExact(Rails(), p, r);
 }
