@@ -23,7 +23,8 @@ struct SimRunSlot {
 };
 
 constexpr const char* kAnalyticModel =
-    "analytic engine: NCCL's ring/all-to-all cost model per link tier, each collective uncontended";
+    "analytic engine: NCCL's cost model per link tier (rings, all-to-all; the tuner's pick for a whole-cluster "
+    "all-reduce), each collective uncontended";
 
 // An RLHF variant ([rlhf]) by phase (model/rlhf_evaluate.h), each pass timed by `engine`.
 StatusOr<model::VariantReport> EvaluateRlhf(const io::Scenario& s, const io::Variant& v, bool sim,
