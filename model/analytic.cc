@@ -41,11 +41,13 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     offset[static_cast<size_t>(kCompactRateCollectives) + i] = EstimateCollective(s.traffic_classes[i], c).seconds;
   }
   // All-reduces are NCCL's tuner's pick, which needs the buffer and the group (EstimateScheduledCollective):
-  // their classes are retimed from one of their ops (equal traffic, equal buffer over the same group).
+  // their classes are retimed once, from their first op (equal traffic, equal buffer over the same group).
+  std::vector<bool> retimed(s.traffic_classes.size(), false);
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective || op.coll.kind != CollectiveKind::kAllReduce ||
-        op.coll.traffic_class < 0)
+        op.coll.traffic_class < 0 || retimed[static_cast<size_t>(op.coll.traffic_class)])
       continue;
+    retimed[static_cast<size_t>(op.coll.traffic_class)] = true;
     offset[static_cast<size_t>(kCompactRateCollectives + op.coll.traffic_class)] =
         EstimateScheduledCollective(op.coll, c).seconds;
   }
