@@ -42,26 +42,28 @@ std::optional<double> ParseNumber(const std::string& text) {
 
 int FitCommand(int argc, char** argv) {
   std::vector<std::string> files, param_args;
-  bool check = false;
+  bool check = false, loo = false;
   std::string knob_list;
   for (const study::FitKnob& k : study::FitKnobs()) knob_list += fmt::format("\n  {:<34} ({})", k.name, k.where);
   po::options_description opts(
-      "usage: zerosim fit [scenario.toml...] --param NAME[=INITIAL] [--param ...] [--check]\n\n"
-      "Fits up to three parameters to every published TFLOPs-per-GPU expectation of the scenarios at once\n"
+      "usage: zerosim fit [scenario.toml...] --param NAME[=INITIAL] [--param ...] [--check] [--loo]\n\n"
+      "Fits up to six parameters to every published TFLOPs- and tokens/s-per-GPU expectation of the scenarios at\n"
+      "once (a GPU's compute: the calibration set under scenarios/calibration, one file per GPU and precision)\n"
       "(with no scenario: the paper's, under ./scenarios/zeropp_paper; published runs of real systems under\n"
       "scenarios/published are validation evidence and are never fitted), by bounded least squares on\n"
       "log(simulated / published). Parameters:" + knob_list + "\n\noptions");
   opts.add_options()("help,h", "print this help")
       ("param", po::value<std::vector<std::string>>(&param_args)->value_name("NAME[=X]"),
        "a parameter to fit, optionally with a starting value (default: the value in the files)")
-      ("check", po::bool_switch(&check), "fail unless the files' values fit as well as the optimum (within 0.1%)");
+      ("check", po::bool_switch(&check), "fail unless the files' values fit as well as the optimum (within 0.1%)")
+      ("loo", po::bool_switch(&loo), "cross-validate: refit leaving each model size out and predict its points");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(&files));
   po::positional_options_description pos;
   pos.add("scenario", -1);
   if (std::optional<int> stop = ParseCommandLine("fit", argc, argv, opts, &hidden, &pos)) return *stop;
-  if (param_args.empty() || param_args.size() > 3) {
-    fmt::print(stderr, "zerosim fit: give one to three --param (at most three parameters may be fitted)\n");
+  if (param_args.empty() || param_args.size() > 6) {
+    fmt::print(stderr, "zerosim fit: give one to six --param (at most six parameters may be fitted at once)\n");
     return kExitUsage;
   }
   if (files.empty() && std::filesystem::is_directory("scenarios/zeropp_paper")) {
@@ -130,16 +132,54 @@ int FitCommand(int argc, char** argv) {
   const model::FitResult& fit = outcome->fit;
   const std::vector<double>& file_values = outcome->file_values;
 
-  fmt::print("fitted {} parameter(s) to {} published TFLOPs values ({} iterations{}):\n", fit.params.size(),
+  fmt::print("fitted {} parameter(s) to {} published values ({} iterations{}):\n", fit.params.size(),
              fit.residuals.size(), fit.iterations, fit.converged ? "" : ", NOT converged");
   for (size_t i = 0; i < fit.params.size(); ++i) {
-    fmt::print("  {:<34} {:.6g} +- {:.2g}   (files: {:.6g}; belongs in {})\n", fit.params[i].name, fit.params[i].value,
-               fit.std_errors[i], file_values[i], knobs[i]->where);
+    const bool at_bound = fit.params[i].value <= knobs[i]->lower + 1e-9 * (knobs[i]->upper - knobs[i]->lower) ||
+                          fit.params[i].value >= knobs[i]->upper - 1e-9 * (knobs[i]->upper - knobs[i]->lower);
+    fmt::print("  {:<34} {:.6g} +- {:.2g}   bounds [{:g}, {:g}]{}   (files: {:.6g}; belongs in {})\n", fit.params[i].name,
+               fit.params[i].value, fit.std_errors[i], knobs[i]->lower, knobs[i]->upper,
+               at_bound ? " AT ITS BOUND: a missing mechanism" : "", file_values[i], knobs[i]->where);
   }
   fmt::print("  rms log residual {:.4f} (about {:.1f}% per point)\n\n",
              std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())),
              100 * std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())));
   fmt::print("{}", study::FormatValidation(outcome->fitted));
+
+  if (loo) {
+    StatusOr<std::vector<study::LeftOut>> folds = study::LeaveOneModelOut(scenarios, knobs, params);
+    if (!folds.ok()) {
+      fmt::print(stderr, "zerosim fit: error: {}\n", folds.status().message());
+      return kExitFailed;
+    }
+    fmt::print("\nleave one model size out ({} folds): each model's points predicted by a fit on the others\n",
+               folds->size());
+    std::vector<double> errors;
+    for (const study::LeftOut& f : *folds) {
+      std::string values;
+      for (size_t i = 0; i < f.fit.params.size(); ++i) values += fmt::format(" {:.4g}", f.fit.params[i].value);
+      double sum = 0;
+      int n = 0;
+      for (const study::PointResult& p : f.predicted) {
+        if (!study::IsFitted(p.metric)) continue;
+        errors.push_back(p.error);
+        sum += p.error;
+        ++n;
+      }
+      fmt::print("  {:<12} n {:>3}  mean error {:+6.1f}%   fit:{}\n", f.model, n, n > 0 ? 100 * sum / n : 0.0, values);
+    }
+    std::vector<double> abs_errors;
+    double signed_sum = 0;
+    for (double e : errors) {
+      abs_errors.push_back(std::abs(e));
+      signed_sum += e;
+    }
+    std::sort(abs_errors.begin(), abs_errors.end());
+    const size_t n = abs_errors.size();
+    const double median = n == 0 ? 0 : (n % 2 == 1 ? abs_errors[n / 2] : 0.5 * (abs_errors[n / 2 - 1] + abs_errors[n / 2]));
+    fmt::print("out of sample: n {}, median |error| {:.1f}%, worst {:.1f}%, mean signed {:+.1f}%\n", n, 100 * median,
+               n == 0 ? 0.0 : 100 * abs_errors.back(), n == 0 ? 0.0 : 100 * signed_sum / static_cast<double>(n));
+  }
 
   if (check) {
     const double file_cost = outcome->file_cost;

@@ -11,6 +11,8 @@
 #include "study/nccl_check.h"
 #include "study/published_inventory.h"
 #include "study/scenario_runner.h"
+#include "model/io/band_loader.h"
+#include "study/bands.h"
 #include "study/validation.h"
 
 namespace zerosim::cli {
@@ -19,7 +21,7 @@ namespace po = boost::program_options;
 
 int ValidateCommand(int argc, char** argv) {
   std::vector<std::string> files;
-  std::string baseline, write_baseline, jsonl, nccl_points;
+  std::string baseline, write_baseline, jsonl, nccl_points, write_bands;
   EngineArgs engine_args;
   int jobs = 0;
   po::options_description opts(
@@ -35,6 +37,9 @@ int ValidateCommand(int argc, char** argv) {
        "fail only on points whose |error| exceeds FILE's (written by --write-baseline, for one engine)")
       ("write-baseline", po::value<std::string>(&write_baseline)->value_name("FILE"), "write the per-point errors to FILE")
       ("jsonl", po::value<std::string>(&jsonl)->value_name("FILE"), "write one JSON line per point to FILE")
+      ("write-bands", po::value<std::string>(&write_bands)->value_name("FILE"),
+       "write the band table (per GPU family x framework x regime: 5th-95th percentile of published / simulated) "
+       "to FILE; kernels/calibration/bands.json is compiled into the binary")
       ("nccl-points", po::value<std::string>(&nccl_points)->value_name("FILE"),
        "instead of scenarios: the network model against published NCCL bus bandwidths (FILE as written by "
        "scripts/nccl_points_to_checks.py, e.g. scenarios/published/nccl_points.json)");
@@ -101,7 +106,18 @@ int ValidateCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim validate: no expectations found\n");
     return kExitUsage;
   }
-  fmt::print("{}\n{}", study::FormatValidation(points), study::FormatGroupSummary(points));
+  fmt::print("{}\n{}{}", study::FormatValidation(points), study::FormatGroupSummary(points),
+             study::FormatBandCoverage(points));
+  if (!write_bands.empty() &&
+      !WriteTextFile(write_bands,
+                     io::BandsJson(study::BuildBandTable(points),
+                                   "Bands on every answer (model/band.h): per GPU family x framework x regime, the 5th "
+                                   "and 95th percentiles of published / simulated throughput over the analytic engine's "
+                                   "validation points. Written by `zerosim validate --write-bands "
+                                   "kernels/calibration/bands.json` (every scenario); do not edit."))) {
+    fmt::print(stderr, "zerosim validate: cannot write {}\n", write_bands);
+    return kExitFailed;
+  }
   // The published runs' inventory beside their scenarios: how many run exactly, approximated, not at all.
   StatusOr<std::string> inventory = study::PublishedInventories(*scenario_files);
   if (!inventory.ok()) {

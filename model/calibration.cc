@@ -26,6 +26,30 @@ const char* KernelName(Kernel kernel) {
   return "?";
 }
 
+bool SelectSoftware(Calibration* cal, const std::string& software) {
+  if (cal->compute_sets.empty()) return software.empty() || software == cal->compute.software;
+  if (software.empty()) {
+    cal->compute = cal->compute_sets.front();
+    return true;
+  }
+  for (const ComputeEfficiency& set : cal->compute_sets) {
+    if (set.software == software) {
+      cal->compute = set;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string SoftwareNames(const Calibration& cal) {
+  std::string names;
+  for (const ComputeEfficiency& set : cal.compute_sets) {
+    if (!names.empty()) names += ", ";
+    names += set.software.empty() ? "(unnamed)" : set.software;
+  }
+  return names.empty() ? cal.compute.software : names;
+}
+
 KernelFit FitKernel(const std::vector<KernelPoint>& points) {
   // t_i = alpha + x_i * (1/beta): linear least squares in (alpha, 1/beta).
   const auto n = static_cast<Eigen::Index>(points.size());

@@ -62,6 +62,30 @@ struct ComputeEfficiency {
   double attention_v1_forward = 0;
   double attention_v1_backward = 0;
   std::string attention_v1_source;
+  // Added after the published fields (aggregate initialisation keeps their order).
+  // The software generation these numbers describe (PyTorch / CUDA / cuBLAS and kernel releases, e.g.
+  // "pytorch-2.1"); a scenario picks one with `[runtime] software` (SelectSoftware). Empty: not stated.
+  std::string software;
+  // How the numbers were obtained, the calibration ladder (DESIGN.md): "measured" (`zerosim calibrate`),
+  // "empirical" (fitted on the calibration set of single-node training runs, `zerosim fit`), "derived"
+  // (kernel benchmarks, datasheets, or scaled from another GPU by a stated rule).
+  std::string kind = "derived";
+  // For empirical sets: the data set, the fit command and its out-of-sample error (docs/fitted_parameters.md).
+  std::string fit;
+  // For derived sets scaled from another GPU's empirical fit: that GPU's family ("H100"); its band is widened.
+  std::string derived_from;
+  // Out-of-sample (leave one model size out) median |error| of the fit; 0 where not fitted.
+  double loo_median_abs_error = 0;
+  // Short-reduction roll-off of GEMM efficiency: a GEMM with reduction length k runs at gemm x k / (k +
+  // gemm_k_half). Physical meaning: each output tile pays a fixed cost (prologue: filling the shared-memory
+  // pipeline; epilogue: writing and converting the tile) worth gemm_k_half elements of its main loop, so short
+  // reductions (k = hidden sizes of small models, 768 to 2,560) spend a larger share of their time outside
+  // the tensor-core loop (CUTLASS's multistage main loop; NVIDIA's GEMM performance guide on arithmetic
+  // intensity). 0: no roll-off (the published best-shape numbers).
+  double gemm_k_half = 0;
+  // Fraction of the calibration's device copy bandwidth that training's memory-bound kernels (norms,
+  // activations, residual adds, casts, the loss) reach; 1 for published sets (a copy is their upper bound).
+  double memory_efficiency = 1;
 };
 
 // What `zerosim calibrate` measured of the GPU's compute (the calibration file's "compute" section,
@@ -85,16 +109,26 @@ struct MeasuredCompute {
 
 struct Calibration {
   std::string gpu;         // GPU the numbers describe
-  std::string source;      // "measured" or "derived"
+  std::string source;      // "measured", "empirical" or "derived"
   std::string provenance;  // how: benchmark command, driver, date; or the derivation formula
   std::string path;        // file it was read from (set by the loader)
   double copy_Bps = 0;     // device-to-device copy bandwidth, read + write bytes counted
   std::array<KernelCalibration, kNumKernels> kernels;
-  ComputeEfficiency compute;
+  ComputeEfficiency compute;  // the selected software generation's set (SelectSoftware)
+  // Every software generation's set the file holds: the file's default (`gemm_efficiency`) first, then
+  // `software_generations` in file order (docs/calibration.md).
+  std::vector<ComputeEfficiency> compute_sets;
   MeasuredCompute measured;
 
   const KernelFit& fit(Kernel k) const { return kernels[static_cast<int>(k)].fit; }
 };
+
+// Makes the set of software generation `software` the calibration's compute (empty: the file's default).
+// Returns false, leaving `cal` unchanged, when the file holds no such set.
+bool SelectSoftware(Calibration* cal, const std::string& software);
+
+// The names of the software generations `cal` holds, comma-separated (for messages).
+std::string SoftwareNames(const Calibration& cal);
 
 // Least-squares fit (Eigen) of t = alpha + bytes / beta to `points`. Needs two points of distinct sizes;
 // a negative fitted alpha is clamped to 0 and beta refitted through the origin.

@@ -10,6 +10,9 @@ namespace {
 
 constexpr double kElementBytes = 2.0;  // fp16/bf16 operands and outputs
 
+// Memory-bound kernels' bandwidth; rates built by hand (tests) may leave it unset: the HBM rate then.
+double ElementwiseBps(const ComputeRates& r) { return r.elementwise_Bps > 0 ? r.elementwise_Bps : r.hbm_Bps; }
+
 double AttentionForwardFlops(const AttentionWork& a) {
   const double dense = 4.0 * a.batch_heads * a.seq_q * a.seq_kv * a.head_dim;
   return a.causal ? 0.5 * dense : dense;
@@ -26,7 +29,9 @@ ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal) {
   r.attention_backward_efficiency = cal.compute.attention_backward;
   r.attention_v1_forward_efficiency = cal.compute.attention_v1_forward;
   r.attention_v1_backward_efficiency = cal.compute.attention_v1_backward;
+  r.gemm_k_half = cal.compute.gemm_k_half;
   r.hbm_Bps = cal.copy_Bps;
+  r.elementwise_Bps = cal.copy_Bps * cal.compute.memory_efficiency;
   r.kernel_gap_s = cal.compute.kernel_gap_s;
   r.fp8_peak_flops = gpu.fp8_peak_flops;
   r.fp8_gemm_efficiency = cal.compute.fp8_gemm;
@@ -54,6 +59,8 @@ ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal) {
   return r;
 }
 
+double ReductionUtilisation(double k, double k_half) { return k_half > 0 ? k / (k + k_half) : 1.0; }
+
 double WaveUtilisation(const Gemm& g, int sms) {
   if (sms <= 0) return 1.0;
   const double tiles = std::ceil(g.m / kTileM) * std::ceil(g.n / kTileN) * g.batch;
@@ -65,25 +72,27 @@ double GemmTime(const Gemm& g, const ComputeRates& r) {
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return 0;
   if (g.fp8) {
     const double compute_s =
-        g.flops() / (r.fp8_peak_flops * r.fp8_gemm_efficiency * WaveUtilisation(g, r.sms));
+        g.flops() / (r.fp8_peak_flops * r.fp8_gemm_efficiency * WaveUtilisation(g, r.sms) *
+                     ReductionUtilisation(g.k, r.gemm_k_half));
     const double memory_s =
         (kFp8Bytes * (g.m * g.k + g.k * g.n) + kElementBytes * g.m * g.n) * g.batch / r.hbm_Bps;
     return std::max(compute_s, memory_s);
   }
-  const double compute_s = g.flops() / (r.peak_flops * r.gemm_efficiency * WaveUtilisation(g, r.sms));
+  const double compute_s = g.flops() / (r.peak_flops * r.gemm_efficiency * WaveUtilisation(g, r.sms) *
+                                        ReductionUtilisation(g.k, r.gemm_k_half));
   const double memory_s = kElementBytes * (g.m * g.k + g.k * g.n + g.m * g.n) * g.batch / r.hbm_Bps;
   return std::max(compute_s, memory_s);
 }
 
 ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r) {
   ComputeTime t;
-  for (const Gemm& g : w.gemms) t.gemm_s += GemmTime(g, r) + Fp8ForwardCastBytes(g) / r.hbm_Bps;
+  for (const Gemm& g : w.gemms) t.gemm_s += GemmTime(g, r) + Fp8ForwardCastBytes(g) / ElementwiseBps(r);
   if (w.attention.batch_heads > 0) {
     const double eff =
         w.attention.flash_v1 ? r.attention_v1_forward_efficiency : r.attention_forward_efficiency;
     t.attention_s = AttentionForwardFlops(w.attention) / (r.peak_flops * eff);
   }
-  t.memory_s = w.elementwise_bytes / r.hbm_Bps;
+  t.memory_s = w.elementwise_bytes / ElementwiseBps(r);
   t.launch_s = w.kernels * r.kernel_gap_s;
   return t;
 }
@@ -93,14 +102,14 @@ ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r) {
   for (const Gemm& g : w.gemms) {
     t.gemm_s += GemmTime(Gemm{g.m, g.k, g.n, g.batch, g.fp8}, r);  // input gradient [m x k] = [m x n][n x k]
     t.gemm_s += GemmTime(Gemm{g.n, g.k, g.m, g.batch, g.fp8}, r);  // weight gradient [n x k] = [n x m][m x k]
-    t.gemm_s += Fp8BackwardCastBytes(g) / r.hbm_Bps;
+    t.gemm_s += Fp8BackwardCastBytes(g) / ElementwiseBps(r);
   }
   if (w.attention.batch_heads > 0) {
     const double eff =
         w.attention.flash_v1 ? r.attention_v1_backward_efficiency : r.attention_backward_efficiency;
     t.attention_s = kAttentionBackwardFlopsFactor * AttentionForwardFlops(w.attention) / (r.peak_flops * eff);
   }
-  t.memory_s = kBackwardBytesFactor * w.elementwise_bytes / r.hbm_Bps;
+  t.memory_s = kBackwardBytesFactor * w.elementwise_bytes / ElementwiseBps(r);
   t.launch_s = 2.0 * w.kernels * r.kernel_gap_s;
   if (w.recompute_in_backward) {
     // The recomputed forward runs first, inside the backward pass (memory.h: selective recompute).

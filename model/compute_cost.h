@@ -9,6 +9,8 @@
 //             Multiplication Background User's Guide", tile and wave quantization);
 //    memory:  2 (m k + k n + m n) batch bytes / achievable HBM bandwidth (roofline: each operand read once,
 //             the output written once; 2-byte fp16/bf16);
+//    x k / (k + gemm_k_half): the short-reduction roll-off (calibration.h ComputeEfficiency::gemm_k_half; fitted
+//    on the calibration set for empirical calibrations, 0 for published ones);
 //    gemm_efficiency is the GPU's sustained fraction of peak at large aligned shapes: a sustained
 //    back-to-back measurement where one is published (A100), else the maximum-achievable-matmul figure,
 //    an upper bound (docs/calibration.md lists which), or `zerosim calibrate`.
@@ -21,7 +23,7 @@
 //    at its own backward efficiency. FlashAttention v1 and its Triton port (AttentionWork::flash_v1) run the
 //    same algorithm and FLOPs (five backward matmuls too: Dao et al. 2022, Algorithm 4) at the calibration's
 //    v1 efficiencies.
-//  Memory-bound kernels: bytes / achievable HBM bandwidth (the calibration's device copy bandwidth).
+//  Memory-bound kernels: bytes / (the calibration's device copy bandwidth x its memory_efficiency).
 //  Kernel gaps: each kernel launch leaves the GPU idle for `kernel_gap_s` between back-to-back kernels.
 //
 // Backward of a module: each GEMM becomes two of the same FLOPs (input gradient [m x k] = [m x n][n x k],
@@ -58,13 +60,19 @@ struct ComputeRates {
   double attention_backward_efficiency = 0;
   double attention_v1_forward_efficiency = 0;  // FlashAttention v1 / its Triton port (0: not known)
   double attention_v1_backward_efficiency = 0;
+  double gemm_k_half = 0;         // short-reduction roll-off, elements (0: none)
   double hbm_Bps = 0;             // achievable HBM bandwidth (device copy, read + write counted)
+  double elementwise_Bps = 0;     // memory-bound kernels' bandwidth: hbm_Bps x the calibration's memory_efficiency
+                                  // (0: hbm_Bps)
   double kernel_gap_s = 0;        // idle GPU time per kernel between back-to-back kernels
   double fp8_peak_flops = 0;      // dense FP8 tensor-core peak, FLOP/s (0: none)
   double fp8_gemm_efficiency = 0;  // achievable fraction of the FP8 peak at large aligned GEMMs
 };
 
 ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal);
+
+// The short-reduction factor k / (k + k_half) of a GEMM with reduction length k (1 when k_half is 0).
+double ReductionUtilisation(double k, double k_half);
 
 // Fraction of the SMs a GEMM's last wave keeps busy, averaged over its waves (1 = no quantization loss).
 double WaveUtilisation(const Gemm& g, int sms);

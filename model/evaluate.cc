@@ -25,6 +25,12 @@ double CrossNodeVolumeInM(const VariantReport& v, int nodes) {
   return v.bytes.cross_node.total() / (nodes * 2.0 * TotalParams(v.model));
 }
 
+double ModelFlopsPerToken(const ModelSpec& m) {
+  // PaLM (Chowdhery et al. 2022), appendix B: 6 N for the parameters' forward and backward, 12 l h s for the
+  // attention scores and their product with V (non-causal count, as PaLM and llm-foundry write it).
+  return 6.0 * TotalParams(m) + 12.0 * m.layers * m.hidden * m.seq_len;
+}
+
 double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
   const double tokens = static_cast<double>(world_size) * z.train_micro_batch_size_per_gpu * m.seq_len *
                         z.gradient_accumulation_steps;
@@ -45,6 +51,8 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.tokens_per_s =
       static_cast<double>(p) * z.train_micro_batch_size_per_gpu * m.seq_len * z.gradient_accumulation_steps /
       t.iteration_s;
+  const double peak = z.precision.fp8_gemms && c.gpu.fp8_peak_flops > 0 ? c.gpu.fp8_peak_flops : c.gpu.peak_flops;
+  r.mfu = ModelFlopsPerToken(m) * r.tokens_per_s / p / peak;
   r.exposed_comm_s = t.exposed_comm_s;
   r.compute_s = t.compute_s;
   r.optimizer_s = t.optimizer_s;

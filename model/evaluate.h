@@ -66,6 +66,9 @@ class ScheduleCache {
 // paper's "3M vs 0.75M"): bytes.cross_node.total / (nodes * 2 * parameters).
 double CrossNodeVolumeInM(const VariantReport& v, int nodes);
 
+// Model FLOPs per trained token for MFU: 6 N + 12 l h s (PaLM, app. B), no recompute.
+double ModelFlopsPerToken(const ModelSpec& m);
+
 // FLOPs counted per iteration for throughput (Megatron's accounting, TrainingFlops) over all GPUs.
 double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size);
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/band.h"
 #include "model/cluster_spec.h"
 #include "model/memory.h"
 #include "model/model_spec.h"
@@ -65,6 +66,10 @@ struct VariantReport {
   std::string infeasible_reason;
   double iteration_time_s = 0;
   double tflops_per_gpu = 0;    // Megatron's count (with recompute when checkpointing) / (t * P)
+  // Model FLOPs utilisation (PaLM, Chowdhery et al. 2022, app. B): (6 N + 12 l h s) FLOPs per token, no
+  // recompute, times tokens/s per GPU, over the GPU's dense peak in the GEMMs' dtype (the FP8 peak with
+  // fp8_gemms, else the fp16/bf16 one). N is every parameter (embeddings included, tied ones once).
+  double mfu = 0;
   double tokens_per_s = 0;
   double exposed_comm_s = 0;    // iteration time not spent on GPU work: waiting for and interference with comm.
   double compute_s = 0;         // GEMM/attention time
@@ -86,6 +91,9 @@ struct VariantReport {
   // (generation + experience + training) and tokens_per_s the generated tokens per second of the cluster.
   std::vector<PhaseReport> phases;
   LinkLoadReport link_load;  // sim engine only
+  // How far the throughputs and the time can be trusted (model/band.h): set by the studies from the shipped band
+  // table. Throughputs lie in [x band.low, x band.high], the iteration time in [t / band.high, t / band.low].
+  Band band;
   // Non-empty: the report breaks an invariant (model/invariants.h), a bug; studies stop on it
   // (InvariantStatus) instead of printing the numbers.
   std::string invariant_violation;

@@ -232,9 +232,16 @@ def main():
                              f'source = "{case["source"][:160]} ({case["confidence"]}; formula: {m["flops_formula"][:120]})"']
             count += 1
         lines.insert(len(lines) - 0, f'model = "models/{base_model}"')
+        # The calibration's software generation (docs/calibration.md): the nearest fitted stack to the source's.
+        # llm-foundry A100 40GB rows: PyTorch 1.13.1 (the same campaign as the calibration set's 40GB rows); A100
+        # 80GB rows: the PR #543 table (PyTorch 2.1); DeepSpeed on Azure: PyTorch 1.10.2, nearest 1.13.
+        software = "pytorch-2.1" if fsdp and gpu_key(first) == "A100-80GB" else "pytorch-1.13"
+        software_line = (f'software = "{software}"   # the calibration\'s software generation nearest to the runs\' '
+                         f'stack (docs/calibration.md)')
         runtime = ([
             "[runtime]",
             'framework = "fsdp"   # PyTorch FSDP: CUDA\'s 8 hardware queues (FSDP leaves CUDA_DEVICE_MAX_CONNECTIONS unset)',
+            software_line,
             "",
             "[zero]",
             'strategy = "fsdp_full_shard"     # llm-foundry fsdp_config.sharding_strategy',
@@ -244,6 +251,7 @@ def main():
             "[runtime]",
             'framework = "deepspeed"',
             "cuda_device_max_connections = 1   # Megatron-DeepSpeed's launch scripts export 1",
+            software_line,
             "",
             "[zero]",
             'strategy = "zero3"',

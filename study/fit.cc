@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "model/evaluate.h"
 #include "study/scenario_runner.h"
@@ -24,6 +25,64 @@ StatusOr<std::vector<PointResult>> Evaluate(const std::vector<io::Scenario>& sce
 
 }  // namespace
 
+bool IsFitted(io::Metric m) { return m == io::Metric::kTflopsPerGpu || m == io::Metric::kTokensPerSPerGpu; }
+
+std::string ModelOfConfig(const std::string& config) { return config.substr(0, config.find(' ')); }
+
+io::Scenario RestrictExpectations(const io::Scenario& s, const std::function<bool(const io::Expectation&)>& keep) {
+  io::Scenario out = s;
+  out.expectations.clear();
+  std::vector<std::string> used;
+  for (const io::Expectation& e : s.expectations) {
+    if (!keep(e)) continue;
+    out.expectations.push_back(e);
+    used.push_back(e.variant);
+    if (!e.baseline.empty()) used.push_back(e.baseline);
+  }
+  out.variants.clear();
+  for (const io::Variant& v : s.variants) {
+    if (std::find(used.begin(), used.end(), v.name) != used.end()) out.variants.push_back(v);
+  }
+  return out;
+}
+
+StatusOr<std::vector<LeftOut>> LeaveOneModelOut(const std::vector<io::Scenario>& scenarios,
+                                                const std::vector<const FitKnob*>& knobs,
+                                                const std::vector<model::FitParameter>& params) {
+  std::vector<std::string> models;
+  for (const io::Scenario& s : scenarios) {
+    for (const io::Expectation& e : s.expectations) {
+      const std::string m = ModelOfConfig(e.config);
+      if (IsFitted(e.metric) && std::find(models.begin(), models.end(), m) == models.end()) models.push_back(m);
+    }
+  }
+  std::vector<LeftOut> out;
+  for (const std::string& held : models) {
+    std::vector<io::Scenario> train, test;
+    for (const io::Scenario& s : scenarios) {
+      io::Scenario a = RestrictExpectations(s, [&](const io::Expectation& e) { return ModelOfConfig(e.config) != held; });
+      io::Scenario b = RestrictExpectations(s, [&](const io::Expectation& e) { return ModelOfConfig(e.config) == held; });
+      if (!a.expectations.empty()) train.push_back(std::move(a));
+      if (!b.expectations.empty()) test.push_back(std::move(b));
+    }
+    if (train.empty()) continue;
+    StatusOr<FitOutcome> fit = FitKnobValues(train, knobs, params);
+    if (!fit.ok()) return fit.status();
+    LeftOut lo;
+    lo.model = held;
+    lo.fit = fit->fit;
+    for (io::Scenario& s : test) {
+      for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, lo.fit.params[i].value);
+    }
+    model::ScheduleCache cache(64);
+    StatusOr<std::vector<PointResult>> points = Evaluate(test, &cache);
+    if (!points.ok()) return points.status();
+    lo.predicted = std::move(points).value();
+    out.push_back(std::move(lo));
+  }
+  return out;
+}
+
 const std::vector<FitKnob>& FitKnobs() {
   static const std::vector<FitKnob> knobs = {
       {"nccl.inter_bandwidth_efficiency", "topology: [nccl] inter_bandwidth_efficiency", 0.05, 1.0,
@@ -32,6 +91,29 @@ const std::vector<FitKnob>& FitKnobs() {
       {"nccl.intra_bandwidth_efficiency", "topology: [nccl] intra_bandwidth_efficiency", 0.05, 1.0,
        [](const io::Scenario& s) { return s.cluster.nccl.intra_bandwidth_efficiency; },
        [](io::Scenario& s, double v) { s.cluster.nccl.intra_bandwidth_efficiency = v; }},
+      // The compute of one GPU and software generation, fitted on the calibration set (scenarios/calibration/,
+      // single-node runs only): the calibration file's set of that generation (docs/fitted_parameters.md).
+      {"compute.gemm", "calibration: gemm_efficiency.gemm (the scenario's software generation)", 0.3, 1.0,
+       [](const io::Scenario& s) { return s.calibration.compute.gemm; },
+       [](io::Scenario& s, double v) { s.calibration.compute.gemm = v; }},
+      {"compute.gemm_k_half", "calibration: gemm_efficiency.gemm_k_half (elements)", 0.0, 8192.0,
+       [](const io::Scenario& s) { return s.calibration.compute.gemm_k_half; },
+       [](io::Scenario& s, double v) { s.calibration.compute.gemm_k_half = v; }},
+      {"compute.attention_v1", "calibration: gemm_efficiency.attention_v1_forward and _backward (one value)", 0.05,
+       1.0, [](const io::Scenario& s) { return s.calibration.compute.attention_v1_forward; },
+       [](io::Scenario& s, double v) {
+         s.calibration.compute.attention_v1_forward = v;
+         s.calibration.compute.attention_v1_backward = v;
+       }},
+      {"compute.memory_efficiency", "calibration: gemm_efficiency.memory_efficiency", 0.1, 1.0,
+       [](const io::Scenario& s) { return s.calibration.compute.memory_efficiency; },
+       [](io::Scenario& s, double v) { s.calibration.compute.memory_efficiency = v; }},
+      {"compute.kernel_gap", "calibration: gemm_efficiency.kernel_gap_s (seconds)", 0.0, 1e-4,
+       [](const io::Scenario& s) { return s.calibration.compute.kernel_gap_s; },
+       [](io::Scenario& s, double v) { s.calibration.compute.kernel_gap_s = v; }},
+      {"compute.fp8_gemm", "calibration: gemm_efficiency.fp8_gemm", 0.2, 1.0,
+       [](const io::Scenario& s) { return s.calibration.compute.fp8_gemm; },
+       [](io::Scenario& s, double v) { s.calibration.compute.fp8_gemm = v; }},
       {"host_overhead_per_module", "scenario: [zero] host_overhead_per_module (seconds)", 0.0, 0.05,
        [](const io::Scenario& s) {
          return s.variants.empty() ? 0.0 : s.variants.front().zero.host_overhead_per_module_s;
@@ -75,7 +157,7 @@ StatusOr<FitOutcome> FitKnobValues(const std::vector<io::Scenario>& scenarios,
       r.assign(residual_count, 0.0);
     } else {
       for (const PointResult& p : *points) {
-        if (p.metric == io::Metric::kTflopsPerGpu) r.push_back(std::log(p.simulated / p.published));
+        if (IsFitted(p.metric)) r.push_back(std::log(p.simulated / p.published));
       }
     }
     return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(r.size())).eval();

@@ -1,9 +1,11 @@
-// The fit: at most three calibration parameters (knobs) fitted to every tflops_per_gpu expectation of a
+// The fit: at most six calibration parameters (knobs) fitted to every tflops_per_gpu and tokens_per_s_per_gpu
+// expectation of a
 // set of scenarios at once, by bounded Levenberg-Marquardt on log(simulated / published)
 // (model/least_squares.h). Schedules come from one cache: the knobs change a schedule only through
 // ZeroConfig (host_overhead_per_module), which the cache's key holds.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,26 @@ struct FitOutcome {
 // Fits `params` (one per entry of `knobs`, in the same order; their initial values and bounds) to the
 // tflops_per_gpu expectations of `scenarios`. Errors: an evaluation that fails at some trial value (a broken
 // invariant).
+// The metrics the fit compares (log of simulated over published): TFLOPs and tokens/s per GPU.
+bool IsFitted(io::Metric m);
+
+// The model of an expectation's `config` ("MPT-125m mb104 s512 ..." -> "MPT-125m"): its first word.
+std::string ModelOfConfig(const std::string& config);
+
+// `s` with only the expectations `keep` accepts and the variants they name (so nothing else is evaluated).
+io::Scenario RestrictExpectations(const io::Scenario& s, const std::function<bool(const io::Expectation&)>& keep);
+
+// Cross-validation, leaving one model size out: for each model of the expectations (ModelOfConfig), the fit on
+// every other model's points and the held-out points predicted at its values.
+struct LeftOut {
+  std::string model;
+  model::FitResult fit;
+  std::vector<PointResult> predicted;
+};
+StatusOr<std::vector<LeftOut>> LeaveOneModelOut(const std::vector<io::Scenario>& scenarios,
+                                                const std::vector<const FitKnob*>& knobs,
+                                                const std::vector<model::FitParameter>& params);
+
 StatusOr<FitOutcome> FitKnobValues(const std::vector<io::Scenario>& scenarios,
                                    const std::vector<const FitKnob*>& knobs,
                                    const std::vector<model::FitParameter>& params);

@@ -1,5 +1,8 @@
 #include "study/scenario_runner.h"
 
+#include "model/io/band_loader.h"
+#include "study/bands.h"
+
 #include <fmt/format.h>
 
 #include "model/evaluate.h"
@@ -159,6 +162,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   for (const model::VariantReport& v : r.variants) {
     if (Status st = model::InvariantStatus(s.name, v); !st.ok()) return st;
   }
+  AttachBands(io::ShippedBands(), s.calibration, &r);
   return r;
 }
 

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "model/invariants.h"
+#include "model/io/band_loader.h"
 #include "sim/sim_evaluate.h"
+#include "study/bands.h"
 #include "study/scenario_runner.h"
 
 namespace zerosim::study {
@@ -30,7 +32,11 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
     if (Status st = model::InvariantStatus(fmt::format("sweep point {}", p.index), out.back()); !st.ok())
       return st;
   }
-  return out;
+  model::Report bands;  // the band of each variant (study/bands.h), by the point's cluster
+  bands.cluster = p.cluster;
+  bands.variants = std::move(out);
+  AttachBands(io::ShippedBands(), p.calibration, &bands);
+  return std::move(bands.variants);
 }
 
 }  // namespace zerosim::study

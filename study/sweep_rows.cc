@@ -19,7 +19,7 @@ const char* KernelsKind(const model::Calibration& c) {
   return "derived";
 }
 const char* ComputeKind(const model::Calibration& c) {
-  return c.measured.gemm.empty() ? "derived" : "measured";
+  return c.measured.gemm.empty() ? c.compute.kind.c_str() : "measured";
 }
 
 JsonLine InputLine(const model::InputFile& f) { return JsonLine().Add("path", f.path).Add("hash", f.hash); }

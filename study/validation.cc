@@ -64,6 +64,7 @@ std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::R
     p.config = e.config;
     p.gpus = v->gpus;
     p.feasible = v->feasible;
+    p.band_key = v->band.key;
     switch (e.metric) {
       case io::Metric::kTflopsPerGpu:
         p.simulated = v->tflops_per_gpu;

@@ -27,6 +27,7 @@ struct PointResult {
   std::string config;  // the expectation's configuration apart from cluster size (scaling checks)
   int gpus = 0;        // the variant's GPU count
   bool feasible = true;  // the variant fits in HBM by ZeroSim's memory estimate (evaluated either way)
+  std::string band_key;  // the variant's band key (model/band.h BandKey): whose band its residual informs
   bool within() const;
   // Identifies the point across runs: "file|variant|metric|baseline" (and "|phase" for RLHF phases).
   std::string key() const;

@@ -53,7 +53,16 @@ inline model::Calibration TestCalibration() {
   cal.source = "derived";
   cal.copy_Bps = 800e9;
   for (auto& k : cal.kernels) k.fit = {4e-6, 700e9};
-  cal.compute = {0.5, 0.4, 0.35, 0.0, "test", 0.6, "test", 0.3, 0.25, "test"};
+  cal.compute.gemm = 0.5;
+  cal.compute.attention_forward = 0.4;
+  cal.compute.attention_backward = 0.35;
+  cal.compute.kernel_gap_s = 0.0;
+  cal.compute.source = "test";
+  cal.compute.fp8_gemm = 0.6;
+  cal.compute.fp8_gemm_source = "test";
+  cal.compute.attention_v1_forward = 0.3;
+  cal.compute.attention_v1_backward = 0.25;
+  cal.compute.attention_v1_source = "test";
   return cal;
 }
 

@@ -156,6 +156,66 @@ void ReadMeasuredCompute(JsonObject* root, const std::string& path, model::Calib
   c.Finish();
 }
 
+// One set of kernel-level compute efficiencies (model/calibration.h ComputeEfficiency): the `gemm_efficiency`
+// block, or one entry of `software_generations`.
+model::ComputeEfficiency ReadEfficiency(JsonObject& eff, Status* status) {
+  model::ComputeEfficiency c;
+  auto fraction = [&](const char* key) {
+    const double v = eff.Positive(key, true, 1);
+    if (status->ok() && v > 1) eff.Fail(key, "an efficiency cannot exceed 1");
+    return v;
+  };
+  c.gemm = fraction("gemm");
+  c.attention_forward = fraction("attention_forward");
+  c.attention_backward = fraction("attention_backward");
+  c.kernel_gap_s = eff.InRange("kernel_gap_s", true, 0, 0, kMaxAlphaS);
+  c.source = eff.String("source");
+  // Optional: the software generation, the kind of the numbers and, for empirical sets, the fit's record.
+  if (eff.Get("software", false) != nullptr) c.software = eff.String("software");
+  if (eff.Get("kind", false) != nullptr) {
+    c.kind = eff.String("kind");
+    if (status->ok() && c.kind != "measured" && c.kind != "empirical" && c.kind != "derived") {
+      eff.Fail("kind", fmt::format("\"{}\" is none of \"measured\", \"empirical\", \"derived\"", c.kind));
+    }
+  }
+  if (eff.Get("fit", false) != nullptr) c.fit = eff.String("fit");
+  if (eff.Get("derived_from", false) != nullptr) c.derived_from = eff.String("derived_from");
+  if (status->ok() && c.kind == "empirical" && c.fit.empty()) {
+    eff.Fail("fit", "missing: an empirical set names its data set, fit command and out-of-sample error");
+  }
+  c.loo_median_abs_error = eff.InRange("loo_median_abs_error", false, 0, 0, 10);
+  c.gemm_k_half = eff.InRange("gemm_k_half", false, 0, 0, 1e6);
+  c.memory_efficiency = eff.InRange("memory_efficiency", false, 1, 0.01, 1);
+  // Optional: FP8 GEMMs as a fraction of the FP8 peak, with its own source (precision.h fp8_gemms needs it).
+  const bool fp8 = eff.Get("fp8_gemm", false) != nullptr;
+  const bool fp8_source = eff.Get("fp8_gemm_source", false) != nullptr;
+  if (fp8) {
+    c.fp8_gemm = fraction("fp8_gemm");
+    c.fp8_gemm_source = eff.String("fp8_gemm_source");
+  } else if (fp8_source) {
+    eff.Fail("fp8_gemm_source", "a source without fp8_gemm");
+  }
+  // Optional, all three together: FlashAttention v1's efficiencies and their source (attention = "flash_v1").
+  const char* v1_keys[] = {"attention_v1_forward", "attention_v1_backward", "attention_v1_source"};
+  int v1_given = 0;
+  for (const char* k : v1_keys) v1_given += eff.Get(k, false) != nullptr ? 1 : 0;
+  if (v1_given == 3) {
+    c.attention_v1_forward = fraction("attention_v1_forward");
+    c.attention_v1_backward = fraction("attention_v1_backward");
+    c.attention_v1_source = eff.String("attention_v1_source");
+  } else if (v1_given > 0) {
+    for (const char* k : v1_keys) {
+      if (eff.Get(k, false) == nullptr) {
+        eff.Fail(
+            k, "missing: attention_v1_forward, attention_v1_backward and attention_v1_source come together");
+        break;
+      }
+    }
+  }
+  eff.Finish();
+  return c;
+}
+
 }  // namespace
 
 StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std::string& path) {
@@ -178,52 +238,33 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
   }
   cal.gpu = root.String("gpu");
   cal.source = root.String("source");
-  if (status.ok() && cal.source != "measured" && cal.source != "derived") {
-    root.Fail("source", fmt::format("\"{}\" is neither \"measured\" nor \"derived\"", cal.source));
+  if (status.ok() && cal.source != "measured" && cal.source != "empirical" && cal.source != "derived") {
+    root.Fail("source", fmt::format("\"{}\" is none of \"measured\", \"empirical\", \"derived\"", cal.source));
   }
   cal.provenance = root.String("provenance");
   cal.copy_Bps = root.InRange("copy_bandwidth_Bps", true, 1, kMinBps, kMaxBps);
 
   // Kernel-level compute efficiencies (model/calibration.h ComputeEfficiency). The block keeps its historical
-  // name, gemm_efficiency: it holds every tensor-core kernel class.
+  // name, gemm_efficiency: it holds every tensor-core kernel class. It is the file's default software
+  // generation; `software_generations` (optional) holds others, by name.
   JsonObject eff = root.Object("gemm_efficiency");
-  auto fraction = [&](const char* key) {
-    const double v = eff.Positive(key, true, 1);
-    if (status.ok() && v > 1) eff.Fail(key, "an efficiency cannot exceed 1");
-    return v;
-  };
-  cal.compute.gemm = fraction("gemm");
-  cal.compute.attention_forward = fraction("attention_forward");
-  cal.compute.attention_backward = fraction("attention_backward");
-  cal.compute.kernel_gap_s = eff.InRange("kernel_gap_s", true, 0, 0, kMaxAlphaS);
-  cal.compute.source = eff.String("source");
-  // Optional: FP8 GEMMs as a fraction of the FP8 peak, with its own source (precision.h fp8_gemms needs it).
-  const bool fp8 = eff.Get("fp8_gemm", false) != nullptr;
-  const bool fp8_source = eff.Get("fp8_gemm_source", false) != nullptr;
-  if (fp8) {
-    cal.compute.fp8_gemm = fraction("fp8_gemm");
-    cal.compute.fp8_gemm_source = eff.String("fp8_gemm_source");
-  } else if (fp8_source) {
-    eff.Fail("fp8_gemm_source", "a source without fp8_gemm");
-  }
-  // Optional, all three together: FlashAttention v1's efficiencies and their source (attention = "flash_v1").
-  const char* v1_keys[] = {"attention_v1_forward", "attention_v1_backward", "attention_v1_source"};
-  int v1_given = 0;
-  for (const char* k : v1_keys) v1_given += eff.Get(k, false) != nullptr ? 1 : 0;
-  if (v1_given == 3) {
-    cal.compute.attention_v1_forward = fraction("attention_v1_forward");
-    cal.compute.attention_v1_backward = fraction("attention_v1_backward");
-    cal.compute.attention_v1_source = eff.String("attention_v1_source");
-  } else if (v1_given > 0) {
-    for (const char* k : v1_keys) {
-      if (eff.Get(k, false) == nullptr) {
-        eff.Fail(
-            k, "missing: attention_v1_forward, attention_v1_backward and attention_v1_source come together");
-        break;
+  cal.compute = ReadEfficiency(eff, &status);
+  cal.compute_sets.push_back(cal.compute);
+  if (const json* gens = root.Get("software_generations", false); gens != nullptr) {
+    static const json kNone = json::object();
+    if (!gens->is_object()) root.Fail("software_generations", "expected an object of named efficiency sets");
+    for (const auto& [name, value] : (gens->is_object() ? *gens : kNone).items()) {
+      JsonObject g(value, path, "software_generations." + name, &status);
+      model::ComputeEfficiency set = ReadEfficiency(g, &status);
+      if (status.ok() && set.software != name) {
+        g.Fail("software", fmt::format("\"{}\" differs from its entry's name \"{}\"", set.software, name));
       }
+      for (const model::ComputeEfficiency& other : cal.compute_sets) {
+        if (status.ok() && other.software == name) g.Fail("software", "a second set of the same name");
+      }
+      cal.compute_sets.push_back(set);
     }
   }
-  eff.Finish();
 
   ReadMeasuredCompute(&root, path, &cal, &status);
 

@@ -12,4 +12,7 @@ const std::map<std::string, std::string>& EmbeddedFiles();
 // The scenario `zerosim run` runs when given none (a key of EmbeddedFiles()).
 inline constexpr const char* kDefaultScenario = "scenarios/default.toml";
 
+// The band table every report's band comes from (model/io/band_loader.h).
+inline constexpr const char* kBandsFile = "kernels/calibration/bands.json";
+
 }  // namespace zerosim::io

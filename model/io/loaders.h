@@ -81,7 +81,10 @@ struct Scenario {
   // scenario's directory name when absent.
   std::string group;
   model::ClusterSpec cluster;
-  model::Calibration calibration;
+  model::Calibration calibration;  // with the software generation `software` selected
+  // `[runtime] software`: the calibration's software generation the scenario runs (empty: the file's default);
+  // a sweep that swaps the topology selects it again in the new topology's calibration.
+  std::string software;
   std::string model_source;
   std::vector<Variant> variants;
   std::vector<Expectation> expectations;

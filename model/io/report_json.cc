@@ -136,6 +136,10 @@ ordered_json VariantToJson(const model::VariantReport& v) {
   j["infeasible_reason"] = v.infeasible_reason;
   j["iteration_time_s"] = v.iteration_time_s;
   j["tflops_per_gpu"] = v.tflops_per_gpu;
+  j["mfu"] = v.mfu;
+  j["band"] = {{"key", v.band.key},     {"group", v.band.group},         {"n", v.band.n},
+               {"low", v.band.low},     {"high", v.band.high},           {"validated", v.band.validated},
+               {"note", v.band.note}};
   j["tokens_per_s"] = v.tokens_per_s;
   j["exposed_comm_s"] = v.exposed_comm_s;
   j["compute_s"] = v.compute_s;

@@ -143,6 +143,11 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   ApplyRuntime(runtime_keys, &base_zero);
   if (std::optional<TableReader> runtime = root.OptionalTable("runtime")) {
     runtime_keys = ReadRuntimeKeys(&*runtime, &base_zero);
+    s.software = runtime_keys.software;
+    if (status.ok() && !model::SelectSoftware(&s.calibration, s.software)) {
+      runtime->Fail("software", fmt::format("the calibration {} holds no software generation \"{}\" (it holds: {})",
+                                            topo->calibration_path, s.software, model::SoftwareNames(s.calibration)));
+    }
     runtime->Finish();
     // framework = "fsdp" makes FULL_SHARD the scenario's default strategy (DeepSpeed's is zero3).
     if (runtime_keys.framework == model::Framework::kFsdp)

@@ -110,6 +110,13 @@ StatusOr<AxisValue> ReadAxisValue(const FileSource& fs, const std::string& file,
     if (!t.ok()) return t.status();
     StatusOr<model::Calibration> cal = LoadCalibration(fs, t->calibration_path);
     if (!cal.ok()) return cal.status();
+    // The base scenario's software generation (loaded before the axes), in this topology's calibration.
+    if (!model::SelectSoftware(&cal.value(), s->base.software)) {
+      return Status::Error(fmt::format("{}: [axes] {}: {}: the calibration {} holds no software generation \"{}\" "
+                                       "(the base scenario's [runtime] software; it holds: {})",
+                                       Where(file, item), key, v.text, t->calibration_path, s->base.software,
+                                       model::SoftwareNames(*cal)));
+    }
     v.file = static_cast<int>(s->topologies.size());
     const StatusOr<std::string> cal_text = fs.Read(t->calibration_path);  // read once more for its hash
     s->topology_calibration_files.push_back({t->calibration_path, cal_text.ok() ? HashBytes(*cal_text) : ""});

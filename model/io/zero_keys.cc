@@ -179,6 +179,10 @@ RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
       t->Fail("cuda_device_max_connections", "CUDA allows 1 to 32 hardware work queues");
     }
   }
+  if (std::optional<std::string> sw = t->OptionalString("software")) {
+    r.software = *sw;
+    if (sw->empty()) t->Fail("software", "empty: name one of the calibration's software generations");
+  }
   z->host_overhead_per_module_s =
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z->host_overhead_per_module_s, false);
   z->host_tensor_view_s = t->QuantityOr("host_tensor_view", Dimension::kTime, z->host_tensor_view_s, false);

@@ -32,6 +32,8 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
 struct RuntimeKeys {
   std::optional<model::Framework> framework;
   std::optional<int> cuda_device_max_connections;
+  // `software`: the calibration's software generation (model/calibration.h SelectSoftware); empty: its default.
+  std::string software;
 };
 
 // Reads the table, `host_overhead_per_module` (the framework's host time per module hook, default 0:

@@ -78,7 +78,9 @@ TEST(CalibrationFile, ShippedFilesAreDerivedFromH200ByMemoryBandwidth) {
   for (const auto& [file, ratio] : derived) {
     StatusOr<model::Calibration> c = io::LoadCalibration(io::DiskFileSource(), dir + file);
     ASSERT_TRUE(c.ok()) << c.status().message();
-    EXPECT_EQ(c->source, "derived") << file;
+    // The quantization kernels are derived; the file's compute may be empirical (docs/calibration.md).
+    EXPECT_TRUE(c->source == "derived" || c->source == "empirical") << file;
+    EXPECT_NE(c->provenance.find("derived"), std::string::npos) << file;
     EXPECT_NEAR(c->copy_Bps / (h200->copy_Bps * ratio), 1.0, 1e-4) << file;
     for (int k = 0; k < model::kNumKernels; ++k) {
       const auto kernel = static_cast<model::Kernel>(k);
