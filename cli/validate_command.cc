@@ -80,6 +80,7 @@ int ValidateCommand(int argc, char** argv) {
 
   std::vector<study::PointResult> points;
   std::vector<model::Report> reports;
+  std::string out_of_sample;  // the calibration set's groups, leave one model size out (their fit's record)
   for (const std::string& f : *scenario_files) {
     StatusOr<io::Scenario> s = study::LoadScenarioOrDefault(f);
     if (!s.ok()) {
@@ -91,6 +92,13 @@ int ValidateCommand(int argc, char** argv) {
       continue;
     }
     fmt::print(stderr, "validating {} ({} variants, {} expectations)\n", f, s->variants.size(), s->expectations.size());
+    // A group the compute was fitted on is in sample here; its out-of-sample error is the fit's own cross-validation
+    // (`zerosim fit --loo`), recorded with the calibration set it produced.
+    if (s->calibration.compute.kind == "empirical" && s->group.rfind("calibration:", 0) == 0) {
+      out_of_sample += fmt::format("{:<52} {:<14} leave one model size out: median |error| {:.1f}% ({})\n", s->group,
+                                   s->calibration.compute.software, 100 * s->calibration.compute.loo_median_abs_error,
+                                   s->calibration.path);
+    }
     StatusOr<model::Report> r = study::EvaluateScenario(*s, engine, sim_options);
     if (!r.ok()) {
       fmt::print(stderr, "zerosim validate: error: {}\n", r.status().message());
@@ -108,6 +116,11 @@ int ValidateCommand(int argc, char** argv) {
   }
   fmt::print("{}\n{}{}", study::FormatValidation(points), study::FormatGroupSummary(points),
              study::FormatBandCoverage(points));
+  if (!out_of_sample.empty()) {
+    fmt::print("\nthe calibration set is in sample above (the compute is fitted on it); out of sample, from each "
+               "calibration file's fit record (zerosim fit --loo):\n{}",
+               out_of_sample);
+  }
   if (!write_bands.empty() &&
       !WriteTextFile(write_bands,
                      io::BandsJson(study::BuildBandTable(points),

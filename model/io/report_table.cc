@@ -23,7 +23,7 @@ bool MixedEngines(const std::vector<VariantReport>& v) {
 }
 
 constexpr int kLabelWidth = 34;
-constexpr int kColumnWidth = 14;
+constexpr int kColumnWidth = 19;
 
 class Table {
  public:
@@ -131,19 +131,23 @@ std::string FormatReportTable(const model::Report& r) {
   t.Row("tokens per GPU (seq x micro)", [](const VariantReport& v) {
     return fmt::format("{}x{}", v.model.seq_len, v.zero.train_micro_batch_size_per_gpu);
   });
-  t.Row("iteration time (s) [band]", [](const VariantReport& v) {
-    return fmt::format("{} [{}-{}]", Num(v.iteration_time_s, 3), Num(v.iteration_time_s / v.band.high, 3),
-                       Num(v.iteration_time_s / v.band.low, 3));
+  t.Row("iteration time (s)", [](const VariantReport& v) { return Num(v.iteration_time_s, 3); });
+  t.Row("  band (s)", [](const VariantReport& v) {
+    return fmt::format("{}-{}", Num(v.iteration_time_s / v.band.high, 3), Num(v.iteration_time_s / v.band.low, 3));
   });
   t.Row("TFLOPs per GPU (with recompute)", [](const VariantReport& v) { return Num(v.tflops_per_gpu, 1); });
   t.Row("MFU (6N + 12lhs, no recompute)", [](const VariantReport& v) { return fmt::format("{:.1f}%", 100 * v.mfu); });
-  t.Row("tokens per second [band]", [](const VariantReport& v) {
-    return fmt::format("{} [{}-{}]", Num(v.tokens_per_s, 0), Num(v.tokens_per_s * v.band.low, 0),
-                       Num(v.tokens_per_s * v.band.high, 0));
+  t.Row("tokens per second", [](const VariantReport& v) { return Num(v.tokens_per_s, 0); });
+  t.Row("  band", [](const VariantReport& v) {
+    return fmt::format("{}-{}", Num(v.tokens_per_s * v.band.low, 0), Num(v.tokens_per_s * v.band.high, 0));
   });
-  t.Row("band from", [](const VariantReport& v) {
-    return v.band.validated ? fmt::format("{} (n {})", v.band.group, v.band.n)
-                            : fmt::format("{}: {}", v.band.key, v.band.note);
+  // The band's group (model/band.h; "ds" = deepspeed): its own when validated (with its points); "*": another
+  // family's, widened, for a GPU whose compute is derived from it; "outside": the widest band.
+  t.Row("  band from", [](const VariantReport& v) {
+    std::string g = v.band.group;
+    if (const size_t at = g.find(" deepspeed "); at != std::string::npos) g.replace(at, 11, " ds ");
+    if (v.band.validated) return fmt::format("{} n{}", g, v.band.n);
+    return g.empty() ? std::string("outside (widest)") : g + "*";
   });
   t.Row("speedup vs " + (r.variants.empty() ? std::string() : r.variants.front().name), [&](const VariantReport& v) {
     return fmt::format("{:.2f}x", BaselineOf(r.variants, v)->iteration_time_s / v.iteration_time_s);
