@@ -2,7 +2,7 @@
 # ZeroSim's one entry point for set-up, build, run and test. The single source of truth for what the
 # build needs: .ci/run and the README call this script and nothing else.
 #
-#   ./dev.sh run [ARGS...]   install what is missing, build, then `zerosim run ARGS...`
+#   ./dev.sh run [ARGS...]   install what is missing, build the zerosim command (not the tests), then `zerosim run ARGS...`
 #                            (no ARGS: the embedded default scenario)
 #   ./dev.sh test            install what is missing, build, run the whole test suite (ctest)
 #   ./dev.sh build           install what is missing and build
@@ -26,8 +26,9 @@ APT_PACKAGES=(
   libsimgrid-dev libeigen3-dev libboost-program-options-dev libfmt-dev libgtest-dev
   libtomlplusplus-dev nlohmann-json3-dev
 )
-# Python tools for the notebooks (run headless in the tests), from PyPI for the python3 on PATH.
-PIP_PACKAGES=(nbclient nbformat ipykernel matplotlib numpy)
+# Python tools for the notebooks (run headless in the tests; nbconvert for `jupyter nbconvert --execute`), from
+# PyPI for the python3 on PATH.
+PIP_PACKAGES=(nbclient nbformat nbconvert ipykernel matplotlib numpy)
 
 log() { printf '[dev.sh] %s\n' "$*" >&2; }
 
@@ -57,7 +58,10 @@ install_deps() {
   fi
 }
 
+# build [TARGET]: configure once, then build TARGET (default: everything, the tests included).
 build() {
+  local target_args=()
+  if [ $# -gt 0 ]; then target_args=(--target "$1"); fi
   local cuda_args=()
   # nvcc is not on PATH on these machines; CUDA code is built only where the toolkit exists.
   if [ -x /usr/local/cuda/bin/nvcc ]; then cuda_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc); fi
@@ -66,7 +70,7 @@ build() {
     cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DPython3_EXECUTABLE="$(command -v python3)" \
       "${cuda_args[@]}"
   fi
-  cmake --build "$BUILD_DIR" -j "$JOBS"
+  cmake --build "$BUILD_DIR" -j "$JOBS" "${target_args[@]}"
 }
 
 # ASan + UBSan (gcc), every test. Slow (about 3x): a developer and CI-able job, not part of `test`.
@@ -105,7 +109,7 @@ cmd=${1:-}
 case "$cmd" in
   deps) install_deps ;;
   build) install_deps; build ;;
-  run) install_deps; build; exec "$BUILD_DIR/zerosim" run "$@" ;;
+  run) install_deps; build zerosim; exec "$BUILD_DIR/zerosim" run "$@" ;;   # the command alone, not the tests
   test) install_deps; build; cd "$BUILD_DIR" && exec ctest --output-on-failure -j "$JOBS" ;;
   asan) install_deps; asan ;;
   fuzz) install_deps; fuzz "$@" ;;

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Executes a notebook headless (nbclient) and fails on any cell error.
 
-usage: run_notebook.py NOTEBOOK --out DIR [--zerosim BIN]
+usage: run_notebook.py NOTEBOOK --out DIR [--zerosim BIN] [--expect FIGURE.png ...]
+
+With --expect, each named figure must have been written (non-empty, after the run started) into DIR: a notebook
+that runs but draws nothing fails.
 
 The notebook runs with its directory as the working directory and these environment variables:
 ZEROSIM_BIN (the zerosim binary), ZEROSIM_ROOT (the source tree) and ZEROSIM_NOTEBOOK_OUT (where it writes
@@ -11,6 +14,7 @@ import argparse
 import os
 import pathlib
 import sys
+import time
 
 import nbformat
 from nbclient import NotebookClient
@@ -19,10 +23,23 @@ from nbclient.exceptions import CellExecutionError
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("notebook")
-    p.add_argument("--out", required=True)
+    p.add_argument("notebook", nargs="?")
+    p.add_argument("--out")
+    p.add_argument("--tested", nargs="*", help="instead of running: fail unless these are every notebook beside this script")
     p.add_argument("--zerosim", default=None)
+    p.add_argument("--expect", nargs="*", default=[], help="figures (file names in --out) the run must write")
     a = p.parse_args()
+    if a.tested is not None:
+        here = pathlib.Path(__file__).resolve().parent
+        present = sorted(f.stem for f in here.glob("*.ipynb"))
+        if present != sorted(a.tested):
+            print(f"notebooks present {present}, tested {sorted(a.tested)}: list every notebook in tests/CMakeLists.txt",
+                  file=sys.stderr)
+            return 1
+        print(f"every notebook is tested: {', '.join(present)}")
+        return 0
+    if a.notebook is None or a.out is None:
+        p.error("give NOTEBOOK and --out (or --tested NAME ...)")
     nb_path = pathlib.Path(a.notebook).resolve()
     root = nb_path.parent.parent
     out = pathlib.Path(a.out).resolve()
@@ -32,6 +49,7 @@ def main() -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")
     if a.zerosim:
         os.environ["ZEROSIM_BIN"] = str(pathlib.Path(a.zerosim).resolve())
+    started = time.time()
     nb = nbformat.read(nb_path, as_version=4)
     client = NotebookClient(nb, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(nb_path.parent)}})
@@ -42,7 +60,12 @@ def main() -> int:
         return 1
     finally:
         nbformat.write(nb, out / nb_path.name)
-    print(f"{nb_path.name}: executed; outputs in {out}")
+    missing = [f for f in a.expect
+               if not (out / f).is_file() or (out / f).stat().st_size == 0 or (out / f).stat().st_mtime < started - 1]
+    if missing:
+        print(f"{nb_path.name}: ran, but did not write {', '.join(missing)} into {out}", file=sys.stderr)
+        return 1
+    print(f"{nb_path.name}: executed; outputs in {out}" + (f"; figures {', '.join(a.expect)}" if a.expect else ""))
     return 0
 
 
