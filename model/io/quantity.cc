@@ -108,6 +108,20 @@ StatusOr<double> ParseQuantity(std::string_view text, Dimension d) {
   // "1e300TBps" is a finite number whose SI value is not: every quantity must stay finite in SI units.
   const double si = value * it->second.scale;
   if (!std::isfinite(si)) return fail(fmt::format("{:g} {} is too large", value, unit));
+  // Plausibility bounds (not measurements: they keep every duration the engines compute finite and the SimGrid
+  // replay away from rates it cannot schedule; issue 20 item 24: 1e-320Bps deadlocked the replay and broke an
+  // invariant in the analytic engine). Zero stays allowed (keys that must be positive say so themselves).
+  struct Range {
+    double lo, hi;
+    const char* text;
+  };
+  const Range range = d == Dimension::kBandwidth ? Range{1e6, 1e15, "1MBps to 1000TBps"}
+                      : d == Dimension::kTime    ? Range{1e-12, 1e10, "1e-12s to 1e10s"}
+                      : d == Dimension::kBytes   ? Range{1, 1e18, "1B to 1000000TB"}
+                                                 : Range{1e6, 1e20, "1e6 to 1e20 FLOP/s"};
+  if (si != 0 && (si < range.lo || si > range.hi)) {
+    return fail(fmt::format("outside the plausible range {}", range.text));
+  }
   return si;
 }
 

@@ -48,3 +48,22 @@ TEST(Quantity, RejectsWhatIsNotTheExpectedQuantity) {
 
 }  // namespace
 }  // namespace zerosim::io
+
+namespace zerosim::io {
+namespace {
+
+// Issue 20 item 24: an absurd rate or time is refused where it is written, not deep in an engine.
+TEST(Quantity, ImplausibleValuesAreRefusedWithTheRange) {
+  for (const char* text : {"1e-320Bps", "1e-20Gbps", "2000TBps"}) {
+    StatusOr<double> v = ParseQuantity(text, Dimension::kBandwidth);
+    ASSERT_FALSE(v.ok()) << text;
+    EXPECT_NE(v.status().message().find("plausible range"), std::string::npos) << v.status().message();
+  }
+  EXPECT_FALSE(ParseQuantity("1e300s", Dimension::kTime).ok());
+  EXPECT_TRUE(ParseQuantity("0us", Dimension::kTime).ok());
+  EXPECT_TRUE(ParseQuantity("100Gbps", Dimension::kBandwidth).ok());
+  EXPECT_TRUE(ParseQuantity("8TBps", Dimension::kBandwidth).ok());
+}
+
+}  // namespace
+}  // namespace zerosim::io
