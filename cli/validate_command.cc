@@ -127,7 +127,7 @@ int ValidateCommand(int argc, char** argv) {
     }
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::string notes;
-    StatusOr<std::vector<std::string>> worse = study::CompareWithBaseline(points, text, &notes);
+    StatusOr<std::vector<std::string>> worse = study::CompareWithBaseline(points, text, *scenario_files, &notes);
     if (!worse.ok()) {
       fmt::print(stderr, "zerosim validate: {}: {}\n", baseline, worse.status().message());
       return kExitUsage;
