@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "model/io/toml_nesting.h"
+
 namespace zerosim::io {
 
 size_t EditDistance(std::string_view a, std::string_view b) {
@@ -24,6 +26,12 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 }
 
 StatusOr<toml::table> ParseToml(const std::string& text, const std::string& file) {
+  // Bounded before toml++ sees it: the library recurses once per level (toml_nesting.h).
+  if (const std::optional<int> line = LineNestedDeeperThan(text)) {
+    return Status::Error(fmt::format("{}:{}: keys, tables and arrays nest more than {} levels deep here "
+                                     "(ZeroSim's inputs nest a few levels): not read",
+                                     file, *line, kMaxTomlNesting));
+  }
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {

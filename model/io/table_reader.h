@@ -78,7 +78,8 @@ class TableReader {
 // Levenshtein distance, for "did you mean".
 size_t EditDistance(std::string_view a, std::string_view b);
 
-// Parses TOML text; a syntax error becomes "file:line:col: message".
+// Parses TOML text; a syntax error becomes "file:line:col: message", and a text nested deeper than
+// kMaxTomlNesting (toml_nesting.h; toml++ would overflow the stack) "file:line: ..." before toml++ sees it.
 StatusOr<toml::table> ParseToml(const std::string& text, const std::string& file);
 
 // An input file read through a FileSource and parsed, with its path and hash for provenance.
