@@ -130,29 +130,34 @@ int FitCommand(int argc, char** argv) {
   const model::FitResult& fit = outcome->fit;
   const std::vector<double>& file_values = outcome->file_values;
 
-  fmt::print("fitted {} parameter(s) to {} published TFLOPs values ({} iterations{}):\n", fit.params.size(),
-             fit.residuals.size(), fit.iterations, fit.converged ? "" : ", NOT converged");
+  std::string out = fmt::format("fitted {} parameter(s) to {} published TFLOPs values ({} iterations{}):\n",
+                                fit.params.size(), fit.residuals.size(), fit.iterations,
+                                fit.converged ? "" : ", NOT converged");
   for (size_t i = 0; i < fit.params.size(); ++i) {
-    fmt::print("  {:<34} {:.6g} +- {:.2g}   (files: {:.6g}; belongs in {})\n", fit.params[i].name, fit.params[i].value,
-               fit.std_errors[i], file_values[i], knobs[i]->where);
+    out += fmt::format("  {:<34} {:.6g} +- {:.2g}   (files: {:.6g}; belongs in {})\n", fit.params[i].name,
+                       fit.params[i].value, fit.std_errors[i], file_values[i], knobs[i]->where);
   }
-  fmt::print("  rms log residual {:.4f} (about {:.1f}% per point)\n\n",
-             std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())),
-             100 * std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())));
-  fmt::print("{}", study::FormatValidation(outcome->fitted));
+  out += fmt::format("  rms log residual {:.4f} (about {:.1f}% per point)\n\n",
+                     std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())),
+                     100 * std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())));
+  out += study::FormatValidation(outcome->fitted);
 
   if (check) {
     const double file_cost = outcome->file_cost;
     if (file_cost > fit.cost * (1 + 1e-3) + 1e-12) {
-      fmt::print("\nCHECK FAILED: the files' values leave a sum of squared residuals of {:.6g}, the fit reaches {:.6g}: "
-                 "rerun the fit and update the files it names\n",
-                 file_cost, fit.cost);
+      out += fmt::format(
+          "\nCHECK FAILED: the files' values leave a sum of squared residuals of {:.6g}, the fit reaches "
+          "{:.6g}: "
+          "rerun the fit and update the files it names\n",
+          file_cost, fit.cost);
+      Print("fit", out);
       return kExitFailed;
     }
-    fmt::print("\ncheck passed: the files' values fit as well as the optimum (sum of squares {:.6g} vs {:.6g})\n",
-               file_cost, fit.cost);
+    out += fmt::format(
+        "\ncheck passed: the files' values fit as well as the optimum (sum of squares {:.6g} vs {:.6g})\n",
+        file_cost, fit.cost);
   }
-  return kExitOk;
+  return Print("fit", out) ? kExitOk : kExitFailed;
 }
 
 }  // namespace zerosim::cli
