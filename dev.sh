@@ -99,8 +99,9 @@ fuzz() {
   fi
   cmake --build "$dir" -j "$JOBS" --target loaders_fuzz
   mkdir -p "$dir/fuzz_findings" "$dir/fuzz_work"
-  # fuzz_work collects new inputs; the generated seeds stay as they are.
-  "$dir/fuzz/loaders_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=16384 \
+  # fuzz_work collects new inputs; the generated seeds stay as they are. -max_len: inputs up to 256 KiB, so
+  # that the 68 KB keys of tens of thousands of parts that once overflowed toml++'s stack can be produced.
+  "$dir/fuzz/loaders_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=262144 \
     -artifact_prefix="$dir/fuzz_findings/" "$dir/fuzz_work" "$dir/fuzz_corpus"
 }
 

@@ -89,11 +89,13 @@ int BenchCommand(int argc, char** argv) {
     return kExitFailed;
   }
   const io::MemoryFileSource embedded(io::EmbeddedFiles());
-  fmt::print("SimGrid replay of one iteration, {} collectives; cluster: {} with the node count scaled\n\n",
-             sim::FidelityName(sim::Fidelity::kMacro), base->cluster.name);
-  fmt::print("{:>6} {:>6} {:<8} {:<9} {:<10} {:>7} {:>6} {:>9} {:>10} {:>8} {:>8} {:>9}\n", "GPUs", "model",
-             "variant", "case", "reduction", "ops", "ranks", "flows", "iter (s)", "wall (s)", "CPU (s)",
-             "RSS (MiB)");
+  const std::string head =
+      fmt::format("SimGrid replay of one iteration, {} collectives; cluster: {} with the node count scaled\n\n",
+                  sim::FidelityName(sim::Fidelity::kMacro), base->cluster.name) +
+      fmt::format("{:>6} {:>6} {:<8} {:<9} {:<10} {:>7} {:>6} {:>9} {:>10} {:>8} {:>8} {:>9}\n", "GPUs", "model",
+                  "variant", "case", "reduction", "ops", "ranks", "flows", "iter (s)", "wall (s)", "CPU (s)",
+                  "RSS (MiB)");
+  if (!Print("bench", head)) return kExitFailed;
   int status = kExitOk;
   for (const BenchCase& bc : kCases) {
     model::ClusterSpec c = base->cluster;
@@ -132,8 +134,9 @@ int BenchCommand(int argc, char** argv) {
           &usage);
       const double wall = Now() - t0;
       if (!bytes.ok()) {
-        fmt::print("{:>6} {:>6} {:<8} {:<9} error: {}\n", c.total_gpus(), model_name, v.name, bc.name,
-                   bytes.status().message());
+        if (!Print("bench", fmt::format("{:>6} {:>6} {:<8} {:<9} error: {}\n", c.total_gpus(), model_name,
+                                        v.name, bc.name, bytes.status().message())))
+          return kExitFailed;
         status = kExitFailed;
         continue;
       }
@@ -146,19 +149,21 @@ int BenchCommand(int argc, char** argv) {
       const char* reduction_name = r->stats.symmetric                     ? "symmetric"
                                    : o.reduction == sim::Reduction::kFull ? "full"
                                                                           : "classes";
-      fmt::print("{:>6} {:>6} {:<8} {:<9} {:<10} {:>7} {:>6} {:>9} {:>10.6f} {:>8.2f} {:>8.2f} {:>9.1f}\n",
-                 c.total_gpus(), model_name, v.name, bc.name, reduction_name, ops, r->stats.simulated_ranks,
-                 r->stats.transfers, r->timing.iteration_s, wall, usage.cpu_s, usage.max_rss_bytes / kMiB);
-      std::fflush(stdout);
+      const std::string line =
+          fmt::format("{:>6} {:>6} {:<8} {:<9} {:<10} {:>7} {:>6} {:>9} {:>10.6f} {:>8.2f} {:>8.2f} {:>9.1f}\n",
+                      c.total_gpus(), model_name, v.name, bc.name, reduction_name, ops, r->stats.simulated_ranks,
+                      r->stats.transfers, r->timing.iteration_s, wall, usage.cpu_s, usage.max_rss_bytes / kMiB);
+      if (!Print("bench", line)) return kExitFailed;
     }
   }
-  fmt::print(
+  const char* legend =
       "\nwall: the child process's whole life (schedule, platform, simulation), elapsed; CPU: its user + "
       "system "
       "time (wait4's rusage), the figure to compare on a shared machine; RSS: its peak resident memory "
       "(wait4's "
       "ru_maxrss; the child forks nothing further, and the parent's own RSS is the small CLI's); ranks: rank "
-      "classes replayed; flows: transfers SimGrid carried.\n");
+      "classes replayed; flows: transfers SimGrid carried.\n";
+  if (!Print("bench", legend)) return kExitFailed;
   return status;
 }
 

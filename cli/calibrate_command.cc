@@ -55,8 +55,7 @@ int WriteCalibration(const bench::CalibrationFile& file, const std::string& path
     fmt::print(stderr, "zerosim calibrate: error: cannot write {}\n", path);
     return kExitFailed;
   }
-  fmt::print("calibration written to {}\n", path);
-  return kExitOk;
+  return Print("calibrate", fmt::format("calibration written to {}\n", path)) ? kExitOk : kExitFailed;
 }
 
 struct Args {

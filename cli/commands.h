@@ -1,6 +1,6 @@
 // The subcommands of `zerosim`. Each handler is wiring: parse its options, load, run, write. Handlers
-// return the process exit status: 0 success, 1 a run that failed its goal (e.g. validation), 2 bad usage
-// or bad input.
+// return the process exit status: 0 success, 1 a run that failed its goal (e.g. validation) or whose
+// output could not be written (options.h Print), 2 bad usage or bad input.
 #pragma once
 
 namespace zerosim::cli {

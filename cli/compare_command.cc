@@ -71,8 +71,7 @@ int CompareCommand(int argc, char** argv) {
     reports.push_back(std::move(r).value());
   }
   const study::Comparison c = study::CompareReports(files[0], std::move(reports[0]), files[1], std::move(reports[1]));
-  fmt::print("{}", study::RenderComparison(c, *format));
-  return kExitOk;
+  return Print("compare", study::RenderComparison(c, *format)) ? kExitOk : kExitFailed;
 }
 
 }  // namespace zerosim::cli

@@ -132,19 +132,20 @@ int FitCommand(int argc, char** argv) {
   const model::FitResult& fit = outcome->fit;
   const std::vector<double>& file_values = outcome->file_values;
 
-  fmt::print("fitted {} parameter(s) to {} published values ({} iterations{}):\n", fit.params.size(),
-             fit.residuals.size(), fit.iterations, fit.converged ? "" : ", NOT converged");
+  std::string out = fmt::format("fitted {} parameter(s) to {} published values ({} iterations{}):\n",
+                                fit.params.size(), fit.residuals.size(), fit.iterations,
+                                fit.converged ? "" : ", NOT converged");
   for (size_t i = 0; i < fit.params.size(); ++i) {
     const bool at_bound = fit.params[i].value <= knobs[i]->lower + 1e-9 * (knobs[i]->upper - knobs[i]->lower) ||
                           fit.params[i].value >= knobs[i]->upper - 1e-9 * (knobs[i]->upper - knobs[i]->lower);
-    fmt::print("  {:<34} {:.6g} +- {:.2g}   bounds [{:g}, {:g}]{}   (files: {:.6g}; belongs in {})\n", fit.params[i].name,
-               fit.params[i].value, fit.std_errors[i], knobs[i]->lower, knobs[i]->upper,
-               at_bound ? " AT ITS BOUND: a missing mechanism" : "", file_values[i], knobs[i]->where);
+    out += fmt::format("  {:<34} {:.6g} +- {:.2g}   bounds [{:g}, {:g}]{}   (files: {:.6g}; belongs in {})\n",
+                       fit.params[i].name, fit.params[i].value, fit.std_errors[i], knobs[i]->lower, knobs[i]->upper,
+                       at_bound ? " AT ITS BOUND: a missing mechanism" : "", file_values[i], knobs[i]->where);
   }
-  fmt::print("  rms log residual {:.4f} (about {:.1f}% per point)\n\n",
-             std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())),
-             100 * std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())));
-  fmt::print("{}", study::FormatValidation(outcome->fitted));
+  out += fmt::format("  rms log residual {:.4f} (about {:.1f}% per point)\n\n",
+                     std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())),
+                     100 * std::sqrt(fit.cost / static_cast<double>(fit.residuals.size())));
+  out += study::FormatValidation(outcome->fitted);
 
   if (loo) {
     StatusOr<std::vector<study::LeftOut>> folds = study::LeaveOneModelOut(scenarios, knobs, params);
@@ -152,7 +153,7 @@ int FitCommand(int argc, char** argv) {
       fmt::print(stderr, "zerosim fit: error: {}\n", folds.status().message());
       return kExitFailed;
     }
-    fmt::print("\nleave one model size out ({} folds): each model's points predicted by a fit on the others\n",
+    out += fmt::format("\nleave one model size out ({} folds): each model's points predicted by a fit on the others\n",
                folds->size());
     std::vector<double> errors;
     for (const study::LeftOut& f : *folds) {
@@ -166,7 +167,7 @@ int FitCommand(int argc, char** argv) {
         sum += p.error;
         ++n;
       }
-      fmt::print("  {:<12} n {:>3}  mean error {:+6.1f}%   fit:{}\n", f.model, n, n > 0 ? 100 * sum / n : 0.0, values);
+      out += fmt::format("  {:<12} n {:>3}  mean error {:+6.1f}%   fit:{}\n", f.model, n, n > 0 ? 100 * sum / n : 0.0, values);
     }
     std::vector<double> abs_errors;
     double signed_sum = 0;
@@ -177,22 +178,26 @@ int FitCommand(int argc, char** argv) {
     std::sort(abs_errors.begin(), abs_errors.end());
     const size_t n = abs_errors.size();
     const double median = n == 0 ? 0 : (n % 2 == 1 ? abs_errors[n / 2] : 0.5 * (abs_errors[n / 2 - 1] + abs_errors[n / 2]));
-    fmt::print("out of sample: n {}, median |error| {:.1f}%, worst {:.1f}%, mean signed {:+.1f}%\n", n, 100 * median,
+    out += fmt::format("out of sample: n {}, median |error| {:.1f}%, worst {:.1f}%, mean signed {:+.1f}%\n", n, 100 * median,
                n == 0 ? 0.0 : 100 * abs_errors.back(), n == 0 ? 0.0 : 100 * signed_sum / static_cast<double>(n));
   }
 
   if (check) {
     const double file_cost = outcome->file_cost;
     if (file_cost > fit.cost * (1 + 1e-3) + 1e-12) {
-      fmt::print("\nCHECK FAILED: the files' values leave a sum of squared residuals of {:.6g}, the fit reaches {:.6g}: "
-                 "rerun the fit and update the files it names\n",
-                 file_cost, fit.cost);
+      out += fmt::format(
+          "\nCHECK FAILED: the files' values leave a sum of squared residuals of {:.6g}, the fit reaches "
+          "{:.6g}: "
+          "rerun the fit and update the files it names\n",
+          file_cost, fit.cost);
+      Print("fit", out);
       return kExitFailed;
     }
-    fmt::print("\ncheck passed: the files' values fit as well as the optimum (sum of squares {:.6g} vs {:.6g})\n",
-               file_cost, fit.cost);
+    out += fmt::format(
+        "\ncheck passed: the files' values fit as well as the optimum (sum of squares {:.6g} vs {:.6g})\n",
+        file_cost, fit.cost);
   }
-  return kExitOk;
+  return Print("fit", out) ? kExitOk : kExitFailed;
 }
 
 }  // namespace zerosim::cli

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "model/version.h"
 
 namespace {
@@ -30,38 +31,38 @@ const Command kCommands[] = {
      zerosim::cli::BenchCommand},
 };
 
-void Usage(FILE* out) {
-  fmt::print(out,
-             "ZeroSim {}: performance model and simulator of ZeRO-3 vs ZeRO++ training communication.\n\n"
-             "usage: zerosim <command> [options]\n\ncommands:\n",
-             zerosim::Version());
-  for (const Command& c : kCommands) fmt::print(out, "  {:<10} {}\n", c.name, c.summary);
-  fmt::print(out,
-             "\n`zerosim <command> --help` describes a command's options.\n"
-             "`zerosim run` with no scenario runs the embedded default: the ZeRO++ paper's 18B model on 384 V100\n"
-             "(24 nodes x 16 GPUs, NVSwitch, 1 x 100 Gbps InfiniBand per node), ZeRO-3 against ZeRO++.\n");
+std::string Usage() {
+  std::string out = fmt::format(
+      "ZeroSim {}: performance model and simulator of ZeRO-3 vs ZeRO++ training communication.\n\n"
+      "usage: zerosim <command> [options]\n\ncommands:\n",
+      zerosim::Version());
+  for (const Command& c : kCommands) out += fmt::format("  {:<10} {}\n", c.name, c.summary);
+  out +=
+      "\n`zerosim <command> --help` describes a command's options.\n"
+      "`zerosim run` with no scenario runs the embedded default: the ZeRO++ paper's 18B model on 384 V100\n"
+      "(24 nodes x 16 GPUs, NVSwitch, 1 x 100 Gbps InfiniBand per node), ZeRO-3 against ZeRO++.\n";
+  return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    Usage(stderr);
+    fmt::print(stderr, "{}", Usage());
     return zerosim::cli::kExitUsage;
   }
   const std::string name = argv[1];
   if (name == "-h" || name == "--help" || name == "help") {
-    Usage(stdout);
-    return zerosim::cli::kExitOk;
+    return zerosim::cli::Print("help", Usage()) ? zerosim::cli::kExitOk : zerosim::cli::kExitFailed;
   }
   if (name == "--version") {
-    fmt::print("zerosim {}\n", zerosim::Version());
-    return zerosim::cli::kExitOk;
+    return zerosim::cli::Print("--version", fmt::format("zerosim {}\n", zerosim::Version()))
+               ? zerosim::cli::kExitOk
+               : zerosim::cli::kExitFailed;
   }
   for (const Command& c : kCommands) {
     if (name == c.name) return c.run(argc - 1, argv + 1);
   }
-  fmt::print(stderr, "zerosim: unknown command '{}'\n\n", name);
-  Usage(stderr);
+  fmt::print(stderr, "zerosim: unknown command '{}'\n\n{}", name, Usage());
   return zerosim::cli::kExitUsage;
 }

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "study/output_format.h"
 
 namespace zerosim::cli {
 
@@ -33,8 +35,9 @@ std::optional<int> ParseCommandLine(const char* command, int argc, char** argv, 
     return kExitUsage;
   }
   if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return kExitOk;
+    std::ostringstream help;
+    help << visible << "\n";
+    return Print(command, help.str()) ? kExitOk : kExitFailed;
   }
   return std::nullopt;
 }
@@ -48,12 +51,14 @@ StatusOr<sim::Reduction> ParseReduction(const std::string& name) {
 
 bool WriteTextFile(const std::string& path, const std::string& text) { return WriteOutputFile(path, text).ok(); }
 
+bool Print(const char* command, std::string_view text, std::FILE* out) {
+  const Status st = study::WriteStream(out, text, out == stdout ? "stdout" : "stderr");
+  if (!st.ok()) fmt::print(stderr, "zerosim {}: error: {}\n", command, st.message());
+  return st.ok();
+}
+
 Status WriteOutputFile(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) return Status::Error("cannot write to stdout");
-    return Status::Ok();
-  }
+  if (path == "-") return study::WriteStream(stdout, text, "stdout");
   std::ofstream out(path, std::ios::binary);
   if (!out) return Status::Error(fmt::format("cannot open {} for writing", path));
   out << text;

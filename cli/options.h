@@ -1,8 +1,10 @@
 // Command-line plumbing shared by the subcommands.
 #pragma once
 
+#include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -15,8 +17,8 @@ namespace zerosim::cli {
 
 // Parses argv (argv[0] is the command name) into the variables `visible` and `hidden` are bound to, with
 // `positional` naming the positional arguments (may be null). Returns the exit status when the command
-// must stop here: usage errors (message and help on stderr) and --help (help on stdout); nothing when the
-// command goes on.
+// must stop here: usage errors (message and help on stderr) and --help (help on stdout, kExitFailed when
+// it cannot be written); nothing when the command goes on.
 std::optional<int> ParseCommandLine(const char* command, int argc, char** argv,
                                     const boost::program_options::options_description& visible,
                                     const boost::program_options::options_description* hidden = nullptr,
@@ -24,6 +26,12 @@ std::optional<int> ParseCommandLine(const char* command, int argc, char** argv,
 
 // "symmetric" or "full".
 StatusOr<sim::Reduction> ParseReduction(const std::string& name);
+
+// Writes `text` to `out` (stdout, or stderr where stdout carries another output), flushed and checked
+// (study::WriteStream). On failure prints "zerosim <command>: error: cannot write stdout: <reason>" on
+// stderr and returns false: the command then exits kExitFailed, as sweep does for its rows. Every
+// command's output goes through it (fmt::print on a full stdout throws, and std::cout loses it silently).
+bool Print(const char* command, std::string_view text, std::FILE* out = stdout);
 
 // Writes `text` to `path` (binary), or to stdout when `path` is "-"; an error naming the path on failure
 // (checked after flushing and closing, so a full disk is an error, not a cut-off file).

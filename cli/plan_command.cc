@@ -119,30 +119,33 @@ int PlanCommand(int argc, char** argv) {
   const std::vector<study::PlanChoice>& choices = plan->choices;
   const int infeasible = plan->infeasible;
 
-  fmt::print("plan '{}': {} cluster configurations ({} cannot train this model), {} kept{}\n\n", spec->name,
-             choices.size() + static_cast<size_t>(infeasible), infeasible, plan->ranked.size(),
-             budget_usd > 0   ? fmt::format(" under a budget of {:.3g} USD, fastest first", budget_usd)
-             : target_days > 0 ? fmt::format(" within {:g} days, cheapest first", target_days)
-                               : ", cheapest per token first");
+  std::string out = fmt::format(
+      "plan '{}': {} cluster configurations ({} cannot train this model), {} kept{}\n\n", spec->name,
+      choices.size() + static_cast<size_t>(infeasible), infeasible, plan->ranked.size(),
+      budget_usd > 0    ? fmt::format(" under a budget of {:.3g} USD, fastest first", budget_usd)
+      : target_days > 0 ? fmt::format(" within {:g} days, cheapest first", target_days)
+                        : ", cheapest per token first");
   auto header = [] {
-    fmt::print("{:>4}  {:<58} {:<16} {:>7} {:>11} {:>8} {:>10} {:>9} {:>11}\n", "rank", "cluster", "best ZeRO", "TFLOPs",
-               "tokens/s", "vs Z3", "USD/Mtok", "train", "train USD");
+    return fmt::format("{:>4}  {:<58} {:<16} {:>7} {:>11} {:>8} {:>10} {:>9} {:>11}\n", "rank", "cluster",
+                       "best ZeRO", "TFLOPs", "tokens/s", "vs Z3", "USD/Mtok", "train", "train USD");
   };
   auto row = [](const std::string& rank, const study::PlanChoice& c) {
     const std::string gain = c.zero3_tokens_per_s > 0 ? fmt::format("{:.2f}x", c.best.tokens_per_s / c.zero3_tokens_per_s)
                                                       : "Z3 OOM";
-    fmt::print("{:>4}  {:<58} {:<16} {:>7.1f} {:>11.0f} {:>8} {:>10.3f} {:>9} {:>11.3g}\n", rank, c.cluster.substr(0, 58),
-               c.best.name, c.best.tflops_per_gpu, c.best.tokens_per_s, gain, c.cost.usd_per_million_tokens,
-               Duration(c.cost.time_to_train_s), c.cost.cost_to_train_usd);
+    return fmt::format("{:>4}  {:<58} {:<16} {:>7.1f} {:>11.0f} {:>8} {:>10.3f} {:>9} {:>11.3g}\n", rank,
+                       c.cluster.substr(0, 58), c.best.name, c.best.tflops_per_gpu, c.best.tokens_per_s, gain,
+                       c.cost.usd_per_million_tokens, Duration(c.cost.time_to_train_s),
+                       c.cost.cost_to_train_usd);
   };
-  header();
+  out += header();
   for (size_t i = 0; i < plan->ranked.size() && static_cast<int>(i) < top; ++i) {
-    row(std::to_string(i + 1), choices[plan->ranked[i]]);
+    out += row(std::to_string(i + 1), choices[plan->ranked[i]]);
   }
 
-  fmt::print("\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n");
-  header();
-  for (int i : plan->front) row("*", choices[static_cast<size_t>(i)]);
+  out += "\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n";
+  out += header();
+  for (int i : plan->front) out += row("*", choices[static_cast<size_t>(i)]);
+  if (!Print("plan", out)) return kExitFailed;
   if (!jsonl.empty()) {
     // Rank: the position in the printed ranking (0: filtered out by the budget or target); pareto: on the
     // front above. The same numbers as the table, so plots and the table cannot disagree.

@@ -226,20 +226,20 @@ int RunCommand(int argc, char** argv) {
   // With --format other than table, stdout carries the rows alone and messages go to stderr.
   const bool stdout_taken = a.json_path == "-" || a.trace_path == "-" || *format != study::OutputFormat::kTable;
   std::FILE* text = stdout_taken ? stderr : stdout;
-  fmt::print(text, "{}", search_table);
+  if (!Print("run", search_table, text)) return kExitFailed;
   if (*format == study::OutputFormat::kTable) {
-    fmt::print(text, "{}", io::FormatReportTable(*report));
-  } else {
-    fmt::print(stdout, "{}", study::RenderReport(*report, *format));
-    std::fflush(stdout);
+    if (!Print("run", io::FormatReportTable(*report), text)) return kExitFailed;
+  } else if (!Print("run", study::RenderReport(*report, *format))) {
+    return kExitFailed;
   }
-  std::fflush(text);
   if (!a.json_path.empty()) {
     if (Status st = WriteOutputFile(a.json_path, io::ReportJsonText(*report)); !st.ok()) {
       fmt::print(stderr, "zerosim run: error: {}\n", st.message());
       return kExitFailed;
     }
-    fmt::print(text, "\nreport written to {}\n", a.json_path == "-" ? "stdout" : a.json_path);
+    if (!Print("run", fmt::format("\nreport written to {}\n", a.json_path == "-" ? "stdout" : a.json_path),
+               text))
+      return kExitFailed;
   }
   if (!a.trace_path.empty()) {
     std::vector<sim::TracedRun> traced;
@@ -250,8 +250,12 @@ int RunCommand(int argc, char** argv) {
       fmt::print(stderr, "zerosim run: error: {}\n", st.message());
       return kExitFailed;
     }
-    fmt::print(text, "trace of rank(s) {} written to {} (open it in https://ui.perfetto.dev)\n",
-               a.trace_ranks.empty() ? "0" : a.trace_ranks, a.trace_path == "-" ? "stdout" : a.trace_path);
+    if (!Print("run",
+               fmt::format("trace of rank(s) {} written to {} (open it in https://ui.perfetto.dev)\n",
+                           a.trace_ranks.empty() ? "0" : a.trace_ranks,
+                           a.trace_path == "-" ? "stdout" : a.trace_path),
+               text))
+      return kExitFailed;
   }
   return kExitOk;
 }

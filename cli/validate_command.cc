@@ -56,8 +56,7 @@ int ValidateCommand(int argc, char** argv) {
       fmt::print(stderr, "zerosim validate: error: {}\n", table.status().message());
       return kExitUsage;
     }
-    fmt::print("{}", *table);
-    return kExitOk;
+    return Print("validate", *table) ? kExitOk : kExitFailed;
   }
   study::Engine engine = study::Engine::kAnalytic;
   sim::SimOptions sim_options;
@@ -114,12 +113,12 @@ int ValidateCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim validate: no expectations found\n");
     return kExitUsage;
   }
-  fmt::print("{}\n{}{}", study::FormatValidation(points), study::FormatGroupSummary(points),
-             study::FormatBandCoverage(points));
+  std::string out = fmt::format("{}\n{}{}", study::FormatValidation(points), study::FormatGroupSummary(points),
+                                study::FormatBandCoverage(points));
   if (!out_of_sample.empty()) {
-    fmt::print("\nthe calibration set is in sample above (the compute is fitted on it); out of sample, from each "
-               "calibration file's fit record (zerosim fit --loo):\n{}",
-               out_of_sample);
+    out += fmt::format("\nthe calibration set is in sample above (the compute is fitted on it); out of sample, from "
+                       "each calibration file's fit record (zerosim fit --loo):\n{}",
+                       out_of_sample);
   }
   if (!write_bands.empty() &&
       !WriteTextFile(write_bands,
@@ -137,8 +136,9 @@ int ValidateCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim validate: error: {}\n", inventory.status().message());
     return kExitUsage;
   }
-  if (!inventory->empty()) fmt::print("\n{}", *inventory);
-  if (engine == study::Engine::kBoth) fmt::print("\n{}", study::FormatEngineComparison(reports));
+  if (!inventory->empty()) out += "\n" + *inventory;
+  if (engine == study::Engine::kBoth) out += "\n" + study::FormatEngineComparison(reports);
+  if (!Print("validate", out)) return kExitFailed;
   if (!jsonl.empty() && !WriteTextFile(jsonl, study::ValidationJsonl(points))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", jsonl);
     return kExitFailed;
@@ -156,24 +156,25 @@ int ValidateCommand(int argc, char** argv) {
     }
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::string notes;
-    StatusOr<std::vector<std::string>> worse = study::CompareWithBaseline(points, text, &notes);
+    StatusOr<std::vector<std::string>> worse = study::CompareWithBaseline(points, text, *scenario_files, &notes);
     if (!worse.ok()) {
       fmt::print(stderr, "zerosim validate: {}: {}\n", baseline, worse.status().message());
       return kExitUsage;
     }
-    fmt::print("{}", notes);
     if (!worse->empty()) {
-      fmt::print("\nREGRESSION against {}:\n", baseline);
-      for (const std::string& w : *worse) fmt::print("  {}\n", w);
+      notes += fmt::format("\nREGRESSION against {}:\n", baseline);
+      for (const std::string& w : *worse) notes += fmt::format("  {}\n", w);
+      Print("validate", notes);
       return kExitFailed;
     }
-    fmt::print("\nno point is worse than the baseline {} ({} points gated)\n", baseline, points.size());
-    return kExitOk;
+    notes +=
+        fmt::format("\nno point is worse than the baseline {} ({} points gated)\n", baseline, points.size());
+    return Print("validate", notes) ? kExitOk : kExitFailed;
   }
   int outside = 0;
   for (const study::PointResult& p : points) outside += !p.within();
   if (outside > 0) {
-    fmt::print("\n{} of {} points outside their tolerance\n", outside, points.size());
+    Print("validate", fmt::format("\n{} of {} points outside their tolerance\n", outside, points.size()));
     return kExitFailed;
   }
   return kExitOk;

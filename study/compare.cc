@@ -328,6 +328,13 @@ StatusOr<io::Scenario> LoadComparedScenario(const std::string& path, const std::
     StatusOr<io::Scenario> b = LoadScenarioOrDefault(base);
     if (!b.ok()) return b.status();
     s = ApplySettings(fs, *b, {"topology=" + path});
+    if (!s.ok() && base.empty()) {
+      // Say which scenario it was: the user named two clusters and no scenario.
+      return Status::Error(fmt::format(
+          "no --scenario given, so the embedded default scenario ('{}') runs on both clusters; on {}: {}; give "
+          "the scenario to run on them with --scenario FILE",
+          b->name, path, s.status().message()));
+    }
     if (!s.ok()) return s.status();
     s.value().name = fmt::format("{} on {}", b->name, t->cluster.name);
   }

@@ -1,5 +1,8 @@
 #include "study/output_format.h"
 
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "model/io/report_fields.h"
@@ -28,6 +31,15 @@ std::string RenderReport(const model::Report& r, OutputFormat format) {
       return io::RowsCsv(io::ReportRows(r));
   }
   return "";
+}
+
+Status WriteStream(std::FILE* f, std::string_view text, std::string_view name) {
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fflush(f) != 0) {
+    return Status::Error(
+        fmt::format("cannot write {}: {}", name, errno != 0 ? std::strerror(errno) : "write error"));
+  }
+  return Status::Ok();
 }
 
 }  // namespace zerosim::study

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "study/output_format.h"
+
 namespace zerosim::study {
 
 SweepOutput::~SweepOutput() {
@@ -40,12 +42,7 @@ Status SweepOutput::Open(const std::string& path) {
   return Status::Ok();
 }
 
-Status SweepOutput::Write(const std::string& rows) {
-  if (std::fwrite(rows.data(), 1, rows.size(), file_) != rows.size() || std::fflush(file_) != 0) {
-    return Status::Error(fmt::format("cannot write {}: {}", path_, std::strerror(errno)));
-  }
-  return Status::Ok();
-}
+Status SweepOutput::Write(const std::string& rows) { return WriteStream(file_, rows, path_); }
 
 Status SweepOutput::Close() {
   if (file_ == nullptr || file_ == stdout) return Status::Ok();

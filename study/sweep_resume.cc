@@ -1,5 +1,6 @@
 #include "study/sweep_resume.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <functional>
@@ -42,13 +43,15 @@ struct RowKey {
 };
 
 // Reads the rows of `text` from `pos` with `next` (which returns the row's key and the position after it,
-// nullopt for a torn last row, or an error); cuts the file after the last complete point.
+// nullopt for a torn last row, or an error); cuts the file after the last complete point. Row r must be of
+// point scope.points[r / rows_per_point].
 StatusOr<std::set<size_t>> CompletePoints(
-    const std::string& path, const std::string& text, size_t pos, size_t rows_per_point,
+    const std::string& path, const std::string& text, size_t pos, const ResumeScope& scope,
     const std::string& sweep_hash,
     const std::function<StatusOr<std::optional<std::pair<RowKey, size_t>>>(size_t)>& next) {
   std::set<size_t> done;
-  std::map<size_t, size_t> rows;  // point -> rows seen
+  const size_t rows_per_point = std::max<size_t>(1, scope.rows_per_point);
+  size_t rows = 0;  // complete rows read
   size_t keep = pos;
   while (pos < text.size()) {
     StatusOr<std::optional<std::pair<RowKey, size_t>>> row = next(pos);
@@ -61,8 +64,19 @@ StatusOr<std::set<size_t>> CompletePoints(
                       "another engine (sweep_hash {}, this run {}); write to another file",
                       path, pos, key.hash.empty() ? "missing" : key.hash, sweep_hash));
     }
+    const size_t n = rows / rows_per_point;
+    if (n >= scope.points.size() || key.point != scope.points[n]) {
+      const std::string range =
+          scope.points.empty() ? "no points"
+                               : fmt::format("points {} to {}", scope.points.front(), scope.points.back());
+      return Status::Error(fmt::format(
+          "{}: cannot resume: the row at byte {} is of point {}, where shard {}/{} ({}) has {}: the file was "
+          "written by another shard or holds shards out of order; write each shard to its own file",
+          path, pos, key.point, scope.shard, scope.shards, range,
+          n < scope.points.size() ? fmt::format("point {}", scope.points[n]) : std::string("no more points")));
+    }
     pos = (*row)->second;
-    if (++rows[key.point] == rows_per_point) {
+    if (++rows % rows_per_point == 0) {
       done.insert(key.point);
       keep = pos;
     }
@@ -78,7 +92,7 @@ StatusOr<std::set<size_t>> CompletePoints(
 
 }  // namespace
 
-StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_point,
+StatusOr<std::set<size_t>> ResumeState(const std::string& path, const ResumeScope& scope,
                                        const std::string& sweep_hash, const std::string& csv_header) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::set<size_t>();  // no output yet
@@ -86,7 +100,7 @@ StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_
   in.close();
   if (csv_header.empty()) {
     return CompletePoints(
-        path, text, 0, rows_per_point, sweep_hash,
+        path, text, 0, scope, sweep_hash,
         [&](size_t pos) -> StatusOr<std::optional<std::pair<RowKey, size_t>>> {
           const size_t nl = text.find('\n', pos);
           if (nl == std::string::npos) return std::optional<std::pair<RowKey, size_t>>();
@@ -106,7 +120,7 @@ StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_
   // sweep_hash and point (SweepCsvHeader).
   if (text.compare(0, csv_header.size(), csv_header) != 0) {
     if (csv_header.compare(0, text.size(), text) == 0) {
-      return CompletePoints(path, text, 0, rows_per_point, sweep_hash,
+      return CompletePoints(path, text, 0, scope, sweep_hash,
                             [](size_t) { return std::optional<std::pair<RowKey, size_t>>(); });
     }
     return Status::Error(
@@ -114,7 +128,7 @@ StatusOr<std::set<size_t>> ResumeState(const std::string& path, size_t rows_per_
                     "sweep, other axes or another --format); write to another file",
                     path));
   }
-  return CompletePoints(path, text, csv_header.size(), rows_per_point, sweep_hash,
+  return CompletePoints(path, text, csv_header.size(), scope, sweep_hash,
                         [&](size_t pos) -> StatusOr<std::optional<std::pair<RowKey, size_t>>> {
                           auto record = CsvRecord(text, pos);
                           if (!record) return std::optional<std::pair<RowKey, size_t>>();

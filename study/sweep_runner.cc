@@ -78,8 +78,8 @@ StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& o) 
   std::set<size_t> done;
   bool has_header = false;
   if (out.resumable()) {
-    StatusOr<std::set<size_t>> d =
-        ResumeState(o.out, std::max<size_t>(1, spec.base.variants.size()), sweep_hash, csv_header);
+    const ResumeScope scope{shard, o.shard, o.shards, std::max<size_t>(1, spec.base.variants.size())};
+    StatusOr<std::set<size_t>> d = ResumeState(o.out, scope, sweep_hash, csv_header);
     if (!d.ok()) return d.status();
     done = *d;
     std::error_code ec;

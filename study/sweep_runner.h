@@ -26,8 +26,9 @@ struct SweepStats {
 std::vector<size_t> ShardPoints(size_t points, int shard, int shards);
 
 // Runs the pending points of the shard into `options.out`. Errors: an output that is a directory, locked
-// by another sweep (flock) or holds rows of another sweep (sweep_hash), a failed write (disk full), a
-// failed worker or simulation, a broken invariant.
+// by another sweep (flock), holds rows of another sweep (sweep_hash) or is not a prefix of this shard's rows
+// (another shard's output, shards out of order; ResumeState), a failed write (disk full), a failed worker
+// or simulation, a broken invariant.
 StatusOr<SweepStats> RunSweep(const io::SweepSpec& spec, const SweepOptions& options);
 
 }  // namespace zerosim::study

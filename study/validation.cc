@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -228,7 +229,9 @@ std::string BaselineJson(const std::vector<PointResult>& points, const std::stri
 }
 
 StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointResult>& points,
-                                                       const std::string& baseline_json, std::string* notes) {
+                                                       const std::string& baseline_json,
+                                                       const std::vector<std::string>& run_scenarios,
+                                                       std::string* notes) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(baseline_json);
@@ -246,7 +249,9 @@ StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointRe
     }
   }
   std::vector<std::string> worse;
+  std::set<std::string> keys;
   for (const PointResult& p : points) {
+    keys.insert(p.key());
     const auto it = j["abs_error"].find(p.key());
     if (it == j["abs_error"].end() || !it->is_number()) {
       *notes += fmt::format("not in the baseline (not gated): {}\n", p.key());
@@ -256,6 +261,27 @@ StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointRe
     if (std::abs(p.error) > was + 1e-9) {
       worse.push_back(fmt::format("{}: |error| {:.2f}% is worse than the baseline's {:.2f}%", p.key(),
                                   100 * std::abs(p.error), 100 * was));
+    }
+  }
+  // The baseline's points the run should have and lacks.
+  namespace fs = std::filesystem;
+  std::set<std::string> files, dirs;
+  for (const std::string& f : run_scenarios) {
+    files.insert(fs::path(f).lexically_normal().string());
+    dirs.insert(fs::path(f).lexically_normal().parent_path().string());
+  }
+  for (const auto& [key, value] : j["abs_error"].items()) {
+    if (keys.count(key) != 0) continue;
+    const fs::path scenario = fs::path(key.substr(0, key.find('|'))).lexically_normal();
+    std::error_code ec;
+    if (files.count(scenario.string()) != 0) {
+      worse.push_back(fmt::format("{}: in the baseline, missing from the run (a renamed variant or a removed "
+                                  "expectation? if on purpose, write a new baseline with --write-baseline)",
+                                  key));
+    } else if (dirs.count(scenario.parent_path().string()) != 0 && !fs::exists(scenario, ec)) {
+      worse.push_back(fmt::format("{}: in the baseline, and its scenario {} no longer exists (deleted or renamed? "
+                                  "if on purpose, write a new baseline with --write-baseline)",
+                                  key, scenario.string()));
     }
   }
   return worse;

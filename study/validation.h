@@ -65,10 +65,16 @@ std::string ValidationJsonl(const std::vector<PointResult>& points);
 
 // The regression gate's baseline: |error| per point key, as JSON, for the points of one engine.
 std::string BaselineJson(const std::vector<PointResult>& points, const std::string& engine);
-// Points whose |error| exceeds the baseline's (beyond 1e-9), one line each; points the baseline lacks are
-// listed as not gated. The baseline's engine must be the points' engine.
+// The gate's failures, one line each: points whose |error| exceeds the baseline's (beyond 1e-9), and points
+// of the baseline the run lacks (a renamed variant, a removed expectation, a deleted scenario) when their
+// scenario (the key's file) is one of `run_scenarios`, the scenario files the run evaluated (given or
+// discovered), or is a file that no longer exists in a directory one of them is in. Points of the other
+// scenarios are not the run's: a run of some of the baseline's files does not fail on the others. Points
+// the baseline lacks are listed in `notes` as not gated. The baseline's engine must be the points' engine.
 StatusOr<std::vector<std::string>> CompareWithBaseline(const std::vector<PointResult>& points,
-                                                       const std::string& baseline_json, std::string* notes);
+                                                       const std::string& baseline_json,
+                                                       const std::vector<std::string>& run_scenarios,
+                                                       std::string* notes);
 
 // Every scenario file under `dir` (recursively; models/ and *.sweep.toml excluded), sorted.
 std::vector<std::string> FindScenarioFiles(const std::string& dir);

@@ -26,7 +26,8 @@ namespace zerosim::io {
 
 struct TopologyFile {
   model::ClusterSpec cluster;
-  std::string calibration_path;  // resolved against the topology file
+  std::string calibration_path;   // resolved against the topology file
+  std::string calibration_place;  // "file:line:col: [gpu] calibration", for errors of the calibration file
   model::InputFile file;
 };
 StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& path);

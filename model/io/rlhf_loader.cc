@@ -12,7 +12,7 @@ namespace {
 std::optional<model::ModelSpec> ReadModel(TableReader* t, const FileSource& fs, const std::string& path,
                                           const std::string& key, const model::ModelSpec& actor,
                                           Status* status) {
-  const std::string rel = t->String(key);
+  const std::string rel = t->FileName(key);
   if (!status->ok()) return std::nullopt;
   const bool hf = rel.rfind(kHfModelPrefix, 0) == 0;
   StatusOr<ModelFile> m =

@@ -105,20 +105,23 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   s.name = root.String("name");
   s.description = root.OptionalString("description").value_or("");
   s.group = root.OptionalString("group").value_or("");
-  const std::string topology_rel = root.String("topology");
-  const std::string model_rel = root.String("model");
+  const std::string topology_rel = root.FileName("topology");
+  const std::string model_rel = root.FileName("model");
   if (!status.ok()) return status;
 
-  // The referenced files: their own errors name their own paths.
+  // The referenced files: their own errors name their own paths, after the key that named them.
   StatusOr<TopologyFile> topo = LoadTopology(fs, ResolvePath(path, topology_rel));
-  if (!topo.ok()) return topo.status();
+  if (!topo.ok()) return root.Referred("topology", topo.status());
   // `model = "hf:config.json"` names a Hugging Face config instead of a model TOML (model/io/hf_config.h).
   const bool hf = model_rel.rfind(kHfModelPrefix, 0) == 0;
   StatusOr<ModelFile> model = hf ? LoadHfConfig(fs, ResolvePath(path, model_rel.substr(3)))
                                  : LoadModel(fs, ResolvePath(path, model_rel));
-  if (!model.ok()) return model.status();
+  if (!model.ok()) return root.Referred("model", model.status());
   StatusOr<model::Calibration> cal = LoadCalibration(fs, topo->calibration_path);
-  if (!cal.ok()) return cal.status();
+  if (!cal.ok()) {
+    return root.Referred("topology", Status::Error(fmt::format("{}: {}", topo->calibration_place,
+                                                                cal.status().message())));
+  }
   s.cluster = topo->cluster;
   // `nodes`: a run on part of the topology's cluster (the same nodes, NICs, fabric and fitted NCCL
   // efficiencies), so that one topology file holds each cluster's facts once.
@@ -155,10 +158,10 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   }
   // deepspeed_config = "ds_config.json": DeepSpeed's own config sets the training and ZeRO keys (and the
   // dtype); [training] and [zero] keys, where given, override it.
-  const std::optional<std::string> ds_rel = root.OptionalString("deepspeed_config");
+  const std::optional<std::string> ds_rel = root.OptionalFileName("deepspeed_config");
   if (ds_rel && status.ok()) {
     StatusOr<DsConfig> ds = LoadDsConfig(fs, ResolvePath(path, *ds_rel), base_zero);
-    if (!ds.ok()) return ds.status();
+    if (!ds.ok()) return root.Referred("deepspeed_config", ds.status());
     base_zero = ds->zero;
     if (ds->dtype) base_model.dtype = *ds->dtype;
     s.deepspeed_config_file = ds->file;
@@ -214,10 +217,10 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
       Variant var;
       var.name = vt.String("name");
       var.model = base_model;
-      if (std::optional<std::string> own = vt.OptionalString("model"); own && status.ok()) {
+      if (std::optional<std::string> own = vt.OptionalFileName("model"); own && status.ok()) {
         // A variant may use another model; the scenario's training settings still apply.
         StatusOr<ModelFile> m = LoadModel(fs, ResolvePath(path, *own));
-        if (!m.ok()) return m.status();
+        if (!m.ok()) return vt.Referred("model", m.status());
         var.model = m->model;
         var.model.seq_len = base_model.seq_len;
         var.model.attention = base_model.attention;  // [training] attention is a training setting too

@@ -57,7 +57,7 @@ std::string ParseValue(const toml::node& n, const AxisRule& rule, AxisValue* v) 
     case Kind::kFile:
       if (!n.is_string()) return "expected a file path (string)";
       v->text = n.as_string()->get();
-      return "";
+      return v->text.empty() ? "an empty string names no file: give a path (relative to the sweep file)" : "";
     case Kind::kInt: {
       if (!n.is_integer()) return "expected a whole number";
       const int64_t i = n.as_integer()->get();
@@ -105,11 +105,15 @@ StatusOr<AxisValue> ReadAxisValue(const FileSource& fs, const std::string& file,
   AxisValue v;
   const std::string error = ParseValue(item, rule, &v);
   if (!error.empty()) return Status::Error(fmt::format("{}: [axes] {}: {}", Where(file, item), key, error));
+  // A file's errors after the place of the axis value that named it.
+  auto referred = [&](const std::string& message) {
+    return Status::Error(fmt::format("{}: [axes] {}: {}", Where(file, item), key, message));
+  };
   if (key == "topology") {
     StatusOr<TopologyFile> t = LoadTopology(fs, ResolvePath(file, v.text));
-    if (!t.ok()) return t.status();
+    if (!t.ok()) return referred(t.status().message());
     StatusOr<model::Calibration> cal = LoadCalibration(fs, t->calibration_path);
-    if (!cal.ok()) return cal.status();
+    if (!cal.ok()) return referred(fmt::format("{}: {}", t->calibration_place, cal.status().message()));
     // The base scenario's software generation (loaded before the axes), in this topology's calibration.
     if (!model::SelectSoftware(&cal.value(), s->base.software)) {
       return Status::Error(fmt::format("{}: [axes] {}: {}: the calibration {} holds no software generation \"{}\" "
@@ -123,7 +127,7 @@ StatusOr<AxisValue> ReadAxisValue(const FileSource& fs, const std::string& file,
     s->topologies.emplace_back(std::move(t).value(), std::move(cal).value());
   } else if (key == "model") {
     StatusOr<ModelFile> m = LoadModel(fs, ResolvePath(file, v.text));
-    if (!m.ok()) return m.status();
+    if (!m.ok()) return referred(m.status().message());
     v.file = static_cast<int>(s->models.size());
     s->models.push_back(std::move(m).value());
   }
@@ -172,11 +176,11 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
   TableReader root(&doc.value().table, path, "", &status);
   s.name = root.String("name");
   s.description = root.OptionalString("description").value_or("");
-  const std::string base = root.String("base");
+  const std::string base = root.FileName("base");
   s.train_tokens = root.CountOr("train_tokens", 0, 0);
   if (!status.ok()) return status;
   StatusOr<Scenario> sc = LoadScenario(fs, ResolvePath(path, base));
-  if (!sc.ok()) return sc.status();
+  if (!sc.ok()) return root.Referred("base", sc.status());
   s.base = std::move(sc).value();
 
   // [axes]

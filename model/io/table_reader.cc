@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "model/io/toml_nesting.h"
+
 namespace zerosim::io {
 
 size_t EditDistance(std::string_view a, std::string_view b) {
@@ -24,6 +26,12 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 }
 
 StatusOr<toml::table> ParseToml(const std::string& text, const std::string& file) {
+  // Bounded before toml++ sees it: the library recurses once per level (toml_nesting.h).
+  if (const std::optional<int> line = LineNestedDeeperThan(text)) {
+    return Status::Error(fmt::format("{}:{}: keys, tables and arrays nest more than {} levels deep here "
+                                     "(ZeroSim's inputs nest a few levels): not read",
+                                     file, *line, kMaxTomlNesting));
+  }
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {
@@ -57,8 +65,16 @@ std::string TableReader::KeyName(std::string_view key) const {
 
 void TableReader::Fail(std::string_view key, const std::string& message) {
   if (!status_->ok()) return;
+  *status_ = Status::Error(fmt::format("{}: {}", Place(key), message));
+}
+
+std::string TableReader::Place(std::string_view key) const {
   const toml::node* node = table_ != nullptr ? table_->get(key) : nullptr;
-  *status_ = Status::Error(fmt::format("{}: {}: {}", Where(node), KeyName(key), message));
+  return fmt::format("{}: {}", Where(node), KeyName(key));
+}
+
+Status TableReader::Referred(std::string_view key, const Status& referred) const {
+  return Status::Error(fmt::format("{}: {}", Place(key), referred.message()));
 }
 
 void TableReader::Missing(std::string_view key) {
@@ -95,6 +111,20 @@ std::optional<std::string> TableReader::OptionalString(std::string_view key) {
     return std::string();
   }
   return std::string(n->as_string()->get());
+}
+
+std::string TableReader::FileName(std::string_view key) {
+  if (auto v = OptionalFileName(key)) return *v;
+  Missing(key);
+  return "";
+}
+
+std::optional<std::string> TableReader::OptionalFileName(std::string_view key) {
+  std::optional<std::string> name = OptionalString(key);
+  if (name && name->empty() && table_->get(key)->is_string()) {
+    Fail(key, fmt::format("an empty string names no file: give a path (relative to {})", file_));
+  }
+  return name;
 }
 
 bool TableReader::Require(std::string_view key) {

@@ -27,6 +27,9 @@ class TableReader {
 
   std::string String(std::string_view key);
   std::optional<std::string> OptionalString(std::string_view key);
+  // A string naming a file (relative to this file): an error when empty, which names no file.
+  std::string FileName(std::string_view key);
+  std::optional<std::string> OptionalFileName(std::string_view key);
   // An integer in [min, max]; `max` defaults to the largest int, so that the result always fits the int
   // fields it is stored in. Out of range: an error, and the value clamped into the range (so that a loader
   // reading on never divides by zero or overflows).
@@ -55,6 +58,11 @@ class TableReader {
 
   // Records an error about `key` (its position, or the table's when absent).
   void Fail(std::string_view key, const std::string& message);
+  // Where `key` stands, as errors begin: "file:line:col: [table] key" (the table's position when absent).
+  std::string Place(std::string_view key) const;
+  // The error `referred` of loading a file that `key` names (a topology, model, calibration, base
+  // scenario), after the key's place: a missing or broken referenced file also says who named it.
+  Status Referred(std::string_view key, const Status& referred) const;
   // Reports keys no getter asked for. Call after reading every key.
   void Finish();
 
@@ -78,7 +86,8 @@ class TableReader {
 // Levenshtein distance, for "did you mean".
 size_t EditDistance(std::string_view a, std::string_view b);
 
-// Parses TOML text; a syntax error becomes "file:line:col: message".
+// Parses TOML text; a syntax error becomes "file:line:col: message", and a text nested deeper than
+// kMaxTomlNesting (toml_nesting.h; toml++ would overflow the stack) "file:line: ..." before toml++ sees it.
 StatusOr<toml::table> ParseToml(const std::string& text, const std::string& file);
 
 // An input file read through a FileSource and parsed, with its path and hash for provenance.

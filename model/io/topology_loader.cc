@@ -41,8 +41,9 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   // Optional: the dense FP8 tensor-core peak (Hopper and later); absent on V100 and A100 (no FP8 tensor
   // cores).
   c.gpu.fp8_peak_flops = gpu.QuantityOr("fp8_peak_flops", Dimension::kFlopRate, 0, true);
-  const std::string calibration = gpu.String("calibration");
+  const std::string calibration = gpu.FileName("calibration");
   out.calibration_path = ResolvePath(path, calibration);
+  out.calibration_place = gpu.Place("calibration");
   gpu.Finish();
 
   TableReader intra = root.Table("intra_node");

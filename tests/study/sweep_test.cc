@@ -244,6 +244,46 @@ TEST_F(SweepTest, AnInterruptedOutputIsResumed) {
   EXPECT_EQ(Run(s, "partial.jsonl"), whole);
 }
 
+// An output is the prefix of one shard's rows: a run of another shard, or an unsharded run, refuses a file
+// written by a shard it is not (appending would mix the shards' points out of order), and the shards'
+// outputs concatenated in k order resume as the unsharded output.
+TEST_F(SweepTest, ResumeRefusesAnOutputOfAnotherShard) {
+  const io::SweepSpec s = Spec();
+  const std::string whole = Run(s, "whole.jsonl");
+  const std::string first = Run(s, "one.jsonl", 1, 1, 2);
+  const std::string second = Run(s, "two.jsonl", 1, 2, 2);
+  auto resume = [&](const std::string& file, int shard, int shards) {
+    SweepOptions o;
+    o.out = (dir_ / file).string();
+    o.shard = shard;
+    o.shards = shards;
+    o.progress = false;
+    return RunSweep(s, o);
+  };
+  // Shard 1 into shard 2's output, and shard 2 into shard 1's: refused, the file untouched.
+  StatusOr<SweepStats> st = resume("two.jsonl", 1, 2);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.status().message().find("shard 1/2"), std::string::npos) << st.status().message();
+  EXPECT_NE(st.status().message().find("another shard"), std::string::npos) << st.status().message();
+  EXPECT_EQ(Read(dir_ / "two.jsonl"), second);
+  EXPECT_FALSE(resume("one.jsonl", 2, 2).ok());
+  EXPECT_EQ(Read(dir_ / "one.jsonl"), first);
+  // An unsharded run over one shard's output that is not its start, or over the shards out of order.
+  EXPECT_FALSE(resume("two.jsonl", 1, 1).ok());
+  Write("mixed.jsonl", second + first);
+  EXPECT_FALSE(resume("mixed.jsonl", 1, 1).ok());
+  EXPECT_EQ(Read(dir_ / "mixed.jsonl"), second + first);
+  // Shard 1 cut after its first point, then shard 2: a hole the rerun would fill at the end.
+  Write("holed.jsonl", first.substr(0, first.find('\n', first.find('\n') + 1) + 1) + second);
+  EXPECT_FALSE(resume("holed.jsonl", 1, 1).ok());
+  // Shard 1's output is the start of the unsharded one: resumed to the whole; the shards concatenated in
+  // order are the whole.
+  Write("resumed.jsonl", first);
+  EXPECT_EQ(Run(s, "resumed.jsonl"), whole);
+  Write("concatenated.jsonl", first + second);
+  EXPECT_EQ(Run(s, "concatenated.jsonl"), whole);
+}
+
 TEST_F(SweepTest, UnknownAxisAndMissingPriceAreReported) {
   Write("x.sweep.toml", std::string(kSweep).replace(std::string(kSweep).find("\"nic.count\""), 11, "\"nic.cuont\""));
   StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
