@@ -90,6 +90,10 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
         t.compute_parts.launch_s += parts.launch_s;
       } else if (op.kind == OpKind::kCompute) {
         t.compute_parts.gemm_s += dur;
+      } else if (!op.optimizer && (op.kind == OpKind::kMemory || op.kind == OpKind::kKernel)) {
+        // Memory-bound passes on the compute stream (FSDP2's copy-out of the gathered parameters, gradient
+        // copies): memory-bound kernels, so the parts add up to compute_s (SumComputeParts alike).
+        t.compute_parts.memory_s += dur;
       }
       // Side work still running when this op starts takes its share of the GPU from it.
       for (const SideWork& w : idle_side) {

@@ -37,6 +37,13 @@ double LocalOpDuration(const Op& op, const LocalCostModel& m) {
 ComputeTime SumComputeParts(const Schedule& s, const LocalCostModel& m) {
   ComputeTime sum;
   for (const Op& op : s.ops) {
+    // Memory-bound passes on the compute stream outside the optimizer (FSDP2's copy-out of the gathered
+    // parameters) are compute time too: memory-bound kernels (model/analytic.cc counts them alike).
+    if (op.queue == Queue::kCompute && op.phase != Phase::kOptimizer &&
+        (op.kind == OpKind::kMemory || op.kind == OpKind::kKernel)) {
+      sum.memory_s += LocalOpDuration(op, m);
+      continue;
+    }
     if (op.kind != OpKind::kCompute) continue;
     if (op.compute_class < 0) {
       sum.gemm_s += op.flops / m.effective_flops;
