@@ -146,9 +146,10 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
 
   // Combinations that cannot run are results, with the reason: the one feasibility check
   // (model/feasibility.h), the same the loaders report as errors.
+  // Each variant on its own: one variant's problem does not make the others' rows infeasible.
   for (const Variant& var : p.variants) {
-    if (!p.infeasible.empty()) break;
-    p.infeasible = model::DescribeProblems(model::CheckConfiguration(var.model, var.zero, p.cluster));
+    p.variant_infeasible.push_back(
+        model::DescribeProblems(model::CheckConfiguration(var.model, var.zero, p.cluster)));
   }
   return p;
 }
@@ -171,6 +172,14 @@ StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenari
   if (!settings.empty()) out.name = fmt::format("{} (--set {})", base.name, fmt::join(settings, " "));
   if (!p.infeasible.empty()) {
     return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));
+  }
+  // A variant that cannot run under the settings is an infeasible result of the run (EvaluateScenario checks
+  // each variant), unless none can: then the settings themselves are the problem.
+  bool any = false;
+  for (const std::string& why : p.variant_infeasible) any = any || why.empty();
+  if (!any && !p.variant_infeasible.empty()) {
+    return Status::Error(fmt::format("--set {}: no variant can run: {}", fmt::join(settings, " "),
+                                     p.variant_infeasible.front()));
   }
   return out;
 }

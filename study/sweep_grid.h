@@ -22,7 +22,10 @@ struct SweepPoint {
   model::ClusterSpec cluster;
   model::Calibration calibration;
   std::vector<io::Variant> variants;
-  std::string infeasible;  // non-empty: why the point cannot run
+  std::string infeasible;  // non-empty: why no variant of the point can run (its axes' values)
+  // Per variant (same order as `variants`): why that variant cannot run on the point (model/feasibility.h), ""
+  // when it can. One variant's problem (ZeRO++'s hpZ on fewer GPUs per node) leaves the others to run.
+  std::vector<std::string> variant_infeasible;
   // The files the point's numbers come from (the base scenario's unless a topology or model axis chose
   // another), for the rows' provenance.
   model::InputFile topology_file;

@@ -14,9 +14,13 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
                                                           bool sim, const sim::SimOptions& sim_options) {
   std::vector<model::VariantReport> out;
   const char* engine = sim ? "sim" : "analytic";
-  for (const io::Variant& v : p.variants) {
-    if (!p.infeasible.empty()) {
-      out.push_back(InfeasibleVariant(v.name, engine, v.model, v.zero, p.infeasible));
+  for (size_t i = 0; i < p.variants.size(); ++i) {
+    const io::Variant& v = p.variants[i];
+    const std::string& why = !p.infeasible.empty()              ? p.infeasible
+                             : i < p.variant_infeasible.size() ? p.variant_infeasible[i]
+                                                               : p.infeasible;
+    if (!why.empty()) {
+      out.push_back(InfeasibleVariant(v.name, engine, v.model, v.zero, why));
       continue;
     }
     if (sim) {

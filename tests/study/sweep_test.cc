@@ -87,7 +87,26 @@ TEST_F(SweepTest, EnumeratesTheProductInAFixedOrder) {
   EXPECT_EQ(p.cluster.nodes, 4);
   EXPECT_DOUBLE_EQ(p.cluster.nic.bandwidth_Bps, 12.5e9);
   EXPECT_EQ(p.cluster.nic.count, 3);
-  EXPECT_NE(p.infeasible.find("3 NICs do not divide 8 GPUs"), std::string::npos) << p.infeasible;
+  ASSERT_EQ(p.variant_infeasible.size(), 2u);
+  EXPECT_NE(p.variant_infeasible[0].find("3 NICs do not divide 8 GPUs"), std::string::npos) << p.variant_infeasible[0];
+}
+
+// Issue 20 item 22: one variant's problem (ZeRO++'s hpZ 8 on 2 GPUs per node) leaves the others' rows feasible,
+// each infeasible row with its own reason.
+TEST_F(SweepTest, OneVariantsProblemLeavesTheOthersFeasible) {
+  Write("x.sweep.toml", "name = \"gpn\"\nbase = \"s.toml\"\n[axes]\ngpus_per_node = [2, 8]\n");
+  const io::SweepSpec s = Spec();
+  ASSERT_EQ(PointCount(s), 2u);
+  const SweepPoint two = MakePoint(s, 0);
+  ASSERT_EQ(two.cluster.gpus_per_node, 2);
+  EXPECT_TRUE(two.infeasible.empty()) << two.infeasible;
+  ASSERT_EQ(two.variant_infeasible.size(), 2u);
+  EXPECT_EQ(two.variant_infeasible[0], "");  // ZeRO-3
+  EXPECT_NE(two.variant_infeasible[1].find("hpZ"), std::string::npos) << two.variant_infeasible[1];
+  const std::string out = Run(s, "gpn.jsonl");
+  const std::string first = out.substr(0, out.find('\n'));
+  EXPECT_NE(first.find("\"variant\":\"ZeRO-3\""), std::string::npos) << first;
+  EXPECT_NE(first.find("\"feasible\":true"), std::string::npos) << first;
 }
 
 TEST_F(SweepTest, InfeasiblePointsAreRowsWithAReason) {
