@@ -209,6 +209,14 @@ int RunCommand(int argc, char** argv) {
                        "schedules\n");
     return kExitUsage;
   }
+  // --fidelity step replays O(P^2) flows per collective: a validation mode for about 1k GPUs (README, sim/README.md).
+  constexpr int kStepFidelityGpus = 1024;
+  if (sim_options.fidelity == sim::Fidelity::kStep && s->cluster.total_gpus() > kStepFidelityGpus) {
+    fmt::print(stderr,
+               "zerosim run: warning: --fidelity step at {} GPUs, beyond the ~{} GPUs it is meant for: each collective "
+               "replays O(P^2) flows, so this may take hours; --fidelity macro (the default) replays O(P)\n",
+               s->cluster.total_gpus(), kStepFidelityGpus);
+  }
   for (int rank : sim_options.trace_ranks) {
     if (rank >= s->cluster.total_gpus()) {
       fmt::print(stderr, "zerosim run: --trace-ranks: rank {} does not exist: '{}' has {} GPUs (ranks 0 to {})\n", rank,

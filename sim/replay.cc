@@ -1,8 +1,11 @@
 #include "sim/replay.h"
 
+#include <fstream>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -83,6 +86,13 @@ class Replay {
       const int source = SourceOf(r);
       if (source >= 0) traced_[static_cast<size_t>(source)] = true;
     }
+  }
+
+  // The queue actors Spawn creates.
+  int PlannedActors() const {
+    int queues = 0;
+    for (int q = 0; q < model::kNumQueues; ++q) queues += queue_ops_[static_cast<size_t>(q)].empty() ? 0 : 1;
+    return ranks_ * queues;
   }
 
   // Creates every queue actor of every replayed rank.
@@ -455,6 +465,27 @@ class Replay {
 
 }  // namespace
 
+long ReadMaxMapCount() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  long v = 0;
+  return (in >> v) ? v : 0;
+}
+
+Status CheckMemoryMaps(int actors, long max_map_count) {
+  // Each SimGrid actor runs on its own mmap'ed stack with an mprotect'ed guard page (SimGrid 3.32
+  // src/kernel/context/Context.cpp / SwappedContext.cpp: "Failed to protect stack" when mprotect fails): about
+  // two memory maps an actor, and the process keeps its own (libraries, heap) beside them.
+  constexpr long kMapsPerActor = 2;
+  constexpr long kProcessMaps = 2000;
+  const long needed = kMapsPerActor * actors + kProcessMaps;
+  if (max_map_count <= 0 || needed <= max_map_count) return Status();
+  return Status::Error(fmt::format(
+      "the replay needs {} SimGrid actors, about {} memory maps, and this machine allows {} (vm.max_map_count): "
+      "raise it (sudo sysctl -w vm.max_map_count={}) or replay fewer ranks (--reduction classes or symmetric "
+      "give every rank's result; tests/sim/rank_class_test.cc)",
+      actors, needed, max_map_count, 2 * needed));
+}
+
 StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::ClusterSpec& c,
                                      const model::Calibration& cal, const SimOptions& o) {
   const double t0 = WallSeconds();
@@ -471,6 +502,7 @@ StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::Clus
   StatusOr<std::unique_ptr<Platform>> platform = Platform::Create(with_options);
   if (!platform.ok()) return platform.status();
   Replay replay(s, c, cal, o, layout, platform->get());
+  if (Status maps = CheckMemoryMaps(replay.PlannedActors(), ReadMaxMapCount()); !maps.ok()) return maps;
   replay.Spawn();
   for (const BackgroundFlow& b : o.perturbations.background) {
     const int n = layout.gpus_per_node;
