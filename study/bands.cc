@@ -20,7 +20,7 @@ bool HasBand(const PointResult& p) {
 void AttachBands(const model::BandTable& table, const model::Calibration& cal, model::Report* r) {
   const std::string family = model::GpuFamily(r->cluster.gpu.name);
   for (model::VariantReport& v : r->variants) {
-    if (!v.feasible || v.iteration_time_s <= 0) continue;
+    if (!model::Ran(v)) continue;
     const std::string key =
         model::BandKey(family, model::FrameworkName(v.zero.framework), v.exposed_comm_s, v.iteration_time_s);
     v.band = model::BandFor(table, key, cal.compute.derived_from);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -102,8 +103,6 @@ std::vector<TimeCause> Causes(const model::VariantReport& a, const model::Varian
   return c;
 }
 
-bool Ran(const model::VariantReport& v) { return v.iteration_time_s > 0; }
-
 }  // namespace
 
 Comparison CompareReports(std::string a_label, model::Report a, std::string b_label, model::Report b) {
@@ -127,7 +126,7 @@ Comparison CompareReports(std::string a_label, model::Report a, std::string b_la
     if (vc.b >= 0) {
       const model::VariantReport& vb = c.b.variants[static_cast<size_t>(vc.b)];
       vc.inputs = Differences(VariantInputs(va), VariantInputs(vb));
-      if (Ran(va) && Ran(vb)) vc.causes = Causes(va, vb);
+      if (model::Ran(va) && model::Ran(vb)) vc.causes = Causes(va, vb);
     }
     c.variants.push_back(std::move(vc));
   }
@@ -212,6 +211,13 @@ std::string Table(const Comparison& c) {
       const std::string ratio = a && b && *a != 0 ? fmt::format("{:.3f}", *b / *a) : "";
       out += fmt::format("  {:<42} {:>8} {:>14} {:>14} {:>14} {:>8}\n", p.field->name, p.field->unit,
                          io::FieldText(p.a), io::FieldText(p.b), io::FieldText(Difference(p)), ratio);
+    }
+    // A side that does not fit has no numbers ("-" above): its reason instead.
+    for (const auto& [side, report, index] :
+         {std::tuple{"A", &c.a, v.a}, std::tuple{"B", &c.b, v.b}}) {
+      if (index < 0) continue;
+      const model::VariantReport& r = report->variants[static_cast<size_t>(index)];
+      if (!r.feasible) out += fmt::format("  {} is infeasible: {}\n", side, r.infeasible_reason);
     }
     inputs(v.inputs, "  its own inputs that differ");
     if (!v.causes.empty()) {

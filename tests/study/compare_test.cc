@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "model/io/embedded.h"
@@ -104,6 +105,50 @@ TEST(Compare, SweepRowsShareTheRunRowsNamesAndCarryProvenance) {
   EXPECT_EQ(sweep_row["provenance"]["calibration_source"], "derived");
   EXPECT_EQ(sweep_row["provenance"]["kernels_source"], "derived");
   EXPECT_EQ(sweep_row["provenance"]["sweep"], "fnv1a64:0000000000000001");
+}
+
+// The shipped strategies scenario on 64 nodes: HSDP (one node per shard group) needs 151 GiB on an 80 GiB H100.
+// Every format of compare gives it no numbers, only its reason and its memory (issue 20 item 2).
+TEST(Compare, AVariantThatDoesNotFitHasNoNumbersOnEitherSide) {
+  const std::string path = std::string(ZEROSIM_SOURCE_DIR) + "/scenarios/strategies/llama70b_64xh100.toml";
+  model::Report sides[2];
+  for (int i = 0; i < 2; ++i) {
+    std::vector<std::string> settings = {"nodes=64"};
+    if (i == 1) settings.push_back("nic.bandwidth=100Gbps");
+    StatusOr<io::Scenario> s = LoadComparedScenario(path, "", settings);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kAnalytic);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    sides[i] = *r;
+  }
+  const Comparison c = CompareReports("a", sides[0], "b", sides[1]);
+  const VariantComparison* hsdp = nullptr;
+  for (const VariantComparison& v : c.variants) {
+    if (v.name == "HSDP") hsdp = &v;
+  }
+  ASSERT_NE(hsdp, nullptr);
+  const model::VariantReport& a = c.a.variants[static_cast<size_t>(hsdp->a)];
+  ASSERT_FALSE(a.feasible);
+  EXPECT_TRUE(hsdp->causes.empty());
+  const nlohmann::json doc = nlohmann::json::parse(RenderComparison(c, OutputFormat::kJson));
+  for (const nlohmann::json& v : doc["variants"]) {
+    if (v["name"] != "HSDP") continue;
+    for (const nlohmann::json& f : v["fields"]) {
+      const std::string name = f["name"];
+      if (name == "tokens_per_s" || name == "tflops_per_gpu" || name == "iteration_time_s" ||
+          name == "cross_node_bytes") {
+        EXPECT_TRUE(f["a"].is_null() && f["b"].is_null() && f["difference"].is_null()) << name << ": " << f;
+      }
+      if (name == "memory_per_gpu_bytes") {
+        EXPECT_EQ(f["a"].get<double>(), a.memory.total_bytes);
+      }
+    }
+  }
+  const std::string csv = RenderComparison(c, OutputFormat::kCsv);
+  EXPECT_NE(csv.find("HSDP,analytic,tokens_per_s,1/s,,,\r\n"), std::string::npos);
+  const std::string table = RenderComparison(c, OutputFormat::kTable);
+  EXPECT_NE(table.find("A is infeasible: " + a.infeasible_reason), std::string::npos) << table;
+  EXPECT_EQ(table.find(fmt::format("{:.6g}", a.tokens_per_s)), std::string::npos) << table;
 }
 
 }  // namespace
