@@ -57,6 +57,7 @@ int CompareCommand(int argc, char** argv) {
     return kExitUsage;
   }
   std::vector<model::Report> reports;
+  std::vector<model::Calibration> calibrations;
   for (int side = 0; side < 2; ++side) {
     StatusOr<io::Scenario> s = study::LoadComparedScenario(files[side], base, side == 0 ? set_a : set_b);
     if (!s.ok()) {
@@ -69,8 +70,10 @@ int CompareCommand(int argc, char** argv) {
       return kExitFailed;
     }
     reports.push_back(std::move(r).value());
+    calibrations.push_back(s->calibration);
   }
-  const study::Comparison c = study::CompareReports(files[0], std::move(reports[0]), files[1], std::move(reports[1]));
+  const study::Comparison c = study::CompareReports(files[0], std::move(reports[0]), calibrations[0], files[1],
+                                                    std::move(reports[1]), calibrations[1]);
   return Print("compare", study::RenderComparison(c, *format)) ? kExitOk : kExitFailed;
 }
 

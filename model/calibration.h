@@ -86,6 +86,10 @@ struct ComputeEfficiency {
   // Fraction of the calibration's device copy bandwidth that training's memory-bound kernels (norms,
   // activations, residual adds, casts, the loss) reach; 1 for published sets (a copy is their upper bound).
   double memory_efficiency = 1;
+  // The kernel `[training] attention = "flash"` stands for on this GPU, which attention_forward/backward
+  // describe ("FlashAttention-2", "FlashAttention-4"); empty: not stated. `zerosim compare` lists it when the
+  // two sides differ.
+  std::string attention_kernel;
 };
 
 // What `zerosim calibrate` measured of the GPU's compute (the calibration file's "compute" section,

@@ -99,6 +99,15 @@ struct VariantReport {
   std::string invariant_violation;
 };
 
+// Whether a variant's numbers stand: it fits (feasible) and was evaluated. Every output (table, JSON, rows,
+// compare, plan) leaves the throughputs, times and bytes of one that does not out and shows its
+// infeasible_reason instead (docs/report.md).
+inline bool Ran(const VariantReport& v) { return v.feasible && v.iteration_time_s > 0; }
+
+// Whether its memory was estimated: it stays in every output, since it is why a variant does not fit in HBM
+// (a variant refused before its schedule was built has none).
+inline bool HasMemoryEstimate(const VariantReport& v) { return v.memory.total_bytes > 0; }
+
 struct InputFile {
   std::string path;
   std::string hash;  // "fnv1a64:<16 hex digits>" of the file's bytes

@@ -20,12 +20,16 @@ CAL = os.path.join(ROOT, "kernels", "calibration")
 
 # Kernel-level benchmark values (fractions of the dense peak) the files cited before this fit; their sources
 # stay in each file's `source` text ("published: ..."). Upper bounds on what training sustains.
+# `flash2_fwd` / `flash2_bwd` are the benchmark of the `flash` kernel each GPU is credited with, `attention_kernel`
+# (docs/calibration.md): FlashAttention-2 where it runs; on B200 FlashAttention-4 (no FlashAttention-2 figure on B200
+# is published); on V100 an assumption (FlashAttention does not run on sm_70).
 PUBLISHED = {
-    "A100": dict(gemm=0.827, flash2_fwd=0.62, flash2_bwd=0.55, flash_v1=0.325),
-    "H100": dict(gemm=0.803, flash2_fwd=0.32, flash2_bwd=0.31, fp8_gemm=0.709),
-    "H200": dict(gemm=0.803, flash2_fwd=0.32, flash2_bwd=0.31, fp8_gemm=0.734),
-    "B200": dict(gemm=0.776, flash2_fwd=0.63, flash2_bwd=0.537, fp8_gemm=0.763),
-    "V100": dict(gemm=0.74, flash2_fwd=0.30, flash2_bwd=0.25),
+    "A100": dict(gemm=0.827, flash2_fwd=0.62, flash2_bwd=0.55, flash_v1=0.325, attention_kernel="FlashAttention-2"),
+    "H100": dict(gemm=0.803, flash2_fwd=0.32, flash2_bwd=0.31, fp8_gemm=0.709, attention_kernel="FlashAttention-2"),
+    "H200": dict(gemm=0.803, flash2_fwd=0.32, flash2_bwd=0.31, fp8_gemm=0.734, attention_kernel="FlashAttention-2"),
+    "B200": dict(gemm=0.776, flash2_fwd=0.63, flash2_bwd=0.537, fp8_gemm=0.763, attention_kernel="FlashAttention-4"),
+    "V100": dict(gemm=0.74, flash2_fwd=0.30, flash2_bwd=0.25,
+                 attention_kernel="assumed: a FlashAttention-class kernel (FlashAttention does not run on sm_70)"),
 }
 
 DATA = "../shared/validation/single_node_runs.json"
@@ -75,6 +79,7 @@ def empirical_set(gpu, sw):
     s["loo_median_abs_error"] = f["loo_median"]
     s["gemm"] = round(f["gemm"][0], 6)
     s["gemm_k_half"] = round(f["gemm_k_half"][0], 3)
+    s["attention_kernel"] = pub["attention_kernel"]
     s["attention_forward"] = round(pub["flash2_fwd"] * ratio, 4)
     s["attention_backward"] = round(pub["flash2_bwd"] * ratio, 4)
     s["attention_v1_forward"] = round(attn, 6)
@@ -109,6 +114,7 @@ def derived_set(gpu, sw, src_gpu, src_sw, fp8=None):
     same = gpu == "H200" and src_gpu == "H100"
     s["gemm"] = round(src["gemm"] if same else pub["gemm"] * r_gemm, 6)
     s["gemm_k_half"] = src["gemm_k_half"]
+    s["attention_kernel"] = pub["attention_kernel"]
     s["attention_forward"] = round(src["attention_forward"] if same else pub["flash2_fwd"] * r_attn, 4)
     s["attention_backward"] = round(src["attention_backward"] if same else pub["flash2_bwd"] * r_attn, 4)
     s["attention_v1_forward"] = src["attention_v1_forward"]

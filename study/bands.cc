@@ -17,14 +17,16 @@ bool HasBand(const PointResult& p) {
 
 }  // namespace
 
+void AttachBand(const model::BandTable& table, const model::Calibration& cal, const std::string& gpu_name,
+                model::VariantReport* v) {
+  if (!model::Ran(*v)) return;
+  const std::string key = model::BandKey(model::GpuFamily(gpu_name), model::FrameworkName(v->zero.framework),
+                                         v->exposed_comm_s, v->iteration_time_s);
+  v->band = model::BandFor(table, key, cal.compute.derived_from);
+}
+
 void AttachBands(const model::BandTable& table, const model::Calibration& cal, model::Report* r) {
-  const std::string family = model::GpuFamily(r->cluster.gpu.name);
-  for (model::VariantReport& v : r->variants) {
-    if (!v.feasible || v.iteration_time_s <= 0) continue;
-    const std::string key =
-        model::BandKey(family, model::FrameworkName(v.zero.framework), v.exposed_comm_s, v.iteration_time_s);
-    v.band = model::BandFor(table, key, cal.compute.derived_from);
-  }
+  for (model::VariantReport& v : r->variants) AttachBand(table, cal, r->cluster.gpu.name, &v);
 }
 
 model::BandTable BuildBandTable(const std::vector<PointResult>& points) {

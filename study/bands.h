@@ -15,6 +15,9 @@ namespace zerosim::study {
 // Sets every variant's band from `table` by its key (GPU family of the report's cluster, framework, regime);
 // infeasible variants get none. `cal` says whether the compute is derived from another family's fit.
 void AttachBands(const model::BandTable& table, const model::Calibration& cal, model::Report* r);
+// The same for one variant run on a GPU named `gpu_name` (plan's settings, which are no report's).
+void AttachBand(const model::BandTable& table, const model::Calibration& cal, const std::string& gpu_name,
+                model::VariantReport* v);
 
 // The table from the analytic engine's throughput points (TFLOPs and tokens/s per GPU; speedups and volumes
 // carry no band): per band key, the 5th and 95th percentiles of published / simulated.

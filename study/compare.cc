@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -53,24 +54,61 @@ std::vector<InputDifference> Differences(const ordered_json& a, const ordered_js
   return out;
 }
 
-// What the scenario fixes for all its variants: the cluster, the scenario's model and where the calibration
-// and the input files come from (the scenario file itself left out: two files always differ).
-ordered_json ScenarioInputs(const model::Report& r) {
+// The calibration's values, as the scenario ran with them: the file's kind, the selected software generation's
+// efficiencies and kernel choice, the quantization kernels' fits, what a measured compute section holds. The
+// sources' texts are left out: they say where the values come from and differ whenever the GPUs do.
+ordered_json CalibrationValues(const model::Calibration& cal, const ordered_json& file) {
+  const model::ComputeEfficiency& e = cal.compute;
+  ordered_json compute = {{"software", e.software},
+                          {"kind", e.kind},
+                          {"derived_from", e.derived_from},
+                          {"loo_median_abs_error", e.loo_median_abs_error},
+                          {"gemm", e.gemm},
+                          {"gemm_k_half", e.gemm_k_half},
+                          {"fp8_gemm", e.fp8_gemm},
+                          {"attention_kernel", e.attention_kernel},
+                          {"attention_forward", e.attention_forward},
+                          {"attention_backward", e.attention_backward},
+                          {"attention_v1_forward", e.attention_v1_forward},
+                          {"attention_v1_backward", e.attention_v1_backward},
+                          {"kernel_gap_s", e.kernel_gap_s},
+                          {"memory_efficiency", e.memory_efficiency}};
+  ordered_json kernels;
+  for (int k = 0; k < model::kNumKernels; ++k) {
+    const model::KernelFit& f = cal.kernels[static_cast<size_t>(k)].fit;
+    kernels[model::KernelName(static_cast<model::Kernel>(k))] = {{"alpha_s", f.alpha_s}, {"beta_Bps", f.beta_Bps}};
+  }
+  return {{"gpu", cal.gpu},
+          {"source", cal.source},
+          {"file", file},
+          {"copy_bandwidth_Bps", cal.copy_Bps},
+          {"compute", compute},
+          {"kernels", kernels},
+          {"measured_compute",
+           {{"gemm_points", cal.measured.gemm.size()},
+            {"attention_points", cal.measured.attention.size()},
+            {"launch_s", cal.measured.launch_s}}}};
+}
+
+// What the scenario fixes for all its variants: the cluster, the scenario's model files and the calibration
+// (the scenario file itself left out: two files always differ).
+ordered_json ScenarioInputs(const model::Report& r, const model::Calibration& cal) {
   const ordered_json full = io::ReportToJson(r);
   ordered_json j;
   j["cluster"] = full["scenario"]["cluster"];
   const ordered_json& p = full["provenance"];
-  j["calibration"] = {
-      {"gpu", p["calibration_gpu"]}, {"source", p["calibration_source"]}, {"file", p["calibration"]}};
+  j["calibration"] = CalibrationValues(cal, p["calibration"]);
   j["topology_file"] = p["topology"];
   j["model_file"] = p["model"];
   return j;
 }
 
-// What a variant fixes: its model (with the sequence length), its ZeRO settings.
+// What a variant fixes: its model (with the sequence length and the attention kernel it runs), its ZeRO
+// settings.
 ordered_json VariantInputs(const model::VariantReport& v) {
   const ordered_json full = io::VariantToJson(v);
   return {{"model", full["model"]},
+          {"attention", model::AttentionImplName(v.model.attention)},
           {"zero", full["zero"]},
           {"seq_len", full["seq_len"]},
           {"tokens_per_gpu", full["tokens_per_gpu"]}};
@@ -102,17 +140,16 @@ std::vector<TimeCause> Causes(const model::VariantReport& a, const model::Varian
   return c;
 }
 
-bool Ran(const model::VariantReport& v) { return v.iteration_time_s > 0; }
-
 }  // namespace
 
-Comparison CompareReports(std::string a_label, model::Report a, std::string b_label, model::Report b) {
+Comparison CompareReports(std::string a_label, model::Report a, const model::Calibration& a_cal,
+                          std::string b_label, model::Report b, const model::Calibration& b_cal) {
   Comparison c;
   c.a_label = std::move(a_label);
   c.b_label = std::move(b_label);
   c.a = std::move(a);
   c.b = std::move(b);
-  c.inputs = Differences(ScenarioInputs(c.a), ScenarioInputs(c.b));
+  c.inputs = Differences(ScenarioInputs(c.a, a_cal), ScenarioInputs(c.b, b_cal));
   std::vector<bool> matched(c.b.variants.size(), false);
   for (size_t i = 0; i < c.a.variants.size(); ++i) {
     const model::VariantReport& va = c.a.variants[i];
@@ -127,7 +164,7 @@ Comparison CompareReports(std::string a_label, model::Report a, std::string b_la
     if (vc.b >= 0) {
       const model::VariantReport& vb = c.b.variants[static_cast<size_t>(vc.b)];
       vc.inputs = Differences(VariantInputs(va), VariantInputs(vb));
-      if (Ran(va) && Ran(vb)) vc.causes = Causes(va, vb);
+      if (model::Ran(va) && model::Ran(vb)) vc.causes = Causes(va, vb);
     }
     c.variants.push_back(std::move(vc));
   }
@@ -197,7 +234,7 @@ std::string Table(const Comparison& c) {
     for (const InputDifference& x : d) out += fmt::format("  {:<44} {} -> {}\n", x.key, x.a, x.b);
   };
   inputs(c.inputs, "inputs that differ");
-  if (c.inputs.empty()) out += "\nthe scenarios' clusters, models and calibrations are the same\n";
+  if (c.inputs.empty()) out += "\nthe scenarios' clusters, models and calibration values are the same\n";
   for (const VariantComparison& v : c.variants) {
     out += fmt::format("\n{:<44} {:>8} {:>14} {:>14} {:>14} {:>8}\n", Label(v), "unit", "A", "B", "B - A",
                        "B/A");
@@ -212,6 +249,13 @@ std::string Table(const Comparison& c) {
       const std::string ratio = a && b && *a != 0 ? fmt::format("{:.3f}", *b / *a) : "";
       out += fmt::format("  {:<42} {:>8} {:>14} {:>14} {:>14} {:>8}\n", p.field->name, p.field->unit,
                          io::FieldText(p.a), io::FieldText(p.b), io::FieldText(Difference(p)), ratio);
+    }
+    // A side that does not fit has no numbers ("-" above): its reason instead.
+    for (const auto& [side, report, index] :
+         {std::tuple{"A", &c.a, v.a}, std::tuple{"B", &c.b, v.b}}) {
+      if (index < 0) continue;
+      const model::VariantReport& r = report->variants[static_cast<size_t>(index)];
+      if (!r.feasible) out += fmt::format("  {} is infeasible: {}\n", side, r.infeasible_reason);
     }
     inputs(v.inputs, "  its own inputs that differ");
     if (!v.causes.empty()) {

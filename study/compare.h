@@ -46,7 +46,9 @@ struct Comparison {
   std::string b_label;
   model::Report a;
   model::Report b;
-  std::vector<InputDifference> inputs;      // the scenarios' shared differences: cluster, model, calibration
+  // The scenarios' shared differences: cluster, model files, calibration (file, kind, software generation,
+  // every efficiency and kernel choice, the quantization kernels' fits).
+  std::vector<InputDifference> inputs;
   std::vector<VariantComparison> variants;  // A's order, then those only in B
 };
 
@@ -56,8 +58,12 @@ struct Comparison {
 StatusOr<io::Scenario> LoadComparedScenario(const std::string& path, const std::string& base,
                                             const std::vector<std::string>& settings);
 
-// Compares `a` with `b`.
-Comparison CompareReports(std::string a_label, model::Report a, std::string b_label, model::Report b);
+// Compares `a` with `b`, evaluated with the calibrations `a_cal` and `b_cal` (each scenario's, with its software
+// generation selected): every calibration value and kernel choice that differs is an input difference
+// (`calibration.compute.attention_kernel`, `calibration.compute.kind`, `calibration.kernels.quantize_int8.beta_Bps`,
+// ...; docs/report.md).
+Comparison CompareReports(std::string a_label, model::Report a, const model::Calibration& a_cal,
+                          std::string b_label, model::Report b, const model::Calibration& b_cal);
 
 // The comparison in `format`: a table for people; the JSON document (format "zerosim-compare-1",
 // docs/report.md); or one row per variant and field (variant, engine, field, unit, a, b, difference) as JSON

@@ -8,7 +8,9 @@
 #include "model/evaluate.h"
 #include "model/feasibility.h"
 #include "model/invariants.h"
+#include "model/io/band_loader.h"
 #include "model/pareto.h"
+#include "study/bands.h"
 #include "study/sweep_grid.h"
 
 namespace zerosim::study {
@@ -31,16 +33,46 @@ std::vector<model::ZeroConfig> PlanZeroSettings(const model::ZeroConfig& base, c
   return out;
 }
 
-std::string PlanSettingName(const model::ZeroConfig& z) {
-  if (!z.zero_quantized_weights && !z.zero_quantized_gradients && z.zero_hpz_partition_size == 1)
-    return "ZeRO-3";
-  std::string s;
-  if (z.zero_quantized_weights) s += "qwZ ";
-  if (z.zero_hpz_partition_size > 1) s += fmt::format("hpZ{} ", z.zero_hpz_partition_size);
-  if (z.zero_quantized_gradients) s += "qgZ ";
-  s.pop_back();
+std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z) {
+  const model::ZeroConfig& v = from.zero;
+  std::string s = from.name;
+  if (z.zero_quantized_weights != v.zero_quantized_weights) s += z.zero_quantized_weights ? " +qwZ" : " -qwZ";
+  if (z.zero_hpz_partition_size != v.zero_hpz_partition_size) {
+    s += z.zero_hpz_partition_size == 1   ? std::string(" -hpZ")
+         : v.zero_hpz_partition_size == 1 ? fmt::format(" +hpZ{}", z.zero_hpz_partition_size)
+                                          : fmt::format(" hpZ{}", z.zero_hpz_partition_size);
+  }
+  if (z.zero_quantized_gradients != v.zero_quantized_gradients) {
+    s += z.zero_quantized_gradients ? " +qgZ" : " -qgZ";
+  }
   return s;
 }
+
+std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c) {
+  std::vector<PlanSetting> out;
+  auto listed = [&](const io::Variant& v, const model::ZeroConfig& z) {
+    return std::any_of(out.begin(), out.end(), [&](const PlanSetting& s) {
+      return s.zero == z && s.variant->model == v.model;
+    });
+  };
+  for (const io::Variant& v : variants) {
+    if (!listed(v, v.zero)) out.push_back({v.name, &v, v.zero});
+  }
+  // The ZeRO++ switches exist in DeepSpeed's stage 3 only (model/feasibility.h).
+  for (const io::Variant& v : variants) {
+    if (v.zero.strategy != model::Strategy::kZero3) continue;
+    for (const model::ZeroConfig& z : PlanZeroSettings(v.zero, c)) {
+      if (!listed(v, z)) out.push_back({PlanSettingName(v, z), &v, z});
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool Intersect(double lo_a, double hi_a, double lo_b, double hi_b) { return lo_a <= hi_b && lo_b <= hi_a; }
+
+}  // namespace
 
 StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
   Plan plan;
@@ -53,35 +85,39 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
       ++plan.infeasible;
       continue;
     }
-    const io::Variant& base = p.variants.front();
     PlanChoice c;
     c.point = i;
     for (const auto& [k, v] : p.axes) c.cluster += fmt::format("{}{}={}", c.cluster.empty() ? "" : " ", k, v);
     c.axes = p.axes;
+    c.baseline = p.variants.front().name;
     bool found = false;
-    const std::vector<model::ZeroConfig> settings = PlanZeroSettings(base.zero, p.cluster);
+    const std::vector<PlanSetting> settings = PlanSettings(p.variants, p.cluster);
     for (size_t k = 0; k < settings.size(); ++k) {
-      model::ZeroConfig z = settings[k];
-      if (!model::CheckConfiguration(base.model, z, p.cluster).empty()) continue;
-      std::string name = PlanSettingName(z);
+      const model::ModelSpec& m = settings[k].variant->model;
+      model::ZeroConfig z = settings[k].zero;
+      if (!model::CheckConfiguration(m, z, p.cluster).empty()) continue;
+      std::string name = settings[k].name;
       if (o.search_batch) {
-        const model::BatchSearchResult batch = model::SearchBatch(base.model, z, p.cluster, o.global_batch);
+        const model::BatchSearchResult batch = model::SearchBatch(m, z, p.cluster, o.global_batch);
         if (!batch.fits) continue;  // not even one sequence per GPU fits
         z.train_micro_batch_size_per_gpu = batch.micro_batch;
         z.gradient_accumulation_steps = batch.gradient_accumulation_steps;
-        if (!model::CheckConfiguration(base.model, z, p.cluster).empty()) continue;
+        if (!model::CheckConfiguration(m, z, p.cluster).empty()) continue;
         name += fmt::format(" b{}x{}", batch.micro_batch, batch.gradient_accumulation_steps);
       }
-      const model::Schedule& schedule = schedules.Get(base.model, z, p.cluster);
-      const model::VariantReport r =
-          model::EvaluateAnalyticVariant(name, base.model, z, p.cluster, p.calibration, schedule);
+      const model::Schedule& schedule = schedules.Get(m, z, p.cluster);
+      model::VariantReport r = model::EvaluateAnalyticVariant(name, m, z, p.cluster, p.calibration, schedule);
       if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec.name, i, c.cluster), r);
           !st.ok()) {
         return st;
       }
-      if (k == 0 && r.feasible) c.zero3_tokens_per_s = r.tokens_per_s;
-      if (r.feasible && (!found || r.tokens_per_s > c.best.tokens_per_s)) {
-        c.best = r;
+      if (!model::Ran(r)) continue;
+      if (k == 0) {  // the first variant as written
+        c.baseline_fits = true;
+        c.baseline_tokens_per_s = r.tokens_per_s;
+      }
+      if (!found || r.tokens_per_s > c.best.tokens_per_s) {
+        c.best = std::move(r);
         found = true;
       }
     }
@@ -89,7 +125,12 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
       ++plan.infeasible;
       continue;
     }
+    AttachBand(io::ShippedBands(), p.calibration, p.cluster.gpu.name, &c.best);
     c.cost = model::EstimateCost(p.cluster, spec.price, c.best.tokens_per_s, spec.train_tokens);
+    c.tokens_per_s_low = c.best.tokens_per_s * c.best.band.low;
+    c.tokens_per_s_high = c.best.tokens_per_s * c.best.band.high;
+    c.usd_per_million_tokens_low = c.cost.usd_per_million_tokens / c.best.band.high;
+    c.usd_per_million_tokens_high = c.cost.usd_per_million_tokens / c.best.band.low;
     plan.choices.push_back(std::move(c));
   }
 
@@ -99,12 +140,27 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     if (o.target_days > 0 && choices[i].cost.time_to_train_s > o.target_days * 86400) continue;
     plan.ranked.push_back(i);
   }
+  // By the expected value (the simulated one); the bands say where that order is not resolved.
   std::stable_sort(plan.ranked.begin(), plan.ranked.end(), [&](size_t a, size_t b) {
     if (o.budget_usd > 0) return choices[a].cost.time_to_train_s < choices[b].cost.time_to_train_s;
     return choices[a].cost.usd_per_million_tokens < choices[b].cost.usd_per_million_tokens;
   });
   plan.rank_of.assign(choices.size(), 0);
   for (size_t r = 0; r < plan.ranked.size(); ++r) plan.rank_of[plan.ranked[r]] = static_cast<int>(r) + 1;
+  plan.overlaps.assign(choices.size(), {});
+  for (size_t r = 0; r < plan.ranked.size(); ++r) {
+    const PlanChoice& a = choices[plan.ranked[r]];
+    for (size_t q = 0; q < plan.ranked.size(); ++q) {
+      const PlanChoice& b = choices[plan.ranked[q]];
+      // Under a budget the ranking is by time to train, the inverse of throughput: the throughput bands.
+      const bool overlap =
+          o.budget_usd > 0 ? Intersect(a.tokens_per_s_low, a.tokens_per_s_high, b.tokens_per_s_low,
+                                       b.tokens_per_s_high)
+                           : Intersect(a.usd_per_million_tokens_low, a.usd_per_million_tokens_high,
+                                       b.usd_per_million_tokens_low, b.usd_per_million_tokens_high);
+      if (q != r && overlap) plan.overlaps[plan.ranked[r]].push_back(static_cast<int>(q) + 1);
+    }
+  }
 
   std::vector<model::TradeOff> trade;
   for (const PlanChoice& c : choices) trade.push_back({c.best.tokens_per_s, c.cost.usd_per_million_tokens});

@@ -1,8 +1,11 @@
-// Plan's search: for each cluster configuration of a sweep (a point of its axes), the best ZeRO setting
-// (qwZ on or off, qgZ on or off, every hpZ partition size that divides the GPUs per node) that fits in HBM,
-// optionally at the largest micro-batch that fits (model/batch_search.h); then the clusters ranked (under a
-// budget by time to train, under a target time by cost, otherwise by cost per million tokens) and the
-// Pareto front of throughput against cost per token (model/pareto.h).
+// Plan's search: for each cluster configuration of a sweep (a point of its axes), the best setting that fits
+// in HBM among every variant of the sweep's base scenario (ZeRO, FSDP, HSDP, MiCS, ... mixed), each as written
+// and, for a DeepSpeed ZeRO-3 variant, also with every ZeRO++ setting (qwZ on or off, qgZ on or off, every hpZ
+// partition size that divides the GPUs per node), optionally at the largest micro-batch that fits
+// (model/batch_search.h); then the clusters ranked by the expected value (under a budget by time to train,
+// under a target time by cost, otherwise by cost per million tokens) with the band of each (model/band.h), the
+// clusters whose bands overlap (the ranking between them is not resolved), and the Pareto front of
+// throughput against cost per token (model/pareto.h).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "model/cost.h"
+#include "model/io/loaders.h"
 #include "model/io/sweep.h"
 #include "model/report.h"
 #include "model/status.h"
@@ -25,14 +29,29 @@ struct PlanOptions {
   int64_t global_batch = 0;   // with search_batch: the target global batch in sequences (0: none)
 };
 
+// A setting plan tries: a variant of the sweep's base as written, or a ZeRO-3 variant with other ZeRO++
+// switches.
+struct PlanSetting {
+  std::string name;  // the variant's name, or the variant's name and the switches that differ ("ZeRO-3 +hpZ2")
+  const io::Variant* variant = nullptr;  // the variant it comes from (its model)
+  model::ZeroConfig zero;
+};
+
 // A cluster configuration with its best setting.
 struct PlanChoice {
   size_t point = 0;
   std::string cluster;                                    // axis values, "key=value key=value"
   std::vector<std::pair<std::string, std::string>> axes;  // the same, key by key
-  model::VariantReport best;
-  double zero3_tokens_per_s = 0;  // plain ZeRO-3 on the same cluster (0 when it does not fit)
+  model::VariantReport best;  // named as its setting, with its band
+  // The sweep's first variant as written on the same cluster (the baseline of "vs"); its throughput when it
+  // fits (baseline_fits), else none.
+  std::string baseline;
+  bool baseline_fits = false;
+  double baseline_tokens_per_s = 0;
   model::CostResult cost;
+  // The band's ends (model/band.h): tokens/s x [low, high]; cost per token and time divided by them.
+  double tokens_per_s_low = 0, tokens_per_s_high = 0;
+  double usd_per_million_tokens_low = 0, usd_per_million_tokens_high = 0;
 };
 
 struct Plan {
@@ -41,14 +60,24 @@ struct Plan {
   std::vector<size_t> ranked;       // indices into `choices`: those kept by the budget or target, best first
   std::vector<int> front;           // indices into `choices`: the Pareto front, cheapest first
   std::vector<int> rank_of;         // per choice: its 1-based position in `ranked`, 0 when filtered out
+  // Per choice: the ranks (1-based, ascending) of the other ranked choices whose band of the ranking's
+  // quantity intersects its own (cost per token; with a budget, throughput), so that the ranking between them
+  // is not resolved; empty for a choice filtered out.
+  std::vector<std::vector<int>> overlaps;
 };
 
-// The ZeRO settings plan tries on cluster `c`, from `base`: qwZ x qgZ (qgZ only with two nodes or more) x
-// every hpZ size dividing the GPUs per node; the first is plain ZeRO-3.
+// The settings plan tries on cluster `c`: every variant as written, in order (the first is the baseline),
+// then for each DeepSpeed ZeRO-3 variant every ZeRO++ setting of PlanZeroSettings not already listed (same
+// model and ZeRO config).
+std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c);
+
+// The ZeRO++ settings of a ZeRO-3 config on cluster `c`, from `base`: qwZ x qgZ (qgZ only with two nodes or
+// more) x every hpZ size dividing the GPUs per node; the first has every switch off.
 std::vector<model::ZeroConfig> PlanZeroSettings(const model::ZeroConfig& base, const model::ClusterSpec& c);
 
-// A setting's short name: "ZeRO-3", or its switches ("qwZ hpZ8 qgZ").
-std::string PlanSettingName(const model::ZeroConfig& z);
+// A derived setting's name: the variant's name and each switch that differs from it ("ZeRO-3 +qwZ +hpZ2",
+// "ZeRO++ hpZ2 -qgZ"); the variant's name alone when none does.
+std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z);
 
 // Plans the expanded sweep `spec` (study::LoadSweep), which must have prices and no ZeRO axes (the caller
 // checks). Errors: a variant that breaks an invariant (model/invariants.h), named by point and cluster.

@@ -58,7 +58,7 @@ std::string PointRows(const io::SweepSpec& spec, const SweepPoint& p,
     std::string members;
     io::AppendRowMembers({&r, &c, spec.base.name}, &members);
     j.Members(members);
-    if (r.iteration_time_s > 0 && spec.has_price) {
+    if (model::Ran(r) && spec.has_price) {
       const model::CostResult cost = model::EstimateCost(c, spec.price, r.tokens_per_s, spec.train_tokens);
       j.Add("cost", JsonLine()
                         .Add("capex_usd", cost.capex_usd)
@@ -142,7 +142,7 @@ std::string PointRowsCsv(const io::SweepSpec& spec, const SweepPoint& p,
     const io::FieldRow row{&r, &p.cluster, spec.base.name};
     for (const io::ReportField& f : io::ReportFields()) line.Add(io::FieldOf(f, row));
     if (spec.has_price) {
-      const bool ran = r.iteration_time_s > 0;
+      const bool ran = model::Ran(r);
       model::CostResult cost;
       if (ran) cost = model::EstimateCost(p.cluster, spec.price, r.tokens_per_s, spec.train_tokens);
       const double values[] = {cost.capex_usd,    cost.usd_per_hour,    cost.usd_per_million_tokens,

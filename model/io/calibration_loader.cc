@@ -180,6 +180,7 @@ model::ComputeEfficiency ReadEfficiency(JsonObject& eff, Status* status) {
   }
   if (eff.Get("fit", false) != nullptr) c.fit = eff.String("fit");
   if (eff.Get("derived_from", false) != nullptr) c.derived_from = eff.String("derived_from");
+  if (eff.Get("attention_kernel", false) != nullptr) c.attention_kernel = eff.String("attention_kernel");
   if (status->ok() && c.kind == "empirical" && c.fit.empty()) {
     eff.Fail("fit", "missing: an empirical set names its data set, fit command and out-of-sample error");
   }

@@ -8,6 +8,7 @@
 // in the list (a test checks it).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -28,17 +29,25 @@ struct FieldRow {
   std::string_view scenario;  // the scenario's name
 };
 
+// When a field has a value (else none: omitted from JSON, empty in CSV, "-" in tables).
+enum class FieldNeeds : uint8_t {
+  kNothing,  // always: inputs, names, feasibility
+  kRun,      // a variant that ran (model::Ran): throughputs, times, bytes; none for an infeasible one
+  kMemory,   // a memory estimate (model::HasMemoryEstimate): kept for a variant that does not fit in HBM
+};
+
 struct ReportField {
   const char* name;  // "iteration_time_s", "cluster.nodes": a dot nests in JSON
   const char* unit;  // SI: "s", "B", "B/s", "FLOP/s" ("TFLOP/s" for tflops_per_gpu), "1/s"; "" for none
-  bool ran_only;     // none (omitted from JSON, empty in CSV) for a variant that did not run (infeasible)
+  FieldNeeds needs;
   FieldValue (*get)(const FieldRow& row);
 };
 
 // The list, in output order.
 const std::vector<ReportField>& ReportFields();
 
-// The field's value in `row` (monostate for a ran_only field of a variant that did not run).
+// The field's value in `row` (monostate when the variant lacks what the field needs: an infeasible variant
+// has no throughput, time or bytes).
 FieldValue FieldOf(const ReportField& f, const FieldRow& row);
 
 // The rows of every variant of `r`, in report order.
@@ -53,8 +62,8 @@ std::string FieldCsv(const FieldValue& v);
 // The value as text for a table: numbers with `digits` significant digits, "-" for monostate.
 std::string FieldText(const FieldValue& v, int digits = 6);
 
-// One JSON object for `row` (no newline): the fields in list order, nested at the dots; ran_only fields of
-// a variant that did not run are left out.
+// One JSON object for `row` (no newline): the fields in list order, nested at the dots; fields without a
+// value (FieldOf) are left out.
 std::string RowJson(const FieldRow& row);
 // Appends the `"key":value` members of RowJson(row) (without braces) to `out`, after a comma when `out`
 // already holds members: for writers that put their own members around them (sweep rows).

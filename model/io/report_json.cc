@@ -31,7 +31,8 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
               {"hbm_Bps", c.gpu.hbm_Bps},
               {"sms", c.gpu.sms},
               {"fp8_peak_flops", c.gpu.fp8_peak_flops}};
-  j["intra_node"] = {{"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}, {"latency_s", c.intra.latency_s}};
+  j["intra_node"] = {
+      {"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}, {"latency_s", c.intra.latency_s}};
   j["nic"] = {{"count", c.nic.count}, {"bandwidth_Bps", c.nic.bandwidth_Bps}, {"latency_s", c.nic.latency_s}};
   j["fabric"] = {{"kind", model::FabricKindName(c.fabric.kind)},
                  {"switch_latency_s", c.fabric.switch_latency_s},
@@ -51,7 +52,8 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
                {"simple", proto(c.nccl.simple)},
                {"intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency},
                {"inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency},
-               {"channels", model::NcclChannels(c)}, {"sm_share", model::NcclSmShare(c)}};
+               {"channels", model::NcclChannels(c)},
+               {"sm_share", model::NcclSmShare(c)}};
   return j;
 }
 
@@ -134,45 +136,56 @@ ordered_json VariantToJson(const model::VariantReport& v) {
   j["tokens_per_gpu"] = v.model.seq_len * v.zero.train_micro_batch_size_per_gpu;
   j["feasible"] = v.feasible;
   j["infeasible_reason"] = v.infeasible_reason;
-  j["iteration_time_s"] = v.iteration_time_s;
-  j["tflops_per_gpu"] = v.tflops_per_gpu;
-  j["mfu"] = v.mfu;
-  j["band"] = {{"key", v.band.key},     {"group", v.band.group},         {"n", v.band.n},
-               {"low", v.band.low},     {"high", v.band.high},           {"validated", v.band.validated},
-               {"note", v.band.note}};
-  j["tokens_per_s"] = v.tokens_per_s;
-  j["exposed_comm_s"] = v.exposed_comm_s;
-  j["compute_s"] = v.compute_s;
-  j["optimizer_s"] = v.optimizer_s;
-  j["gpu_side_s"] = v.gpu_side_s;
-  j["comm_interference_s"] = v.comm_interference_s;
-  j["compute_parts_s"] = {{"gemm", v.gemm_s}, {"attention", v.attention_s}, {"memory_bound", v.memory_bound_s},
-                          {"kernel_gaps", v.kernel_gaps_s}};
-  j["exposed_parts_s"] = {{"waiting_for_data", v.waiting_for_data_s}, {"nccl_sms", v.comm_interference_s},
-                          {"one_hardware_queue", v.queue_blocking_s}};
-  j["bytes"] = {{"cross_node", PhaseJson(v.bytes.cross_node, 1.0)}, {"intra_node", PhaseJson(v.bytes.intra_node, 1.0)}};
-  const double per_gpu = v.gpus > 0 ? 1.0 / v.gpus : 0.0;
-  j["bytes_per_gpu"] = {{"cross_node", PhaseJson(v.bytes.cross_node, per_gpu)},
-                        {"intra_node", PhaseJson(v.bytes.intra_node, per_gpu)}};
+  // A variant that does not fit carries no throughput, time or bytes (model::Ran), only its reason and the
+  // memory estimate that is why (docs/report.md).
+  const bool ran = model::Ran(v);
+  if (ran) {
+    j["iteration_time_s"] = v.iteration_time_s;
+    j["tflops_per_gpu"] = v.tflops_per_gpu;
+    j["mfu"] = v.mfu;
+    j["band"] = {{"key", v.band.key},  {"group", v.band.group}, {"n", v.band.n},
+                 {"low", v.band.low},  {"high", v.band.high},   {"validated", v.band.validated},
+                 {"note", v.band.note}};
+    j["tokens_per_s"] = v.tokens_per_s;
+    j["exposed_comm_s"] = v.exposed_comm_s;
+    j["compute_s"] = v.compute_s;
+    j["optimizer_s"] = v.optimizer_s;
+    j["gpu_side_s"] = v.gpu_side_s;
+    j["comm_interference_s"] = v.comm_interference_s;
+    j["compute_parts_s"] = {{"gemm", v.gemm_s},
+                            {"attention", v.attention_s},
+                            {"memory_bound", v.memory_bound_s},
+                            {"kernel_gaps", v.kernel_gaps_s}};
+    j["exposed_parts_s"] = {{"waiting_for_data", v.waiting_for_data_s},
+                            {"nccl_sms", v.comm_interference_s},
+                            {"one_hardware_queue", v.queue_blocking_s}};
+    j["bytes"] = {{"cross_node", PhaseJson(v.bytes.cross_node, 1.0)},
+                  {"intra_node", PhaseJson(v.bytes.intra_node, 1.0)}};
+    const double per_gpu = v.gpus > 0 ? 1.0 / v.gpus : 0.0;
+    j["bytes_per_gpu"] = {{"cross_node", PhaseJson(v.bytes.cross_node, per_gpu)},
+                          {"intra_node", PhaseJson(v.bytes.intra_node, per_gpu)}};
+  }
   const model::MemoryBreakdown& m = v.memory;
-  j["memory_per_gpu_bytes"] = {{"parameters", m.parameters_bytes},
-                               {"gradients", m.gradients_bytes},
-                               {"optimizer_states", m.optimizer_states_bytes},
-                               {"hpz_secondary", m.hpz_secondary_bytes},
-                               {"gathered_parameters", m.gathered_parameters_bytes},
-                               {"buffers", m.buffers_bytes},
-                               {"activations", m.activations_bytes},
-                               {"total", m.total_bytes},
-                               {"hbm", m.hbm_bytes}};
-  j["schedule_ops"] = v.num_ops;
-  if (v.link_load.measured) {  // sim engine: the link capacity SimGrid moved (docs/report.md)
+  if (model::HasMemoryEstimate(v)) {
+    j["memory_per_gpu_bytes"] = {{"parameters", m.parameters_bytes},
+                                 {"gradients", m.gradients_bytes},
+                                 {"optimizer_states", m.optimizer_states_bytes},
+                                 {"hpz_secondary", m.hpz_secondary_bytes},
+                                 {"gathered_parameters", m.gathered_parameters_bytes},
+                                 {"buffers", m.buffers_bytes},
+                                 {"activations", m.activations_bytes},
+                                 {"total", m.total_bytes},
+                                 {"hbm", m.hbm_bytes}};
+  }
+  if (ran) j["schedule_ops"] = v.num_ops;
+  if (ran && v.link_load.measured) {  // sim engine: the link capacity SimGrid moved (docs/report.md)
     const model::LinkLoadReport& l = v.link_load;
     j["link_load_bytes"] = {{"nic_carried", l.nic_carried_bytes},
                             {"nic_planned", l.nic_planned_bytes},
                             {"nvlink_carried", l.nvlink_carried_bytes},
                             {"nvlink_planned", l.nvlink_planned_bytes}};
   }
-  if (!v.phases.empty()) j["phases"] = PhasesToJson(v.phases, v.gpus);  // RLHF variants (docs/report.md)
+  if (!v.phases.empty()) j["phases"] = PhasesToJson(v.phases, v.gpus, ran);  // RLHF variants (docs/report.md)
   return j;
 }
 
@@ -200,7 +213,8 @@ ordered_json ReportToJson(const model::Report& r) {
   ordered_json j;
   j["format"] = "zerosim-report-1";
   j["provenance"] = ProvenanceToJson(r.provenance);
-  j["scenario"] = {{"name", r.scenario_name}, {"cluster", ClusterJson(r.cluster)}, {"model", ModelJson(r.model)}};
+  j["scenario"] = {
+      {"name", r.scenario_name}, {"cluster", ClusterJson(r.cluster)}, {"model", ModelJson(r.model)}};
   ordered_json variants = ordered_json::array();
   for (const model::VariantReport& v : r.variants) variants.push_back(VariantToJson(v));
   j["variants"] = variants;

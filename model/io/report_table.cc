@@ -27,27 +27,39 @@ constexpr int kColumnWidth = 19;
 
 class Table {
  public:
+  using Cell = std::function<std::string(const VariantReport&)>;
+
   explicit Table(const std::vector<VariantReport>& v) : v_(v) {}
 
   void Header() {
     out_ += fmt::format("{:<{}}", "", kLabelWidth);
     for (const VariantReport& r : v_) out_ += fmt::format("{:>{}}", r.name, kColumnWidth);
     out_ += "\n";
-    if (MixedEngines(v_)) Row("engine", [](const VariantReport& r) { return r.engine; });
+    if (MixedEngines(v_)) Setting("engine", [](const VariantReport& r) { return r.engine; });
   }
   // Rows after a section title are indented under it.
   void Section(const std::string& title) {
     out_ += fmt::format("  {}\n", title);
     indent_ = "    ";
   }
-  void Row(const std::string& label, const std::function<std::string(const VariantReport&)>& cell) {
-    out_ += fmt::format("{:<{}}", indent_ + label, kLabelWidth);
-    for (const VariantReport& r : v_) out_ += fmt::format("{:>{}}", cell(r), kColumnWidth);
-    out_ += "\n";
+  // A row of numbers of a run: "-" for a variant that does not fit (model::Ran), whose reason follows the
+  // table.
+  void Row(const std::string& label, const Cell& cell) { Line(label, cell, model::Ran); }
+  // A row every variant has: its settings.
+  void Setting(const std::string& label, const Cell& cell) {
+    Line(label, cell, [](const VariantReport&) { return true; });
   }
+  // A row of its memory estimate: shown for a variant that does not fit too (it is why), "-" without one.
+  void Memory(const std::string& label, const Cell& cell) { Line(label, cell, model::HasMemoryEstimate); }
   std::string str() const { return out_; }
 
  private:
+  void Line(const std::string& label, const Cell& cell, bool (*show)(const VariantReport&)) {
+    out_ += fmt::format("{:<{}}", indent_ + label, kLabelWidth);
+    for (const VariantReport& r : v_) out_ += fmt::format("{:>{}}", show(r) ? cell(r) : "-", kColumnWidth);
+    out_ += "\n";
+  }
+
   const std::vector<VariantReport>& v_;
   std::string out_;
   std::string indent_ = "  ";
@@ -72,6 +84,10 @@ std::string EngineComparison(const std::vector<VariantReport>& all) {
     if (a.engine != "analytic") continue;
     for (const VariantReport& s : all) {
       if (s.engine != "sim" || s.name != a.name) continue;
+      if (!model::Ran(a) || !model::Ran(s)) {
+        out += fmt::format("  {:<14}{:>14}\n", a.name, "infeasible");
+        continue;
+      }
       out += fmt::format("  {:<14}{:>14.4f}{:>14.4f}{:>+11.2f}%{:>16.4f}{:>14.4f}\n", a.name, a.iteration_time_s,
                          s.iteration_time_s, 100.0 * (s.iteration_time_s / a.iteration_time_s - 1.0),
                          a.exposed_comm_s, s.exposed_comm_s);
@@ -116,19 +132,19 @@ std::string FormatReportTable(const model::Report& r) {
   bool one_model = true;
   for (const VariantReport& v : r.variants) one_model = one_model && v.model.name == m.name;
   if (!one_model) {
-    t.Row("model (B parameters)", [](const VariantReport& v) { return Num(model::TotalParams(v.model) / 1e9, 1); });
+    t.Setting("model (B parameters)", [](const VariantReport& v) { return Num(model::TotalParams(v.model) / 1e9, 1); });
   }
-  t.Row("strategy", [](const VariantReport& v) {
+  t.Setting("strategy", [](const VariantReport& v) {
     const int shard = v.zero.shard_group_size();
     return model::HasShardGroup(v.zero.strategy) && shard > 0
                ? fmt::format("{} s={}", model::StrategyLabel(v.zero.strategy), shard)
                : std::string(model::StrategyLabel(v.zero.strategy));
   });
-  t.Row("qwZ / hpZ / qgZ", [](const VariantReport& v) {
+  t.Setting("qwZ / hpZ / qgZ", [](const VariantReport& v) {
     return fmt::format("{}/{}/{}", v.zero.zero_quantized_weights ? "on" : "-", v.zero.zero_hpz_partition_size,
                        v.zero.zero_quantized_gradients ? "on" : "-");
   });
-  t.Row("tokens per GPU (seq x micro)", [](const VariantReport& v) {
+  t.Setting("tokens per GPU (seq x micro)", [](const VariantReport& v) {
     return fmt::format("{}x{}", v.model.seq_len, v.zero.train_micro_batch_size_per_gpu);
   });
   t.Row("iteration time (s)", [](const VariantReport& v) { return Num(v.iteration_time_s, 3); });
@@ -150,7 +166,8 @@ std::string FormatReportTable(const model::Report& r) {
     return g.empty() ? std::string("outside (widest)") : g + "*";
   });
   t.Row("speedup vs " + (r.variants.empty() ? std::string() : r.variants.front().name), [&](const VariantReport& v) {
-    return fmt::format("{:.2f}x", BaselineOf(r.variants, v)->iteration_time_s / v.iteration_time_s);
+    const VariantReport& base = *BaselineOf(r.variants, v);
+    return model::Ran(base) ? fmt::format("{:.2f}x", base.iteration_time_s / v.iteration_time_s) : "-";
   });
   t.Row("compute (s)", [](const VariantReport& v) { return Num(v.compute_s, 3); });
   t.Row("  GEMMs", [](const VariantReport& v) { return Num(v.gemm_s, 3); });
@@ -175,18 +192,18 @@ std::string FormatReportTable(const model::Report& r) {
   volume_rows("intra-node GB per iteration, all GPUs", [](const VariantReport& v) { return v.bytes.intra_node; });
 
   t.Section("memory per GPU (GiB)");
-  t.Row("parameters + gradients", [](const VariantReport& v) {
+  t.Memory("parameters + gradients", [](const VariantReport& v) {
     return Num((v.memory.parameters_bytes + v.memory.gradients_bytes) / kGiB, 2);
   });
-  t.Row("optimizer states", [](const VariantReport& v) { return Num(v.memory.optimizer_states_bytes / kGiB, 2); });
-  t.Row("hpZ secondary partition", [](const VariantReport& v) { return Num(v.memory.hpz_secondary_bytes / kGiB, 2); });
-  t.Row("gathered parameters", [](const VariantReport& v) { return Num(v.memory.gathered_parameters_bytes / kGiB, 2); });
-  t.Row("buffers", [](const VariantReport& v) { return Num(v.memory.buffers_bytes / kGiB, 2); });
-  t.Row("activations", [](const VariantReport& v) { return Num(v.memory.activations_bytes / kGiB, 2); });
-  t.Row("total / HBM", [](const VariantReport& v) {
+  t.Memory("optimizer states", [](const VariantReport& v) { return Num(v.memory.optimizer_states_bytes / kGiB, 2); });
+  t.Memory("hpZ secondary partition", [](const VariantReport& v) { return Num(v.memory.hpz_secondary_bytes / kGiB, 2); });
+  t.Memory("gathered parameters", [](const VariantReport& v) { return Num(v.memory.gathered_parameters_bytes / kGiB, 2); });
+  t.Memory("buffers", [](const VariantReport& v) { return Num(v.memory.buffers_bytes / kGiB, 2); });
+  t.Memory("activations", [](const VariantReport& v) { return Num(v.memory.activations_bytes / kGiB, 2); });
+  t.Memory("total / HBM", [](const VariantReport& v) {
     return fmt::format("{:.1f}/{:.0f}", v.memory.total_bytes / kGiB, v.memory.hbm_bytes / kGiB);
   });
-  t.Row("feasible", [](const VariantReport& v) { return std::string(v.feasible ? "yes" : "NO"); });
+  t.Setting("feasible", [](const VariantReport& v) { return std::string(v.feasible ? "yes" : "NO"); });
   out += t.str();
   for (const VariantReport& v : r.variants) {
     if (!v.feasible) out += fmt::format("  {} is infeasible: {}\n", v.name, v.infeasible_reason);
@@ -202,13 +219,17 @@ std::string FormatReportTable(const model::Report& r) {
     const bool mixed = MixedEngines(r.variants);
     for (const VariantReport& v : r.variants) {
       const VariantReport& base = *BaselineOf(r.variants, v);
+      const std::string label = mixed ? fmt::format("{} ({})", v.name, v.engine) : v.name;
+      if (!model::Ran(v)) {
+        out += fmt::format("  {:<{}} infeasible\n", label, mixed ? 18 : 12);
+        continue;
+      }
       const double per_node = 1.0 / (c.nodes * 2.0 * model::TotalParams(v.model));
       const model::PhaseBytes& b = v.bytes.cross_node;
-      const std::string label = mixed ? fmt::format("{} ({})", v.name, v.engine) : v.name;
       out += fmt::format("  {:<{}} {:.4f}M forward + {:.4f}M backward + {:.4f}M gradients = {:.4f}M", label, mixed ? 18 : 12,
                          b.forward_allgather * per_node, b.backward_allgather * per_node, b.gradient_reduce * per_node,
                          model::CrossNodeVolumeInM(v, c.nodes));
-      if (&v != &base && b.total() > 0 && v.model.name == base.model.name) {
+      if (&v != &base && model::Ran(base) && b.total() > 0 && v.model.name == base.model.name) {
         out += fmt::format("   ({:.2f}x less than {})", base.bytes.cross_node.total() / b.total(), base.name);
       }
       out += "\n";

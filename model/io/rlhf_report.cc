@@ -35,20 +35,26 @@ std::string FormatRlhfPhases(const std::vector<VariantReport>& v) {
   std::string out = fmt::format("{:<{}}", "", kLabel);
   for (const VariantReport& r : v) out += fmt::format("{:>{}}", r.name, kColumn);
   out += "\n";
-  auto row = [&](const std::string& label, const std::function<std::string(const VariantReport&)>& cell) {
+  // `row`: numbers of a run, "-" for a variant that does not fit (model::Ran); `shown`: what every variant
+  // with phases has (its settings, its memory: why it does not fit).
+  using Cell = std::function<std::string(const VariantReport&)>;
+  auto line = [&](const std::string& label, const Cell& cell, bool always) {
     out += fmt::format("{:<{}}", label, kLabel);
-    for (const VariantReport& r : v)
-      out += fmt::format("{:>{}}", r.feasible || r.phases.size() ? cell(r) : "-", kColumn);
+    for (const VariantReport& r : v) {
+      const bool show = always ? r.feasible || !r.phases.empty() : model::Ran(r);
+      out += fmt::format("{:>{}}", show ? cell(r) : "-", kColumn);
+    }
     out += "\n";
   };
-  row("  engine", [](const VariantReport& r) { return r.engine; });
-  row("  qwZ / hpZ / qgZ / MixZ++", [](const VariantReport& r) {
+  auto row = [&](const std::string& label, const Cell& cell) { line(label, cell, false); };
+  auto shown = [&](const std::string& label, const Cell& cell) { line(label, cell, true); };
+  shown("  engine", [](const VariantReport& r) { return r.engine; });
+  shown("  qwZ / hpZ / qgZ / MixZ++", [](const VariantReport& r) {
     return fmt::format("{}/{}/{}/{}", r.zero.zero_quantized_weights ? "on" : "-",
                        r.zero.zero_hpz_partition_size, r.zero.zero_quantized_gradients ? "on" : "-",
                        r.zero.zero_quantized_nontrainable_weights ? "on" : "-");
   });
-  row("  feasible",
-      [](const VariantReport& r) { return r.feasible ? std::string("yes") : std::string("NO"); });
+  shown("  feasible", [](const VariantReport& r) { return std::string(r.feasible ? "yes" : "NO"); });
   if (v.empty() || v.front().phases.empty()) return out;
   for (size_t i = 0; i < v.front().phases.size(); ++i) {
     const PhaseReport& first = v.front().phases[i];
@@ -57,8 +63,8 @@ std::string FormatRlhfPhases(const std::vector<VariantReport>& v) {
     row(fmt::format("    {} per GPU", first.throughput_unit),
         [&](const VariantReport& r) { return fmt::format("{:.3f}", cell(r).throughput); });
     row("    vs first variant", [&](const VariantReport& r) {
-      const PhaseReport& base = BaselineOf(v, r)->phases[i];
-      return fmt::format("{:.2f}x", cell(r).throughput / base.throughput);
+      const VariantReport& b = *BaselineOf(v, r);
+      return model::Ran(b) ? fmt::format("{:.2f}x", cell(r).throughput / b.phases[i].throughput) : "-";
     });
     row("    time (s)", [&](const VariantReport& r) { return fmt::format("{:.3f}", cell(r).time_s); });
     row("    compute / exposed comm. (s)", [&](const VariantReport& r) {
@@ -70,17 +76,18 @@ std::string FormatRlhfPhases(const std::vector<VariantReport>& v) {
     row("    intra-node GB per GPU", [&](const VariantReport& r) {
       return fmt::format("{:.2f}", cell(r).bytes.intra_node.total() / r.gpus / 1e9);
     });
-    row("    memory per GPU (GiB)",
-        [&](const VariantReport& r) { return fmt::format("{:.1f}", cell(r).memory_bytes / kGiB); });
+    shown("    memory per GPU (GiB)",
+          [&](const VariantReport& r) { return fmt::format("{:.1f}", cell(r).memory_bytes / kGiB); });
     if (first.kv_cache_bytes > 0) {
-      row("      of which KV cache (GiB)",
-          [&](const VariantReport& r) { return fmt::format("{:.2f}", cell(r).kv_cache_bytes / kGiB); });
+      shown("      of which KV cache (GiB)",
+            [&](const VariantReport& r) { return fmt::format("{:.2f}", cell(r).kv_cache_bytes / kGiB); });
     }
   }
   out += "  PPO step (generation + experience + training)\n";
   row("    time (s)", [](const VariantReport& r) { return fmt::format("{:.2f}", r.iteration_time_s); });
   row("    vs first variant", [&](const VariantReport& r) {
-    return fmt::format("{:.2f}x", BaselineOf(v, r)->iteration_time_s / r.iteration_time_s);
+    const VariantReport& b = *BaselineOf(v, r);
+    return model::Ran(b) ? fmt::format("{:.2f}x", b.iteration_time_s / r.iteration_time_s) : "-";
   });
   for (const VariantReport& r : v) {
     if (!r.feasible) out += fmt::format("  {} ({}): infeasible: {}\n", r.name, r.engine, r.infeasible_reason);
@@ -88,22 +95,24 @@ std::string FormatRlhfPhases(const std::vector<VariantReport>& v) {
   return out;
 }
 
-ordered_json PhasesToJson(const std::vector<PhaseReport>& phases, int gpus) {
+ordered_json PhasesToJson(const std::vector<PhaseReport>& phases, int gpus, bool ran) {
   ordered_json list = ordered_json::array();
   const double per_gpu = gpus > 0 ? 1.0 / gpus : 0.0;
   for (const PhaseReport& p : phases) {
     ordered_json j;
     j["name"] = p.name;
     j["composition"] = p.composition;
-    j["time_s"] = p.time_s;
-    j["throughput_per_gpu"] = p.throughput;
-    j["throughput_unit"] = p.throughput_unit;
-    j["compute_s"] = p.compute_s;
-    j["exposed_comm_s"] = p.exposed_comm_s;
-    j["bytes"] = {{"cross_node", BytesJson(p.bytes.cross_node, 1.0)},
-                  {"intra_node", BytesJson(p.bytes.intra_node, 1.0)}};
-    j["bytes_per_gpu"] = {{"cross_node", BytesJson(p.bytes.cross_node, per_gpu)},
-                          {"intra_node", BytesJson(p.bytes.intra_node, per_gpu)}};
+    if (ran) {
+      j["time_s"] = p.time_s;
+      j["throughput_per_gpu"] = p.throughput;
+      j["throughput_unit"] = p.throughput_unit;
+      j["compute_s"] = p.compute_s;
+      j["exposed_comm_s"] = p.exposed_comm_s;
+      j["bytes"] = {{"cross_node", BytesJson(p.bytes.cross_node, 1.0)},
+                    {"intra_node", BytesJson(p.bytes.intra_node, 1.0)}};
+      j["bytes_per_gpu"] = {{"cross_node", BytesJson(p.bytes.cross_node, per_gpu)},
+                            {"intra_node", BytesJson(p.bytes.intra_node, per_gpu)}};
+    }
     j["memory_per_gpu_bytes"] = {{"resident", p.resident_bytes},
                                  {"gathered_parameters", p.gathered_bytes},
                                  {"kv_cache", p.kv_cache_bytes},

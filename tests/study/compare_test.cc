@@ -3,11 +3,14 @@
 // iteration through exposed communication; the rows read back, and sweep rows carry the same field names.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "model/io/embedded.h"
+#include "model/io/file_source.h"
 #include "model/io/report_fields.h"
 #include "model/io/sweep.h"
 #include "study/compare.h"
@@ -18,7 +21,8 @@
 namespace zerosim::study {
 namespace {
 
-model::Report Evaluate(const std::vector<std::string>& settings) {
+// The embedded default scenario with `settings`, evaluated; `cal` (when given) receives its calibration.
+model::Report Evaluate(const std::vector<std::string>& settings, model::Calibration* cal = nullptr) {
   const io::MemoryFileSource fs(io::EmbeddedFiles());
   StatusOr<io::Scenario> s = io::LoadScenario(fs, io::kDefaultScenario);
   EXPECT_TRUE(s.ok()) << s.status().message();
@@ -26,11 +30,20 @@ model::Report Evaluate(const std::vector<std::string>& settings) {
   EXPECT_TRUE(s.ok()) << s.status().message();
   StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kAnalytic);
   EXPECT_TRUE(r.ok()) << r.status().message();
+  if (cal != nullptr) *cal = s->calibration;
   return *r;
 }
 
+// The default scenario with `a` against it with `b`.
+Comparison CompareSettings(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  model::Calibration ca, cb;
+  model::Report ra = Evaluate(a, &ca);
+  model::Report rb = Evaluate(b, &cb);
+  return CompareReports("a", std::move(ra), ca, "b", std::move(rb), cb);
+}
+
 TEST(Compare, TwiceTheNicBandwidthIsOneInputAndMovesCommunicationOnly) {
-  const Comparison c = CompareReports("a", Evaluate({}), "b", Evaluate({"nic.bandwidth=200Gbps"}));
+  const Comparison c = CompareSettings({}, {"nic.bandwidth=200Gbps"});
   ASSERT_EQ(c.inputs.size(), 1u);
   EXPECT_EQ(c.inputs[0].key, "cluster.nic.bandwidth_Bps");
   EXPECT_EQ(std::stod(c.inputs[0].b), 2 * std::stod(c.inputs[0].a));
@@ -57,7 +70,7 @@ TEST(Compare, TwiceTheNicBandwidthIsOneInputAndMovesCommunicationOnly) {
 }
 
 TEST(Compare, RowsCarryEveryFieldForBothSidesAndReadBack) {
-  const Comparison c = CompareReports("a", Evaluate({}), "b", Evaluate({"nodes=12"}));
+  const Comparison c = CompareSettings({}, {"nodes=12"});
   bool nodes_differ = false;
   for (const InputDifference& d : c.inputs) nodes_differ = nodes_differ || d.key == "cluster.nodes";
   EXPECT_TRUE(nodes_differ);
@@ -104,6 +117,108 @@ TEST(Compare, SweepRowsShareTheRunRowsNamesAndCarryProvenance) {
   EXPECT_EQ(sweep_row["provenance"]["calibration_source"], "derived");
   EXPECT_EQ(sweep_row["provenance"]["kernels_source"], "derived");
   EXPECT_EQ(sweep_row["provenance"]["sweep"], "fnv1a64:0000000000000001");
+}
+
+// The shipped strategies scenario on 64 nodes: HSDP (one node per shard group) needs 151 GiB on an 80 GiB H100.
+// Every format of compare gives it no numbers, only its reason and its memory (issue 20 item 2).
+TEST(Compare, AVariantThatDoesNotFitHasNoNumbersOnEitherSide) {
+  const std::string path = std::string(ZEROSIM_SOURCE_DIR) + "/scenarios/strategies/llama70b_64xh100.toml";
+  model::Report sides[2];
+  model::Calibration cals[2];
+  for (int i = 0; i < 2; ++i) {
+    std::vector<std::string> settings = {"nodes=64"};
+    if (i == 1) settings.push_back("nic.bandwidth=100Gbps");
+    StatusOr<io::Scenario> s = LoadComparedScenario(path, "", settings);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kAnalytic);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    sides[i] = *r;
+    cals[i] = s->calibration;
+  }
+  const Comparison c = CompareReports("a", sides[0], cals[0], "b", sides[1], cals[1]);
+  const VariantComparison* hsdp = nullptr;
+  for (const VariantComparison& v : c.variants) {
+    if (v.name == "HSDP") hsdp = &v;
+  }
+  ASSERT_NE(hsdp, nullptr);
+  const model::VariantReport& a = c.a.variants[static_cast<size_t>(hsdp->a)];
+  ASSERT_FALSE(a.feasible);
+  EXPECT_TRUE(hsdp->causes.empty());
+  const nlohmann::json doc = nlohmann::json::parse(RenderComparison(c, OutputFormat::kJson));
+  for (const nlohmann::json& v : doc["variants"]) {
+    if (v["name"] != "HSDP") continue;
+    for (const nlohmann::json& f : v["fields"]) {
+      const std::string name = f["name"];
+      if (name == "tokens_per_s" || name == "tflops_per_gpu" || name == "iteration_time_s" ||
+          name == "cross_node_bytes") {
+        EXPECT_TRUE(f["a"].is_null() && f["b"].is_null() && f["difference"].is_null()) << name << ": " << f;
+      }
+      if (name == "memory_per_gpu_bytes") {
+        EXPECT_EQ(f["a"].get<double>(), a.memory.total_bytes);
+      }
+    }
+  }
+  const std::string csv = RenderComparison(c, OutputFormat::kCsv);
+  EXPECT_NE(csv.find("HSDP,analytic,tokens_per_s,1/s,,,\r\n"), std::string::npos);
+  const std::string table = RenderComparison(c, OutputFormat::kTable);
+  EXPECT_NE(table.find("A is infeasible: " + a.infeasible_reason), std::string::npos) << table;
+  EXPECT_EQ(table.find(fmt::format("{:.6g}", a.tokens_per_s)), std::string::npos) << table;
+}
+
+// H100 against B200 (the same scenario on two clusters): the sides differ in the attention kernel the `flash`
+// setting stands for and its efficiency, in the calibration's kind, and in the efficiencies; compare lists each
+// (issue 20 item 5: it listed the cluster's keys only). One scenario against itself lists none.
+TEST(Compare, ListsEveryCalibrationValueAndKernelChoiceThatDiffers) {
+  const std::string scenario = std::string(ZEROSIM_SOURCE_DIR) + "/scenarios/strategies/llama70b_64xh100.toml";
+  model::Report r[2];
+  model::Calibration cal[2];
+  const char* topologies[] = {"/topologies/dgx_h100_8x400g.toml", "/topologies/dgx_b200_8x400g.toml"};
+  for (int i = 0; i < 2; ++i) {
+    StatusOr<io::Scenario> s = LoadComparedScenario(std::string(ZEROSIM_SOURCE_DIR) + topologies[i], scenario, {});
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    StatusOr<model::Report> e = EvaluateScenario(*s, Engine::kAnalytic);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    r[i] = *e;
+    cal[i] = s->calibration;
+  }
+  const Comparison c = CompareReports("h100", r[0], cal[0], "b200", r[1], cal[1]);
+  std::map<std::string, InputDifference> by_key;
+  for (const InputDifference& d : c.inputs) by_key[d.key] = d;
+  ASSERT_EQ(by_key.count("calibration.compute.attention_kernel"), 1u);
+  EXPECT_EQ(by_key["calibration.compute.attention_kernel"].a, "\"FlashAttention-2\"");
+  EXPECT_EQ(by_key["calibration.compute.attention_kernel"].b, "\"FlashAttention-4\"");
+  EXPECT_EQ(by_key["calibration.compute.kind"].a, "\"empirical\"");
+  EXPECT_EQ(by_key["calibration.compute.kind"].b, "\"derived\"");
+  for (const char* key : {"calibration.compute.attention_forward", "calibration.compute.attention_backward",
+                          "calibration.compute.gemm", "calibration.compute.derived_from", "calibration.source",
+                          "calibration.gpu", "calibration.copy_bandwidth_Bps"}) {
+    EXPECT_EQ(by_key.count(key), 1u) << key;
+  }
+  EXPECT_EQ(by_key.count("calibration.compute.software"), 0u) << "both run pytorch-2.1";
+  const std::string table = RenderComparison(c, OutputFormat::kTable);
+  EXPECT_NE(table.find("calibration.compute.attention_kernel"), std::string::npos) << table;
+
+  const Comparison same = CompareReports("a", r[0], cal[0], "b", r[0], cal[0]);
+  EXPECT_TRUE(same.inputs.empty()) << same.inputs[0].key;
+}
+
+// The software generation is a calibration value: A100 with PyTorch 2.1 against 1.13 differ in it.
+TEST(Compare, ListsTheSoftwareGeneration) {
+  const std::string dir = std::string(ZEROSIM_SOURCE_DIR) + "/kernels/calibration/";
+  StatusOr<model::Calibration> a = io::LoadCalibration(io::DiskFileSource(), dir + "a100.json");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  model::Calibration b = *a;
+  ASSERT_TRUE(model::SelectSoftware(&b, "pytorch-1.13"));
+  const model::Report r = Evaluate({});
+  const Comparison c = CompareReports("a", r, *a, "b", r, b);
+  bool software = false, gemm = false;
+  for (const InputDifference& d : c.inputs) {
+    software = software || (d.key == "calibration.compute.software" && d.a == "\"pytorch-2.1\"" &&
+                            d.b == "\"pytorch-1.13\"");
+    gemm = gemm || d.key == "calibration.compute.gemm";
+  }
+  EXPECT_TRUE(software);
+  EXPECT_TRUE(gemm);
 }
 
 }  // namespace

@@ -1,0 +1,144 @@
+#include "study/plan_output.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/strategy.h"
+#include "study/json_line.h"
+#include "study/number_text.h"
+
+namespace zerosim::study {
+namespace {
+
+std::string Duration(double s) {
+  if (s <= 0) return "-";
+  if (s >= 86400) return fmt::format("{:.1f} d", s / 86400);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+// Ascending ranks as runs: {2, 3, 4, 7} -> "2-4,7"; "-" for none.
+std::string RankRuns(const std::vector<int>& ranks) {
+  if (ranks.empty()) return "-";
+  std::string out;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// The plan's table: one row per cluster with the widths of the printed names.
+class PlanTable {
+ public:
+  PlanTable(const Plan& plan, const std::vector<size_t>& printed) : plan_(plan) {
+    for (size_t i : printed) {
+      cluster_width_ = std::max(cluster_width_, plan.choices[i].cluster.size());
+      setting_width_ = std::max(setting_width_, plan.choices[i].best.name.size());
+    }
+    cluster_width_ = std::min<size_t>(cluster_width_, 58);
+    setting_width_ = std::min<size_t>(setting_width_, 40);
+    if (!plan.choices.empty()) baseline_ = plan.choices.front().baseline;
+  }
+
+  std::string Header() const {
+    return fmt::format("{:>4}  {:<{}} {:<{}} {:>7} {:>11} {:<21} {:>9} {:>8} {:<15} {:>8} {:>11}  {}\n", "rank",
+                       "cluster", cluster_width_, "best setting", setting_width_, "TFLOPs", "tokens/s", " band",
+                       ("vs " + baseline_).substr(0, 9), "USD/Mtok", " band", "train", "train USD",
+                       "band overlaps");
+  }
+
+  std::string Row(size_t i) const {
+    const PlanChoice& c = plan_.choices[i];
+    const int rank = plan_.rank_of[i];
+    const std::string gain =
+        c.baseline_fits ? fmt::format("{:.2f}x", c.best.tokens_per_s / c.baseline_tokens_per_s) : "-";
+    const std::string tokens_band =
+        fmt::format("[{}-{}]", GroupedNumber(c.tokens_per_s_low), GroupedNumber(c.tokens_per_s_high));
+    const std::string cost_band =
+        fmt::format("[{:.3f}-{:.3f}]", c.usd_per_million_tokens_low, c.usd_per_million_tokens_high);
+    return fmt::format("{:>4}  {:<{}} {:<{}} {:>7.1f} {:>11} {:<21} {:>9} {:>8.3f} {:<15} {:>8} {:>11}  {}\n",
+                       rank > 0 ? std::to_string(rank) : "-", c.cluster.substr(0, cluster_width_),
+                       cluster_width_, c.best.name.substr(0, setting_width_), setting_width_,
+                       c.best.tflops_per_gpu, GroupedNumber(c.best.tokens_per_s), tokens_band, gain,
+                       c.cost.usd_per_million_tokens, cost_band, Duration(c.cost.time_to_train_s),
+                       c.cost.cost_to_train_usd > 0 ? GroupedNumber(c.cost.cost_to_train_usd) : "-",
+                       rank > 0 ? RankRuns(plan_.overlaps[i]) : "-");
+  }
+
+ private:
+  const Plan& plan_;
+  size_t cluster_width_ = 7;   // "cluster"
+  size_t setting_width_ = 12;  // "best setting"
+  std::string baseline_;
+};
+
+}  // namespace
+
+std::string FormatPlan(const io::SweepSpec& spec, const Plan& plan, const PlanOptions& o, int top) {
+  const std::vector<PlanChoice>& choices = plan.choices;
+  std::string out = fmt::format(
+      "plan '{}': {} cluster configurations ({} cannot train this model), {} kept{}\n\n", spec.name,
+      choices.size() + static_cast<size_t>(plan.infeasible), plan.infeasible, plan.ranked.size(),
+      o.budget_usd > 0    ? fmt::format(" under a budget of {} USD, fastest first", GroupedNumber(o.budget_usd))
+      : o.target_days > 0 ? fmt::format(" within {:g} days, cheapest first", o.target_days)
+                          : ", cheapest per token first");
+  std::vector<size_t> printed;
+  for (size_t i = 0; i < plan.ranked.size() && static_cast<int>(i) < top; ++i) printed.push_back(plan.ranked[i]);
+  std::vector<size_t> front;
+  for (int i : plan.front) front.push_back(static_cast<size_t>(i));
+  std::vector<size_t> all = printed;
+  all.insert(all.end(), front.begin(), front.end());
+  const PlanTable table(plan, all);
+
+  out += table.Header();
+  for (size_t i : printed) out += table.Row(i);
+  const std::string by = o.budget_usd > 0 ? "tokens/s" : "USD/Mtok";
+  out += fmt::format(
+      "\nranked by the expected value; band: where the validation group's published runs lay (5th-95th "
+      "percentile of\npublished / simulated, model/band.h); band overlaps: the ranks whose {} band "
+      "intersects this one's:\nthe ranking between them is not resolved. vs {}: the sweep's first variant "
+      "as written ('-': it does not fit).\n",
+      by, plan.choices.empty() ? std::string() : plan.choices.front().baseline);
+
+  out += "\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n";
+  out += table.Header();
+  for (size_t i : front) out += table.Row(i);
+  return out;
+}
+
+std::string PlanJsonl(const Plan& plan) {
+  // Rank: the position in the printed ranking (0: filtered out by the budget or target); pareto: on the front.
+  // The same numbers as the table, so plots and the table cannot disagree.
+  std::vector<bool> on_front(plan.choices.size(), false);
+  for (int i : plan.front) on_front[static_cast<size_t>(i)] = true;
+  std::string text;
+  for (size_t i = 0; i < plan.choices.size(); ++i) {
+    const PlanChoice& c = plan.choices[i];
+    JsonLine axes;
+    for (const auto& [k, v] : c.axes) axes.Add(k, v);
+    JsonLine line;
+    line.Add("point", c.point).Add("axes", axes).Add("cluster", c.cluster).Add("best_setting", c.best.name);
+    line.Add("strategy", std::string_view(model::StrategyName(c.best.zero.strategy)));
+    line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
+    line.Add("tokens_per_s_low", c.tokens_per_s_low).Add("tokens_per_s_high", c.tokens_per_s_high);
+    line.Add("band_group", c.best.band.group).Add("band_validated", c.best.band.validated);
+    line.Add("baseline", c.baseline);
+    if (c.baseline_fits) line.Add("baseline_tokens_per_s", c.baseline_tokens_per_s);
+    line.Add("usd_per_million_tokens", c.cost.usd_per_million_tokens);
+    line.Add("usd_per_million_tokens_low", c.usd_per_million_tokens_low);
+    line.Add("usd_per_million_tokens_high", c.usd_per_million_tokens_high);
+    line.Add("time_to_train_s", c.cost.time_to_train_s).Add("cost_to_train_usd", c.cost.cost_to_train_usd);
+    std::string overlaps = "[";
+    for (int r : plan.overlaps[i]) overlaps += fmt::format("{}{}", overlaps.size() > 1 ? "," : "", r);
+    line.Add("rank", plan.rank_of[i]).Raw("overlaps", overlaps + "]");
+    line.Add("pareto", static_cast<bool>(on_front[i]));
+    text += line.str() + "\n";
+  }
+  return text;
+}
+
+}  // namespace zerosim::study

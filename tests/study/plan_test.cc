@@ -1,0 +1,165 @@
+// `zerosim plan` (study/plan_search.h, study/plan_output.h): the best setting of a cluster ranges over every
+// variant of the sweep, named as the variant is (issue 20 item 1: an FSDP sweep printed "best ZeRO: ZeRO-3"),
+// and each cluster carries its band, with the ranks whose bands overlap (issue 19 item 3).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/evaluate.h"
+#include "scratch_dir.h"
+#include "study/plan_output.h"
+#include "study/plan_search.h"
+#include "study/sweep_grid.h"
+
+namespace zerosim::study {
+namespace {
+
+const std::string kSource = ZEROSIM_SOURCE_DIR;
+
+// Llama-3.1-70B on 8 or 16 DGX H100 nodes: the shipped strategies scenario's training settings, with
+// `variants` (TOML [[variant]] tables) after `[zero] strategy = "<strategy>"`.
+std::string Scenario(const std::string& strategy, const std::string& variants) {
+  return "name = \"plan test\"\ntopology = \"" + kSource + "/topologies/dgx_h100_8x400g.toml\"\nnodes = 8\n" +
+         "model = \"" + kSource + "/scenarios/models/llama3.1_70b.toml\"\n[training]\nseq_len = 4096\n" +
+         "tokens_per_gpu = 4096\nactivation_checkpointing = true\n[zero]\nstrategy = \"" + strategy + "\"\n" +
+         variants;
+}
+
+const char* kSweep = R"(name = "plan test"
+base = "s.toml"
+train_tokens = 1e12
+[axes]
+nodes = [8, 16]
+"nic.bandwidth" = ["100Gbps", "400Gbps"]
+[cost]
+gpu_hour_usd = 2.5
+)";
+
+class PlanTest : public testing::ScratchDirTest {
+ protected:
+  PlanTest() : ScratchDirTest("plan") {}
+  Plan PlanOf(const std::string& scenario, const PlanOptions& o = {}) {
+    Write("s.toml", scenario);
+    Write("p.sweep.toml", kSweep);
+    StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), Path("p.sweep.toml"));
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    spec_ = *s;
+    StatusOr<Plan> p = PlanSweep(spec_, o);
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    return *p;
+  }
+  io::SweepSpec spec_;
+};
+
+TEST_F(PlanTest, AnFsdpSweepsBestSettingIsNamedAsItsVariant) {
+  const Plan plan = PlanOf(Scenario("fsdp_full_shard", "[[variant]]\nname = \"FSDP\"\n[[variant]]\n"
+                                                       "name = \"HSDP-32\"\nstrategy = \"fsdp_hybrid_shard\"\n"
+                                                       "hsdp_shard_size = 32\n"));
+  ASSERT_EQ(plan.choices.size(), 4u);
+  for (const PlanChoice& c : plan.choices) {
+    EXPECT_TRUE(c.best.name == "FSDP" || c.best.name == "HSDP-32") << c.cluster << ": " << c.best.name;
+    EXPECT_NE(c.best.zero.strategy, model::Strategy::kZero3) << c.cluster;
+    EXPECT_EQ(c.baseline, "FSDP");
+    EXPECT_TRUE(c.baseline_fits);
+  }
+  const std::string table = FormatPlan(spec_, plan, {}, 20);
+  EXPECT_EQ(table.find("ZeRO"), std::string::npos) << table;
+  EXPECT_NE(table.find("vs FSDP"), std::string::npos) << table;
+}
+
+// ZeRO-3 (with every ZeRO++ setting), FSDP and HSDP in one sweep: each cluster's best is the fastest of all of
+// them, FSDP's included (on 400 Gbps it beats every ZeRO-3 setting).
+TEST_F(PlanTest, TheBestSettingRangesOverEveryVariantOfTheSweep) {
+  const Plan plan = PlanOf(Scenario("zero3", "[[variant]]\nname = \"ZeRO-3\"\n[[variant]]\nname = \"FSDP\"\n"
+                                             "strategy = \"fsdp_full_shard\"\n[[variant]]\nname = \"HSDP-32\"\n"
+                                             "strategy = \"fsdp_hybrid_shard\"\nhsdp_shard_size = 32\n"));
+  ASSERT_EQ(plan.choices.size(), 4u);
+  std::set<std::string> names;
+  for (const PlanChoice& c : plan.choices) {
+    names.insert(c.best.name);
+    const SweepPoint p = MakePoint(spec_, c.point);
+    for (const io::Variant& v : p.variants) {
+      const model::VariantReport r = model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration);
+      if (r.feasible) {
+        EXPECT_GE(c.best.tokens_per_s, r.tokens_per_s) << c.cluster << ": " << v.name;
+      }
+    }
+  }
+  EXPECT_TRUE(names.count("FSDP") == 1 || names.count("HSDP-32") == 1) << "some cluster is best on FSDP";
+}
+
+TEST(PlanSettings, EveryVariantAsWrittenFirstThenZeroPlusPlusOnZeroThreeNamedByWhatDiffers) {
+  io::Variant z3{"ZeRO-3", {}, {}};
+  io::Variant zpp{"ZeRO++", {}, {}};
+  zpp.zero.zero_quantized_weights = true;
+  zpp.zero.zero_hpz_partition_size = 8;
+  zpp.zero.zero_quantized_gradients = true;
+  io::Variant fsdp{"FSDP", {}, {}};
+  fsdp.zero.strategy = model::Strategy::kFsdpFullShard;
+  fsdp.zero.framework = model::Framework::kFsdp;
+  model::ClusterSpec c;
+  c.nodes = 2;
+  c.gpus_per_node = 8;
+  const std::vector<io::Variant> variants = {z3, zpp, fsdp};
+  const std::vector<PlanSetting> s = PlanSettings(variants, c);
+  ASSERT_GE(s.size(), 3u);
+  EXPECT_EQ(s[0].name, "ZeRO-3");
+  EXPECT_EQ(s[1].name, "ZeRO++");
+  EXPECT_EQ(s[2].name, "FSDP");
+  // 2 x 2 x 4 ZeRO++ settings of ZeRO-3 (ZeRO++'s own among them, listed once); FSDP gets none.
+  EXPECT_EQ(s.size(), 3u + 16u - 2u);
+  std::set<std::string> names;
+  for (const PlanSetting& x : s) EXPECT_TRUE(names.insert(x.name).second) << x.name << " twice";
+  EXPECT_EQ(names.count("ZeRO-3 +hpZ2"), 1u);
+  EXPECT_EQ(names.count("ZeRO-3 +qwZ +hpZ8"), 1u);
+  EXPECT_EQ(PlanSettingName(zpp, z3.zero), "ZeRO++ -qwZ -hpZ -qgZ");
+  model::ZeroConfig hpz2 = zpp.zero;
+  hpz2.zero_hpz_partition_size = 2;
+  EXPECT_EQ(PlanSettingName(zpp, hpz2), "ZeRO++ hpZ2");
+}
+
+// Each cluster's band brackets its expected value; two ranks overlap exactly when their cost-per-token bands
+// intersect, both ways; the table prints the band and the overlaps, and the JSON lines carry them.
+TEST_F(PlanTest, ClustersCarryTheirBandAndTheRanksWhoseBandsOverlap) {
+  const Plan plan = PlanOf(Scenario("fsdp_full_shard", "[[variant]]\nname = \"FSDP\"\n"));
+  ASSERT_EQ(plan.ranked.size(), 4u);
+  for (size_t r = 0; r < plan.ranked.size(); ++r) {
+    const PlanChoice& a = plan.choices[plan.ranked[r]];
+    EXPECT_LT(a.tokens_per_s_low, a.best.tokens_per_s);
+    EXPECT_GT(a.tokens_per_s_high, a.best.tokens_per_s);
+    EXPECT_LT(a.usd_per_million_tokens_low, a.cost.usd_per_million_tokens);
+    EXPECT_GT(a.usd_per_million_tokens_high, a.cost.usd_per_million_tokens);
+    if (r > 0) {
+      EXPECT_LE(plan.choices[plan.ranked[r - 1]].cost.usd_per_million_tokens, a.cost.usd_per_million_tokens)
+          << "ranked by the expected value";
+    }
+    for (size_t q = 0; q < plan.ranked.size(); ++q) {
+      if (q == r) continue;
+      const PlanChoice& b = plan.choices[plan.ranked[q]];
+      const bool intersect = a.usd_per_million_tokens_low <= b.usd_per_million_tokens_high &&
+                             b.usd_per_million_tokens_low <= a.usd_per_million_tokens_high;
+      const std::vector<int>& o = plan.overlaps[plan.ranked[r]];
+      EXPECT_EQ(std::count(o.begin(), o.end(), static_cast<int>(q) + 1), intersect ? 1 : 0) << r << " " << q;
+    }
+  }
+  const std::string table = FormatPlan(spec_, plan, {}, 20);
+  EXPECT_NE(table.find("band overlaps"), std::string::npos) << table;
+  const PlanChoice& first = plan.choices[plan.ranked[0]];
+  EXPECT_NE(table.find(fmt::format("{:.3f}-{:.3f}]", first.usd_per_million_tokens_low,
+                                   first.usd_per_million_tokens_high)),
+            std::string::npos)
+      << table;
+  const std::string jsonl = PlanJsonl(plan);
+  const nlohmann::json line = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
+  EXPECT_EQ(line["tokens_per_s_low"].get<double>(), plan.choices[0].tokens_per_s_low);
+  EXPECT_EQ(line["usd_per_million_tokens_high"].get<double>(), plan.choices[0].usd_per_million_tokens_high);
+  EXPECT_EQ(line["overlaps"].size(), plan.overlaps[0].size());
+  EXPECT_EQ(line["best_setting"], plan.choices[0].best.name);
+}
+
+}  // namespace
+}  // namespace zerosim::study
