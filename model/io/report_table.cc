@@ -2,6 +2,7 @@
 
 #include "model/io/rlhf_report.h"
 
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -33,7 +34,7 @@ class Table {
 
   void Header() {
     out_ += fmt::format("{:<{}}", "", kLabelWidth);
-    for (const VariantReport& r : v_) out_ += fmt::format("{:>{}}", r.name, kColumnWidth);
+    for (const VariantReport& r : v_) out_ += fmt::format(" {:>{}}", r.name, kColumnWidth - 1);
     out_ += "\n";
     if (MixedEngines(v_)) Setting("engine", [](const VariantReport& r) { return r.engine; });
   }
@@ -56,7 +57,11 @@ class Table {
  private:
   void Line(const std::string& label, const Cell& cell, bool (*show)(const VariantReport&)) {
     out_ += fmt::format("{:<{}}", indent_ + label, kLabelWidth);
-    for (const VariantReport& r : v_) out_ += fmt::format("{:>{}}", show(r) ? cell(r) : "-", kColumnWidth);
+    // A space before every cell, so that one as wide as the column ("H100 fsdp compute n44") stays apart from
+    // the one before it.
+    for (const VariantReport& r : v_) {
+      out_ += fmt::format(" {:>{}}", show(r) ? cell(r) : "-", kColumnWidth - 1);
+    }
     out_ += "\n";
   }
 
@@ -73,6 +78,14 @@ const VariantReport* BaselineOf(const std::vector<VariantReport>& all, const Var
     if (r.engine == v.engine) return &r;
   }
   return &v;
+}
+
+// A variant's cross-node volume against its baseline's, in words that read right either way: "4.00x less
+// than ZeRO-3", "1.06x more than ZeRO-3", "the same as ZeRO-3" (within half a percent).
+std::string VolumeAgainst(double bytes, double base_bytes, const std::string& base_name) {
+  if (std::abs(bytes / base_bytes - 1) < 0.005) return "the same as " + base_name;
+  if (bytes < base_bytes) return fmt::format("{:.2f}x less than {}", base_bytes / bytes, base_name);
+  return fmt::format("{:.2f}x more than {}", bytes / base_bytes, base_name);
 }
 
 // With both engines: each variant's sim result against its analytic one.
@@ -230,7 +243,7 @@ std::string FormatReportTable(const model::Report& r) {
                          b.forward_allgather * per_node, b.backward_allgather * per_node, b.gradient_reduce * per_node,
                          model::CrossNodeVolumeInM(v, c.nodes));
       if (&v != &base && model::Ran(base) && b.total() > 0 && v.model.name == base.model.name) {
-        out += fmt::format("   ({:.2f}x less than {})", base.bytes.cross_node.total() / b.total(), base.name);
+        out += "   (" + VolumeAgainst(b.total(), base.bytes.cross_node.total(), base.name) + ")";
       }
       out += "\n";
     }

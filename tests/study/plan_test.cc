@@ -11,6 +11,7 @@
 
 #include "model/evaluate.h"
 #include "scratch_dir.h"
+#include "study/number_text.h"
 #include "study/plan_output.h"
 #include "study/plan_search.h"
 #include "study/sweep_grid.h"
@@ -148,6 +149,10 @@ TEST_F(PlanTest, ClustersCarryTheirBandAndTheRanksWhoseBandsOverlap) {
   }
   const std::string table = FormatPlan(spec_, plan, {}, 20);
   EXPECT_NE(table.find("band overlaps"), std::string::npos) << table;
+  // Costs as grouped numbers, never "8.08e+05" (issue 20 item 6).
+  EXPECT_EQ(table.find("e+"), std::string::npos) << table;
+  EXPECT_NE(table.find(GroupedNumber(plan.choices[plan.ranked[0]].cost.cost_to_train_usd)), std::string::npos)
+      << table;
   const PlanChoice& first = plan.choices[plan.ranked[0]];
   EXPECT_NE(table.find(fmt::format("{:.3f}-{:.3f}]", first.usd_per_million_tokens_low,
                                    first.usd_per_million_tokens_high)),
