@@ -26,13 +26,6 @@
 
 namespace zerosim::sim {
 
-// The memory maps a replay of `actors` SimGrid actors needs (a stack and its guard page each, and the process's
-// own) against `max_map_count` (vm.max_map_count; 0: unknown, no check): an error saying what to do when it is
-// short, instead of SimGrid's abort ("Failed to protect stack") mid-run. SimulateSchedule calls it.
-Status CheckMemoryMaps(int actors, long max_map_count);
-// /proc/sys/vm/max_map_count, 0 where unreadable.
-long ReadMaxMapCount();
-
 // Replays `s` on `c` in this process. SimGrid's engine is a process-wide singleton, so this runs at most
 // once per process; SimulateIsolated (isolation.h) runs it in a child process.
 StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::ClusterSpec& c,

@@ -2,7 +2,7 @@
 // actors' stacks exhausted vm.max_map_count; the replay now checks up front and says what to do.
 #include <gtest/gtest.h>
 
-#include "sim/replay.h"
+#include "sim/memory_maps.h"
 
 namespace zerosim::sim {
 namespace {
