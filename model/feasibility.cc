@@ -56,6 +56,13 @@ std::vector<Problem> CheckCluster(const ClusterSpec& c) {
   if (c.nodes > 1 && c.nic.count == 0) {
     Add(&out, "nic.count", fmt::format("{} nodes with no NIC cannot communicate", c.nodes));
   }
+  // Oversubscription is the ratio of a fat tree's leaf (or pod) downlinks to its uplinks: another fabric has no
+  // uplinks to oversubscribe, and the value would be reported but change nothing (issue 20 item 23).
+  if (c.fabric.kind != FabricKind::kFatTree && (c.fabric.oversubscription != 1 || c.fabric.pod_oversubscription != 1)) {
+    Add(&out, c.fabric.oversubscription != 1 ? "fabric.oversubscription" : "fabric.pod_oversubscription",
+        "only a fat_tree fabric has uplinks to oversubscribe: this one is not a fat tree (set fabric.kind, or "
+        "leave the ratio at 1)");
+  }
   if (c.fabric.kind == FabricKind::kFatTree) {
     const int leaf = c.fabric.nodes_per_leaf;
     if (leaf < 1 || leaf > kMaxNodes) {

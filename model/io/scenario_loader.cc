@@ -127,6 +127,11 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
   // efficiencies), so that one topology file holds each cluster's facts once.
   if (root.Has("nodes")) {
     s.cluster.nodes = static_cast<int>(root.Int("nodes", 1, model::kMaxNodes));
+    if (s.cluster.nodes > topo->cluster.nodes) {
+      root.Fail("nodes", fmt::format("{} nodes: more than the {} nodes of '{}' (a scenario's nodes run on part of its "
+                                     "topology's cluster; a sweep's nodes axis scales it)",
+                                     s.cluster.nodes, topo->cluster.nodes, topo->cluster.name));
+    }
     s.cluster.name = fmt::format("{}, {} of its nodes", topo->cluster.name, s.cluster.nodes);
     for (const model::Problem& p : model::CheckCluster(s.cluster)) {
       root.Fail("nodes", fmt::format("{} nodes of '{}': {}", s.cluster.nodes, topo->cluster.name, p.message));

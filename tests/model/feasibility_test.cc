@@ -110,3 +110,27 @@ TEST(Feasibility, TheOpEstimateBoundsTheSchedule) {
 
 }  // namespace
 }  // namespace zerosim::model
+
+namespace zerosim::model {
+namespace {
+
+// Issue 20 item 23: an oversubscription on a fabric without uplinks was accepted, reported and ignored.
+TEST(Feasibility, OversubscriptionOutsideAFatTreeIsRefused) {
+  ClusterSpec c;
+  c.nodes = 4;
+  c.gpus_per_node = 8;
+  c.gpu.sms = 132;
+  c.nic.count = 8;
+  c.fabric.kind = FabricKind::kRailOptimized;
+  EXPECT_TRUE(CheckCluster(c).empty());
+  c.fabric.oversubscription = 2;
+  const std::vector<Problem> p = CheckCluster(c);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].key, "fabric.oversubscription");
+  c.fabric.kind = FabricKind::kFatTree;
+  c.fabric.nodes_per_leaf = 2;
+  EXPECT_TRUE(CheckCluster(c).empty());
+}
+
+}  // namespace
+}  // namespace zerosim::model
