@@ -139,6 +139,15 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
     if (!status.ok()) return status;
   }
   s.calibration = *cal;
+  // The calibration's device copy (read + write bytes counted) cannot beat the GPU's memory bandwidth: a file that
+  // claims so describes another GPU (issue 20 item 23: [gpu] hbm_bandwidth was parsed and used nowhere).
+  if (s.calibration.copy_Bps > s.cluster.gpu.hbm_Bps * (1 + 1e-9)) {
+    root.Fail("topology", fmt::format("{}: the calibration {} copies at {:.4g} GB/s, more than the [gpu] hbm_bandwidth "
+                                      "{:.4g} GB/s of its GPU: the two describe different GPUs",
+                                      topology_rel, topo->calibration_path, s.calibration.copy_Bps / 1e9,
+                                      s.cluster.gpu.hbm_Bps / 1e9));
+    return status;
+  }
   s.model_source = model->source;
   s.topology_file = topo->file;
   s.model_file = model->file;

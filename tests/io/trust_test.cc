@@ -218,3 +218,20 @@ TEST(Trust, CombinationsThatCannotRunAreInfeasibleRows) {
 
 }  // namespace
 }  // namespace zerosim::io
+
+namespace zerosim::io {
+namespace {
+
+// Issue 20 item 23: [gpu] hbm_bandwidth was parsed and used nowhere; a calibration copying faster than the GPU's
+// memory can move describes another GPU, and a scenario's nodes beyond its topology's were accepted.
+TEST(Trust, HbmBandwidthBoundsTheCalibrationAndNodesTheTopology) {
+  EXPECT_EQ(ErrorAfterEdit("t.toml", "hbm_bandwidth = \"900GBps\"", "hbm_bandwidth = \"900GBps\""), "");
+  EXPECT_ERROR_HAS(ErrorAfterEdit("t.toml", "hbm_bandwidth = \"900GBps\"", "hbm_bandwidth = \"500GBps\""),
+                   "more than the [gpu] hbm_bandwidth");
+  EXPECT_EQ(ErrorAfterEdit("s.toml", "model = \"m.toml\"", "model = \"m.toml\"\nnodes = 2"), "");
+  EXPECT_ERROR_HAS(ErrorAfterEdit("s.toml", "model = \"m.toml\"", "model = \"m.toml\"\nnodes = 8"),
+                   "8 nodes: more than the 4 nodes");
+}
+
+}  // namespace
+}  // namespace zerosim::io
