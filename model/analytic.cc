@@ -5,6 +5,7 @@
 #include "model/collective_time.h"
 #include "model/kernel_cost.h"
 #include "model/nccl_allreduce.h"
+#include "model/nccl_channels.h"
 #include "model/op_cost.h"
 
 namespace zerosim::model {
@@ -35,24 +36,31 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   slope[kCompactRateMemory] = 1.0 / cal.copy_Bps;
   for (int k = 0; k < kNumKernels; ++k) {
     offset[static_cast<size_t>(kCompactRateKernels + k)] = cal.kernels[static_cast<size_t>(k)].fit.alpha_s;
-    slope[static_cast<size_t>(kCompactRateKernels + k)] = 1.0 / cal.kernels[static_cast<size_t>(k)].fit.beta_Bps;
+    slope[static_cast<size_t>(kCompactRateKernels + k)] =
+        1.0 / cal.kernels[static_cast<size_t>(k)].fit.beta_Bps;
   }
   for (size_t i = 0; i < s.traffic_classes.size(); ++i) {
-    offset[static_cast<size_t>(kCompactRateCollectives) + i] = EstimateCollective(s.traffic_classes[i], c).seconds;
+    offset[static_cast<size_t>(kCompactRateCollectives) + i] =
+        EstimateCollective(s.traffic_classes[i], c).seconds;
   }
   // All-reduces are NCCL's tuner's pick, which needs the buffer and the group (EstimateScheduledCollective):
   // their classes are retimed once, from their first op (equal traffic, equal buffer over the same group).
-  std::vector<bool> retimed(s.traffic_classes.size(), false);
+  // Each class's share of the SMs its NCCL kernels hold (nccl_channels.h: the communicator's channels, fewer
+  // for small ops), from its first op too (equal traffic: equal group shape and buffer).
+  std::vector<bool> seen(s.traffic_classes.size(), false);
+  std::vector<double> class_sm_share(s.traffic_classes.size(), 0.0);
   for (const Op& op : s.ops) {
-    if (op.kind != OpKind::kCollective || op.coll.kind != CollectiveKind::kAllReduce ||
-        op.coll.traffic_class < 0 || retimed[static_cast<size_t>(op.coll.traffic_class)])
+    if (op.kind != OpKind::kCollective || op.coll.traffic_class < 0 ||
+        seen[static_cast<size_t>(op.coll.traffic_class)])
       continue;
-    retimed[static_cast<size_t>(op.coll.traffic_class)] = true;
-    offset[static_cast<size_t>(kCompactRateCollectives + op.coll.traffic_class)] =
-        EstimateScheduledCollective(op.coll, c).seconds;
+    const auto k = static_cast<size_t>(op.coll.traffic_class);
+    seen[k] = true;
+    const CollectiveTime tuned = EstimateScheduledCollective(op.coll, c);
+    if (op.coll.kind == CollectiveKind::kAllReduce) offset[kCompactRateCollectives + k] = tuned.seconds;
+    class_sm_share[k] = CollectiveSmShare(op.coll, tuned, c);
   }
-  for (size_t i = 0; i < s.compute_classes.size(); ++i) offset[compute_base + i] = local.class_time[i].total();
-  const double sm_share = NcclSmShare(c);
+  for (size_t i = 0; i < s.compute_classes.size(); ++i)
+    offset[compute_base + i] = local.class_time[i].total();
   const bool one_queue = s.hardware_queues == 1;
 
   // Finish times, in a per-thread buffer reused across calls (sweeps evaluate thousands of schedules).
@@ -69,7 +77,8 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     const CompactOp& op = ops[i];
     const auto q = static_cast<size_t>(op.queue);
     double start = queue_free[q];
-    for (int d = 0; d < op.num_deps; ++d) start = std::max(start, finish[static_cast<size_t>(op.deps[static_cast<size_t>(d)])]);
+    for (int d = 0; d < op.num_deps; ++d)
+      start = std::max(start, finish[static_cast<size_t>(op.deps[static_cast<size_t>(d)])]);
     if (one_queue && op.queue != Queue::kHost) {
       if (op.queue == Queue::kCompute && last_gpu_start > start) t.queue_blocking_s += last_gpu_start - start;
       start = std::max(start, last_gpu_start);
@@ -105,7 +114,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     } else {
       double rate = 0;
       if (op.kind == OpKind::kCollective) {
-        rate = sm_share;
+        rate = class_sm_share[r - static_cast<size_t>(kCompactRateCollectives)];
       } else if (op.occupies_gpu) {
         rate = 1;
         t.gpu_side_s += dur;

@@ -6,9 +6,9 @@
 // Mechanisms of overlap (no fitted knob):
 //  - GPU sharing: a kernel or memory op on a side stream takes the GPU from the compute stream for its own
 //    duration (work-conserving, as the DES's max-min sharing of the GPU host); a collective holds
-//    NcclSmShare (channels / SMs, cluster_spec.h) of the GPU while it runs. Work that starts while the compute
-//    stream is busy delays it whole; work that starts while the compute stream is idle delays the next compute
-//    op only by the part still running when that op starts.
+//    CollectiveSmShare (its channels / SMs, nccl_channels.h) of the GPU while it runs. Work that starts while
+//    the compute stream is busy delays it whole; work that starts while the compute stream is idle delays the
+//    next compute op only by the part still running when that op starts.
 //  - Hardware queues: with Schedule::hardware_queues == 1 (CUDA_DEVICE_MAX_CONNECTIONS=1) a GPU op cannot
 //    start before the GPU op issued before it has started.
 // One pass in issue order is an approximation of the DES where side work and collectives interleave finely;

@@ -72,14 +72,4 @@ double NcclRingBusBandwidthCap(const ClusterSpec& c) {
   return 0.8 * c.intra.bandwidth_Bps;
 }
 
-int NcclChannels(const ClusterSpec& c) {
-  if (c.nccl.channels > 0) return c.nccl.channels;
-  return std::max(2, 2 * c.nic.count);
-}
-
-double NcclSmShare(const ClusterSpec& c) {
-  if (c.gpu.sms <= 0) return 0;
-  return std::min(1.0, static_cast<double>(NcclChannels(c)) / c.gpu.sms);
-}
-
 }  // namespace zerosim::model

@@ -70,10 +70,13 @@ struct CollectiveLibrary {
   // Achieved fraction of the link bandwidth by large transfers, per tier (protocol overheads aside).
   double intra_bandwidth_efficiency = 1;
   double inter_bandwidth_efficiency = 1;
-  // NCCL channels a collective runs on; each channel is one thread block resident on one SM for the whole
-  // collective (NCCL src/device: one CTA per channel), so concurrent compute keeps (SMs - channels) / SMs of the
-  // GPU. 0: NCCL's default for the node, two per NIC (NcclChannels).
+  // NCCL channels every communicator runs on (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS); each channel is
+  // one thread block resident on one SM for the whole collective, so concurrent compute keeps
+  // (SMs - channels) / SMs of the GPU. 0: NCCL's own count per communicator and collective
+  // (model/nccl_channels.h).
   int channels = 0;
+  // NCCL_MAX_NCHANNELS: a cap on NCCL's own count (connect.cc ncclTopoPostset); 0: unset.
+  int max_channels = 0;
   // Cap on a ring's bus bandwidth per rank, bytes/s (NcclRingBusBandwidthCap); 0: NCCL's per-architecture value.
   double ring_bus_bandwidth_cap_Bps = 0;
   // NCCL 2.7-2.17 (tuning.cc, ncclTopoTuneModel: `if (nNodes > 1 && p == NCCL_PROTO_LL) intraLat *= 1.8`):
@@ -130,15 +133,5 @@ const char* FabricKindName(FabricKind kind);
 // NVIDIA/nccl-tests #212: "With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of
 // 370GB/s" of H100's 450 GB/s; NCCL's Ampere and Hopper caps are 0.78 and 0.82 of their line rates).
 double NcclRingBusBandwidthCap(const ClusterSpec& c);
-
-// NCCL channels of `c`'s collectives: the [nccl] channels setting, or NCCL's default of two rings per NIC of the
-// node (NCCL's ring search builds two channels per network interface: NCCL_NCHANNELS_PER_NET_PEER defaults to 2;
-// at least 2).
-int NcclChannels(const ClusterSpec& c);
-
-// Fraction of a GPU's SMs NCCL's kernels hold while a collective runs: channels / SMs (at most 1). Compute that
-// runs beside the collective proceeds at the remaining fraction (the overlap mechanism that replaced the fitted
-// compute_interference).
-double NcclSmShare(const ClusterSpec& c);
 
 }  // namespace zerosim::model

@@ -44,6 +44,8 @@ std::vector<Problem> CheckCluster(const ClusterSpec& c) {
   }
   if (c.nccl.channels < 0)
     Add(&out, "nccl.channels", fmt::format("must be at least 0, got {}", c.nccl.channels));
+  if (c.nccl.max_channels < 0)
+    Add(&out, "nccl.max_channels", fmt::format("must be at least 0, got {}", c.nccl.max_channels));
   if (c.nic.count < 0 || c.nic.count > c.gpus_per_node) {
     Add(&out, "nic.count",
         fmt::format("{} NICs for {} GPUs per node: ZeroSim maps each GPU to one NIC (rails), so "

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "model/nccl_channels.h"
 #include "model/units.h"
 
 namespace zerosim::model {

@@ -13,8 +13,9 @@
 //   NVLSTree NVLS inside each node, a tree of nodes across them (2.18 on, Hopper and later, more than one
 //   node).
 // The bus bandwidth NCCL's tables scale is ZeroSim's own ring bus bandwidth for the cluster (TransferSeconds
-// at factor 1): ZeroSim does not run NCCL's channel search, so the tree and NVLSTree graphs are taken to
-// reach the ring graph's channels x per-channel bandwidth (an assumption, docs/nccl_points.md).
+// at factor 1): ZeroSim's channel search (nccl_channels.h) sets how many CTAs a collective holds, not its
+// bandwidth, and covers the ring graph only, so the tree and NVLSTree graphs are taken to reach the ring's bus
+// bandwidth (an assumption, docs/nccl_points.md).
 #pragma once
 
 #include "model/cluster_spec.h"

@@ -13,6 +13,7 @@
 
 #include "model/collective_time.h"
 #include "model/nccl_allreduce.h"
+#include "model/nccl_channels.h"
 #include "model/op_cost.h"
 #include "sim/carried_bytes.h"
 #include "sim/collective_plan.h"
@@ -355,8 +356,9 @@ class Replay {
         if (!MirrorChecked(op, step)) return;
       }
     }
-    // NCCL's kernels hold channels / SMs of each member GPU while the collective runs (model::NcclSmShare).
-    const double interference = model::NcclSmShare(c_);
+    // NCCL's kernels hold their channels / SMs of each member GPU while the collective runs
+    // (model::CollectiveSmShare: the communicator's channels, fewer for small ops).
+    const double interference = model::CollectiveSmShare(op.coll, t, c_);
     std::vector<int> loaded;
     if (interference > 0) {
       // The representatives of the classes with members in these instances.

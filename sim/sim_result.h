@@ -47,8 +47,8 @@ struct TraceEvent {
 struct SimResult {
   // Times of the representative rank (rank 0). compute_s, optimizer_s and gpu_side_s are the nominal
   // durations of the GPU work (op_cost.h); interference_s the GPU time NCCL's kernels took while
-  // collectives ran (NCCL kernels holding SMs, model::NcclSmShare); compute_busy_s their sum (the GPU's busy time: sharing the
-  // GPU conserves work) and exposed_comm_s the iteration time minus the schedule's own GPU work (compute,
+  // collectives ran (NCCL kernels holding SMs, model::CollectiveSmShare); compute_busy_s their sum (the GPU's
+  // busy time: sharing the GPU conserves work) and exposed_comm_s the iteration time minus the schedule's own GPU work (compute,
   // optimizer, side streams), as in the analytic Timing; start_s, finish_s and queue_busy_s are simulated.
   model::Timing timing;
   // Payload bytes of the flows handed to SimGrid, summed over the cluster (the platform's share times

@@ -1,6 +1,7 @@
 #include "model/io/report_json.h"
 
 #include "model/io/rlhf_report.h"
+#include "model/nccl_channels.h"
 
 namespace zerosim::io {
 
@@ -52,7 +53,7 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
                {"simple", proto(c.nccl.simple)},
                {"intra_bandwidth_efficiency", c.nccl.intra_bandwidth_efficiency},
                {"inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency},
-               {"channels", model::NcclChannels(c)},
+               {"channels", model::NcclChannels(c)}, {"max_channels", c.nccl.max_channels},
                {"sm_share", model::NcclSmShare(c)}};
   return j;
 }

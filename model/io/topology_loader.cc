@@ -95,6 +95,8 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
     c.nccl.inter_bandwidth_efficiency =
         nccl->NumberOr("inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency, 1e-6, 1.0);
     c.nccl.channels = static_cast<int>(nccl->IntOr("channels", c.nccl.channels, 1));
+    // NCCL_MAX_NCHANNELS: caps NCCL's own channel count (model/nccl_channels.h).
+    c.nccl.max_channels = static_cast<int>(nccl->IntOr("max_channels", c.nccl.max_channels, 1));
     c.nccl.ring_bus_bandwidth_cap_Bps =
         nccl->QuantityOr("ring_bus_bandwidth_cap", Dimension::kBandwidth, c.nccl.ring_bus_bandwidth_cap_Bps, false);
     // The network plugin's reported latency, on every network step (model::NetworkStepLatencySeconds).

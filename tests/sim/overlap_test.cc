@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/analytic.h"
+#include "model/nccl_channels.h"
 #include "model/schedule_builder.h"
 #include "sim_test_util.h"
 

@@ -151,12 +151,15 @@ inline std::vector<double> GroupArrivalTimes(const sim::PlatformSpec& spec,
 
 // Two replays of one schedule agree: the iteration, exposed communication and interference, and every op's
 // start and finish, within 1e-9 of the iteration time (the equivalence tests of the reductions and merges).
+// Interference also within 1e-6 of itself: it integrates the progress of NCCL's bounded GPU loads, which
+// SimGrid solves to maxmin/precision (1e-5), and collectives whose channels differ (model/nccl_channels.h)
+// run loads of different bounds side by side on one GPU (1.3e-7 seen between two wake modes).
 inline void ExpectSameTiming(const model::Timing& a, const model::Timing& b, size_t ops,
                              const std::string& name) {
   const double t = a.iteration_s;
   EXPECT_NEAR(b.iteration_s, t, 1e-9 * t) << name;
   EXPECT_NEAR(b.exposed_comm_s, a.exposed_comm_s, 1e-9 * t);
-  EXPECT_NEAR(b.interference_s, a.interference_s, 1e-9 * t);
+  EXPECT_NEAR(b.interference_s, a.interference_s, 1e-9 * t + 1e-6 * a.interference_s);
   double worst = 0;
   for (size_t i = 0; i < ops; ++i) {
     worst = std::max(worst, std::abs(a.start_s[i] - b.start_s[i]));
