@@ -58,6 +58,12 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return std::string(model::StrategyName(V(r).zero.strategy)); }},
       {"zero.framework", "", false,
        [](const FieldRow& r) -> FieldValue { return std::string(model::FrameworkName(V(r).zero.framework)); }},
+      {"zero.launcher", "", false,
+       [](const FieldRow& r) -> FieldValue {
+         return std::string(model::LauncherName(V(r).zero.effective_launcher()));
+       }},
+      {"zero.cuda_device_max_connections", "", false,
+       [](const FieldRow& r) { return Int(V(r).zero.cuda_device_max_connections); }},
       {"zero.communication_data_type", "", false,
        [](const FieldRow& r) -> FieldValue {
          return std::string(model::FloatFormatName(V(r).zero.precision.gradient_reduce_dtype));

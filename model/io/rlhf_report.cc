@@ -47,6 +47,12 @@ std::string FormatRlhfPhases(const std::vector<VariantReport>& v) {
                        r.zero.zero_hpz_partition_size, r.zero.zero_quantized_gradients ? "on" : "-",
                        r.zero.zero_quantized_nontrainable_weights ? "on" : "-");
   });
+  row("  CUDA_DEVICE_MAX_CONNECTIONS",
+      [](const VariantReport& r) { return std::to_string(r.zero.cuda_device_max_connections); });
+  row("  launcher",
+      [](const VariantReport& r) {
+        return fmt::format(" {}", model::LauncherName(r.zero.effective_launcher()));
+      });
   row("  feasible",
       [](const VariantReport& r) { return r.feasible ? std::string("yes") : std::string("NO"); });
   if (v.empty() || v.front().phases.empty()) return out;
