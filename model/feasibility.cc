@@ -129,6 +129,12 @@ std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
                       StrategyName(z.strategy)));
     }
   }
+  if (z.launcher && !LauncherRuns(*z.launcher, FrameworkOf(z.strategy))) {
+    Add(&out, "strategy",
+        fmt::format("strategy \"{}\" runs under framework \"{}\", which launcher \"{}\" does not run "
+                    "([runtime] launcher)",
+                    StrategyName(z.strategy), FrameworkName(FrameworkOf(z.strategy)), LauncherName(*z.launcher)));
+  }
   if (FrameworkOf(z.strategy) != z.framework) {
     Add(&out, "strategy",
         fmt::format("strategy \"{}\" runs under framework \"{}\", not \"{}\" ([runtime] framework)",

@@ -58,6 +58,28 @@ std::optional<Framework> ParseFramework(std::string_view name);
 
 // The framework a strategy belongs to.
 Framework FrameworkOf(Strategy s);
+
+// How the job is launched: the training stack around the framework, which sets the runtime defaults the
+// framework itself leaves to the environment ([runtime] launcher; docs/inputs.md).
+enum class Launcher : uint8_t {
+  kMegatronDeepSpeed,  // Megatron-DeepSpeed's pretrain scripts (DeepSpeed strategies)
+  kDeepSpeed,          // the `deepspeed` launcher: HF Trainer / Accelerate with DeepSpeed, plain scripts
+  kDeepSpeedChat,      // DeepSpeed-Chat (DeepSpeedExamples applications/DeepSpeed-Chat), via `deepspeed`
+  kTorchrun,           // PyTorch's torchrun (FSDP; DeepSpeed too)
+};
+const char* LauncherName(Launcher l);
+std::optional<Launcher> ParseLauncher(std::string_view name);
+// Every launcher name, comma-separated (for error messages).
+const char* LauncherNames();
+// The launcher a framework's runs get without [runtime] launcher: deepspeed for DeepSpeed, torchrun for FSDP.
+Launcher DefaultLauncher(Framework f);
+// Whether the launcher runs the framework's strategies (Megatron-DeepSpeed and DeepSpeed's launchers run
+// DeepSpeed only; torchrun both).
+bool LauncherRuns(Launcher l, Framework f);
+// CUDA_DEVICE_MAX_CONNECTIONS a launcher's runs get (strategy.cc names each source): 1 for
+// Megatron-DeepSpeed, CUDA's default 8 for the others, which do not set the variable.
+int LauncherHardwareQueues(Launcher l);
+
 bool IsFsdp(Strategy s);
 
 // The strategy shards parameters over a group smaller than the world and replicates across groups

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "model/model_spec.h"
 #include "model/strategy.h"
@@ -101,10 +102,13 @@ struct ZeroConfig {
   double host_tensor_view_s = 2e-6;
 
   // --- the runtime ([runtime] in a scenario) ---
+  // How the job is launched ([runtime] launcher; model/strategy.h): sets the default below. Unset: the
+  // framework's default launcher (effective_launcher()).
+  std::optional<Launcher> launcher;
   // CUDA_DEVICE_MAX_CONNECTIONS: hardware work queues the GPU feeds its streams through (CUDA's default 8).
   // With 1, kernels of every stream are dispatched in issue order through one queue, so a kernel waiting for
-  // another stream or a busy NCCL stream holds back everything issued after it. Megatron-DeepSpeed's launch
-  // scripts export 1 (its examples_deepspeed scripts; Megatron-LM requires it for its communication overlap).
+  // another stream or a busy NCCL stream holds back everything issued after it. Default by launcher
+  // (LauncherHardwareQueues): 1 for Megatron-DeepSpeed, 8 for plain DeepSpeed, DeepSpeed-Chat and torchrun.
   int cuda_device_max_connections = 8;
 
   // Number formats beyond the 16-bit dtype: gradient reduction and accumulation, optimizer states, FP8 GEMMs
@@ -112,6 +116,7 @@ struct ZeroConfig {
   Precision precision;
 
   bool hpz_enabled() const { return zero_hpz_partition_size > 1; }
+  Launcher effective_launcher() const { return launcher.value_or(DefaultLauncher(framework)); }
   // The shard group size of the strategy (0: one node; meaningless without HasShardGroup(strategy)).
   int shard_group_size() const {
     return strategy == Strategy::kMics              ? mics_shard_size

@@ -250,7 +250,9 @@ def main():
         ] if fsdp else [
             "[runtime]",
             'framework = "deepspeed"',
-            "cuda_device_max_connections = 1   # Megatron-DeepSpeed's launch scripts export 1",
+            'launcher = "megatron-deepspeed"   # the runs used Megatron-DeepSpeed (examples/azure): 1 hardware queue',
+            "# (model/strategy.h LauncherHardwareQueues; kept as the validated assumption: the 2022-23 scripts themselves",
+            "# do not export CUDA_DEVICE_MAX_CONNECTIONS, docs/inputs.md)",
             software_line,
             "",
             "[zero]",

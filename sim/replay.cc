@@ -188,6 +188,7 @@ class Replay {
     for (int g = 0; g < kGroupKinds; ++g) {
       const auto kind = static_cast<model::GroupKind>(g);
       const int instances = GroupInstances(kind, layout_);
+      instance_stride_ = std::max<int64_t>(instance_stride_, instances);
       auto& by_instance = instance_classes_[static_cast<size_t>(g)];
       auto& by_class = class_instances_[static_cast<size_t>(g)];
       by_instance.assign(static_cast<size_t>(instances), {});
@@ -291,7 +292,10 @@ class Replay {
     const Op& op = s_.ops[static_cast<size_t>(op_index)];
     const auto g = static_cast<size_t>(op.coll.group);
     const std::vector<int>& mine = class_instances_[g][static_cast<size_t>(a->rank)];
-    const int64_t base = static_cast<int64_t>(op_index) * static_cast<int64_t>(instance_classes_[g].size());
+    // Keys unique over every op and group: collectives of different groups are in flight at once (their own
+    // NCCL streams), so a key may not depend on the op's group (op i of a 2-instance group and op 2i of a
+    // 1-instance group would share one).
+    const int64_t base = static_cast<int64_t>(op_index) * instance_stride_;
     std::vector<int> ready;
     for (int i : mine) {
       if (++instances_[base + i].arrived ==
@@ -446,6 +450,7 @@ class Replay {
   static constexpr int kGroupKinds = model::kNumGroupKinds;
   std::array<std::vector<std::vector<int>>, kGroupKinds> instance_classes_;
   std::array<std::vector<std::vector<int>>, kGroupKinds> class_instances_;
+  int64_t instance_stride_ = 1;  // the most instances of any group kind (JoinCollective's keys)
   double last_finish_s_ = 0;
   int ranks_ = 0;
   std::array<std::vector<int>, model::kNumQueues> queue_ops_;

@@ -63,6 +63,12 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return std::string(model::StrategyName(V(r).zero.strategy)); }},
       {"zero.framework", "", kAny,
        [](const FieldRow& r) -> FieldValue { return std::string(model::FrameworkName(V(r).zero.framework)); }},
+      {"zero.launcher", "", kAny,
+       [](const FieldRow& r) -> FieldValue {
+         return std::string(model::LauncherName(V(r).zero.effective_launcher()));
+       }},
+      {"zero.cuda_device_max_connections", "", kAny,
+       [](const FieldRow& r) { return Int(V(r).zero.cuda_device_max_connections); }},
       {"zero.communication_data_type", "", kAny,
        [](const FieldRow& r) -> FieldValue {
          return std::string(model::FloatFormatName(V(r).zero.precision.gradient_reduce_dtype));

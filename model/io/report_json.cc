@@ -101,6 +101,7 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   j["train_micro_batch_size_per_gpu"] = z.train_micro_batch_size_per_gpu;
   j["gradient_accumulation_steps"] = z.gradient_accumulation_steps;
   j["activation_checkpointing"] = z.activation_checkpointing;
+  j["launcher"] = model::LauncherName(z.effective_launcher());
   j["cuda_device_max_connections"] = z.cuda_device_max_connections;
   if (z.strategy == model::Strategy::kMics) {
     j["mics_shard_size"] = z.mics_shard_size;

@@ -157,6 +157,10 @@ std::string FormatReportTable(const model::Report& r) {
     return fmt::format("{}/{}/{}", v.zero.zero_quantized_weights ? "on" : "-", v.zero.zero_hpz_partition_size,
                        v.zero.zero_quantized_gradients ? "on" : "-");
   });
+  t.Setting("launcher",
+            [](const VariantReport& v) { return std::string(model::LauncherName(v.zero.effective_launcher())); });
+  t.Setting("  CUDA_DEVICE_MAX_CONNECTIONS",
+            [](const VariantReport& v) { return std::to_string(v.zero.cuda_device_max_connections); });
   t.Setting("tokens per GPU (seq x micro)", [](const VariantReport& v) {
     return fmt::format("{}x{}", v.model.seq_len, v.zero.train_micro_batch_size_per_gpu);
   });

@@ -54,6 +54,11 @@ std::string FormatRlhfPhases(const std::vector<VariantReport>& v) {
                        r.zero.zero_hpz_partition_size, r.zero.zero_quantized_gradients ? "on" : "-",
                        r.zero.zero_quantized_nontrainable_weights ? "on" : "-");
   });
+  shown("  CUDA_DEVICE_MAX_CONNECTIONS",
+        [](const VariantReport& r) { return std::to_string(r.zero.cuda_device_max_connections); });
+  shown("  launcher", [](const VariantReport& r) {
+    return fmt::format(" {}", model::LauncherName(r.zero.effective_launcher()));
+  });
   shown("  feasible", [](const VariantReport& r) { return std::string(r.feasible ? "yes" : "NO"); });
   if (v.empty() || v.front().phases.empty()) return out;
   for (size_t i = 0; i < v.front().phases.size(); ++i) {

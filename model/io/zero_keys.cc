@@ -173,6 +173,12 @@ RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
     if (!r.framework)
       t->Fail("framework", fmt::format("unknown framework \"{}\" (modelled: deepspeed, fsdp)", *f));
   }
+  if (std::optional<std::string> l = t->OptionalString("launcher")) {
+    r.launcher = model::ParseLauncher(*l);
+    if (!r.launcher) {
+      t->Fail("launcher", fmt::format("unknown launcher \"{}\" (modelled: {})", *l, model::LauncherNames()));
+    }
+  }
   if (t->Has("cuda_device_max_connections")) {
     r.cuda_device_max_connections = static_cast<int>(t->IntOr("cuda_device_max_connections", 8, 1));
     if (*r.cuda_device_max_connections > 32) {
@@ -190,12 +196,11 @@ RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
   return r;
 }
 
-int FrameworkHardwareQueues(model::Framework f) { return f == model::Framework::kFsdp ? 8 : 1; }
-
 void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z) {
   z->framework = r.framework.value_or(model::FrameworkOf(z->strategy));
+  z->launcher = r.launcher;
   z->cuda_device_max_connections =
-      r.cuda_device_max_connections.value_or(FrameworkHardwareQueues(z->framework));
+      r.cuda_device_max_connections.value_or(model::LauncherHardwareQueues(z->effective_launcher()));
 }
 
 void ReportProblems(const std::vector<model::Problem>& problems, std::initializer_list<TableReader*> tables,

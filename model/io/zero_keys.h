@@ -31,6 +31,8 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
 // case every variant's strategy must belong to it (model::CheckZero reports it at `strategy`).
 struct RuntimeKeys {
   std::optional<model::Framework> framework;
+  // `launcher` (model::Launcher): sets the hardware queues' default; absent: the framework's default launcher.
+  std::optional<model::Launcher> launcher;
   std::optional<int> cuda_device_max_connections;
   // `software`: the calibration's software generation (model/calibration.h SelectSoftware); empty: its default.
   std::string software;
@@ -40,13 +42,9 @@ struct RuntimeKeys {
 // neither stack's has a published figure) straight into `z`, and applies the rest (ApplyRuntime).
 RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z);
 
-// Hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS) a framework's runs use by default: deepspeed 1, as
-// Megatron-DeepSpeed's launch scripts export it (examples_deepspeed/*.sh); fsdp 8, CUDA's own default
-// (PyTorch FSDP does not set the variable; CUDA programming guide, CUDA environment variables).
-int FrameworkHardwareQueues(model::Framework f);
-
-// Sets z's framework (the given one, else its strategy's) and its hardware queues (the given count, else
-// the framework's default).
+// Sets z's framework (the given one, else its strategy's), its launcher (the given one, else the framework's:
+// model::DefaultLauncher) and its hardware queues (the given count, else the launcher's:
+// model::LauncherHardwareQueues).
 void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z);
 
 // Reports each problem of model/feasibility.h at its key in the first of `tables` that gives that key

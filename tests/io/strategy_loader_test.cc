@@ -34,7 +34,7 @@ TEST(StrategyLoader, VariantsMixStrategiesEachUnderItsFramework) {
   const auto& v = s->variants;
   EXPECT_EQ(v[0].zero.strategy, Strategy::kZero3);
   EXPECT_EQ(v[0].zero.framework, Framework::kDeepSpeed);
-  EXPECT_EQ(v[0].zero.cuda_device_max_connections, 1);  // Megatron-DeepSpeed's export
+  EXPECT_EQ(v[0].zero.cuda_device_max_connections, 8);  // plain DeepSpeed does not set it (model/strategy.h)
   EXPECT_EQ(v[1].zero.strategy, Strategy::kFsdpFullShard);
   EXPECT_EQ(v[1].zero.framework, Framework::kFsdp);
   EXPECT_EQ(v[1].zero.cuda_device_max_connections, 8);  // CUDA's default: FSDP does not set it
