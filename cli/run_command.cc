@@ -172,7 +172,10 @@ int RunCommand(int argc, char** argv) {
     return kExitUsage;
   }
 
-  StatusOr<io::Scenario> s = study::LoadScenarioOrDefault(a.scenario);
+  // With what-ifs (--hf-config, --ds-config, --set) the configuration is checked as it will run, after all of them
+  // (issue 20 item 21); without, the loader checks it as written and names the file, line and key.
+  const bool what_ifs = !a.hf_config.empty() || !a.ds_config.empty() || !a.settings.empty();
+  StatusOr<io::Scenario> s = study::LoadScenarioOrDefault(a.scenario, {.check_configuration = !what_ifs});
   if (s.ok() && !a.hf_config.empty()) {
     StatusOr<io::ModelFile> hf = io::LoadHfConfig(io::DiskFileSource(), a.hf_config);
     if (!hf.ok()) {
@@ -192,7 +195,12 @@ int RunCommand(int argc, char** argv) {
     }
   }
   if (s.ok() && !a.ds_config.empty()) s = io::ApplyDsConfig(io::DiskFileSource(), a.ds_config, *std::move(s));
-  if (s.ok() && !a.settings.empty()) s = study::ApplySettings(io::DiskFileSource(), *s, a.settings);
+  if (s.ok() && !a.settings.empty()) s = study::ApplySettings(io::DiskFileSource(), *s, a.settings);  // checks
+  if (s.ok() && what_ifs && a.settings.empty()) {
+    std::string what = a.hf_config.empty() ? "" : "--hf-config " + a.hf_config;
+    if (!a.ds_config.empty()) what += (what.empty() ? "" : " ") + ("--ds-config " + a.ds_config);
+    if (Status st = study::CheckSomeVariantRuns(*s, what); !st.ok()) s = st;
+  }
   if (a.global_batch != 0 && (!a.search_batch || a.global_batch < 0)) {
     fmt::print(stderr,
                "zerosim run: --global-batch needs --search-batch and a positive number of sequences\n");

@@ -230,6 +230,24 @@ std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z,
   return CheckTraining(m, z, c);
 }
 
+std::vector<Problem> CheckCompute(const ModelSpec& m, const ZeroConfig& z, const ComputeEfficiency& compute) {
+  std::vector<Problem> out;
+  if (z.precision.fp8_gemms && !(compute.fp8_gemm > 0)) {
+    out.push_back({"fp8_gemms", "the calibration gives no gemm_efficiency.fp8_gemm"});
+  }
+  if (m.attention == AttentionImpl::kFlashV1 && !(compute.attention_v1_forward > 0)) {
+    out.push_back({"attention", "flash_v1: the calibration gives no gemm_efficiency.attention_v1_forward"});
+  }
+  return out;
+}
+
+std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                                        const Calibration& cal) {
+  std::vector<Problem> out = CheckConfiguration(m, z, c);
+  if (!out.empty()) return out;
+  return CheckCompute(m, z, cal.compute);
+}
+
 std::string DescribeProblems(const std::vector<Problem>& problems) {
   std::string s;
   for (const Problem& p : problems) s += fmt::format("{}{}: {}", s.empty() ? "" : "; ", p.key, p.message);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/calibration.h"
 #include "model/cluster_spec.h"
 #include "model/model_spec.h"
 #include "model/zero_config.h"
@@ -66,6 +67,18 @@ std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, cons
 // All of the above, cluster first. Empty: the configuration can be evaluated (it may still not fit in
 // memory: that is the evaluation's answer, model/memory.h).
 std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
+
+// The kernels the configuration runs against the calibration's compute set: FP8 GEMMs need its
+// `gemm_efficiency.fp8_gemm`, FlashAttention v1 its `attention_v1_*` (a zero efficiency would reach a
+// division in model/op_cost.cc).
+std::vector<Problem> CheckCompute(const ModelSpec& m, const ZeroConfig& z, const ComputeEfficiency& compute);
+
+// CheckConfiguration, then CheckCompute: the configuration as it will run on a cluster and its calibration.
+// Every path calls it on the configuration after its what-ifs are applied (the loader on a scenario as
+// written, a sweep on each point, `--set`, `--ds-config` and `--model` on the result), so that a setting is
+// judged on the cluster it runs on (issue 20 item 21).
+std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                                        const Calibration& cal);
 
 // Upper estimate of the ops BuildSchedule emits for one iteration (the size check above).
 double EstimateScheduleOps(const ModelSpec& m, const ZeroConfig& z);

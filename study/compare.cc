@@ -362,14 +362,16 @@ std::string RenderComparison(const Comparison& c, OutputFormat format) {
 StatusOr<io::Scenario> LoadComparedScenario(const std::string& path, const std::string& base,
                                             const std::vector<std::string>& settings) {
   const io::DiskFileSource fs;
-  StatusOr<io::Scenario> s = io::LoadScenario(fs, path);
+  // With what-ifs the configuration is checked as it will run, after them (ApplySettings).
+  StatusOr<io::Scenario> s = io::LoadScenario(fs, path, {.check_configuration = settings.empty()});
   if (!s.ok()) {
     const StatusOr<io::TopologyFile> t = io::LoadTopology(fs, path);
     if (!t.ok()) {
       return Status::Error(fmt::format("{} is neither a scenario ({}) nor a topology ({})", path,
                                        s.status().message(), t.status().message()));
     }
-    StatusOr<io::Scenario> b = LoadScenarioOrDefault(base);
+    // The base runs on the named topology: it is checked there (ApplySettings), not on its own.
+    StatusOr<io::Scenario> b = LoadScenarioOrDefault(base, {.check_configuration = false});
     if (!b.ok()) return b.status();
     s = ApplySettings(fs, *b, {"topology=" + path});
     if (!s.ok() && base.empty()) {

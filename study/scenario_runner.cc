@@ -45,13 +45,13 @@ StatusOr<model::VariantReport> EvaluateRlhf(const io::Scenario& s, const io::Var
 
 }  // namespace
 
-StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path) {
+StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path, const io::LoadOptions& options) {
   if (path.empty()) {
     const io::MemoryFileSource embedded(io::EmbeddedFiles());
-    return io::LoadScenario(embedded, io::kDefaultScenario);
+    return io::LoadScenario(embedded, io::kDefaultScenario, options);
   }
   const io::DiskFileSource disk;
-  return io::LoadScenario(disk, path);
+  return io::LoadScenario(disk, path, options);
 }
 
 StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s, model::ScheduleCache* cache) {
@@ -98,7 +98,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   // The one feasibility check (model/feasibility.h) before any schedule is built.
   std::vector<std::string> problems;
   for (const io::Variant& v : s.variants) {
-    problems.push_back(model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster)));
+    problems.push_back(
+        model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration)));
   }
   // The feasible variants' replays, several at once (SimOptions::variant_jobs), each in its own process.
   std::vector<model::Schedule> schedules;

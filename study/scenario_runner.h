@@ -19,7 +19,7 @@ namespace zerosim::study {
 enum class Engine { kAnalytic, kSim, kBoth };
 
 // `path` empty: the embedded default scenario.
-StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path);
+StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path, const io::LoadOptions& options = {});
 
 // The report of a variant that is not evaluated because it cannot run (`reason`).
 model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,

@@ -149,7 +149,7 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
   // Each variant on its own: one variant's problem does not make the others' rows infeasible.
   for (const Variant& var : p.variants) {
     p.variant_infeasible.push_back(
-        model::DescribeProblems(model::CheckConfiguration(var.model, var.zero, p.cluster)));
+        model::DescribeProblems(model::CheckConfiguration(var.model, var.zero, p.cluster, p.calibration)));
   }
   return p;
 }
@@ -173,15 +173,24 @@ StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenari
   if (!p.infeasible.empty()) {
     return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));
   }
-  // A variant that cannot run under the settings is an infeasible result of the run (EvaluateScenario checks
-  // each variant), unless none can: then the settings themselves are the problem.
-  bool any = false;
-  for (const std::string& why : p.variant_infeasible) any = any || why.empty();
-  if (!any && !p.variant_infeasible.empty()) {
-    return Status::Error(fmt::format("--set {}: no variant can run: {}", fmt::join(settings, " "),
-                                     p.variant_infeasible.front()));
+  if (Status st = CheckSomeVariantRuns(out, fmt::format("--set {}", fmt::join(settings, " "))); !st.ok()) {
+    return st;
   }
   return out;
+}
+
+Status CheckSomeVariantRuns(const io::Scenario& s, const std::string& what) {
+  // A variant that cannot run is an infeasible result of the run (EvaluateScenario checks each variant),
+  // unless none can: then the what-ifs themselves are the problem.
+  std::string first;
+  for (const io::Variant& v : s.variants) {
+    const std::string why =
+        model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration));
+    if (why.empty()) return Status::Ok();
+    if (first.empty()) first = fmt::format("variant \"{}\": {}", v.name, why);
+  }
+  if (s.variants.empty()) return Status::Ok();
+  return Status::Error(fmt::format("{}: no variant can run: {}", what, first));
 }
 
 }  // namespace zerosim::study

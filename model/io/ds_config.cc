@@ -247,11 +247,6 @@ StatusOr<Scenario> ApplyDsConfig(const FileSource& fs, const std::string& path, 
     if (!ds.ok()) return ds.status();
     v.zero = ds->zero;
     if (ds->dtype) v.model.dtype = *ds->dtype;
-    const std::vector<model::Problem> problems = model::CheckConfiguration(v.model, v.zero, s.cluster);
-    if (!problems.empty()) {
-      return Status::Error(
-          fmt::format("{}: with variant \"{}\": {}", path, v.name, model::DescribeProblems(problems)));
-    }
     ignored = ds->ignored;
     file = ds->file;
   }

@@ -43,8 +43,9 @@ struct Scenario;
 
 // `zerosim run --ds-config FILE`: the config's keys over every variant of `s` (each variant's own settings
 // are the base, so a config without ZeRO++ keys keeps the variants' differences) and its dtype over every
-// variant's model; the file and its ignored keys become the scenario's (for the report's provenance). Each
-// variant is checked (model/feasibility.h); a problem is an error naming the file and the variant.
+// variant's model; the file and its ignored keys become the scenario's (for the report's provenance). The
+// configuration is not checked here: the caller checks it as it will run, after every what-if
+// (study::CheckSomeVariantRuns), so a variant the config makes unrunnable is an infeasible row.
 StatusOr<Scenario> ApplyDsConfig(const FileSource& fs, const std::string& path, Scenario s);
 
 StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path, const model::ZeroConfig& base);

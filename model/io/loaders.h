@@ -101,7 +101,14 @@ struct Scenario {
   // `[rlhf]` (model/io/rlhf_loader.h): the scenario is DeepSpeed-Chat's RLHF; every variant is evaluated by phase.
   std::optional<model::RlhfSpec> rlhf;
 };
-StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path);
+struct LoadOptions {
+  // true: the configuration (model, ZeRO settings, cluster, calibration: model::CheckConfiguration) is checked
+  // as written, its problems are file:line errors. false: only the syntax, the keys and their ranges are;
+  // for a caller that applies what-ifs first (`--set`, a sweep's axes, `--ds-config`, `--model`) and then
+  // checks the configuration as it will run (issue 20 item 21: hpZ 16 with `--set gpus_per_node=16`).
+  bool check_configuration = true;
+};
+StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, const LoadOptions& options = {});
 
 // The provenance fields a scenario fixes (files, hashes, calibration); version and engine are added by
 // the caller.

@@ -94,7 +94,7 @@ const char* MetricName(Metric m) {
   return "?";
 }
 
-StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
+StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, const LoadOptions& options) {
   StatusOr<TomlFile> doc = ReadTomlFile(fs, path);
   if (!doc.ok()) return doc.status();
 
@@ -203,13 +203,13 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
     if (!ds_rel && !zero->Has("stage") && !zero->Has("strategy") && !model::IsFsdp(base_zero.strategy)) {
       zero->Int("stage", 3);
     }
-    base_zero = ReadZeroKeys(&*zero, base_zero, s.cluster);
+    base_zero = ReadZeroKeys(&*zero, base_zero);
     zero->Finish();
   }
   ApplyRuntime(runtime_keys, &base_zero);
   // The one feasibility check (model/feasibility.h) on the scenario's own settings: the model's sizes are
   // reported at `model`, the rest at the key that set them.
-  if (status.ok()) {
+  if (status.ok() && options.check_configuration) {
     const std::vector<model::Problem> problems = model::CheckConfiguration(base_model, base_zero, s.cluster);
     if (zero) {
       ReportProblems(problems, {&training, &*zero}, &root, "model");
@@ -239,20 +239,17 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path) {
         var.model.seq_len = base_model.seq_len;
         var.model.attention = base_model.attention;  // [training] attention is a training setting too
       }
-      var.zero = ReadZeroKeys(&vt, base_zero, s.cluster);
+      var.zero = ReadZeroKeys(&vt, base_zero);
       ApplyRuntime(runtime_keys, &var.zero);
       ReadTrainingKeys(&vt, &var.model, &var.zero);
-      if (status.ok()) {
+      if (status.ok() && options.check_configuration) {
         std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);
-        if (problems.empty() && var.zero.precision.fp8_gemms && !(s.calibration.compute.fp8_gemm > 0)) {
-          problems.push_back({"fp8_gemms", fmt::format("the calibration {} gives no gemm_efficiency.fp8_gemm",
-                                                       topo->calibration_path)});
-        }
-        if (problems.empty() && var.model.attention == model::AttentionImpl::kFlashV1 &&
-            !(s.calibration.compute.attention_v1_forward > 0)) {
-          problems.push_back({"attention", fmt::format("flash_v1: the calibration {} gives no "
-                                                       "gemm_efficiency.attention_v1_forward",
-                                                       topo->calibration_path)});
+        if (problems.empty()) {
+          problems = model::CheckCompute(var.model, var.zero, s.calibration.compute);
+          // Name the calibration file: the key that chose it is the topology's.
+          for (model::Problem& p : problems) {
+            p.message = fmt::format("{} ({})", p.message, topo->calibration_path);
+          }
         }
         TableReader* fallback = vt.Has("model") ? &vt : &root;
         if (zero) {

@@ -10,7 +10,7 @@
 
 namespace zerosim::io {
 
-model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, const model::ClusterSpec& c) {
+model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   model::ZeroConfig z = base;
   // `strategy` (model/strategy.h) picks the schedule; DeepSpeed's `stage` 1/2/3 alone means zero1/2/3.
   const bool had_zero12 =
@@ -108,7 +108,8 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, co
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z.host_overhead_per_module_s, false);
   z.host_tensor_view_s = t->QuantityOr("host_tensor_view", Dimension::kTime, z.host_tensor_view_s, false);
   ReadPrecisionKeys(t, &z.precision);  // number formats (precision_keys.h)
-  ReportProblems(model::CheckZero(z, c), {t});
+  // The settings against the cluster (model::CheckZero) are checked once, with the rest of the configuration,
+  // where the scenario is complete (scenario_loader.cc), or after the what-ifs (io::LoadOptions).
   return z;
 }
 

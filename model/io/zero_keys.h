@@ -17,9 +17,10 @@
 
 namespace zerosim::io {
 
-// Reads the ZeRO keys present in `t` over `base`, checking them against the cluster (model::CheckZero:
-// the hpZ size divides the GPUs per node, ...).
-model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base, const model::ClusterSpec& c);
+// Reads the ZeRO keys present in `t` over `base`: their syntax and ranges. Whether they can run on the
+// cluster (model::CheckZero: the hpZ size divides the GPUs per node, ...) is the caller's one check of the
+// whole configuration (model::CheckConfiguration).
+model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base);
 
 // Reads the training keys present in `t`: seq_len (into `m`), tokens_per_gpu or
 // train_micro_batch_size_per_gpu, gradient_accumulation_steps, activation_checkpointing (into `z`).

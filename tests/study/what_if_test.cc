@@ -1,0 +1,137 @@
+// What-ifs are judged on the configuration as it will run (issue 20 item 21): a scenario that cannot run on its
+// own topology (hpZ 16 on 8 GPUs per node, an HSDP shard group larger than the cluster) is refused by the loader
+// as written, but `--set` and a sweep's axes that make it runnable are accepted, and the calibration's compute
+// rules (FP8 GEMMs need gemm_efficiency.fp8_gemm) apply to a what-if as to a file.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "model/feasibility.h"
+#include "model/io/file_source.h"
+#include "model/io/loaders.h"
+#include "model/io/sweep.h"
+#include "study/sweep_grid.h"
+#include "test_inputs.h"
+
+namespace zerosim::study {
+namespace {
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+// The shared scenario with ZeRO++'s secondary partition over 16 GPUs: the test cluster has 8 per node.
+std::map<std::string, std::string> Hpz16Files() {
+  return testing::InputFiles(
+      Replace(testing::kScenario, "zero_hpz_partition_size = 8", "zero_hpz_partition_size = 16"));
+}
+
+TEST(WhatIf, TheLoaderRefusesAScenarioThatCannotRunAsWritten) {
+  const io::MemoryFileSource fs(Hpz16Files());
+  const StatusOr<io::Scenario> s = io::LoadScenario(fs, "s.toml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("s.toml:"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("zero_hpz_partition_size"), std::string::npos) << s.status().message();
+}
+
+TEST(WhatIf, ASettingThatMakesTheScenarioRunnableIsAccepted) {
+  const io::MemoryFileSource fs(Hpz16Files());
+  const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml", {.check_configuration = false});
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  const StatusOr<io::Scenario> s = ApplySettings(fs, *base, {"gpus_per_node=16"});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->cluster.gpus_per_node, 16);
+  for (const io::Variant& v : s->variants) {
+    EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s->cluster, s->calibration)), "")
+        << v.name;
+  }
+  // A setting that leaves it as it is: ZeRO-3 still runs, ZeRO++ is an infeasible row (not an error).
+  const StatusOr<io::Scenario> other = ApplySettings(fs, *base, {"nic.bandwidth=200Gbps"});
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(other->variants[0].model, other->variants[0].zero,
+                                                              other->cluster, other->calibration)),
+            "");
+  EXPECT_NE(model::DescribeProblems(model::CheckConfiguration(other->variants[1].model, other->variants[1].zero,
+                                                              other->cluster, other->calibration))
+                .find("zero_hpz_partition_size"),
+            std::string::npos);
+}
+
+TEST(WhatIf, AShardGroupLargerThanTheClusterRunsWhenNodesAreAdded) {
+  // 4 nodes x 8 GPUs = 32: a shard group of 64 ranks fits only with 8 nodes or more.
+  std::string text = testing::kScenario;
+  text = Replace(text, "[zero]\nstage = 3\n", "[zero]\nstrategy = \"fsdp_hybrid_shard\"\nhsdp_shard_size = 64\n");
+  text = Replace(text, "zero_quantized_weights = true\nzero_hpz_partition_size = 8\nzero_quantized_gradients = true\n",
+                 "hsdp_shard_size = 16\n");
+  const io::MemoryFileSource fs(testing::InputFiles(text));
+  const StatusOr<io::Scenario> as_written = io::LoadScenario(fs, "s.toml");
+  ASSERT_FALSE(as_written.ok());
+  EXPECT_NE(as_written.status().message().find("hsdp_shard_size"), std::string::npos) << as_written.status().message();
+  const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml", {.check_configuration = false});
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  const StatusOr<io::Scenario> s = ApplySettings(fs, *base, {"nodes=8"});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(model::DescribeProblems(
+                model::CheckConfiguration(s->variants[0].model, s->variants[0].zero, s->cluster, s->calibration)),
+            "");
+}
+
+TEST(WhatIf, ASweepWhoseAxisMakesTheBaseRunnableHasFeasiblePoints) {
+  std::map<std::string, std::string> files = Hpz16Files();
+  files["x.sweep.toml"] = "name = \"gpus\"\nbase = \"s.toml\"\n[axes]\ngpus_per_node = [8, 16]\n";
+  const io::MemoryFileSource fs(files);
+  const StatusOr<io::SweepSpec> sweep = LoadSweep(fs, "x.sweep.toml");
+  ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+  ASSERT_EQ(PointCount(*sweep), 2u);
+  const SweepPoint on8 = MakePoint(*sweep, 0);
+  const SweepPoint on16 = MakePoint(*sweep, 1);
+  ASSERT_EQ(on8.cluster.gpus_per_node, 8);
+  ASSERT_EQ(on16.cluster.gpus_per_node, 16);
+  ASSERT_EQ(on8.variant_infeasible.size(), 2u);
+  EXPECT_EQ(on8.variant_infeasible[0], "");  // ZeRO-3
+  EXPECT_NE(on8.variant_infeasible[1].find("zero_hpz_partition_size"), std::string::npos);
+  EXPECT_EQ(on16.variant_infeasible, (std::vector<std::string>{"", ""}));
+}
+
+TEST(WhatIf, FP8GemmsWithoutTheirCalibrationAreInfeasibleOnASweepPoint) {
+  // A GPU with FP8 tensor cores whose calibration gives no fp8_gemm: the loader refuses the file, and a sweep
+  // over it marks the FP8 variant infeasible with the calibration's reason (before: the point ran, and a
+  // zero efficiency reached the GEMM time's division).
+  std::map<std::string, std::string> files = testing::InputFiles(
+      Replace(testing::kScenario, "zero_quantized_gradients = true\n", "zero_quantized_gradients = true\nfp8_gemms = true\n"));
+  files["t.toml"] = Replace(testing::kTopology, "peak_flops = \"100TFLOPs\"\n",
+                            "peak_flops = \"100TFLOPs\"\nfp8_peak_flops = \"200TFLOPs\"\n");
+  files["x.sweep.toml"] = "name = \"bw\"\nbase = \"s.toml\"\n[axes]\n\"nic.bandwidth\" = [\"100Gbps\"]\n";
+  const io::MemoryFileSource fs(files);
+  const StatusOr<io::Scenario> s = io::LoadScenario(fs, "s.toml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("fp8_gemm"), std::string::npos) << s.status().message();
+  const StatusOr<io::SweepSpec> sweep = LoadSweep(fs, "x.sweep.toml");
+  ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+  const SweepPoint p = MakePoint(*sweep, 0);
+  ASSERT_EQ(p.variant_infeasible.size(), 2u);
+  EXPECT_EQ(p.variant_infeasible[0], "");
+  EXPECT_NE(p.variant_infeasible[1].find("gemm_efficiency.fp8_gemm"), std::string::npos) << p.variant_infeasible[1];
+  // --set on it: ZeRO-3 runs, the FP8 variant is an infeasible row; CheckSomeVariantRuns accepts it.
+  const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml", {.check_configuration = false});
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  EXPECT_TRUE(ApplySettings(fs, *base, {"nic.bandwidth=200Gbps"}).ok());
+}
+
+TEST(WhatIf, WhatIfsUnderWhichNoVariantRunsAreAnErrorNamingThem) {
+  const io::MemoryFileSource fs(Hpz16Files());
+  const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml", {.check_configuration = false});
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  const StatusOr<io::Scenario> s = ApplySettings(fs, *base, {"gpus_per_node=3"});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("--set gpus_per_node=3"), std::string::npos) << s.status().message();
+  const Status st = CheckSomeVariantRuns(*base, "--ds-config d.json");
+  EXPECT_TRUE(st.ok()) << st.message();  // ZeRO-3 runs on the base as written
+}
+
+}  // namespace
+}  // namespace zerosim::study
