@@ -24,14 +24,12 @@ enum class IntraFabric { kNvSwitch };
 struct IntraNodeSpec {
   IntraFabric fabric = IntraFabric::kNvSwitch;
   double bandwidth_Bps = 0;  // per GPU port into the switch, per direction
-  double latency_s = 0;      // GPU to GPU, one way
 };
 
 // NICs of one node. GPU g of a node uses NIC floor(g * count / gpus_per_node) (contiguous rails).
 struct NicSpec {
   int count = 0;
   double bandwidth_Bps = 0;  // per NIC, per direction
-  double latency_s = 0;      // GPU to switch port, one way
 };
 
 enum class FabricKind {
@@ -42,7 +40,6 @@ enum class FabricKind {
 
 struct InterNodeSpec {
   FabricKind kind = FabricKind::kSingleSwitch;
-  double switch_latency_s = 0;   // per switch traversal
   int nodes_per_leaf = 0;        // fat tree only
   double oversubscription = 1;   // fat tree only: leaf downlink / uplink bandwidth (4 means 4:1)
   // Three-level fat tree only (0: two levels): leaves under one pod (aggregation) switch, and the pod's

@@ -74,16 +74,13 @@ calibration = "{g['calibration']}"
 [intra_node]
 fabric = "nvswitch"
 bandwidth = "300GBps"        # 12 NVLink3 links x 25 GB/s per direction (A100 datasheet: 600 GB/s bidirectional)
-latency = "1us"
 
 [nic]
 count = {nics}
 bandwidth = "{per_nic}Gbps"
-latency = "1us"
 
 [fabric]
 kind = "single_switch"       # not stated; non-blocking assumed
-switch_latency = "0.2us"
 """ + nccl_text(c)
 
 

@@ -82,16 +82,13 @@ calibration = "{t['calibration']}"
 [intra_node]
 fabric = "nvswitch"
 bandwidth = "{t['intra']}"
-latency = "1us"
 
 [nic]
 count = 8
 bandwidth = "200Gbps"        # unused on one node
-latency = "1us"
 
 [fabric]
 kind = "single_switch"
-switch_latency = "0.2us"
 """
 
 

@@ -38,10 +38,8 @@ model::ClusterSpec PointCluster(const nlohmann::json& p) {
   c.gpu.name = p.at("gpu").get<std::string>();
   c.gpu.sms = p.at("sms").get<int>();
   c.intra.bandwidth_Bps = p.at("nvlink_GBps").get<double>() * 1e9;
-  c.intra.latency_s = 1e-6;
   c.nic.count = std::max(1, p.at("nics_per_node").get<int>());
   c.nic.bandwidth_Bps = std::max(1e-9, p.at("nic_Gbps").get<double>()) * 1e9 / 8;
-  c.nic.latency_s = 1e-6;
   c.fabric.kind = model::FabricKind::kSingleSwitch;
   // The point's NCCL release when the source states it; a Hopper or Blackwell point that does not takes the
   // current tables (2.18 to 2.27 share their ring tables; NVLS latency 25 us from 2.21); others keep the

@@ -24,16 +24,13 @@ calibration = "c.json"
 [intra_node]
 fabric = "nvswitch"
 bandwidth = "150GBps"
-latency = "1us"
 
 [nic]
 count = 2
 bandwidth = "100Gbps"
-latency = "1us"
 
 [fabric]
 kind = "single_switch"
-switch_latency = "0.2us"
 )";
 
 inline const char* kModel = R"(name = "tiny"

@@ -32,11 +32,9 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
               {"hbm_Bps", c.gpu.hbm_Bps},
               {"sms", c.gpu.sms},
               {"fp8_peak_flops", c.gpu.fp8_peak_flops}};
-  j["intra_node"] = {
-      {"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}, {"latency_s", c.intra.latency_s}};
-  j["nic"] = {{"count", c.nic.count}, {"bandwidth_Bps", c.nic.bandwidth_Bps}, {"latency_s", c.nic.latency_s}};
+  j["intra_node"] = {{"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}};
+  j["nic"] = {{"count", c.nic.count}, {"bandwidth_Bps", c.nic.bandwidth_Bps}};
   j["fabric"] = {{"kind", model::FabricKindName(c.fabric.kind)},
-                 {"switch_latency_s", c.fabric.switch_latency_s},
                  {"nodes_per_leaf", c.fabric.nodes_per_leaf},
                  {"oversubscription", c.fabric.oversubscription},
                  {"leaves_per_pod", c.fabric.leaves_per_pod},

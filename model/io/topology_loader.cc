@@ -19,6 +19,23 @@ void ReadProtocol(TableReader* parent, std::string_view key, model::NcclProtocol
 
 }  // namespace
 
+namespace {
+
+// Link latencies are not inputs (issue 20 item 23: they were read and changed nothing). A collective's step
+// latency is NCCL's own estimate for the hardware, the tuning tables of `[nccl] release` (baseLat and hwLat
+// per link kind and protocol, src/graph/tuning.cc), plus `[nccl] net_latency`, the network plugin's reported
+// latency, on every network step (model::NetworkStepLatencySeconds). A topology that gives a link latency is
+// refused at its key, pointing to the one that is used.
+void RefuseLinkLatency(TableReader* t, const char* key) {
+  if (!t->Has(key)) return;
+  t->MarkKnown(key);
+  t->Fail(key, "link latencies are not an input: step latencies are NCCL's tuning tables for [nccl] release "
+               "(hwLat per link kind), plus [nccl] net_latency on every network step (the network plugin's "
+               "reported latency); remove this key, or give [nccl] net_latency for a slower network");
+}
+
+}  // namespace
+
 StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& path) {
   StatusOr<TomlFile> doc = ReadTomlFile(fs, path);
   if (!doc.ok()) return doc.status();
@@ -50,18 +67,18 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   const std::string fabric = intra.String("fabric");
   if (status.ok() && fabric != "nvswitch") intra.Fail("fabric", fmt::format("unknown fabric \"{}\" (supported: nvswitch)", fabric));
   c.intra.bandwidth_Bps = intra.Quantity("bandwidth", Dimension::kBandwidth, true);
-  c.intra.latency_s = intra.Quantity("latency", Dimension::kTime, false);
+  RefuseLinkLatency(&intra, "latency");
   intra.Finish();
 
   TableReader nic = root.Table("nic");
   c.nic.count = static_cast<int>(nic.Int("count", c.nodes > 1 ? 1 : 0, model::kMaxGpusPerNode));
   c.nic.bandwidth_Bps = nic.Quantity("bandwidth", Dimension::kBandwidth, true);
-  c.nic.latency_s = nic.Quantity("latency", Dimension::kTime, false);
+  RefuseLinkLatency(&nic, "latency");
   nic.Finish();
 
   TableReader fab = root.Table("fabric");
   const std::string kind = fab.String("kind");
-  c.fabric.switch_latency_s = fab.Quantity("switch_latency", Dimension::kTime, false);
+  RefuseLinkLatency(&fab, "switch_latency");
   if (kind == "single_switch") {
     c.fabric.kind = model::FabricKind::kSingleSwitch;
   } else if (kind == "rail_optimized") {

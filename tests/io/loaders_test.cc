@@ -51,8 +51,8 @@ TEST(Loaders, AScenarioMayRunOnPartOfItsTopologysNodes) {
 TEST(Loaders, NcclReleaseSelectsItsTablesAndExplicitSettingsWin) {
   // [nccl] release = "2.12" loads tuning.cc's 2.12 tables (Simple's network step 28 us); an explicit
   // [nccl.simple] setting after it overrides the table; [runtime] host_tensor_view sets DeepSpeed's slice cost.
-  StatusOr<Scenario> s = LoadEdited("t.toml", "switch_latency = \"0.2us\"",
-                                    "switch_latency = \"0.2us\"\n\n[nccl]\nrelease = \"2.12.10\"\n"
+  StatusOr<Scenario> s = LoadEdited("t.toml", "kind = \"single_switch\"",
+                                    "kind = \"single_switch\"\n\n[nccl]\nrelease = \"2.12.10\"\n"
                                     "net_latency = \"35us\"\n[nccl.simple]\nbase_latency = \"5us\"");
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->cluster.nccl.release, "2.12.10");
@@ -100,30 +100,33 @@ INSTANTIATE_TEST_SUITE_P(
     Loaders, BadInputs,
     ::testing::Values(
         BadInput{"unknown key with a suggestion", "t.toml", "bandwidth = \"100Gbps\"", "bandwdith = \"100Gbps\"",
-                 {"t.toml:20:1", "[nic] bandwdith", "unknown key", "did you mean 'bandwidth'"}},
+                 {"t.toml:19:1", "[nic] bandwdith", "unknown key", "did you mean 'bandwidth'"}},
         BadInput{"no nodes", "s.toml", "model = \"m.toml\"", "model = \"m.toml\"\nnodes = 0",
                  {"s.toml:4", "nodes", "at least 1"}},
         BadInput{"nodes not a number", "s.toml", "model = \"m.toml\"", "model = \"m.toml\"\nnodes = \"two\"",
                  {"s.toml:4", "nodes"}},
-        BadInput{"missing key", "t.toml", "latency = \"1us\"\n\n[fabric]", "\n[fabric]",
-                 {"t.toml:18", "missing key 'latency' in [nic]"}},
-        BadInput{"bad unit", "t.toml", "\"100Gbps\"", "\"100\"", {"t.toml:20", "[nic] bandwidth", "no unit"}},
-        BadInput{"wrong dimension", "t.toml", "latency = \"1us\"\n\n[nic]", "latency = \"1GBps\"\n\n[nic]",
-                 {"t.toml:16", "[intra_node] latency", "expected a time"}},
+        BadInput{"missing key", "t.toml", "bandwidth = \"100Gbps\"\n\n[fabric]", "\n[fabric]",
+                 {"t.toml:17", "missing key 'bandwidth' in [nic]"}},
+        BadInput{"bad unit", "t.toml", "\"100Gbps\"", "\"100\"", {"t.toml:19", "[nic] bandwidth", "no unit"}},
+        BadInput{"wrong dimension", "t.toml", "\"150GBps\"", "\"1us\"",
+                 {"t.toml:15", "[intra_node] bandwidth", "expected a bandwidth"}},
+        BadInput{"a link latency (not an input: NCCL's tables give it)", "t.toml", "bandwidth = \"100Gbps\"",
+                 "bandwidth = \"100Gbps\"\nlatency = \"1us\"",
+                 {"t.toml:20", "[nic] latency", "not an input", "[nccl] net_latency"}},
         BadInput{"non-positive bandwidth", "t.toml", "\"150GBps\"", "\"0GBps\"",
                  {"t.toml:15", "[intra_node] bandwidth", "greater than zero"}},
         BadInput{"number without unit string", "t.toml", "\"150GBps\"", "150",
                  {"t.toml:15", "as a string with a unit"}},
         BadInput{"unknown fabric", "t.toml", "\"single_switch\"", "\"torus\"",
-                 {"t.toml:24", "[fabric] kind", "torus", "supported"}},
+                 {"t.toml:22", "[fabric] kind", "torus", "supported"}},
         BadInput{"fat-tree pods not filled", "t.toml", "kind = \"single_switch\"",
                  "kind = \"fat_tree\"\nnodes_per_leaf = 2\nleaves_per_pod = 3",
-                 {"t.toml:26", "[fabric] leaves_per_pod", "pods of 6 nodes"}},
-        BadInput{"unknown NCCL release", "t.toml", "switch_latency = \"0.2us\"",
-                 "switch_latency = \"0.2us\"\n\n[nccl]\nrelease = \"3.1\"",
-                 {"t.toml:28", "[nccl] release", "unknown NCCL release \"3.1\""}},
+                 {"t.toml:24", "[fabric] leaves_per_pod", "pods of 6 nodes"}},
+        BadInput{"unknown NCCL release", "t.toml", "kind = \"single_switch\"",
+                 "kind = \"single_switch\"\n\n[nccl]\nrelease = \"3.1\"",
+                 {"t.toml:25", "[nccl] release", "unknown NCCL release \"3.1\""}},
         BadInput{"NICs do not divide the GPUs", "t.toml", "count = 2", "count = 3",
-                 {"t.toml:19", "[nic] count", "equal rails"}},
+                 {"t.toml:18", "[nic] count", "equal rails"}},
         BadInput{"hpZ size not dividing the GPUs per node", "s.toml", "zero_hpz_partition_size = 8",
                  "zero_hpz_partition_size = 3", {"s.toml:19", "zero_hpz_partition_size", "does not divide the 8 GPUs"}},
         BadInput{"stage outside 1 to 3", "s.toml", "stage = 3", "stage = 4", {"s.toml:11", "[zero] stage", "stages 1 to 3"}},

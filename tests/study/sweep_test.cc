@@ -323,7 +323,7 @@ TEST(Cost, OwnedClusterAmortisesCapexAndPaysPower) {
   model::ClusterSpec c;
   c.nodes = 4;
   c.gpus_per_node = 8;
-  c.nic = {8, 50e9, 1e-6};
+  c.nic = {8, 50e9};
   c.fabric.kind = model::FabricKind::kFatTree;
   c.fabric.oversubscription = 2;
   model::PriceModel p;
