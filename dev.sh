@@ -2,8 +2,9 @@
 # ZeroSim's one entry point for set-up, build, run and test. The single source of truth for what the
 # build needs: .ci/run and the README call this script and nothing else.
 #
-#   ./dev.sh run [ARGS...]   install what is missing, build the zerosim command (not the tests), then `zerosim run ARGS...`
-#                            (no ARGS: the embedded default scenario)
+#   ./dev.sh run [ARGS...]   install the Debian packages that are missing, build the zerosim command (not the tests;
+#                            without a GPU not its CUDA kernels either), then `zerosim run ARGS...` (no ARGS: the
+#                            embedded default scenario)
 #   ./dev.sh test            install what is missing, build, run the whole test suite (ctest)
 #   ./dev.sh build           install what is missing and build
 #   ./dev.sh deps            only install what is missing
@@ -38,7 +39,7 @@ as_root() {
   fi
 }
 
-install_deps() {
+install_apt() {
   local missing=()
   for p in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -48,6 +49,10 @@ install_deps() {
     as_root apt-get update -q
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
   fi
+}
+
+# The Python packages are the tests' and the notebooks' only: `run` does not wait for them.
+install_pip() {
   local py_missing=()
   for p in "${PIP_PACKAGES[@]}"; do
     python3 -m pip show -q "$p" >/dev/null 2>&1 || py_missing+=("$p")
@@ -58,17 +63,33 @@ install_deps() {
   fi
 }
 
+install_deps() { install_apt; install_pip; }
+
+have_gpu() { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
+
 # build [TARGET]: configure once, then build TARGET (default: everything, the tests included).
+#   The CUDA kernels are built wherever the toolkit is (nvcc is not on PATH on these machines: its usual
+#   place), for the attached GPU's architecture when there is one, else for every architecture of
+#   CMakeLists.txt (CI proves they compile). Only `run` on a machine without a GPU leaves them out (nothing
+#   could run them there, and they are most of a fresh build's time); the next full build adds them, which
+#   recompiles only kernels/ (ZEROSIM_HAVE_CUDA is private to it).
 build() {
   local target_args=()
   if [ $# -gt 0 ]; then target_args=(--target "$1"); fi
-  local cuda_args=()
-  # nvcc is not on PATH on these machines; CUDA code is built only where the toolkit exists.
-  if [ -x /usr/local/cuda/bin/nvcc ]; then cuda_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc); fi
+  local nvcc=/usr/local/cuda/bin/nvcc cuda=OFF
+  if [ -x "$nvcc" ] && { [ $# -eq 0 ] || have_gpu; }; then cuda=ON; fi
+  local cuda_args=(-DZEROSIM_CUDA="$cuda")
+  if [ "$cuda" = ON ]; then
+    cuda_args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
+    if have_gpu; then cuda_args+=(-DCMAKE_CUDA_ARCHITECTURES=native); fi
+  fi
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     # The notebooks' tests use the python3 on PATH, the one pip installed their packages for.
     cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DPython3_EXECUTABLE="$(command -v python3)" \
       "${cuda_args[@]}"
+  elif [ "$cuda" = ON ] && grep -q '^ZEROSIM_CUDA:BOOL=OFF' "$BUILD_DIR/CMakeCache.txt"; then
+    log "adding the CUDA kernels to $BUILD_DIR (it was configured by \`run\` without them)"
+    cmake "$BUILD_DIR" "${cuda_args[@]}"
   fi
   cmake --build "$BUILD_DIR" -j "$JOBS" "${target_args[@]}"
 }
@@ -110,7 +131,7 @@ cmd=${1:-}
 case "$cmd" in
   deps) install_deps ;;
   build) install_deps; build ;;
-  run) install_deps; build zerosim; exec "$BUILD_DIR/zerosim" run "$@" ;;   # the command alone, not the tests
+  run) install_apt; build zerosim; exec "$BUILD_DIR/zerosim" run "$@" ;;   # the command alone, not the tests
   test) install_deps; build; cd "$BUILD_DIR" && exec ctest --output-on-failure -j "$JOBS" ;;
   asan) install_deps; asan ;;
   fuzz) install_deps; fuzz "$@" ;;
