@@ -16,11 +16,11 @@
 #include "model/cluster_spec.h"
 #include "model/io/file_source.h"
 #include "model/model_spec.h"
+#include "model/perturbations.h"
 #include "model/report.h"
 #include "model/rlhf_spec.h"
 #include "model/status.h"
 #include "model/zero_config.h"
-#include "sim/sim_options.h"
 
 namespace zerosim::io {
 
@@ -89,7 +89,7 @@ struct Scenario {
   std::string model_source;
   std::vector<Variant> variants;
   std::vector<Expectation> expectations;
-  sim::Perturbations perturbations;  // [perturbations] (perturbation_loader.h): the sim engine only
+  model::Perturbations perturbations;  // [perturbations] (perturbation_loader.h): the sim engine only
   model::InputFile scenario_file;
   model::InputFile topology_file;
   model::InputFile model_file;

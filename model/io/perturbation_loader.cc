@@ -44,15 +44,15 @@ int Node(TableReader& r, std::string_view key, const model::ClusterSpec& c) {
 
 }  // namespace
 
-sim::Perturbations ReadPerturbations(TableReader* root, const toml::table& doc, const std::string& path,
+model::Perturbations ReadPerturbations(TableReader* root, const toml::table& doc, const std::string& path,
                                      const model::ClusterSpec& c, Status* status) {
-  sim::Perturbations p;
+  model::Perturbations p;
   std::optional<TableReader> section = root->OptionalTable("perturbations");
   const toml::table* table = doc.get_as<toml::table>("perturbations");
   if (!section || table == nullptr) return p;
 
   ForEachTable(&*section, *table, path, "slow_node", status, [&](TableReader& r) {
-    sim::SlowNode s;
+    model::SlowNode s;
     s.node = Node(r, "node", c);
     s.slowdown = r.NumberOr("slowdown", 1, 1e-3, 1e3);
     if (!r.Has("slowdown")) r.Count("slowdown", 0);  // report it missing
@@ -60,10 +60,10 @@ sim::Perturbations ReadPerturbations(TableReader* root, const toml::table& doc, 
   });
 
   ForEachTable(&*section, *table, path, "degraded_link", status, [&](TableReader& r) {
-    sim::DegradedLink d;
+    model::DegradedLink d;
     const std::string link = r.String("link");
     if (link == "nic") {
-      d.kind = sim::DegradedLink::Kind::kNic;
+      d.kind = model::DegradedLink::Kind::kNic;
       d.node = Node(r, "node", c);
       d.rail = static_cast<int>(r.Int("rail", 0));
       if (d.rail >= c.nic.count) {
@@ -71,7 +71,7 @@ sim::Perturbations ReadPerturbations(TableReader* root, const toml::table& doc, 
                fmt::format("NIC {} does not exist: nodes have NICs 0 to {}", d.rail, c.nic.count - 1));
       }
     } else if (link == "leaf_uplink" || link == "pod_uplink") {
-      d.kind = sim::DegradedLink::Kind::kUplink;
+      d.kind = model::DegradedLink::Kind::kUplink;
       d.level = link == "leaf_uplink" ? 0 : 1;
       const char* key = d.level == 0 ? "leaf" : "pod";
       d.group = static_cast<int>(r.Int(key, 0));
@@ -92,7 +92,7 @@ sim::Perturbations ReadPerturbations(TableReader* root, const toml::table& doc, 
   });
 
   ForEachTable(&*section, *table, path, "background_flow", status, [&](TableReader& r) {
-    sim::BackgroundFlow b;
+    model::BackgroundFlow b;
     b.src_node = Node(r, "from_node", c);
     b.dst_node = Node(r, "to_node", c);
     b.gpu = static_cast<int>(r.Int("gpu", 0));

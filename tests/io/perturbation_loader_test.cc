@@ -1,4 +1,4 @@
-// The [perturbations] section of a scenario: valid tables load into sim::Perturbations; bad indices, factors
+// The [perturbations] section of a scenario: valid tables load into model::Perturbations; bad indices, factors
 // and kinds get a message naming file, line and key (test_inputs.h: 4 nodes x 8 GPUs, 2 NICs, one switch).
 #include <gtest/gtest.h>
 
@@ -49,12 +49,12 @@ gpu = 7
 rate = "25Gbps"
 )");
   ASSERT_TRUE(s.ok()) << s.status().message();
-  const sim::Perturbations& p = s->perturbations;
+  const model::Perturbations& p = s->perturbations;
   ASSERT_EQ(p.slow_nodes.size(), 1u);
   EXPECT_EQ(p.slow_nodes[0].node, 3);
   EXPECT_DOUBLE_EQ(p.slow_nodes[0].slowdown, 1.1);
   ASSERT_EQ(p.links.size(), 1u);
-  EXPECT_EQ(p.links[0].kind, sim::DegradedLink::Kind::kNic);
+  EXPECT_EQ(p.links[0].kind, model::DegradedLink::Kind::kNic);
   EXPECT_EQ(p.links[0].rail, 1);
   EXPECT_DOUBLE_EQ(p.links[0].bandwidth_factor, 0.5);
   ASSERT_EQ(p.background.size(), 1u);
@@ -75,7 +75,7 @@ TEST(PerturbationLoader, LeafUplinksNeedAFatTree) {
   StatusOr<Scenario> s = LoadScenario(MemoryFileSource(files), "s.toml");
   ASSERT_TRUE(s.ok()) << s.status().message();
   ASSERT_EQ(s->perturbations.links.size(), 1u);
-  EXPECT_EQ(s->perturbations.links[0].kind, sim::DegradedLink::Kind::kUplink);
+  EXPECT_EQ(s->perturbations.links[0].kind, model::DegradedLink::Kind::kUplink);
   EXPECT_EQ(s->perturbations.links[0].group, 1);
 }
 
