@@ -1,6 +1,7 @@
 #include "model/cluster_spec.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 
 #include "model/units.h"
@@ -21,13 +22,8 @@ CollectiveLibrary DefaultNcclLibrary() {
 
 bool NcclLibraryForRelease(std::string_view release, CollectiveLibrary* lib) {
   // "2.MINOR" or "2.MINOR.PATCH[-N]": only the minor number selects a table.
-  if (release.substr(0, 2) != "2.") return false;
-  int minor = 0;
-  size_t i = 2;
-  for (; i < release.size() && release[i] >= '0' && release[i] <= '9' && minor < 1000; ++i) {
-    minor = minor * 10 + (release[i] - '0');
-  }
-  if (i == 2 || minor < 7 || (i < release.size() && release[i] != '.')) return false;
+  const int minor = NcclReleaseMinor(release);
+  if (minor < 7) return false;
   const CollectiveLibrary base = DefaultNcclLibrary();
   lib->ll = base.ll;
   lib->ll128 = base.ll128;
@@ -61,13 +57,36 @@ const char* FabricKindName(FabricKind kind) {
   return "?";
 }
 
+int NcclReleaseMinor(std::string_view release) {
+  if (release.substr(0, 2) != "2.") return -1;
+  int minor = 0;
+  size_t i = 2;
+  for (; i < release.size() && release[i] >= '0' && release[i] <= '9' && minor < 1000; ++i) {
+    minor = minor * 10 + (release[i] - '0');
+  }
+  if (i == 2 || (i < release.size() && release[i] != '.')) return -1;
+  return minor;
+}
+
+int GpuComputeCapability(const ClusterSpec& c) {
+  const auto has = [&c](std::initializer_list<const char*> names) {
+    for (const char* n : names) {
+      if (c.gpu.name.find(n) != std::string::npos) return true;
+    }
+    return false;
+  };
+  if (has({"B200", "B300", "GB200", "GB300"})) return 100;
+  if (has({"H100", "H200", "H800", "H20"})) return 90;
+  if (has({"A100", "A800", "A10", "A30", "A40"})) return 80;
+  return 70;
+}
+
 double NcclRingBusBandwidthCap(const ClusterSpec& c) {
   if (c.nccl.ring_bus_bandwidth_cap_Bps > 0) return c.nccl.ring_bus_bandwidth_cap_Bps;
-  const std::string& g = c.gpu.name;
-  if (g.find("A100") != std::string::npos) return 235e9;
-  for (const char* hopper : {"H100", "H200", "H800", "H20"}) {
-    if (g.find(hopper) != std::string::npos) return 370e9;
-  }
+  // tuning.cc caps Ampere's and Hopper's rings (its compCapIndex: every 8.x is Ampere).
+  const int cc = GpuComputeCapability(c);
+  if (cc == 80) return 235e9;
+  if (cc == 90) return 370e9;
   // No cap in NCCL's table: the NVLink line rate less NCCL's ~20% protocol overhead (nccl-tests #212).
   return 0.8 * c.intra.bandwidth_Bps;
 }

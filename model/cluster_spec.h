@@ -124,11 +124,20 @@ const char* FabricKindName(FabricKind kind);
 // NCCL's cap on a ring's bus bandwidth per GPU architecture, bytes/s: NCCL's tuning model
 // (src/graph/tuning.cc, ncclTopoTuneModel: busBw = min(busBw, 235) on Ampere, min(busBw, 370) on Hopper, GB/s) -
 // what its rings reach on NVSwitch nodes, below the NVLink line rate (A100 300 GB/s, H100/H200 450 GB/s per
-// direction). The [nccl] ring_bus_bandwidth_cap setting overrides it; by GPU name otherwise (A100: Ampere;
-// H100, H200, H800, H20: Hopper). Other GPUs (Volta, Blackwell), which NCCL's table does not cap: the NVLink
+// direction). The [nccl] ring_bus_bandwidth_cap setting overrides it; by architecture otherwise
+// (GpuComputeCapability: 80 Ampere, 90 Hopper). Other GPUs (Volta, Blackwell), which NCCL's table does not cap: the NVLink
 // line rate less NCCL's protocol overhead, 0.8 x c.intra.bandwidth_Bps (S. Jeaugey, NCCL maintainer,
 // NVIDIA/nccl-tests #212: "With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of
 // 370GB/s" of H100's 450 GB/s; NCCL's Ampere and Hopper caps are 0.78 and 0.82 of their line rates).
 double NcclRingBusBandwidthCap(const ClusterSpec& c);
+
+// The one parser of NCCL release strings: the minor number of "2.MINOR" or "2.MINOR.PATCH[-N]"; -1 for
+// anything else (NcclLibraryForRelease refuses those, and minors below 7).
+int NcclReleaseMinor(std::string_view release);
+
+// The one place that knows a GPU's architecture: compute capability x 10 of c.gpu by name, as NCCL's tuner
+// indexes its tables (Volta 70, Ampere 80, Hopper 90, Blackwell 100): B200/B300/GB200/GB300 100;
+// H100/H200/H800/H20 90; A100/A800/A10/A30/A40 80; any other 70.
+int GpuComputeCapability(const ClusterSpec& c);
 
 }  // namespace zerosim::model

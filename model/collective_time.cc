@@ -59,43 +59,12 @@ CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c) {
   return best;
 }
 
-namespace {
-
-bool NameHas(const std::string& name, std::initializer_list<const char*> keys) {
-  for (const char* k : keys) {
-    if (name.find(k) != std::string::npos) return true;
-  }
-  return false;
-}
-
-bool IsBlackwell(const ClusterSpec& c) { return NameHas(c.gpu.name, {"B200", "B300", "GB200", "GB300"}); }
-bool IsHopper(const ClusterSpec& c) { return NameHas(c.gpu.name, {"H100", "H200", "H800", "H20"}); }
-
-}  // namespace
-
-int NcclReleaseMinor(const std::string& release) {
-  if (release.rfind("2.", 0) != 0) return -1;
-  int minor = 0;
-  size_t i = 2;
-  for (; i < release.size() && release[i] >= '0' && release[i] <= '9' && minor < 1000; ++i) {
-    minor = minor * 10 + (release[i] - '0');
-  }
-  return i == 2 ? -1 : minor;
-}
-
 double NetworkStepLatencySeconds(double table_s, bool simple, const CollectiveLibrary& lib) {
   if (lib.net_latency_s <= 0) return table_s;
   const int minor = NcclReleaseMinor(lib.release);
   if (minor >= 0 && minor <= 11) return table_s;  // before 2.12 the tuner ignores it
   if (minor >= 0 && minor <= 17) return lib.net_latency_s;
   return table_s + (simple ? 2 : 1) * lib.net_latency_s;
-}
-
-int GpuComputeCapability(const ClusterSpec& c) {
-  if (IsBlackwell(c)) return 100;
-  if (IsHopper(c)) return 90;
-  if (NameHas(c.gpu.name, {"A100", "A800", "A10", "A30", "A40"})) return 80;
-  return 70;
 }
 
 double NvlsEfficiency(const ClusterSpec& c) {
@@ -105,11 +74,11 @@ double NvlsEfficiency(const ClusterSpec& c) {
   // store of the rank's slice, gather) moves bytes * (1 + 1/n) per GPU and direction, so 275 GB/s of algbw on
   // 8 GPUs is 275 * 9/8 = 309 GB/s on the wire of the 450 GB/s line rate: 0.6875.
   constexpr double kHopper = 275.0 * (9.0 / 8.0) / 450.0;
-  if (IsHopper(c)) return kHopper;
+  if (GpuComputeCapability(c) == 90) return kHopper;
   // Blackwell: no maintainer figure; NCCL's own tuner (tuning.cc from v2.28.3-1, nvlsEfficiency[] = {Hopper
   // 0.85, Blackwell 0.74}) rates Blackwell's NVLS at 0.74/0.85 of Hopper's against the NVLink bandwidth:
   // assumed to scale the Hopper figure.
-  if (IsBlackwell(c)) return kHopper * 0.74 / 0.85;
+  if (GpuComputeCapability(c) == 100) return kHopper * 0.74 / 0.85;
   return 0;
 }
 

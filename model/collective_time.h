@@ -38,14 +38,6 @@ double TransferSeconds(const Traffic& t, const ClusterSpec& c, double bandwidth_
 // extra latency"). table_s when the plugin reports 0.
 double NetworkStepLatencySeconds(double table_s, bool simple, const CollectiveLibrary& lib);
 
-// The minor number of an NCCL release string "2.MINOR[.PATCH[-N]]"; -1 when it does not parse.
-int NcclReleaseMinor(const std::string& release);
-
-// Compute capability x 10 of c.gpu by name, as NCCL's tuner indexes its tables (Volta 70, Ampere 80, Hopper
-// 90, Blackwell 100): B200/B300/GB200/GB300 100; H100/H200/H800/H20 90; A100/A800/A10/A30/A40 80; any
-// other 70.
-int GpuComputeCapability(const ClusterSpec& c);
-
 // Bandwidth of one fat-tree leaf's uplinks together, per direction.
 double LeafUplinkBps(const ClusterSpec& c);
 
