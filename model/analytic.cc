@@ -4,6 +4,7 @@
 
 #include "model/collective_time.h"
 #include "model/kernel_cost.h"
+#include "model/link_occupancy.h"
 #include "model/nccl_allreduce.h"
 #include "model/nccl_channels.h"
 #include "model/op_cost.h"
@@ -49,6 +50,8 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   // for small ops), from its first op too (equal traffic: equal group shape and buffer).
   std::vector<bool> seen(s.traffic_classes.size(), false);
   std::vector<double> class_sm_share(s.traffic_classes.size(), 0.0);
+  // Each class's seconds of every link tier (link_occupancy.h), from the same timing.
+  std::vector<LinkOccupancy::Demand> class_demand(s.traffic_classes.size(), LinkOccupancy::Demand{});
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective || op.coll.traffic_class < 0 ||
         seen[static_cast<size_t>(op.coll.traffic_class)])
@@ -58,6 +61,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     const CollectiveTime tuned = EstimateScheduledCollective(op.coll, c);
     if (op.coll.kind == CollectiveKind::kAllReduce) offset[kCompactRateCollectives + k] = tuned.seconds;
     class_sm_share[k] = CollectiveSmShare(op.coll, tuned, c);
+    class_demand[k] = CollectiveLinkDemand(op.coll.traffic, c, tuned);
   }
   for (size_t i = 0; i < s.compute_classes.size(); ++i)
     offset[compute_base + i] = local.class_time[i].total();
@@ -72,6 +76,8 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   const auto compute_q = static_cast<size_t>(Queue::kCompute);
   std::vector<SideWork> idle_side;  // side work that began while the compute stream was idle
   double last_gpu_start = 0;        // the latest start of a GPU op issued so far (one hardware queue)
+  // Collectives on different queues share the links: each is served in the tiers' idle time.
+  LinkOccupancy links;
   double end = 0;
   for (size_t i = 0; i < n; ++i) {
     const CompactOp& op = ops[i];
@@ -86,6 +92,11 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     }
     const auto r = static_cast<size_t>(op.rate);
     double dur = offset[r] + slope[r] * op.amount;
+    if (op.kind == OpKind::kCollective) {
+      // Links busy with collectives of other queues stretch this one to when its bytes got through.
+      const auto k = r - static_cast<size_t>(kCompactRateCollectives);
+      dur = std::max(dur, links.Reserve(start, class_demand[k]) - start);
+    }
     if (timeline) t.start_s[i] = start;
     t.queue_busy_s[q] += dur;
     if (op.queue == Queue::kCompute) {

@@ -11,9 +11,14 @@
 //    next compute op only by the part still running when that op starts.
 //  - Hardware queues: with Schedule::hardware_queues == 1 (CUDA_DEVICE_MAX_CONNECTIONS=1) a GPU op cannot
 //    start before the GPU op issued before it has started.
+//  - Shared links: collectives of different queues that overlap in time share each link tier (NICs, GPU
+//    ports, leaf uplinks): each is served in the tier's idle time from its start (link_occupancy.h), so
+//    together they never move more than a link carries (issue 20, item 17).
 // One pass in issue order is an approximation of the DES where side work and collectives interleave finely;
-// its error against the SimGrid replay is measured by tests/sim/iteration_test.cc. What the analytic model
-// cannot see: two collectives sharing a link at the same time (each is timed as if alone).
+// its error against the SimGrid replay is measured by tests/sim/iteration_test.cc and
+// tests/model/strategy_property_test.cc (sim/README.md, "How far apart the engines may be"). What the
+// analytic model does not do: max-min sharing of a link between concurrent collectives (the one issued
+// first keeps its rate, the later one waits for the link's idle time: the same total).
 #pragma once
 
 #include <array>

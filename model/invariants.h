@@ -7,10 +7,12 @@
 //   time cannot beat the
 //      datasheet: every op's time is at least its FLOPs over the peak, model/op_cost.h).
 //   3. Iteration time >= the compute stream's work (compute + optimizer), and >= the link-time lower bound:
-//      on every queue, collectives run one after another, each moving at least its busiest node's NIC
-//      bytes through that node's NICs (Traffic::max_node_nic_bytes / ClusterSpec::node_nic_Bps) and its
-//      busiest GPU port's bytes through that port (max_gpu_port_bytes / intra.bandwidth_Bps). The sim
-//      engine shares links between queues, so there the bound sums over all queues.
+//      every tier's links carry the bytes of the collectives of all queues together (the queues share the
+//      NICs, NVSwitch ports and leaf uplinks: the sim engine's SimGrid links, the analytic engine's
+//      link_occupancy.h), so per tier the sum over all collectives of the busiest node's NIC bytes over that
+//      node's NICs (Traffic::max_node_nic_bytes / ClusterSpec::node_nic_Bps), of the busiest GPU port's
+//      bytes over that port (max_gpu_port_bytes / intra.bandwidth_Bps) and of the busiest leaf's uplink
+//      bytes over its uplinks (max_leaf_uplink_bytes / LeafUplinkBps) is a lower bound, on both engines.
 //   4. Bytes are conserved per tier and purpose between the schedule (Schedule::volumes, derived in
 //      model/traffic.h) and the engine's count.
 //   5. The memory parts sum to the total.
@@ -34,9 +36,9 @@ inline constexpr double kInvariantTolerance = 1e-6;
 std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const Schedule& s, const Timing& t,
                             const TierVolumes& engine_volumes);
 
-// Link-time lower bound on the iteration (3. above); `shared_links` sums over all queues (sim engine),
-// otherwise the busiest queue counts.
-double LinkTimeLowerBound(const ClusterSpec& c, const Schedule& s, bool shared_links);
+// Link-time lower bound on the iteration (3. above): the largest over tiers of the tier's busiest-link bytes
+// of every collective of every queue over the link's bandwidth.
+double LinkTimeLowerBound(const ClusterSpec& c, const Schedule& s);
 
 // An error naming the scenario, the variant and its engine when `r` violates an invariant (its
 // `invariant_violation`); ok otherwise.

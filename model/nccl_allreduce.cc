@@ -221,7 +221,10 @@ CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const Cluste
 }
 
 CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c) {
-  const bool whole_cluster = s.kind == CollectiveKind::kAllReduce && s.group == GroupKind::kGlobal &&
+  // The communicator is every GPU: the global group, or a MiCS / HSDP replica group with shard groups of one
+  // rank (its node-major ring is the global one, traffic.h).
+  const bool whole_cluster = s.kind == CollectiveKind::kAllReduce &&
+                             (s.group == GroupKind::kGlobal || s.group == GroupKind::kReplica) &&
                              s.group_size == c.total_gpus() && s.group_size > 1;
   if (!whole_cluster) return EstimateCollective(s.traffic, c);
   CollectiveTime t = EstimateAllReduce(s.traffic, s.buffer_bytes, c);

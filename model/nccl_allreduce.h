@@ -62,7 +62,8 @@ CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const Cluste
 
 // One collective of a training schedule, as both the analytic model (EvaluateAnalytic) and the SimGrid
 // replay (sim/replay.cc) time it. An all-reduce whose communicator is every GPU of the cluster
-// (GroupKind::kGlobal: FSDP NO_SHARD's gradient all-reduce) is NCCL's tuner's pick, EstimateAllReduce; any
+// (GroupKind::kGlobal: FSDP NO_SHARD's gradient all-reduce; GroupKind::kReplica of shard groups of one rank:
+// MiCS with mics_shard_size = 1, the same communicator) is NCCL's tuner's pick, EstimateAllReduce; any
 // other collective, and an all-reduce over a smaller communicator (HSDP's and MiCS's replica groups, whose
 // NCCL trees ZeroSim does not model: EstimateAllReduce takes the cluster as the communicator), is
 // EstimateCollective's ring. The tuner's result is re-expressed on the ring the replay runs (collective

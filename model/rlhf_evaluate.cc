@@ -29,7 +29,7 @@ bool Close(double a, double b) { return std::abs(a - b) <= kInvariantTolerance *
 
 // The invariants of one timed pass (model/invariants.h, restated for a schedule without a VariantReport).
 std::string CheckPass(const std::string& what, const Schedule& s, const TimedSchedule& t,
-                      const ClusterSpec& c, bool shared_links) {
+                      const ClusterSpec& c) {
   std::vector<std::string> bad;
   const Timing& tm = t.timing;
   for (double v : {tm.iteration_s, tm.compute_s, tm.optimizer_s, tm.gpu_side_s, tm.exposed_comm_s}) {
@@ -40,7 +40,7 @@ std::string CheckPass(const std::string& what, const Schedule& s, const TimedSch
   if (tm.iteration_s < work * (1 - kInvariantTolerance)) {
     bad.push_back(fmt::format("time {} s below its compute {} s", tm.iteration_s, work));
   }
-  const double bound = LinkTimeLowerBound(c, s, shared_links);
+  const double bound = LinkTimeLowerBound(c, s);
   if (tm.iteration_s < bound * (1 - kInvariantTolerance)) {
     bad.push_back(fmt::format("time {} s below its link-time bound {} s", tm.iteration_s, bound));
   }
@@ -57,15 +57,14 @@ std::string CheckPass(const std::string& what, const Schedule& s, const TimedSch
 }
 
 StatusOr<PhaseTotals> TimePhase(const std::string& name, const std::vector<Segment>& segments,
-                                const ClusterSpec& c, const ScheduleTimer& timer, bool shared_links,
-                                std::string* violations) {
+                                const ClusterSpec& c, const ScheduleTimer& timer, std::string* violations) {
   PhaseTotals p;
   p.report.name = name;
   for (size_t i = 0; i < segments.size(); ++i) {
     const Segment& seg = segments[i];
     StatusOr<TimedSchedule> t = timer(seg.schedule);
     if (!t.ok()) return t.status();
-    const std::string bad = CheckPass(fmt::format("{} pass {}", name, i), seg.schedule, *t, c, shared_links);
+    const std::string bad = CheckPass(fmt::format("{} pass {}", name, i), seg.schedule, *t, c);
     if (!bad.empty()) *violations += (violations->empty() ? "" : "; ") + bad;
     const Timing& tm = t->timing;
     p.report.time_s += seg.count * tm.iteration_s;
@@ -137,7 +136,6 @@ ZeroConfig PlainZero3(const ZeroConfig& actor) {
 StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::string& engine,
                                             const ModelSpec& actor, const ZeroConfig& z, const RlhfSpec& spec,
                                             const ClusterSpec& c, const ScheduleTimer& timer) {
-  const bool shared_links = engine == "sim";
   const double gpus = c.total_gpus();
   const ZeroConfig plain = PlainZero3(z);
   const int b = spec.generation_batch_per_gpu;
@@ -223,7 +221,7 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
   };
   for (const Built& phase : {Built{"generation", &gen}, Built{"experience", &exp}, Built{"training", &train},
                              Built{"sft", &sft}}) {
-    StatusOr<PhaseTotals> t = TimePhase(phase.name, *phase.segments, c, timer, shared_links, &violations);
+    StatusOr<PhaseTotals> t = TimePhase(phase.name, *phase.segments, c, timer, &violations);
     if (!t.ok())
       return Status::Error(fmt::format("{}: {} phase: {}", name, phase.name, t.status().message()));
     PhaseReport p = t->report;

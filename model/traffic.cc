@@ -47,6 +47,10 @@ GroupPlacement PlaceGroup(GroupKind group, int g, const ClusterSpec& c) {
       pl.span_nodes = c.nodes;
       pl.nodes = s <= n ? c.nodes : g;
       pl.per_node = std::min(s, n);
+      // With s > N, node k holds the instances of positions k N .. k N + N - 1 (mod s): the leaf's nodes hold
+      // different instances, up to all s of them.
+      if (s > n && c.fabric.kind == FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0)
+        pl.per_leaf = std::min(s, c.fabric.nodes_per_leaf * n);
       break;
     }
     case GroupKind::kCrossNode:
@@ -57,6 +61,7 @@ GroupPlacement PlaceGroup(GroupKind group, int g, const ClusterSpec& c) {
     case GroupKind::kCount:
       break;
   }
+  pl.per_leaf = std::max(pl.per_leaf, pl.per_node);
   return pl;
 }
 
@@ -81,8 +86,8 @@ Traffic RingTraffic(GroupKind group, int g, double buffer_bytes, int rounds, con
   t.intra_total_bytes = static_cast<double>(pl.instances) * intra_edges * per_rank;
   t.max_gpu_port_bytes = intra_edges > 0 ? per_rank : 0;
   t.max_node_nic_bytes = cross_edges > 0 ? pl.per_node * per_rank : 0;
-  // A node-major ring leaves each leaf once.
-  t.max_leaf_uplink_bytes = (cross_edges > 0 && SpansLeaves(c, pl.span_nodes)) ? pl.per_node * per_rank : 0;
+  // A node-major ring leaves each leaf once: one edge of every instance with members under the leaf.
+  t.max_leaf_uplink_bytes = (cross_edges > 0 && SpansLeaves(c, pl.span_nodes)) ? pl.per_leaf * per_rank : 0;
   t.ring_rank_bytes = per_rank;
   t.inter_steps = rounds * (pl.nodes - 1);
   t.intra_steps = rounds * (g - 1) - t.inter_steps;

@@ -32,6 +32,10 @@ struct GroupPlacement {
   int instances = 1;
   int nodes = 1;       // nodes one instance spans (1: inside a node)
   int per_node = 1;    // instances with members on one node
+  // Instances with members under one fat-tree leaf (each leaves the leaf once: its members there are
+  // consecutive on its node-major ring); per_node unless instances of one member per node differ between
+  // the leaf's nodes (replica groups of shard groups over several nodes: min(s, nodes_per_leaf x N)).
+  int per_leaf = 1;
   int span_nodes = 1;  // consecutive nodes one instance's members range over (for fat-tree leaves)
 };
 GroupPlacement PlaceGroup(GroupKind group, int group_size, const ClusterSpec& cluster);

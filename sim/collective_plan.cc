@@ -94,9 +94,14 @@ StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layou
   p.nodes = layout.sim_nodes;
   p.gpus_per_node = c.gpus_per_node;
   p.nics_per_node = c.nic.count;
+  if (c.nic.count == 0 && c.nodes == 1) {
+    // One node without NICs (model/feasibility.h accepts it: nothing crosses nodes): the platform gets one
+    // idle NIC per node, which no flow crosses.
+    p.nics_per_node = 1;
+  }
   p.gpu_flops = gpu_flops;
   p.nvlink_Bps = c.intra.bandwidth_Bps;
-  p.nic_Bps = c.nic.bandwidth_Bps;
+  p.nic_Bps = c.nic.count == 0 && c.nodes == 1 && !(c.nic.bandwidth_Bps > 0) ? 1.0 : c.nic.bandwidth_Bps;
   // The leaf's uplinks are what model::LeafUplinkBps gives the analytic model; a pod's carry its leaves'
   // uplinks together over its own oversubscription.
   int below = 1;
@@ -255,25 +260,53 @@ std::vector<int> GroupMembers(GroupKind g, int instance, const Layout& l) {
 
 namespace {
 
-// The first GPU of a node served by NIC `rail` (GPU g uses NIC floor(g * nics / N)).
-int FirstGpuOfRail(int rail, const Layout& l) { return (rail * l.gpus_per_node + l.nics - 1) / l.nics; }
-
-// Ring edges member[i] -> member[i+1] (closing the ring), each carrying `bytes`. Cross-node edges of the
-// global ring are split over the node's NICs (NCCL's channels).
+// Ring edges member[i] -> member[i+1] (closing the ring), each carrying `bytes`. With `split_channels`, a
+// cross-node edge is split evenly over the NICs (rails) the ring's members on the node are attached to, one
+// flow per rail from the node's first member on that rail to the next node's: NCCL runs a ring as several
+// channels, each entering and leaving a node through a different GPU and its NIC (src/graph/search.cc
+// searches rings per channel over the communicator's GPUs and NICs), so the communicator's inter-node bytes
+// spread over its GPUs' NICs (GPU g of a node uses NIC floor(g * nics / N), simgrid_platform.h). The
+// global ring's members are the whole node (every rail, from its first GPU); a replica ring of MiCS / HSDP with shard groups smaller than a node has N / s members on
+// each node (s = 1: the whole node, the same ring as the global one) and uses their rails; a ring with one
+// member per node keeps that member's NIC. model/traffic.cc counts the same: a node's NICs together carry
+// the edges of the instances touching it (max_node_nic_bytes over ClusterSpec::node_nic_Bps).
 void AddRingEdges(const std::vector<int>& members, double bytes, bool split_channels, const Layout& l,
                   std::vector<Flow>* flows) {
   const int n = l.gpus_per_node;
   const int m = static_cast<int>(members.size());
+  // Per node on the platform, the first member on each rail (-1: none).
+  std::vector<std::vector<int>> first_on_rail;
+  if (split_channels && l.nics > 1) {
+    first_on_rail.assign(static_cast<size_t>(l.sim_nodes), std::vector<int>(static_cast<size_t>(l.nics), -1));
+    for (int r : members) {
+      const int rail = (r % n) * l.nics / n;
+      int& first = first_on_rail[static_cast<size_t>(r / n)][static_cast<size_t>(rail)];
+      if (first < 0) first = r;
+    }
+  }
   for (int i = 0; i < m; ++i) {
     const int a = members[static_cast<size_t>(i)];
     const int b = members[static_cast<size_t>((i + 1) % m)];
-    if (a / n == b / n || !split_channels || l.nics == 1) {
+    if (a / n == b / n || first_on_rail.empty()) {
+      flows->push_back({a, b, bytes});
+      continue;
+    }
+    const std::vector<int>& from = first_on_rail[static_cast<size_t>(a / n)];
+    const std::vector<int>& to = first_on_rail[static_cast<size_t>(b / n)];
+    int rails = 0;
+    bool same_rails = true;
+    for (int rail = 0; rail < l.nics; ++rail) {
+      const auto k = static_cast<size_t>(rail);
+      rails += from[k] >= 0 ? 1 : 0;
+      same_rails = same_rails && (from[k] >= 0) == (to[k] >= 0);
+    }
+    if (rails <= 1 || !same_rails) {
       flows->push_back({a, b, bytes});
       continue;
     }
     for (int rail = 0; rail < l.nics; ++rail) {
-      const int first = FirstGpuOfRail(rail, l);
-      flows->push_back({a / n * n + first, b / n * n + first, bytes / l.nics});
+      const auto k = static_cast<size_t>(rail);
+      if (from[k] >= 0) flows->push_back({from[k], to[k], bytes / rails});
     }
   }
 }
@@ -314,9 +347,10 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, c
   const model::NcclProtocol& p = t.params;
 
   if (c.kind != CollectiveKind::kAllToAll) {
-    // NCCL spreads a multi-node ring's channels over the node's NICs (the global ring, a shard group over
-    // several nodes); rings of one member per node leave through that member's own NIC.
-    const bool split = c.group == GroupKind::kGlobal || c.group == GroupKind::kShard;
+    // NCCL spreads a multi-node ring's channels over the NICs of its members on each node (the global ring, a
+    // shard group over several nodes, a replica group with several members per node); rings of one member per
+    // node leave through that member's own NIC (AddRingEdges).
+    const bool split = true;
     const int rounds = c.kind == CollectiveKind::kAllReduce ? 2 : 1;
     const double chunk = c.buffer_bytes / g;
     if (f == Fidelity::kMacro) {
