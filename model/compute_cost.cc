@@ -118,6 +118,12 @@ ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r) {
     t.attention_s += f.attention_s;
     t.memory_s += f.memory_s;
     t.launch_s += f.launch_s;
+  } else if (w.recompute_gemm_fraction > 0 || w.recompute_elementwise) {
+    // Op-level selective checkpointing: the unsaved GEMMs and the memory-bound kernels re-run first.
+    const ComputeTime f = ForwardTime(w, r);
+    t.gemm_s += w.recompute_gemm_fraction * f.gemm_s;
+    if (w.recompute_elementwise) t.memory_s += f.memory_s;
+    t.launch_s += f.launch_s;
   }
   return t;
 }

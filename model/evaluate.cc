@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "model/invariants.h"
+#include "model/memory.h"
 #include "model/schedule_builder.h"
 #include "model/units.h"
 
@@ -34,7 +35,17 @@ double ModelFlopsPerToken(const ModelSpec& m) {
 double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
   const double tokens = static_cast<double>(world_size) * z.train_micro_batch_size_per_gpu * m.seq_len *
                         z.gradient_accumulation_steps;
-  return TrainingFlops(m, tokens, z.activation_checkpointing);
+  if (z.activation_checkpointing) return TrainingFlops(m, tokens, true);
+  // torchtitan's selective policies' recomputed forward work (model_spec.h RecomputeFlopsPerLayer): per
+  // block, or per checkpointed block for selective_block. Megatron's selective recompute stays uncounted, as
+  // before (its unfused-core recompute is in the schedule's time only).
+  const RecomputePolicy policy = RecomputeOf(z);
+  if (policy != RecomputePolicy::kSelectiveOp && policy != RecomputePolicy::kSelectiveBlock)
+    return TrainingFlops(m, tokens, false);
+  const double blocks = policy == RecomputePolicy::kSelectiveBlock
+                            ? CheckpointedBlocks(m, policy, z.recompute_block_interval)
+                            : static_cast<double>(m.layers);
+  return TrainingFlops(m, tokens, false) + blocks * RecomputeFlopsPerLayer(m, tokens, policy);
 }
 
 VariantReport AssembleVariant(const std::string& name, const std::string& engine, const ModelSpec& m,

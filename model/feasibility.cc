@@ -177,18 +177,26 @@ std::vector<Problem> CheckPrecision(const ZeroConfig& z, const ClusterSpec& c) {
     Add(&out, "fp8_weight_all_gather",
         "give zero_quantized_weights (qwZ's int8) or the FP8 weight all-gather, not both");
   }
-  // The FSDP builders (fsdp_builder.cc) gather and reduce in the model's 16-bit dtype and keep FSDP's own
-  // fp32 states: these formats are modelled for the DeepSpeed strategies only, so they are refused there
-  // rather than silently ignored (FP8 GEMMs apply to every strategy).
+  // The FSDP builders (fsdp_builder.cc) model the reduce dtype (MixedPrecision / MixedPrecisionPolicy
+  // reduce_dtype) and, for FSDP2, torchao's FP8 all-gather; they keep FSDP's own fp32 states, so DeepSpeed's
+  // state formats are refused there rather than silently ignored (FP8 GEMMs apply to every strategy).
   if (z.framework == Framework::kFsdp) {
-    const char* key = p.fp8_weight_all_gather                               ? "fp8_weight_all_gather"
-                      : p.gradient_reduce_dtype != FloatFormat::kModel       ? "communication_data_type"
-                      : p.gradient_accumulation_dtype != FloatFormat::kModel ? "grad_accum_dtype"
-                      : p.bf16_master_weights_and_grads                      ? "bf16_master_weights_and_grads"
-                                                                             : nullptr;
+    const char* key = p.gradient_accumulation_dtype != FloatFormat::kModel ? "grad_accum_dtype"
+                      : p.bf16_master_weights_and_grads                    ? "bf16_master_weights_and_grads"
+                                                                           : nullptr;
     if (key != nullptr) {
       Add(&out, key,
-          fmt::format("{} is modelled for the DeepSpeed strategies only, not \"{}\" (framework fsdp)", key,
+          fmt::format("{} is a DeepSpeed format, not one of \"{}\" (framework fsdp keeps fp32 sharded "
+                      "parameters and gradients)",
+                      key, StrategyName(z.strategy)));
+    }
+    // torchao's FP8 all-gather hooks into FSDP2's per-parameter all-gather (fsdp_pre_all_gather /
+    // fsdp_post_all_gather on the weight's tensor subclass, torchao/float8/fsdp_utils.py); FSDP1 flattens
+    // every unit's parameters into one FlatParameter and gathers it in the param dtype, with no such hook.
+    if (p.fp8_weight_all_gather && z.strategy != Strategy::kFsdp2) {
+      Add(&out, "fp8_weight_all_gather",
+          fmt::format("torchao's FP8 all-gather extends FSDP2 (fully_shard) only, not \"{}\" (FSDP1's "
+                      "FlatParameter has no all-gather hook)",
                       StrategyName(z.strategy)));
     }
   }

@@ -10,6 +10,11 @@
 namespace zerosim::model {
 
 std::vector<TraceStep> BuildTrace(const ModuleGraph& g, bool activation_checkpointing) {
+  return BuildTrace(
+      g, std::vector<bool>(static_cast<size_t>(std::max(0, g.num_blocks)), activation_checkpointing));
+}
+
+std::vector<TraceStep> BuildTrace(const ModuleGraph& g, const std::vector<bool>& recompute_block) {
   std::vector<TraceStep> trace;
   const int n = static_cast<int>(g.modules.size());
   for (int i = 0; i < n; ++i) trace.push_back({i, Phase::kForward});
@@ -19,7 +24,7 @@ std::vector<TraceStep> BuildTrace(const ModuleGraph& g, bool activation_checkpoi
   for (int b = g.num_blocks - 1; b >= 0; --b) {
     const int begin = g.block_begin[static_cast<size_t>(b)];
     const int end = g.block_end[static_cast<size_t>(b)];
-    if (activation_checkpointing) {
+    if (static_cast<size_t>(b) < recompute_block.size() && recompute_block[static_cast<size_t>(b)]) {
       for (int i = begin; i < end; ++i) trace.push_back({i, Phase::kRecompute});
     }
     for (int i = end - 1; i >= begin; --i) trace.push_back({i, Phase::kBackward});

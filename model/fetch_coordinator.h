@@ -51,6 +51,9 @@ struct TraceStep {
 // its recomputed forward (with activation checkpointing) and its backward modules in reverse; then the
 // embeddings backward.
 std::vector<TraceStep> BuildTrace(const ModuleGraph& g, bool activation_checkpointing);
+// The same with a recompute pass before the backward of each block b with recompute_block[b] (a missing
+// entry: none): selective_block checkpoints only some blocks (memory.h CheckpointedBlocks).
+std::vector<TraceStep> BuildTrace(const ModuleGraph& g, const std::vector<bool>& recompute_block);
 
 // DeepSpeed's adaptive qwZ group count for a shard of `numel` elements (CUDAQuantizer.quantize): start
 // at ceil(numel / target), grow until numel divides by 8 * groups, then double while the groups stay above

@@ -36,12 +36,32 @@
 // limiter, the next all-gather's streams wait for the previous copy-out (AllGatherState event), which is
 // its implicit forward prefetch; backward prefetches one group explicitly; the reduce-scatter input is
 // copied in on the reduce-scatter stream (foreach_reduce).
+//
+// Number formats (model/precision.h):
+//  - communication_data_type (FSDP's MixedPrecision(reduce_dtype=...) / FSDP2's
+//    MixedPrecisionPolicy(reduce_dtype=torch.float32), torchtitan's default mixed_precision_reduce =
+//    "float32"): the gradient is reduced in that format. FSDP1 casts the unsharded gradient on the
+//    post-backward stream before the reduce-scatter (_runtime_utils.py _post_backward_hook:
+//    `flat_param.grad.data = flat_param.grad.to(handle._reduce_dtype)`), a pass reading 2 and writing 4
+//    bytes per element; FSDP2 allocates its reduce-scatter input in the reduce dtype and casts while copying
+//    in (_fsdp_collectives.py foreach_reduce: reduce_scatter_input = torch.empty(..., dtype=reduce_dtype),
+//    foreach_reduce_scatter_copy_in), the same pass in place of its 16-bit copy-in. The reduce-scatter, the
+//    HSDP replicas' all-reduce and NO_SHARD's all-reduce then carry 4 bytes per element.
+//  - fp8_weight_all_gather (torchao's enable_fsdp_float8_all_gather, FSDP2 only: feasibility.cc): the
+//    block linear weights' shards are cast to FP8 by WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather
+//    (torchao/float8/fsdp_utils.py), which runs inside foreach_all_gather on the all-gather copy-in stream
+//    (read 2, write 1 bytes per element: the scale comes from precompute_float8_dynamic_scale_for_fsdp after
+//    the optimizer step, one amax pass over the shards, emitted there); FSDP2 gathers mixed dtypes as one
+//    uint8 buffer, so the wire carries 1 byte per FP8 element and 2 per other one, and the copy-out and
+//    the unsharded parameters (fsdp_post_all_gather wraps the gathered codes as a Float8 tensor) hold the
+//    same bytes.
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <vector>
 
 #include "model/op_emitter.h"
+#include "model/precision.h"
 #include "model/schedule_builder.h"
 #include "model/schedule_parts.h"
 
@@ -51,12 +71,13 @@ namespace {
 class FsdpEmulator {
  public:
   FsdpEmulator(const Schedule* s, const ZeroConfig& z, OpEmitter* emit, double element_bytes)
-      : z_(z), emit_(emit), bytes_(element_bytes) {
+      : z_(z), emit_(emit), bytes_(element_bytes), reduce_bytes_(GradientReduceBytes(z.precision)) {
     const ModuleGraph& g = s->graph;
     const int units = g.num_blocks + 1;  // unit 0: the root; unit b + 1: block b
     unit_numel_.assign(static_cast<size_t>(units), 0);
     unit_shard_.assign(static_cast<size_t>(units), 0);
     unit_padded_.assign(static_cast<size_t>(units), 0);
+    unit_fp8_shard_.assign(static_cast<size_t>(units), 0);
     unsharded_.assign(static_cast<size_t>(units), false);
     ready_.assign(static_cast<size_t>(units), -1);
     hybrid_ = z.strategy == Strategy::kFsdpHybridShard;
@@ -65,6 +86,8 @@ class FsdpEmulator {
     shard_group_ = hybrid_ ? GroupKind::kShard : GroupKind::kGlobal;
     shards_ = no_shard_ ? 1 : emit->group_size(shard_group_);
     std::vector<int> unit_of_param(g.params.size(), 0);
+    const std::vector<bool> fp8 =
+        z.precision.fp8_weight_all_gather ? Fp8Params(g) : std::vector<bool>(g.params.size(), false);
     for (const Module& mod : g.modules) {
       for (int p : mod.params) unit_of_param[static_cast<size_t>(p)] = mod.layer >= 0 ? mod.layer + 1 : 0;
     }
@@ -74,7 +97,9 @@ class FsdpEmulator {
       unit_numel_[u] += param.numel();
       if (fsdp2_) {  // dim-0 chunks of ceil(rows / shards) rows
         const double cols = param.cols > 0 ? static_cast<double>(param.cols) : 1.0;
-        unit_shard_[u] += std::ceil(static_cast<double>(param.rows) / shards_) * cols;
+        const double chunk = std::ceil(static_cast<double>(param.rows) / shards_) * cols;
+        unit_shard_[u] += chunk;
+        if (fp8[p]) unit_fp8_shard_[u] += chunk;
       }
     }
     for (size_t u = 0; u < unit_numel_.size(); ++u) {
@@ -85,8 +110,19 @@ class FsdpEmulator {
   }
 
   int unit_of(const Module& mod) const { return mod.layer >= 0 ? mod.layer + 1 : 0; }
+  // Bytes of unit `u` gathered, per rank's shard and unsharded (FP8 weights at 1 byte an element).
+  double shard_bytes(size_t u) const {
+    return kFp8Bytes * unit_fp8_shard_[u] + bytes_ * (unit_shard_[u] - unit_fp8_shard_[u]);
+  }
+  double gathered_bytes(size_t u) const { return shard_bytes(u) * shards_; }
+  // FP8 elements of every unit's shard (the amax pass after the optimizer step).
+  double fp8_shard_elements() const {
+    double e = 0;
+    for (double x : unit_fp8_shard_) e += x;
+    return e;
+  }
   int units() const { return static_cast<int>(unit_numel_.size()); }
-  double peak_live() const { return peak_live_; }
+  double peak_live_bytes() const { return peak_live_; }
   double largest_padded() const { return largest_padded_; }
   bool reshard_after_forward() const { return z_.strategy != Strategy::kFsdpShardGradOp; }
 
@@ -96,19 +132,25 @@ class FsdpEmulator {
   void Unshard(int u, Purpose purpose) {
     const auto i = static_cast<size_t>(u);
     if (u < 0 || u >= units() || no_shard_ || unsharded_[i] || unit_numel_[i] <= 0) return;
-    const double buffer = unit_padded_[i] * bytes_;
+    const double buffer = gathered_bytes(i);
     if (fsdp2_) {
-      // The next all-gather waits for the previous one's copy-out; its input is copied in first.
-      emit_->Memory(Queue::kAllGatherStream, 2.0 * unit_shard_[i] * bytes_, {last_copy_out_});
+      // The next all-gather waits for the previous one's copy-out; torchao's fsdp_pre_all_gather casts the
+      // FP8 weights' shards first (read 2, write 1), then the input is copied in.
+      if (unit_fp8_shard_[i] > 0) {
+        emit_->Memory(Queue::kAllGatherStream, (kFp8CastBytes - kFp8AmaxBytes) * unit_fp8_shard_[i],
+                      {last_copy_out_});
+      }
+      emit_->Memory(Queue::kAllGatherStream, 2.0 * shard_bytes(i), {last_copy_out_});
     } else if (z_.fsdp_limit_all_gathers && free_events_.size() >= 2) {
       emit_->Host(0.0, free_events_.front());  // event.synchronize() on the oldest free
       free_events_.pop_front();
     }
-    const int ag = emit_->Collective(Queue::kNcclDp, CollectiveKind::kAllGather, shard_group_, buffer, bytes_,
+    const double wire = unit_fp8_shard_[i] > 0 ? kFp8Bytes : bytes_;
+    const int ag = emit_->Collective(Queue::kNcclDp, CollectiveKind::kAllGather, shard_group_, buffer, wire,
                                      purpose, {emit_->tail(Queue::kAllGatherStream)});
     ready_[i] = emit_->Wait(Queue::kAllGatherStream, {ag});
     unsharded_[i] = true;
-    live_ += unit_padded_[i];
+    live_ += gathered_bytes(i);
     peak_live_ = std::max(peak_live_, live_);
   }
 
@@ -116,7 +158,7 @@ class FsdpEmulator {
   int Ready(int u) {
     const auto i = static_cast<size_t>(u);
     if (fsdp2_ && ready_[i] >= 0) {
-      last_copy_out_ = emit_->Memory(Queue::kCompute, 2.0 * unit_padded_[i] * bytes_, {ready_[i]});
+      last_copy_out_ = emit_->Memory(Queue::kCompute, 2.0 * gathered_bytes(i), {ready_[i]});
       ready_[i] = -1;
       return last_copy_out_;
     }
@@ -130,7 +172,7 @@ class FsdpEmulator {
     const auto i = static_cast<size_t>(u);
     if (!unsharded_[i]) return;
     unsharded_[i] = false;
-    live_ -= unit_padded_[i];
+    live_ -= gathered_bytes(i);
     if (!fsdp2_ && z_.fsdp_limit_all_gathers) free_events_.push_back(emit_->tail(Queue::kCompute));
   }
 
@@ -140,22 +182,29 @@ class FsdpEmulator {
     if (unit_numel_[i] <= 0) return;
     emit_->Wait(Queue::kReduceStream, {compute});
     const Purpose grad = Purpose::kGradientReduce;
+    const double wire = reduce_bytes_;
+    const bool cast = wire != bytes_;
     if (no_shard_) {
+      if (cast)
+        emit_->Memory(Queue::kReduceStream, (bytes_ + wire) * unit_numel_[i], {});  // grad.to(reduce_dtype)
       const int ar =
           emit_->Collective(Queue::kNcclDp, CollectiveKind::kAllReduce, GroupKind::kGlobal,
-                            unit_numel_[i] * bytes_, bytes_, grad, {emit_->tail(Queue::kReduceStream)});
+                            unit_numel_[i] * wire, wire, grad, {emit_->tail(Queue::kReduceStream)});
       emit_->Wait(Queue::kReduceStream, {ar});
       return;
     }
-    if (fsdp2_) emit_->Memory(Queue::kReduceStream, 2.0 * unit_padded_[i] * bytes_, {});  // copy-in
-    const int rs =
-        emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, shard_group_,
-                          unit_padded_[i] * bytes_, bytes_, grad, {emit_->tail(Queue::kReduceStream)});
+    if (fsdp2_) {
+      emit_->Memory(Queue::kReduceStream, (bytes_ + wire) * unit_padded_[i], {});  // copy-in (and cast)
+    } else if (cast) {
+      emit_->Memory(Queue::kReduceStream, (bytes_ + wire) * unit_padded_[i], {});  // grad.to(reduce_dtype)
+    }
+    const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, shard_group_,
+                                     unit_padded_[i] * wire, wire, grad, {emit_->tail(Queue::kReduceStream)});
     emit_->Wait(Queue::kReduceStream, {rs});
     if (hybrid_ && emit_->group_size(GroupKind::kReplica) > 1) {
       const int ar =
           emit_->Collective(Queue::kNcclCrossNode, CollectiveKind::kAllReduce, GroupKind::kReplica,
-                            unit_shard_[i] * bytes_, bytes_, grad, {emit_->tail(Queue::kReduceStream)});
+                            unit_shard_[i] * wire, wire, grad, {emit_->tail(Queue::kReduceStream)});
       emit_->Wait(Queue::kReduceStream, {ar});
     }
   }
@@ -164,15 +213,17 @@ class FsdpEmulator {
   const ZeroConfig& z_;
   OpEmitter* emit_;
   double bytes_;
+  double reduce_bytes_;  // the gradient reduction's element bytes (communication_data_type)
   bool hybrid_ = false, no_shard_ = false, fsdp2_ = false;
   GroupKind shard_group_ = GroupKind::kGlobal;
   int shards_ = 1;
   std::vector<double> unit_numel_, unit_shard_, unit_padded_;
+  std::vector<double> unit_fp8_shard_;  // FSDP2 with the FP8 all-gather: the FP8 weights' shard elements
   std::vector<bool> unsharded_;
   std::vector<int> ready_;
   std::deque<int> free_events_;
   int last_copy_out_ = -1;
-  double live_ = 0, peak_live_ = 0, largest_padded_ = 0;
+  double live_ = 0, peak_live_ = 0, largest_padded_ = 0;  // live_, peak_live_: unsharded bytes
 };
 
 }  // namespace
@@ -239,8 +290,14 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const Cluste
     emit.Wait(Queue::kCompute, {emit.tail(Queue::kReduceStream)});
   }
   EmitOptimizerStep(z, &s, &emit);
+  if (fsdp.fp8_shard_elements() > 0) {
+    // precompute_float8_dynamic_scale_for_fsdp after the step: the amax of every FP8 weight's shard (one
+    // read). Its all-reduce of one fp32 per weight tensor is not emitted (a few KB; latency only).
+    emit.Memory(Queue::kCompute, kFp8AmaxBytes * fsdp.fp8_shard_elements(), {});
+  }
   FinishSchedule(&s);
-  s.peak_gathered_elements = fsdp.peak_live();
+  s.peak_gathered_bytes = fsdp.peak_live_bytes();
+  s.peak_gathered_elements = fsdp.peak_live_bytes() / BytesPerElement(m.dtype);
   return s;
 }
 

@@ -76,13 +76,22 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
     v.NonNegative(fmt::format("{}.gradient_reduce_bytes", tier).c_str(), b->gradient_reduce);
   }
   const MemoryBreakdown& m = r.memory;
-  const double parts[] = {m.parameters_bytes,         m.gradients_bytes, m.optimizer_states_bytes,
-                          m.hpz_secondary_bytes,      m.buffers_bytes,   m.activations_bytes,
-                          m.gathered_parameters_bytes};
-  const char* names[] = {
-      "memory.parameters_bytes",         "memory.gradients_bytes", "memory.optimizer_states_bytes",
-      "memory.hpz_secondary_bytes",      "memory.buffers_bytes",   "memory.activations_bytes",
-      "memory.gathered_parameters_bytes"};
+  const double parts[] = {
+      m.parameters_bytes,   m.gradients_bytes,        m.optimizer_states_bytes,    m.hpz_secondary_bytes,
+      m.buffers_bytes,      m.activations_bytes,      m.gathered_parameters_bytes, m.cuda_context_bytes,
+      m.nccl_buffers_bytes, m.cublas_workspace_bytes, m.allocator_rounding_bytes,  m.reserve_bytes};
+  const char* names[] = {"memory.parameters_bytes",
+                         "memory.gradients_bytes",
+                         "memory.optimizer_states_bytes",
+                         "memory.hpz_secondary_bytes",
+                         "memory.buffers_bytes",
+                         "memory.activations_bytes",
+                         "memory.gathered_parameters_bytes",
+                         "memory.cuda_context_bytes",
+                         "memory.nccl_buffers_bytes",
+                         "memory.cublas_workspace_bytes",
+                         "memory.allocator_rounding_bytes",
+                         "memory.reserve_bytes"};
   double sum = 0;
   for (size_t i = 0; i < std::size(parts); ++i) {
     v.NonNegative(names[i], parts[i]);

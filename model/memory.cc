@@ -2,12 +2,21 @@
 
 #include <algorithm>
 
+#include "model/runtime_memory.h"
+
 namespace zerosim::model {
 
 double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy) {
   const double b = micro_batch, s = m.seq_len, h = m.hidden, a = m.heads, f = m.ffn_hidden;
   const double kv = KvWidth(m);
   const double sb = s * b;
+  if (policy == RecomputePolicy::kSelectiveOp) {
+    // torchtitan's op-level policy (RecomputePolicy): the block input, then the saved outputs.
+    const bool flash = m.attention != AttentionImpl::kUnfused;
+    const double attention = sb * (2 * h + 2 * kv) + (flash ? sb * 2 * h + 4.0 * a * s * b : 0.0);
+    const double mlp = m.mlp == MlpKind::kGelu ? sb * 2 * f : sb * (2 * f + 2 * h);
+    return sb * 2 * h + attention + mlp;
+  }
   const double mask = m.dropout > 0 ? 1.0 : 0.0;  // bytes per element of a dropout mask
   const double attention = sb * (2 * h + 2 * h + 2 * kv + 2 * kv + 2 * h + mask * h);
   const double mlp_per_token = m.mlp == MlpKind::kGelu ? 4.0 * f : 6.0 * f;
@@ -22,7 +31,22 @@ double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePol
   return attention + mlp + norms + core;
 }
 
-double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy) {
+int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_interval) {
+  switch (policy) {
+    case RecomputePolicy::kFull:
+    case RecomputePolicy::kOffload:
+      return m.layers;
+    case RecomputePolicy::kSelectiveBlock:
+      return block_interval >= 1 ? m.layers / block_interval : 0;
+    case RecomputePolicy::kNone:
+    case RecomputePolicy::kSelective:
+    case RecomputePolicy::kSelectiveOp:
+      return 0;
+  }
+  return 0;
+}
+
+double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval) {
   const double layer_input = 2.0 * m.seq_len * micro_batch * m.hidden;
   const double working_set = BlockActivationBytes(m, micro_batch, RecomputePolicy::kNone);
   switch (policy) {
@@ -33,6 +57,39 @@ double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy p
       return m.layers * layer_input + working_set;
     case RecomputePolicy::kOffload:
       return working_set;
+    case RecomputePolicy::kSelectiveOp:
+      return m.layers * BlockActivationBytes(m, micro_batch, policy) + working_set;
+    case RecomputePolicy::kSelectiveBlock: {
+      const int k = CheckpointedBlocks(m, policy, block_interval);
+      return k * layer_input + (m.layers - k) * working_set + (k > 0 ? working_set : 0.0);
+    }
+  }
+  return 0.0;
+}
+
+double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int block_interval) {
+  const double masks = m.dropout > 0 ? 2.0 : 0.0;
+  const bool unfused = m.attention == AttentionImpl::kUnfused;
+  const double core =
+      unfused ? (policy == RecomputePolicy::kSelective ? 0.0 : 2.0 + (m.dropout > 0 ? 1.0 : 0.0)) : 1.0;
+  const double block = 5.0 + 3.0 + 2.0 + masks + core;
+  switch (policy) {
+    case RecomputePolicy::kNone:
+    case RecomputePolicy::kSelective:
+      return m.layers * block;
+    case RecomputePolicy::kFull:
+      return m.layers + block;
+    case RecomputePolicy::kOffload:
+      return block;
+    case RecomputePolicy::kSelectiveOp: {
+      // block input, wq, wv, the SDPA output and log-sum-exp (flash), the saved MLP matmuls
+      const double saved = 1.0 + 2.0 + (unfused ? 0.0 : 2.0) + (m.mlp == MlpKind::kGelu ? 1.0 : 2.0);
+      return m.layers * saved + block;
+    }
+    case RecomputePolicy::kSelectiveBlock: {
+      const int k = CheckpointedBlocks(m, policy, block_interval);
+      return k + (m.layers - k) * block + (k > 0 ? block : 0.0);
+    }
   }
   return 0.0;
 }
@@ -41,7 +98,14 @@ RecomputePolicy RecomputeOf(const ZeroConfig& z) {
   if (z.activation_checkpointing) {
     return z.recompute == RecomputePolicy::kOffload ? RecomputePolicy::kOffload : RecomputePolicy::kFull;
   }
-  return z.recompute == RecomputePolicy::kSelective ? RecomputePolicy::kSelective : RecomputePolicy::kNone;
+  switch (z.recompute) {
+    case RecomputePolicy::kSelective:
+    case RecomputePolicy::kSelectiveOp:
+    case RecomputePolicy::kSelectiveBlock:
+      return z.recompute;
+    default:
+      return RecomputePolicy::kNone;
+  }
 }
 
 MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
@@ -58,13 +122,16 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   r.gradients_bytes = GradientPartitionBytes(prec) * psi / s.gradient_shards;
   r.optimizer_states_bytes = OptimizerStateBytesPerParam(prec) * psi / s.optimizer_shards;
   if (z.hpz_enabled()) r.hpz_secondary_bytes = bytes * psi / z.zero_hpz_partition_size;
-  r.gathered_parameters_bytes = bytes * s.peak_gathered_elements;
+  r.gathered_parameters_bytes =
+      s.peak_gathered_bytes > 0 ? s.peak_gathered_bytes : bytes * s.peak_gathered_elements;
 
   r.buffers_bytes = bytes * s.reduce_buffer_elements;
   // communication_data_type wider than the model's: DeepSpeed casts the bucket to it before the reduce
-  // (stage3.py __avg_scatter_grads), a second buffer of the bucket in that format.
+  // (stage3.py __avg_scatter_grads), a second buffer of the bucket in that format; FSDP1 casts the unit's
+  // unsharded gradient (grad.to(reduce_dtype)) and FSDP2 copies it into a reduce-dtype reduce-scatter input
+  // (fsdp_builder.cc), a buffer of the largest unit in that format beside its 16-bit gradient.
   const double reduce_bytes = GradientReduceBytes(prec);
-  if (reduce_bytes != bytes && z.framework == Framework::kDeepSpeed) {
+  if (reduce_bytes != bytes) {
     r.buffers_bytes += reduce_bytes * s.reduce_buffer_elements;
   }
   if (z.zero_quantized_gradients && c.nodes > 1) {
@@ -73,10 +140,24 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
 
   const double b = z.train_micro_batch_size_per_gpu;
   const double logits = 6.0 * b * m.seq_len * m.vocab;
-  r.activations_bytes = ActivationBytes(m, b, RecomputeOf(z)) + logits;
+  r.activations_bytes = ActivationBytes(m, b, RecomputeOf(z), z.recompute_block_interval) + logits;
+
+  // The process's own memory besides the tensors (runtime_memory.h): the tensors kept at the peak that take
+  // large-pool blocks are the saved activations and the parameters whose partition (or shard) exceeds the
+  // allocator's kSmallSize of 1 MiB (smaller ones come from 2 MiB small-pool segments, rounded to 512 B).
+  double live_tensors = SavedActivationTensors(m, RecomputeOf(z), z.recompute_block_interval);
+  for (const Param& p : s.graph.params) {
+    if (bytes * p.numel() / s.param_shards > kAllocatorRoundingPerTensorBytes) live_tensors += 1;
+  }
+  const RuntimeMemory rt = EstimateRuntimeMemory(z, c, s, live_tensors);
+  r.cuda_context_bytes = rt.cuda_context_bytes;
+  r.nccl_buffers_bytes = rt.nccl_buffers_bytes;
+  r.cublas_workspace_bytes = rt.cublas_workspace_bytes;
+  r.allocator_rounding_bytes = rt.allocator_rounding_bytes;
+  r.reserve_bytes = rt.reserve_bytes;
 
   r.total_bytes = r.parameters_bytes + r.gradients_bytes + r.optimizer_states_bytes + r.hpz_secondary_bytes +
-                  r.gathered_parameters_bytes + r.buffers_bytes + r.activations_bytes;
+                  r.gathered_parameters_bytes + r.buffers_bytes + r.activations_bytes + rt.total();
   r.hbm_bytes = c.gpu.hbm_bytes;
   return r;
 }

@@ -16,6 +16,11 @@
 //                     awaiting its reduce-scatter) and qgZ's int4 send/receive buffers for the largest matrix
 //   activations       ActivationBytes below (Korthikanti et al. 2022), plus the logits, fp16 and fp32
 //                     for the loss (6*b*s*V)
+//   runtime           the CUDA context, NCCL's buffers, cuBLAS's workspaces, the caching allocator's block
+//                     rounding and the [runtime] memory_reserve (model/runtime_memory.h, each with its
+//                     source)
+// A variant fits when the total, runtime parts included, is at most the GPU's memory (evaluate.cc,
+// batch_search.cc).
 #pragma once
 
 #include <string>
@@ -35,6 +40,12 @@ struct MemoryBreakdown {
   double gathered_parameters_bytes = 0;
   double buffers_bytes = 0;
   double activations_bytes = 0;
+  // model/runtime_memory.h
+  double cuda_context_bytes = 0;
+  double nccl_buffers_bytes = 0;
+  double cublas_workspace_bytes = 0;
+  double allocator_rounding_bytes = 0;
+  double reserve_bytes = 0;
   double total_bytes = 0;
   double hbm_bytes = 0;  // the GPU's memory, for comparison
 };
@@ -52,16 +63,34 @@ struct MemoryBreakdown {
 //   norms      two inputs, 4sbh.
 // Without dropout the two sbh masks (and the attention dropout mask) are not stored.
 // Selective recompute keeps everything but the unfused core's s x s tensors (Korthikanti's 34sbh).
+// selective_op keeps what torchtitan's policy saves (RecomputePolicy, model_spec.h) beside the checkpoint's
+// block input 2sbh: the outputs of wq (2sbh), wv (2sb*kv), the SDPA kernel (its output 2sbh and
+// FlashAttention's log-sum-exp 4abs; the unfused core's bmm and softmax are recomputed) and the saved MLP
+// matmuls (w1 2sbf and w2 2sbh gated; w1 2sbf for GELU MLPs).
 double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy);
 
 // Activation bytes of the whole model on one GPU, without the logits: none and selective keep every
 // block's activations; full keeps each block's input (2sbh) plus one block's full working set while it is
 // recomputed (Korthikanti sec. 4: 2sbhL + the recomputed layer); offload keeps only that working set (the
-// inputs live in host memory).
-double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy);
+// inputs live in host memory). selective_op keeps every block's saved set plus one block's full working set
+// while its backward recomputes the rest; selective_block keeps floor(L / n) block inputs and the full
+// activations of the other blocks, plus one block's working set (`block_interval` = n).
+double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
+                       int block_interval = 1);
+
+// Blocks checkpointed whole under `policy`: every block with full and offload, floor(layers / n) with
+// selective_block, none otherwise.
+int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_interval);
+
+// Tensors the training keeps for the backward at its peak (for the allocator's block rounding,
+// runtime_memory.h): per block kept whole, one per stored term of BlockActivationBytes (the QKV input, Q, K,
+// V, the core's output, FlashAttention's log-sum-exp or the unfused core's two s x s tensors, the MLP's input
+// and two intermediates, the two norm inputs, the dropout masks); with full recompute one input per block
+// plus one block's set; with offload one block's set.
+double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int block_interval = 1);
 
 // The scenario's policy: activation_checkpointing = true means full (Megatron's) or, with recompute =
-// offload, offload; false means none or, with recompute = selective, selective.
+// offload, offload; false means none or, with recompute = selective, selective_op or selective_block, that.
 RecomputePolicy RecomputeOf(const ZeroConfig& z);
 
 MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,

@@ -118,6 +118,10 @@ const char* RecomputePolicyName(RecomputePolicy p) {
       return "selective";
     case RecomputePolicy::kOffload:
       return "offload";
+    case RecomputePolicy::kSelectiveOp:
+      return "selective_op";
+    case RecomputePolicy::kSelectiveBlock:
+      return "selective_block";
   }
   return "none";
 }
@@ -128,9 +132,16 @@ double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy
       return 0.0;
     case RecomputePolicy::kFull:
     case RecomputePolicy::kOffload:
+    case RecomputePolicy::kSelectiveBlock:  // per checkpointed block
       return ForwardFlopsPerLayer(m, tokens);
     case RecomputePolicy::kSelective:
       return 4.0 * tokens * m.seq_len * static_cast<double>(m.hidden);  // QK^T and attention x V
+    case RecomputePolicy::kSelectiveOp: {
+      const double h = m.hidden, f = m.ffn_hidden;
+      const double gemms = 2.0 * tokens * (h * KvWidth(m) + h * h + h * f);
+      const double core = m.attention == AttentionImpl::kUnfused ? 4.0 * tokens * m.seq_len * h : 0.0;
+      return gemms + core;
+    }
   }
   return 0.0;
 }

@@ -43,8 +43,13 @@ enum class BiasKind { kAll, kNone, kQkvOnly };
 // block's input, recompute the block in the backward); selective (Korthikanti et al. 2022, "Reducing
 // Activation Recomputation in Large Transformer Models", sec. 4.2: keep everything but the attention core's
 // s x s tensors and recompute only the core); offload (full, with the kept block inputs in host memory, as
-// DeepSpeed's activation_checkpointing.cpu_checkpointing does).
-enum class RecomputePolicy { kNone, kFull, kSelective, kOffload };
+// DeepSpeed's activation_checkpointing.cpu_checkpointing does); selective_op (PyTorch's op-level selective
+// activation checkpointing as torchtitan applies it, `ac_mode = "selective"`, `selective_ac_option = "op"`:
+// torch.utils.checkpoint's create_selective_checkpoint_contexts with torchtitan's policy, which saves the
+// outputs of the matmuls except every second one of a block and the SDPA / flash-attention outputs, and
+// recomputes everything else); selective_block (torchtitan's `selective_ac_option = "<n>"`: every n-th block
+// fully checkpointed, the others keep everything; ZeroConfig::recompute_block_interval).
+enum class RecomputePolicy { kNone, kFull, kSelective, kOffload, kSelectiveOp, kSelectiveBlock };
 const char* RecomputePolicyName(RecomputePolicy p);
 
 // Bytes per element of a 16-bit training dtype (2 for both).
@@ -105,8 +110,13 @@ double TotalParams(const ModelSpec& m);
 double ForwardFlopsPerLayer(const ModelSpec& m, double tokens);
 
 // Forward FLOPs recomputed per block in the backward under `policy` for `tokens`: the whole block for
-// full and offload, the attention core's 4*tokens*s*h for selective (Korthikanti sec. 4.2), none for none.
-// The schedule builder emits this as the recompute pass of each block.
+// full and offload (and for each checkpointed block of selective_block), the attention core's 4*tokens*s*h
+// for selective (Korthikanti sec. 4.2; the schedule re-runs it for unfused attention only: FlashAttention
+// recomputes inside its own backward kernel, counted in its backward factor), none for none. selective_op: the matmuls torchtitan's policy
+// does not save (the even ones of a block in torchtitan's call order wq, wk, wv, wo, w1, w3, w2 - GELU MLPs
+// w1, w2 -: wk 2*tokens*h*kv, wo 2*tokens*h^2, and w3 or the GELU MLP's w2 2*tokens*h*f) plus the unfused
+// core (its bmm and softmax are not in the save list; FlashAttention's output is). The schedule builder emits
+// the same work (schedule_parts.cc).
 double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy policy);
 
 // Forward FLOPs of the logit layer: 2*tokens*h*V.

@@ -79,6 +79,12 @@ struct ModuleWork {
   // the backward pass first re-runs this module's forward (the unfused attention core, whose s^2 scores
   // were not kept). Set by the schedule builder from the recompute policy.
   bool recompute_in_backward = false;
+  // Op-level selective checkpointing (memory.h, RecomputePolicy::kSelectiveOp): the share of the forward GEMM
+  // time whose outputs were not saved and are re-run first in the backward (wk of the fused QKV, wo, w3 of a
+  // fused gate/up), and whether the module's memory-bound kernels are re-run (none is in torchtitan's save
+  // list). Set by the schedule builder.
+  double recompute_gemm_fraction = 0;
+  bool recompute_elementwise = false;
   bool operator==(const ModuleWork&) const = default;
 };
 

@@ -108,7 +108,8 @@ double ResidentBytes(const ModelSpec& m, const ZeroConfig& z, int r, bool traine
 // Activations of a training pass (memory.h ActivationBytes) plus the logits, fp16 and fp32 for the loss (6 b
 // s V).
 double TrainingActivationBytes(const ModelSpec& m, const ZeroConfig& z, double batch) {
-  return ActivationBytes(m, batch, RecomputeOf(z)) + 6.0 * batch * m.seq_len * m.vocab;
+  return ActivationBytes(m, batch, RecomputeOf(z), z.recompute_block_interval) +
+         6.0 * batch * m.seq_len * m.vocab;
 }
 
 }  // namespace

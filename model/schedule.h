@@ -174,6 +174,9 @@ struct Schedule {
   int micro_steps = 0;            // gradient accumulation steps
   double tokens_per_micro_step = 0;  // per GPU
   double peak_gathered_elements = 0;  // most parameter elements gathered at once (DeepSpeed's n_available)
+  // The bytes of that peak where the gathered parameters are not all in the model's dtype (FSDP2 with the
+  // FP8 all-gather: fsdp_builder.cc); 0: peak_gathered_elements x the dtype's bytes.
+  double peak_gathered_bytes = 0;
   double persistent_elements = 0;     // parameters that never leave the GPU (below persistence threshold)
   double partitioned_elements = 0;    // all parameters (each rank holds 1/P of them)
   double largest_matrix_elements = 0; // the biggest 2-D parameter

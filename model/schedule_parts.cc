@@ -1,5 +1,6 @@
 #include "model/schedule_parts.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "model/memory.h"
@@ -19,9 +20,34 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const Clust
   // Selective recompute keeps everything but the unfused attention core's s^2 tensors, which the backward
   // recomputes (Korthikanti et al. 2022, sec. 4). FlashAttention never stores them and recomputes inside
   // its own backward kernel (its 2.5x backward factor, compute_cost.h), so there is nothing to add for it.
-  if (RecomputeOf(z) == RecomputePolicy::kSelective && m.attention == AttentionImpl::kUnfused) {
+  const RecomputePolicy policy = RecomputeOf(z);
+  if (policy == RecomputePolicy::kSelective && m.attention == AttentionImpl::kUnfused) {
     for (Module& mod : s->graph.modules) {
       if (mod.name.ends_with("attention.core")) mod.work.recompute_in_backward = true;
+    }
+  }
+  if (policy == RecomputePolicy::kSelectiveOp) {
+    // torchtitan's op-level policy (model_spec.h RecomputePolicy): in each block's backward, the matmuls it
+    // did not save (even ones in wq, wk, wv, wo, w1, w3, w2 order: wk, wo, w3; GELU MLPs: wk, wo, w2) re-run,
+    // so does the unfused attention core (bmm and softmax are not saved; an SDPA kernel's output is), and
+    // every memory-bound kernel (norms, rotary, activations, residual adds). The same FLOPs as
+    // RecomputeFlopsPerLayer.
+    const double h = m.hidden, kv = KvWidth(m);
+    const bool gelu = m.mlp == MlpKind::kGelu;
+    for (Module& mod : s->graph.modules) {
+      if (mod.layer < 0) continue;
+      mod.work.recompute_elementwise = true;
+      if (mod.name.ends_with("attention.query_key_value")) {
+        mod.work.recompute_gemm_fraction = kv / (h + 2 * kv);  // wk of the fused projection
+      } else if (mod.name.ends_with("attention.dense")) {
+        mod.work.recompute_gemm_fraction = 1.0;  // wo
+      } else if (mod.name.ends_with("mlp.dense_h_to_4h")) {
+        mod.work.recompute_gemm_fraction = gelu ? 0.0 : 0.5;  // w1 saved; w3 of the fused gate/up not
+      } else if (mod.name.ends_with("mlp.dense_4h_to_h")) {
+        mod.work.recompute_gemm_fraction = gelu ? 1.0 : 0.0;  // GELU's second matmul; SwiGLU's w2 saved
+      } else if (mod.name.ends_with("attention.core") && m.attention == AttentionImpl::kUnfused) {
+        mod.work.recompute_in_backward = true;
+      }
     }
   }
   for (const Param& p : s->graph.params) s->partitioned_elements += p.numel();
@@ -29,7 +55,16 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const Clust
     s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());
 
   ScheduleFrame f;
-  f.trace = BuildTrace(s->graph, z.activation_checkpointing);
+  // Blocks with a recompute pass: every block with activation checkpointing; selective_block every n-th
+  // (blocks n, 2n, ... counting from 1: torchtitan's _apply_layer_sac).
+  std::vector<bool> recompute_block(static_cast<size_t>(std::max(0, s->graph.num_blocks)),
+                                    z.activation_checkpointing);
+  if (policy == RecomputePolicy::kSelectiveBlock) {
+    for (size_t b = 0; b < recompute_block.size(); ++b) {
+      recompute_block[b] = z.recompute_block_interval >= 1 && (b + 1) % z.recompute_block_interval == 0;
+    }
+  }
+  f.trace = BuildTrace(s->graph, recompute_block);
   // Each parameter's gradient is final at its last backward use.
   f.last_backward.assign(s->graph.params.size(), -1);
   for (int step = 0; step < static_cast<int>(f.trace.size()); ++step) {

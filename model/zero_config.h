@@ -84,10 +84,15 @@ struct ZeroConfig {
   int train_micro_batch_size_per_gpu = 1;  // sequences per GPU per micro-step
   int gradient_accumulation_steps = 1;
   bool activation_checkpointing = true;    // Megatron's full-layer recompute
-  // ZeroSim: `[training] recompute`, refining activation_checkpointing: kOffload with it (the kept block inputs
-  // in host memory, DeepSpeed's activation_checkpointing.cpu_checkpointing), kSelective without it
-  // (Korthikanti's attention-core recompute). kNone: no refinement. RecomputeOf (memory.h) combines the two.
+  // ZeroSim: `[training] recompute`, refining activation_checkpointing: kOffload with it (the kept block
+  // inputs in host memory, DeepSpeed's activation_checkpointing.cpu_checkpointing), kSelective, kSelectiveOp
+  // and kSelectiveBlock without it (model_spec.h RecomputePolicy). kNone: no refinement. RecomputeOf
+  // (memory.h) combines the two.
   RecomputePolicy recompute = RecomputePolicy::kNone;
+  // ZeroSim: `[training] recompute_block_interval`, with recompute = selective_block: every n-th block
+  // (blocks n, 2n, ... counting from 1, torchtitan's _apply_layer_sac `_count % ac_freq == 0`) is
+  // checkpointed whole. torchtitan's default selective_ac_option is "2".
+  int recompute_block_interval = 2;
 
   // ZeroSim: host (Python) time per module hook (fetch + release). DeepSpeed's hooks run on the host;
   // kernels are issued asynchronously, so this matters only where the host falls behind the GPU.
@@ -110,6 +115,12 @@ struct ZeroConfig {
   // another stream or a busy NCCL stream holds back everything issued after it. Default by launcher
   // (LauncherHardwareQueues): 1 for Megatron-DeepSpeed, 8 for plain DeepSpeed, DeepSpeed-Chat and torchrun.
   int cuda_device_max_connections = 8;
+  // ZeroSim: `[runtime] memory_reserve`, the fraction of the GPU's memory kept free for what the memory
+  // estimate does not count (fragmentation across the caching allocator's segments, other libraries' scratch;
+  // model/runtime_memory.h), on top of the CUDA context, NCCL's buffers, cuBLAS's workspaces and the block
+  // rounding it does count. 0.005 by default (kDefaultMemoryReserve: the most that keeps every published run
+  // that ran feasible, runtime_memory.h).
+  double memory_reserve = 0.005;
 
   // Number formats beyond the 16-bit dtype: gradient reduction and accumulation, optimizer states, FP8 GEMMs
   // and the FP8 weight all-gather (model/precision.h, DeepSpeed's and torchao's keys).

@@ -1,6 +1,7 @@
 #include "model/io/report_json.h"
 
 #include "model/io/rlhf_report.h"
+#include "model/memory.h"
 #include "model/nccl_channels.h"
 
 namespace zerosim::io {
@@ -99,8 +100,12 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   j["train_micro_batch_size_per_gpu"] = z.train_micro_batch_size_per_gpu;
   j["gradient_accumulation_steps"] = z.gradient_accumulation_steps;
   j["activation_checkpointing"] = z.activation_checkpointing;
+  j["recompute"] = model::RecomputePolicyName(model::RecomputeOf(z));
+  if (model::RecomputeOf(z) == model::RecomputePolicy::kSelectiveBlock)
+    j["recompute_block_interval"] = z.recompute_block_interval;
   j["launcher"] = model::LauncherName(z.effective_launcher());
   j["cuda_device_max_connections"] = z.cuda_device_max_connections;
+  j["memory_reserve"] = z.memory_reserve;
   if (z.strategy == model::Strategy::kMics) {
     j["mics_shard_size"] = z.mics_shard_size;
     j["mics_hierarchical_params_gather"] = z.mics_hierarchical_params_gather;
@@ -174,6 +179,11 @@ ordered_json VariantToJson(const model::VariantReport& v) {
                                  {"gathered_parameters", m.gathered_parameters_bytes},
                                  {"buffers", m.buffers_bytes},
                                  {"activations", m.activations_bytes},
+                                 {"cuda_context", m.cuda_context_bytes},
+                                 {"nccl_buffers", m.nccl_buffers_bytes},
+                                 {"cublas_workspace", m.cublas_workspace_bytes},
+                                 {"allocator_rounding", m.allocator_rounding_bytes},
+                                 {"reserve", m.reserve_bytes},
                                  {"total", m.total_bytes},
                                  {"hbm", m.hbm_bytes}};
   }

@@ -217,6 +217,14 @@ std::string FormatReportTable(const model::Report& r) {
   t.Memory("gathered parameters", [](const VariantReport& v) { return Num(v.memory.gathered_parameters_bytes / kGiB, 2); });
   t.Memory("buffers", [](const VariantReport& v) { return Num(v.memory.buffers_bytes / kGiB, 2); });
   t.Memory("activations", [](const VariantReport& v) { return Num(v.memory.activations_bytes / kGiB, 2); });
+  // The process's memory besides its tensors (model/runtime_memory.h).
+  t.Memory("CUDA context, NCCL, cuBLAS", [](const VariantReport& v) {
+    const model::MemoryBreakdown& mem = v.memory;
+    return Num((mem.cuda_context_bytes + mem.nccl_buffers_bytes + mem.cublas_workspace_bytes) / kGiB, 2);
+  });
+  t.Memory("allocator rounding",
+           [](const VariantReport& v) { return Num(v.memory.allocator_rounding_bytes / kGiB, 2); });
+  t.Memory("reserve", [](const VariantReport& v) { return Num(v.memory.reserve_bytes / kGiB, 2); });
   t.Memory("total / HBM", [](const VariantReport& v) {
     return fmt::format("{:.1f}/{:.0f}", v.memory.total_bytes / kGiB, v.memory.hbm_bytes / kGiB);
   });

@@ -141,17 +141,31 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
       static_cast<int>(t->IntOr("gradient_accumulation_steps", z->gradient_accumulation_steps, 1,
                                 model::kMaxGradientAccumulation));
   z->activation_checkpointing = t->BoolOr("activation_checkpointing", z->activation_checkpointing);
-  // recompute = none | full | selective | offload (model/zero_config.h): sets activation_checkpointing too.
+  // recompute = none | full | selective | offload | selective_op | selective_block (model/model_spec.h
+  // RecomputePolicy): sets activation_checkpointing too (true for full and offload).
   if (std::optional<std::string> r = t->OptionalString("recompute")) {
     const bool both = t->Has("activation_checkpointing");
-    if (*r == "none" || *r == "full" || *r == "selective" || *r == "offload") {
+    if (*r == "none" || *r == "full" || *r == "selective" || *r == "offload" || *r == "selective_op" ||
+        *r == "selective_block") {
       z->activation_checkpointing = *r == "full" || *r == "offload";
-      z->recompute = *r == "selective" ? model::RecomputePolicy::kSelective
-                     : *r == "offload" ? model::RecomputePolicy::kOffload
-                                       : model::RecomputePolicy::kNone;
+      z->recompute = *r == "selective"         ? model::RecomputePolicy::kSelective
+                     : *r == "offload"         ? model::RecomputePolicy::kOffload
+                     : *r == "selective_op"    ? model::RecomputePolicy::kSelectiveOp
+                     : *r == "selective_block" ? model::RecomputePolicy::kSelectiveBlock
+                                               : model::RecomputePolicy::kNone;
       if (both) t->Fail("recompute", "give recompute or activation_checkpointing, not both");
     } else {
-      t->Fail("recompute", fmt::format("unknown recompute \"{}\" (none, full, selective, offload)", *r));
+      t->Fail("recompute",
+              fmt::format("unknown recompute \"{}\" (none, full, selective, offload, selective_op, "
+                          "selective_block)",
+                          *r));
+    }
+  }
+  if (t->Has("recompute_block_interval")) {
+    z->recompute_block_interval = static_cast<int>(
+        t->IntOr("recompute_block_interval", z->recompute_block_interval, 1, model::kMaxLayers));
+    if (z->recompute != model::RecomputePolicy::kSelectiveBlock || z->activation_checkpointing) {
+      t->Fail("recompute_block_interval", "applies to recompute = \"selective_block\" only");
     }
   }
   if (std::optional<std::string> a = t->OptionalString("attention")) {
@@ -193,6 +207,9 @@ RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
   z->host_overhead_per_module_s =
       t->QuantityOr("host_overhead_per_module", Dimension::kTime, z->host_overhead_per_module_s, false);
   z->host_tensor_view_s = t->QuantityOr("host_tensor_view", Dimension::kTime, z->host_tensor_view_s, false);
+  // memory_reserve: a fraction of the GPU's memory (model/runtime_memory.h), below one half so that a
+  // reserve cannot make every configuration infeasible by itself.
+  z->memory_reserve = t->NumberOr("memory_reserve", z->memory_reserve, 0.0, 0.49);
   ApplyRuntime(r, z);
   return r;
 }

@@ -99,5 +99,19 @@ TEST(Launcher, ShippedScenariosKeepTheirRunsQueues) {
   EXPECT_EQ(queues("scenarios/published/llmfoundry_a100_40gb_2x8_1600g_roce.toml", 0), 8);
 }
 
+// `[runtime] memory_reserve` (issue 20 item 7): the fraction of the GPU's memory kept free, 0.005 by default,
+// reaching every variant; outside [0, 0.49] an error naming the key.
+TEST(Launcher, MemoryReserveReachesEveryVariant) {
+  StatusOr<Scenario> d = Load("", kMixed);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  for (const Variant& v : d->variants) EXPECT_DOUBLE_EQ(v.zero.memory_reserve, 0.005);
+  StatusOr<Scenario> s = Load("[runtime]\nmemory_reserve = 0.1\n\n", kMixed);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  for (const Variant& v : s->variants) EXPECT_DOUBLE_EQ(v.zero.memory_reserve, 0.1);
+  StatusOr<Scenario> bad = Load("[runtime]\nmemory_reserve = 0.6\n\n", kMixed);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("memory_reserve"), std::string::npos) << bad.status().message();
+}
+
 }  // namespace
 }  // namespace zerosim::io

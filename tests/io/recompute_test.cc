@@ -25,7 +25,9 @@ TEST(Recompute, EachPolicyReachesTheVariants) {
       {"none", model::RecomputePolicy::kNone},
       {"full", model::RecomputePolicy::kFull},
       {"selective", model::RecomputePolicy::kSelective},
-      {"offload", model::RecomputePolicy::kOffload}};
+      {"offload", model::RecomputePolicy::kOffload},
+      {"selective_op", model::RecomputePolicy::kSelectiveOp},
+      {"selective_block", model::RecomputePolicy::kSelectiveBlock}};
   for (const auto& [name, policy] : policies) {
     const StatusOr<Scenario> s = WithTraining("recompute = \"" + name + "\"\n");
     ASSERT_TRUE(s.ok()) << s.status().message();
@@ -38,6 +40,25 @@ TEST(Recompute, EachPolicyReachesTheVariants) {
   const StatusOr<Scenario> old = WithTraining("activation_checkpointing = false\n");
   ASSERT_TRUE(old.ok()) << old.status().message();
   EXPECT_EQ(model::RecomputeOf(old->variants[0].zero), model::RecomputePolicy::kNone);
+}
+
+TEST(Recompute, TheBlockIntervalReachesTheVariantsWithSelectiveBlockOnly) {
+  const StatusOr<Scenario> s =
+      WithTraining("recompute = \"selective_block\"\nrecompute_block_interval = 3\n");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  for (const Variant& v : s->variants) EXPECT_EQ(v.zero.recompute_block_interval, 3);
+  const StatusOr<Scenario> d = WithTraining("recompute = \"selective_block\"\n");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->variants[0].zero.recompute_block_interval, 2);  // torchtitan's default "2"
+  const StatusOr<Scenario> other = WithTraining("recompute = \"full\"\nrecompute_block_interval = 3\n");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("recompute_block_interval"), std::string::npos)
+      << other.status().message();
+  const StatusOr<Scenario> zero =
+      WithTraining("recompute = \"selective_block\"\nrecompute_block_interval = 0\n");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.status().message().find("recompute_block_interval"), std::string::npos)
+      << zero.status().message();
 }
 
 TEST(Recompute, BadValuesAreErrorsNamingTheKey) {

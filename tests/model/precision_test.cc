@@ -205,18 +205,29 @@ TEST(Precision, FeasibilityRules) {
   problems = CheckZero(states, h100);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].key, "bf16_optimizer_states");
-  // The FSDP builders do not model DeepSpeed's formats: refused at their key, not silently ignored. FP8
-  // GEMMs apply to every strategy.
+  // The FSDP builders model the reduce dtype (every FSDP strategy) and torchao's FP8 all-gather (FSDP2's
+  // extension); DeepSpeed's state formats are refused at their key, not silently ignored. FP8 GEMMs apply to
+  // every strategy.
   ZeroConfig fsdp;
   fsdp.strategy = Strategy::kFsdpFullShard;
   fsdp.framework = Framework::kFsdp;
   fsdp.precision.fp8_gemms = true;
   EXPECT_TRUE(CheckZero(fsdp, h100).empty());
   fsdp.precision.gradient_reduce_dtype = FloatFormat::kFp32;
+  EXPECT_TRUE(CheckZero(fsdp, h100).empty());
+  fsdp.precision.fp8_weight_all_gather = true;
   problems = CheckZero(fsdp, h100);
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0].key, "communication_data_type");
-  EXPECT_NE(problems[0].message.find("DeepSpeed strategies only"), std::string::npos) << problems[0].message;
+  EXPECT_EQ(problems[0].key, "fp8_weight_all_gather");
+  EXPECT_NE(problems[0].message.find("FSDP2"), std::string::npos) << problems[0].message;
+  for (Strategy st : {Strategy::kFsdp2}) {
+    fsdp.strategy = st;
+    EXPECT_TRUE(CheckZero(fsdp, h100).empty()) << StrategyName(st);
+  }
+  fsdp.precision.gradient_accumulation_dtype = FloatFormat::kFp32;
+  problems = CheckZero(fsdp, h100);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].key, "grad_accum_dtype");
 }
 
 }  // namespace
