@@ -227,8 +227,11 @@ std::string Violations(const Config& x, const Schedule& s, const VariantReport& 
       !Near(r.bytes.intra_node.total(), s.volumes.intra_total()))
     fail("bytes per tier differ from the schedule's");
   const MemoryBreakdown& mem = r.memory;
+  // The tensors' parts and the runtime's (model/runtime_memory.h).
   if (!Near(mem.parameters_bytes + mem.gradients_bytes + mem.optimizer_states_bytes + mem.hpz_secondary_bytes +
-                mem.buffers_bytes + mem.activations_bytes + mem.gathered_parameters_bytes,
+                mem.buffers_bytes + mem.activations_bytes + mem.gathered_parameters_bytes + mem.cuda_context_bytes +
+                mem.nccl_buffers_bytes + mem.cublas_workspace_bytes + mem.allocator_rounding_bytes +
+                mem.reserve_bytes,
             mem.total_bytes))
     fail("memory parts do not sum to the total");
   if (r.feasible == !r.infeasible_reason.empty()) fail("feasible and infeasible_reason disagree");
