@@ -142,6 +142,7 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
       var.zero.stage3_prefetch_bucket_size = v->number;
     if (const AxisValue* v = value("stage3_max_live_parameters"))
       var.zero.stage3_max_live_parameters = v->number;
+    if (const AxisValue* v = value("memory_reserve")) var.zero.memory_reserve = v->number;
   }
 
   // Combinations that cannot run are results, with the reason: the one feasibility check

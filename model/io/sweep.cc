@@ -43,6 +43,8 @@ const std::map<std::string, AxisRule>& AxisRules() {
       {"reduce_bucket_size", {Kind::kCount, 1, kCountMax}},
       {"stage3_prefetch_bucket_size", {Kind::kCount, 0, kCountMax}},
       {"stage3_max_live_parameters", {Kind::kCount, 0, kCountMax}},
+      // [runtime] memory_reserve's range (zero_keys.cc).
+      {"memory_reserve", {Kind::kNumber, 0, 0.49}},
   };
   return rules;
 }

@@ -11,6 +11,7 @@
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
 #include "model/io/sweep.h"
+#include "study/scenario_runner.h"
 #include "study/sweep_grid.h"
 #include "test_inputs.h"
 
@@ -131,6 +132,24 @@ TEST(WhatIf, WhatIfsUnderWhichNoVariantRunsAreAnErrorNamingThem) {
   EXPECT_NE(s.status().message().find("--set gpus_per_node=3"), std::string::npos) << s.status().message();
   const Status st = CheckSomeVariantRuns(*base, "--ds-config d.json");
   EXPECT_TRUE(st.ok()) << st.message();  // ZeRO-3 runs on the base as written
+}
+
+TEST(WhatIf, TheMemoryReserveIsASettingAndAnAxis) {
+  // `--set memory_reserve=0.25`: a quarter of each GPU's 32 GiB kept free, in every variant's memory.
+  const io::MemoryFileSource fs(testing::InputFiles());
+  const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml");
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  const StatusOr<io::Scenario> s = ApplySettings(fs, *base, {"memory_reserve=0.25"});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kAnalytic);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const model::VariantReport& v : r->variants) {
+    EXPECT_DOUBLE_EQ(v.memory.reserve_bytes, 0.25 * 32.0 * (1 << 30)) << v.name;
+  }
+  // Its range is the key's: at most 0.49.
+  const StatusOr<io::Scenario> bad = ApplySettings(fs, *base, {"memory_reserve=0.6"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("memory_reserve"), std::string::npos) << bad.status().message();
 }
 
 }  // namespace
