@@ -5,6 +5,8 @@
 // tensors fill 97% of the GPU was feasible and the batch search took a micro-batch at 96%.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "model/batch_search.h"
 #include "model/calibration.h"
 #include "model/evaluate.h"
@@ -73,7 +75,8 @@ TEST(RuntimeMemory, EveryPartIsInTheTotalWithTheReserveOfTheGpusMemory) {
     EXPECT_LT(large_params, static_cast<double>(s.graph.params.size()));
     const double tensors = m.layers + 13.0 + large_params;
     EXPECT_DOUBLE_EQ(r.allocator_rounding_bytes, tensors * kMiBytes);
-    EXPECT_DOUBLE_EQ(r.reserve_bytes, reserve * c.gpu.hbm_bytes);
+    EXPECT_DOUBLE_EQ(r.reserve_bytes, std::ceil(reserve * c.gpu.hbm_bytes));  // whole bytes
+    EXPECT_EQ(r.reserve_bytes, std::floor(r.reserve_bytes));
     EXPECT_DOUBLE_EQ(r.total_bytes, TensorBytes(r) + r.cuda_context_bytes + r.nccl_buffers_bytes +
                                         r.cublas_workspace_bytes + r.allocator_rounding_bytes +
                                         r.reserve_bytes);
@@ -114,7 +117,7 @@ TEST(RuntimeMemory, BatchSearchKeepsTheHeadroom) {
   ASSERT_TRUE(b.fits) << b.reason;
   EXPECT_LT(b.largest_micro_batch, 6);
   EXPECT_LE(b.memory.total_bytes, c.gpu.hbm_bytes);
-  EXPECT_DOUBLE_EQ(b.memory.reserve_bytes, 0.05 * c.gpu.hbm_bytes);
+  EXPECT_DOUBLE_EQ(b.memory.reserve_bytes, std::ceil(0.05 * c.gpu.hbm_bytes));
   EXPECT_LE(TensorBytes(b.memory), 0.95 * c.gpu.hbm_bytes);
 }
 
