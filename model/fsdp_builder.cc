@@ -264,7 +264,9 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const Cluste
         // wait_stream, then _prefetch_handle; FSDP2 pre_backward: wait_for_unshard, then _backward_prefetch).
         wait = fsdp.Ready(u);
         if (forward && z.fsdp_forward_prefetch) fsdp.Unshard(u + 1, purpose);
-        if (!forward && z.fsdp_backward_prefetch == 1) fsdp.Unshard(u - 1, purpose);
+        if (!forward && z.fsdp_backward_prefetch == FsdpBackwardPrefetch::kBackwardPre) {
+          fsdp.Unshard(u - 1, purpose);
+        }
       }
       if (u > 0) current = u;
       compute = EmitModuleCompute(s, f, ts, &emit, {wait});
@@ -277,7 +279,9 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const Cluste
       if (ts.phase == Phase::kBackward && b >= 0 && ts.module == g.block_begin[static_cast<size_t>(b)]) {
         fsdp.Hook();  // post-backward
         fsdp.Reshard(u);
-        if (z.fsdp_backward_prefetch == 2) fsdp.Unshard(u - 1, Purpose::kBackwardAllGather);
+        if (z.fsdp_backward_prefetch == FsdpBackwardPrefetch::kBackwardPost) {
+          fsdp.Unshard(u - 1, Purpose::kBackwardAllGather);
+        }
         fsdp.Reduce(u, compute);
         current = -1;
       }

@@ -12,6 +12,11 @@
 
 namespace zerosim::model {
 
+// FSDP's BackwardPrefetch (torch/distributed/fsdp/api.py): when the next unit's all-gather is issued in
+// the backward: none (when it is needed), BACKWARD_PRE (before the current unit's gradient computation),
+// BACKWARD_POST (after it).
+enum class FsdpBackwardPrefetch { kNone, kBackwardPre, kBackwardPost };
+
 struct ZeroConfig {
   // zero_optimization.stage (DeepSpeed's key; `strategy` below decides the schedule: zero1/zero2/zero3/mics
   // imply stage 1/2/3/3).
@@ -37,10 +42,10 @@ struct ZeroConfig {
   double allgather_bucket_size = 5e8;
   // FSDP (torch/distributed/fsdp/api.py, fully_sharded_data_parallel.py) arguments, PyTorch's defaults:
   // limit_all_gathers (at most two unshards outstanding: _limiter_utils.py _FreeEventQueue), forward_prefetch
-  // (off), backward_prefetch (BACKWARD_PRE; kept as: 0 none, 1 BACKWARD_PRE, 2 BACKWARD_POST).
+  // (off), backward_prefetch (BACKWARD_PRE).
   bool fsdp_limit_all_gathers = true;
   bool fsdp_forward_prefetch = false;
-  int fsdp_backward_prefetch = 1;
+  FsdpBackwardPrefetch fsdp_backward_prefetch = FsdpBackwardPrefetch::kBackwardPre;
 
   // --- ZeRO++ (DeepSpeed v0.10.0, PR #3784) ---
   bool zero_quantized_weights = false;    // qwZ: int8 block-quantized weight all-gather

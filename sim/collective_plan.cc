@@ -203,28 +203,6 @@ int GroupInstances(GroupKind g, const Layout& l) {
   return 1;
 }
 
-int GroupInstanceOf(GroupKind g, int gpu, const Layout& l) {
-  switch (g) {
-    case GroupKind::kGlobal:
-      return 0;
-    case GroupKind::kHpz:
-      return gpu / l.hpz;
-    case GroupKind::kLocal:
-      return gpu / l.gpus_per_node;
-    case GroupKind::kCrossNode:
-      return gpu % l.gpus_per_node;
-    case GroupKind::kShard:
-      return gpu / ShardOf(l);
-    case GroupKind::kReplica:
-      return gpu % ShardOf(l);
-    case GroupKind::kShardCrossNode:  // shard group, then local rank
-      return gpu / ShardOf(l) * l.gpus_per_node + gpu % l.gpus_per_node;
-    case GroupKind::kCount:
-      break;
-  }
-  return 0;
-}
-
 std::vector<int> GroupMembers(GroupKind g, int instance, const Layout& l) {
   std::vector<int> m;
   switch (g) {

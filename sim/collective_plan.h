@@ -80,9 +80,8 @@ struct PlanStep {
   std::vector<Flow> flows;
 };
 
-// Instances of group kind `g` on the platform, the instance GPU `gpu` belongs to, and the members of one.
+// Instances of group kind `g` on the platform, and the members of one.
 int GroupInstances(model::GroupKind g, const Layout& l);
-int GroupInstanceOf(model::GroupKind g, int gpu, const Layout& l);
 std::vector<int> GroupMembers(model::GroupKind g, int instance, const Layout& l);
 
 // The steps of collective `c` timed by NCCL's protocol choice `t` (latency terms; the bandwidth factor is

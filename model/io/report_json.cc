@@ -117,9 +117,10 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   if (model::IsFsdp(z.strategy)) {
     j["limit_all_gathers"] = z.fsdp_limit_all_gathers;
     j["forward_prefetch"] = z.fsdp_forward_prefetch;
-    j["backward_prefetch"] = z.fsdp_backward_prefetch == 0   ? "none"
-                             : z.fsdp_backward_prefetch == 2 ? "backward_post"
-                                                             : "backward_pre";
+    j["backward_prefetch"] = z.fsdp_backward_prefetch == model::FsdpBackwardPrefetch::kNone ? "none"
+                             : z.fsdp_backward_prefetch == model::FsdpBackwardPrefetch::kBackwardPost
+                                 ? "backward_post"
+                                 : "backward_pre";
   }
   const model::Precision& pr = z.precision;
   j["communication_data_type"] = model::FloatFormatName(pr.gradient_reduce_dtype);

@@ -54,11 +54,11 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   z.fsdp_forward_prefetch = t->BoolOr("forward_prefetch", z.fsdp_forward_prefetch);
   if (std::optional<std::string> bp = t->OptionalString("backward_prefetch")) {
     if (*bp == "none") {
-      z.fsdp_backward_prefetch = 0;
+      z.fsdp_backward_prefetch = model::FsdpBackwardPrefetch::kNone;
     } else if (*bp == "backward_pre") {
-      z.fsdp_backward_prefetch = 1;
+      z.fsdp_backward_prefetch = model::FsdpBackwardPrefetch::kBackwardPre;
     } else if (*bp == "backward_post") {
-      z.fsdp_backward_prefetch = 2;
+      z.fsdp_backward_prefetch = model::FsdpBackwardPrefetch::kBackwardPost;
     } else {
       t->Fail("backward_prefetch",
               fmt::format("unknown backward_prefetch \"{}\" (backward_pre, backward_post, none)", *bp));

@@ -137,7 +137,8 @@ Config Draw(std::mt19937_64& rng, bool small) {
   }
   z.fsdp_limit_all_gathers = Pick(rng, {0, 1}) == 1;
   z.fsdp_forward_prefetch = Pick(rng, {0, 1}) == 1;
-  z.fsdp_backward_prefetch = Pick(rng, {0, 1, 2});
+  z.fsdp_backward_prefetch = Pick(rng, {FsdpBackwardPrefetch::kNone, FsdpBackwardPrefetch::kBackwardPre,
+                                         FsdpBackwardPrefetch::kBackwardPost});
   z.train_micro_batch_size_per_gpu = Pick(rng, {1, 2, 4});
   z.gradient_accumulation_steps = Pick(rng, {1, 2});
   // [training] recompute (model/io/zero_keys.cc): none, full, selective, offload.
