@@ -106,16 +106,19 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
       var.model.seq_len = seq;
     }
   }
-  if (const AxisValue* v = value("nodes")) p.cluster.nodes = static_cast<int>(v->number);
-  if (const AxisValue* v = value("gpus_per_node")) p.cluster.gpus_per_node = static_cast<int>(v->number);
-  if (const AxisValue* v = value("nic.count")) p.cluster.nic.count = static_cast<int>(v->number);
-  if (const AxisValue* v = value("nic.bandwidth")) p.cluster.nic.bandwidth_Bps = v->number;
-  if (const AxisValue* v = value("intra.bandwidth")) p.cluster.intra.bandwidth_Bps = v->number;
-  if (const AxisValue* v = value("fabric.oversubscription")) p.cluster.fabric.oversubscription = v->number;
-  if (const AxisValue* v = value("fabric.nodes_per_leaf"))
-    p.cluster.fabric.nodes_per_leaf = static_cast<int>(v->number);
+  // Every other axis through its target (io::AxisTargetOf): the cluster's fields, then each variant's; the
+  // sequence length before tokens_per_gpu, which reads it.
+  for (size_t a = 0; a < s.axes.size(); ++a) {
+    if (const io::AxisTarget t = io::AxisTargetOf(s.axes[a].key); t.cluster != nullptr) {
+      t.cluster(*chosen[a], &p.cluster);
+    }
+  }
   for (Variant& var : p.variants) {
-    if (const AxisValue* v = value("seq_len")) var.model.seq_len = static_cast<int>(v->number);
+    for (size_t a = 0; a < s.axes.size(); ++a) {
+      if (const io::AxisTarget t = io::AxisTargetOf(s.axes[a].key); t.variant != nullptr) {
+        t.variant(*chosen[a], &var);
+      }
+    }
     if (const AxisValue* v = value("tokens_per_gpu")) {
       const int64_t tokens = static_cast<int64_t>(v->number);  // at most 2^44 (AxisRules)
       const int64_t seq = std::max(1, var.model.seq_len);
@@ -132,17 +135,6 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
       var.zero.train_micro_batch_size_per_gpu =
           static_cast<int>(std::min<int64_t>(micro, model::kMaxMicroBatch));
     }
-    if (const AxisValue* v = value("zero_quantized_weights")) var.zero.zero_quantized_weights = v->boolean;
-    if (const AxisValue* v = value("zero_hpz_partition_size"))
-      var.zero.zero_hpz_partition_size = static_cast<int>(v->number);
-    if (const AxisValue* v = value("zero_quantized_gradients"))
-      var.zero.zero_quantized_gradients = v->boolean;
-    if (const AxisValue* v = value("reduce_bucket_size")) var.zero.reduce_bucket_size = v->number;
-    if (const AxisValue* v = value("stage3_prefetch_bucket_size"))
-      var.zero.stage3_prefetch_bucket_size = v->number;
-    if (const AxisValue* v = value("stage3_max_live_parameters"))
-      var.zero.stage3_max_live_parameters = v->number;
-    if (const AxisValue* v = value("memory_reserve")) var.zero.memory_reserve = v->number;
   }
 
   // Combinations that cannot run are results, with the reason: the one feasibility check

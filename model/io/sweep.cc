@@ -14,37 +14,79 @@ namespace {
 
 enum class Kind { kFile, kInt, kBandwidth, kNumber, kBool, kCount };
 
-// An axis: its kind and the range its values must lie in, the same as the loaders' for that key
-// (topology_loader.cc, zero_keys.cc, model/feasibility.h), so that an axis accepts exactly the values a
-// scenario file accepts.
+// An axis: its kind, the range its values must lie in (the same as the loaders' for that key:
+// topology_loader.cc, zero_keys.cc, model/feasibility.h, so that an axis accepts exactly the values a
+// scenario file accepts), and where its value goes (AxisTarget, sweep.h). One entry per axis: a new axis
+// (or `--set` key) is one line here, its documentation in docs/sweeps.md.
 struct AxisRule {
   Kind kind;
   double min = 0;
   double max = 0;
+  AxisTarget target;
 };
+
+int Int(const AxisValue& v) { return static_cast<int>(v.number); }
+
+AxisTarget Cluster(ClusterSetter f) { return {f, nullptr}; }
+AxisTarget EachVariant(VariantSetter f) { return {nullptr, f}; }
 
 const std::map<std::string, AxisRule>& AxisRules() {
   constexpr double kCountMax = TableReader::kCountMax;
+  using model::ClusterSpec;
+  // topology and model read files, tokens_per_gpu depends on the sequence: the study applies them
+  // (study/sweep_grid.cc MakePoint), so they have no target here.
   static const std::map<std::string, AxisRule> rules = {
-      {"topology", {Kind::kFile}},
-      {"model", {Kind::kFile}},
-      {"nodes", {Kind::kInt, 1, model::kMaxNodes}},
-      {"gpus_per_node", {Kind::kInt, 1, model::kMaxGpusPerNode}},
-      {"nic.count", {Kind::kInt, 1, model::kMaxGpusPerNode}},
-      {"nic.bandwidth", {Kind::kBandwidth}},
-      {"intra.bandwidth", {Kind::kBandwidth}},
-      {"fabric.oversubscription", {Kind::kNumber, 1, 1e6}},
-      {"fabric.nodes_per_leaf", {Kind::kInt, 1, model::kMaxNodes}},
-      {"tokens_per_gpu", {Kind::kInt, 1, static_cast<double>(model::kMaxSequence * model::kMaxMicroBatch)}},
-      {"seq_len", {Kind::kInt, 1, model::kMaxSequence}},
-      {"zero_quantized_weights", {Kind::kBool}},
-      {"zero_hpz_partition_size", {Kind::kInt, 1, model::kMaxGpusPerNode}},
-      {"zero_quantized_gradients", {Kind::kBool}},
-      {"reduce_bucket_size", {Kind::kCount, 1, kCountMax}},
-      {"stage3_prefetch_bucket_size", {Kind::kCount, 0, kCountMax}},
-      {"stage3_max_live_parameters", {Kind::kCount, 0, kCountMax}},
+      {"topology", {Kind::kFile, 0, 0, {}}},
+      {"model", {Kind::kFile, 0, 0, {}}},
+      {"nodes", {Kind::kInt, 1, model::kMaxNodes, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                   c->nodes = Int(v);
+                 })}},
+      {"gpus_per_node",
+       {Kind::kInt, 1, model::kMaxGpusPerNode,
+        Cluster([](const AxisValue& v, ClusterSpec* c) { c->gpus_per_node = Int(v); })}},
+      {"nic.count", {Kind::kInt, 1, model::kMaxGpusPerNode, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                       c->nic.count = Int(v);
+                     })}},
+      {"nic.bandwidth", {Kind::kBandwidth, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                           c->nic.bandwidth_Bps = v.number;
+                         })}},
+      {"intra.bandwidth", {Kind::kBandwidth, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                             c->intra.bandwidth_Bps = v.number;
+                           })}},
+      {"fabric.oversubscription", {Kind::kNumber, 1, 1e6, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                                     c->fabric.oversubscription = v.number;
+                                   })}},
+      {"fabric.nodes_per_leaf",
+       {Kind::kInt, 1, model::kMaxNodes,
+        Cluster([](const AxisValue& v, ClusterSpec* c) { c->fabric.nodes_per_leaf = Int(v); })}},
+      {"tokens_per_gpu", {Kind::kInt, 1, static_cast<double>(model::kMaxSequence * model::kMaxMicroBatch), {}}},
+      {"seq_len", {Kind::kInt, 1, model::kMaxSequence, EachVariant([](const AxisValue& v, Variant* var) {
+                     var->model.seq_len = Int(v);
+                   })}},
+      {"zero_quantized_weights", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+                                    var->zero.zero_quantized_weights = v.boolean;
+                                  })}},
+      {"zero_hpz_partition_size",
+       {Kind::kInt, 1, model::kMaxGpusPerNode,
+        EachVariant([](const AxisValue& v, Variant* var) { var->zero.zero_hpz_partition_size = Int(v); })}},
+      {"zero_quantized_gradients", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+                                      var->zero.zero_quantized_gradients = v.boolean;
+                                    })}},
+      {"reduce_bucket_size", {Kind::kCount, 1, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
+                                var->zero.reduce_bucket_size = v.number;
+                              })}},
+      {"stage3_prefetch_bucket_size",
+       {Kind::kCount, 0, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
+          var->zero.stage3_prefetch_bucket_size = v.number;
+        })}},
+      {"stage3_max_live_parameters",
+       {Kind::kCount, 0, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
+          var->zero.stage3_max_live_parameters = v.number;
+        })}},
       // [runtime] memory_reserve's range (zero_keys.cc).
-      {"memory_reserve", {Kind::kNumber, 0, 0.49}},
+      {"memory_reserve", {Kind::kNumber, 0, 0.49, EachVariant([](const AxisValue& v, Variant* var) {
+                            var->zero.memory_reserve = v.number;
+                          })}},
   };
   return rules;
 }
@@ -158,6 +200,11 @@ void ReadPrices(TableReader* cost, SweepSpec* s, Status* status) {
 }
 
 }  // namespace
+
+AxisTarget AxisTargetOf(const std::string& key) {
+  const auto rule = AxisRules().find(key);
+  return rule == AxisRules().end() ? AxisTarget{} : rule->second.target;
+}
 
 const std::vector<std::string>& SweepAxisKeys() {
   static const std::vector<std::string> keys = [] {

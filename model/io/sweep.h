@@ -62,6 +62,19 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path);
 // grid is not expanded. Errors: an unknown key, a bad value, a key given twice.
 StatusOr<SweepSpec> ParseSettings(const FileSource& fs, const Scenario& base, const std::vector<std::string>& settings);
 
+// Where an axis's value goes: a field of the cluster, or a field of every variant (one of the two). The
+// axes and their targets are one list (sweep.cc AxisRules): a new axis is one entry there.
+using ClusterSetter = void (*)(const AxisValue& v, model::ClusterSpec* c);
+using VariantSetter = void (*)(const AxisValue& v, Variant* var);
+struct AxisTarget {
+  ClusterSetter cluster = nullptr;
+  VariantSetter variant = nullptr;
+};
+
+// The target of axis `key`; empty for `topology` and `model` (they name files) and `tokens_per_gpu` (it
+// depends on the sequence length), which study/sweep_grid.cc applies itself, and for unknown keys.
+AxisTarget AxisTargetOf(const std::string& key);
+
 // The axis keys a sweep may use (docs/sweeps.md).
 const std::vector<std::string>& SweepAxisKeys();
 

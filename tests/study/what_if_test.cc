@@ -1,9 +1,11 @@
-// What-ifs are judged on the configuration as it will run (issue 20 item 21): a scenario that cannot run on its
-// own topology (hpZ 16 on 8 GPUs per node, an HSDP shard group larger than the cluster) is refused by the loader
-// as written, but `--set` and a sweep's axes that make it runnable are accepted, and the calibration's compute
-// rules (FP8 GEMMs need gemm_efficiency.fp8_gemm) apply to a what-if as to a file.
+// What-ifs are judged on the configuration as it will run (issue 20 item 21): a scenario that cannot run on
+// its own topology (hpZ 16 on 8 GPUs per node, an HSDP shard group larger than the cluster) is refused by the
+// loader as written, but `--set` and a sweep's axes that make it runnable are accepted, and the calibration's
+// compute rules (FP8 GEMMs need gemm_efficiency.fp8_gemm) apply to a what-if as to a file.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -47,37 +49,42 @@ TEST(WhatIf, ASettingThatMakesTheScenarioRunnableIsAccepted) {
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->cluster.gpus_per_node, 16);
   for (const io::Variant& v : s->variants) {
-    EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s->cluster, s->calibration)), "")
+    EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s->cluster, s->calibration)),
+              "")
         << v.name;
   }
   // A setting that leaves it as it is: ZeRO-3 still runs, ZeRO++ is an infeasible row (not an error).
   const StatusOr<io::Scenario> other = ApplySettings(fs, *base, {"nic.bandwidth=200Gbps"});
   ASSERT_TRUE(other.ok()) << other.status().message();
-  EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(other->variants[0].model, other->variants[0].zero,
-                                                              other->cluster, other->calibration)),
+  EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(
+                other->variants[0].model, other->variants[0].zero, other->cluster, other->calibration)),
             "");
-  EXPECT_NE(model::DescribeProblems(model::CheckConfiguration(other->variants[1].model, other->variants[1].zero,
-                                                              other->cluster, other->calibration))
-                .find("zero_hpz_partition_size"),
-            std::string::npos);
+  EXPECT_NE(
+      model::DescribeProblems(model::CheckConfiguration(other->variants[1].model, other->variants[1].zero,
+                                                        other->cluster, other->calibration))
+          .find("zero_hpz_partition_size"),
+      std::string::npos);
 }
 
 TEST(WhatIf, AShardGroupLargerThanTheClusterRunsWhenNodesAreAdded) {
   // 4 nodes x 8 GPUs = 32: a shard group of 64 ranks fits only with 8 nodes or more.
   std::string text = testing::kScenario;
-  text = Replace(text, "[zero]\nstage = 3\n", "[zero]\nstrategy = \"fsdp_hybrid_shard\"\nhsdp_shard_size = 64\n");
-  text = Replace(text, "zero_quantized_weights = true\nzero_hpz_partition_size = 8\nzero_quantized_gradients = true\n",
-                 "hsdp_shard_size = 16\n");
+  text = Replace(text, "[zero]\nstage = 3\n",
+                 "[zero]\nstrategy = \"fsdp_hybrid_shard\"\nhsdp_shard_size = 64\n");
+  text = Replace(
+      text, "zero_quantized_weights = true\nzero_hpz_partition_size = 8\nzero_quantized_gradients = true\n",
+      "hsdp_shard_size = 16\n");
   const io::MemoryFileSource fs(testing::InputFiles(text));
   const StatusOr<io::Scenario> as_written = io::LoadScenario(fs, "s.toml");
   ASSERT_FALSE(as_written.ok());
-  EXPECT_NE(as_written.status().message().find("hsdp_shard_size"), std::string::npos) << as_written.status().message();
+  EXPECT_NE(as_written.status().message().find("hsdp_shard_size"), std::string::npos)
+      << as_written.status().message();
   const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml", {.check_configuration = false});
   ASSERT_TRUE(base.ok()) << base.status().message();
   const StatusOr<io::Scenario> s = ApplySettings(fs, *base, {"nodes=8"});
   ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ(model::DescribeProblems(
-                model::CheckConfiguration(s->variants[0].model, s->variants[0].zero, s->cluster, s->calibration)),
+  EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(s->variants[0].model, s->variants[0].zero,
+                                                              s->cluster, s->calibration)),
             "");
 }
 
@@ -102,8 +109,9 @@ TEST(WhatIf, FP8GemmsWithoutTheirCalibrationAreInfeasibleOnASweepPoint) {
   // A GPU with FP8 tensor cores whose calibration gives no fp8_gemm: the loader refuses the file, and a sweep
   // over it marks the FP8 variant infeasible with the calibration's reason (before: the point ran, and a
   // zero efficiency reached the GEMM time's division).
-  std::map<std::string, std::string> files = testing::InputFiles(
-      Replace(testing::kScenario, "zero_quantized_gradients = true\n", "zero_quantized_gradients = true\nfp8_gemms = true\n"));
+  std::map<std::string, std::string> files =
+      testing::InputFiles(Replace(testing::kScenario, "zero_quantized_gradients = true\n",
+                                  "zero_quantized_gradients = true\nfp8_gemms = true\n"));
   files["t.toml"] = Replace(testing::kTopology, "peak_flops = \"100TFLOPs\"\n",
                             "peak_flops = \"100TFLOPs\"\nfp8_peak_flops = \"200TFLOPs\"\n");
   files["x.sweep.toml"] = "name = \"bw\"\nbase = \"s.toml\"\n[axes]\n\"nic.bandwidth\" = [\"100Gbps\"]\n";
@@ -116,7 +124,8 @@ TEST(WhatIf, FP8GemmsWithoutTheirCalibrationAreInfeasibleOnASweepPoint) {
   const SweepPoint p = MakePoint(*sweep, 0);
   ASSERT_EQ(p.variant_infeasible.size(), 2u);
   EXPECT_EQ(p.variant_infeasible[0], "");
-  EXPECT_NE(p.variant_infeasible[1].find("gemm_efficiency.fp8_gemm"), std::string::npos) << p.variant_infeasible[1];
+  EXPECT_NE(p.variant_infeasible[1].find("gemm_efficiency.fp8_gemm"), std::string::npos)
+      << p.variant_infeasible[1];
   // --set on it: ZeRO-3 runs, the FP8 variant is an infeasible row; CheckSomeVariantRuns accepts it.
   const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml", {.check_configuration = false});
   ASSERT_TRUE(base.ok()) << base.status().message();
@@ -150,6 +159,25 @@ TEST(WhatIf, TheMemoryReserveIsASettingAndAnAxis) {
   const StatusOr<io::Scenario> bad = ApplySettings(fs, *base, {"memory_reserve=0.6"});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("memory_reserve"), std::string::npos) << bad.status().message();
+}
+
+TEST(WhatIf, EveryAxisSetsExactlyOneThing) {
+  // An axis is one entry (model/io/sweep.cc AxisRules): its range and its target. One that the parser
+  // accepted and nothing applied would be a what-if that changes nothing (as the link latencies were).
+  for (const std::string& key : io::SweepAxisKeys()) {
+    const io::AxisTarget t = io::AxisTargetOf(key);
+    const bool applied_by_the_study = key == "topology" || key == "model" || key == "tokens_per_gpu";
+    EXPECT_EQ((t.cluster != nullptr) + (t.variant != nullptr), applied_by_the_study ? 0 : 1) << key;
+  }
+}
+
+TEST(WhatIf, EveryAxisIsDocumented) {
+  std::ifstream in(std::string(ZEROSIM_SOURCE_DIR) + "/docs/sweeps.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(doc.empty());
+  for (const std::string& key : io::SweepAxisKeys()) {
+    EXPECT_NE(doc.find("`" + key + "`"), std::string::npos) << key << " is not in docs/sweeps.md";
+  }
 }
 
 }  // namespace
