@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -147,6 +149,23 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
   return p;
 }
 
+namespace {
+
+// Ok when some variant runs (an empty reason) or there are none: a variant that cannot run is an
+// infeasible result of the run (EvaluateScenario checks each variant). When none can, the what-ifs
+// themselves are the problem: "WHAT: no variant can run: variant "V": reasons".
+Status NoVariantRuns(const std::vector<io::Variant>& variants, const std::vector<std::string>& reasons,
+                     const std::string& what) {
+  for (const std::string& why : reasons) {
+    if (why.empty()) return Status::Ok();
+  }
+  if (variants.empty() || reasons.empty()) return Status::Ok();
+  return Status::Error(fmt::format("{}: no variant can run: variant \"{}\": {}", what, variants.front().name,
+                                   reasons.front()));
+}
+
+}  // namespace
+
 StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenario& base,
                                      const std::vector<std::string>& settings) {
   StatusOr<io::SweepSpec> parsed = io::ParseSettings(fs, base, settings);
@@ -166,24 +185,22 @@ StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenari
   if (!p.infeasible.empty()) {
     return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));
   }
-  if (Status st = CheckSomeVariantRuns(out, fmt::format("--set {}", fmt::join(settings, " "))); !st.ok()) {
+  // The point's per-variant reasons are the check (MakePoint ran it on the configuration as it will run).
+  if (Status st = NoVariantRuns(out.variants, p.variant_infeasible,
+                                fmt::format("--set {}", fmt::join(settings, " ")));
+      !st.ok()) {
     return st;
   }
   return out;
 }
 
 Status CheckSomeVariantRuns(const io::Scenario& s, const std::string& what) {
-  // A variant that cannot run is an infeasible result of the run (EvaluateScenario checks each variant),
-  // unless none can: then the what-ifs themselves are the problem.
-  std::string first;
+  std::vector<std::string> reasons;
   for (const io::Variant& v : s.variants) {
-    const std::string why =
-        model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration));
-    if (why.empty()) return Status::Ok();
-    if (first.empty()) first = fmt::format("variant \"{}\": {}", v.name, why);
+    reasons.push_back(
+        model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration)));
   }
-  if (s.variants.empty()) return Status::Ok();
-  return Status::Error(fmt::format("{}: no variant can run: {}", what, first));
+  return NoVariantRuns(s.variants, reasons, what);
 }
 
 }  // namespace zerosim::study

@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "model/cluster_spec.h"
 #include "model/feasibility.h"
 #include "model/io/table_reader.h"
 #include "model/model_spec.h"
