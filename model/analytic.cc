@@ -61,7 +61,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     const CollectiveTime tuned = EstimateScheduledCollective(op.coll, c);
     if (op.coll.kind == CollectiveKind::kAllReduce) offset[kCompactRateCollectives + k] = tuned.seconds;
     class_sm_share[k] = CollectiveSmShare(op.coll, tuned, c);
-    class_demand[k] = CollectiveLinkDemand(op.coll.traffic, c, tuned);
+    class_demand[k] = CollectiveLinkDemand(WireTraffic(op.coll, tuned, c), c, tuned);
   }
   for (size_t i = 0; i < s.compute_classes.size(); ++i)
     offset[compute_base + i] = local.class_time[i].total();

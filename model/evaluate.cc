@@ -6,6 +6,7 @@
 
 #include "model/invariants.h"
 #include "model/memory.h"
+#include "model/nccl_allreduce.h"
 #include "model/schedule_builder.h"
 #include "model/units.h"
 
@@ -103,7 +104,7 @@ VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& 
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal, const Schedule& s) {
   const Timing t = EvaluateAnalytic(s, c, cal, /*timeline=*/false);
-  return AssembleVariant(name, "analytic", m, z, c, s, t, s.volumes);
+  return AssembleVariant(name, "analytic", m, z, c, s, t, WireVolumes(s, c));
 }
 
 bool SameScheduleShape(const ClusterSpec& a, const ClusterSpec& b) {

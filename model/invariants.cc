@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "model/collective_time.h"
+#include "model/nccl_allreduce.h"
 #include "model/units.h"
 
 namespace zerosim::model {
@@ -46,11 +47,13 @@ double LinkTimeLowerBound(const ClusterSpec& c, const Schedule& s) {
   double nic_s = 0, port_s = 0, leaf_s = 0;
   const double nic_Bps = c.node_nic_Bps();
   const double leaf_Bps = LeafUplinkBps(c);
+  // A tuned all-reduce counts the bytes of the algorithm NCCL's tuner picked (WireTraffic).
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective) continue;
-    if (nic_Bps > 0) nic_s += op.coll.traffic.max_node_nic_bytes / nic_Bps;
-    if (c.intra.bandwidth_Bps > 0) port_s += op.coll.traffic.max_gpu_port_bytes / c.intra.bandwidth_Bps;
-    if (leaf_Bps > 0) leaf_s += op.coll.traffic.max_leaf_uplink_bytes / leaf_Bps;
+    const Traffic wire = WireTraffic(op.coll, c);
+    if (nic_Bps > 0) nic_s += wire.max_node_nic_bytes / nic_Bps;
+    if (c.intra.bandwidth_Bps > 0) port_s += wire.max_gpu_port_bytes / c.intra.bandwidth_Bps;
+    if (leaf_Bps > 0) leaf_s += wire.max_leaf_uplink_bytes / leaf_Bps;
   }
   return std::max({nic_s, port_s, leaf_s});
 }
@@ -110,11 +113,12 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
   v.AtMost("compute + optimizer time exceeds the iteration time", t.compute_s + t.optimizer_s, t.iteration_s);
   v.AtMost("the links' busy time exceeds the iteration time",
            LinkTimeLowerBound(c, s), t.iteration_s);
-  // 4. Bytes conserved per tier and purpose.
-  for (size_t p = 1; p < s.volumes.cross_node.size(); ++p) {
-    v.Equal(fmt::format("cross-node {} bytes", PurposeKey(p)), s.volumes.cross_node[p],
+  // 4. Bytes conserved per tier and purpose (the tuned all-reduces at their algorithm's bytes).
+  const TierVolumes planned = WireVolumes(s, c);
+  for (size_t p = 1; p < planned.cross_node.size(); ++p) {
+    v.Equal(fmt::format("cross-node {} bytes", PurposeKey(p)), planned.cross_node[p],
             engine_volumes.cross_node[p]);
-    v.Equal(fmt::format("intra-node {} bytes", PurposeKey(p)), s.volumes.intra_node[p],
+    v.Equal(fmt::format("intra-node {} bytes", PurposeKey(p)), planned.intra_node[p],
             engine_volumes.intra_node[p]);
   }
   return v.text();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include "model/nccl_channels.h"
 #include "model/units.h"
@@ -220,13 +221,73 @@ CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const Cluste
   return best;
 }
 
-CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c) {
+bool IsTunedAllReduce(const CollectiveSpec& s, const ClusterSpec& c) {
   // The communicator is every GPU: the global group, or a MiCS / HSDP replica group with shard groups of one
   // rank (its node-major ring is the global one, traffic.h).
-  const bool whole_cluster = s.kind == CollectiveKind::kAllReduce &&
-                             (s.group == GroupKind::kGlobal || s.group == GroupKind::kReplica) &&
-                             s.group_size == c.total_gpus() && s.group_size > 1;
-  if (!whole_cluster) return EstimateCollective(s.traffic, c);
+  return s.kind == CollectiveKind::kAllReduce &&
+         (s.group == GroupKind::kGlobal || s.group == GroupKind::kReplica) &&
+         s.group_size == c.total_gpus() && s.group_size > 1;
+}
+
+TierScale AllReduceTierScale(const Traffic& ring, double bytes, const char* algorithm, const ClusterSpec& c) {
+  TierScale k;
+  const std::string_view a = algorithm;
+  const int ranks = c.total_gpus();
+  if (a == "Tree" && ranks > 1) {
+    k.intra = k.cross = static_cast<double>(ranks) / (ranks - 1);
+  } else if (a == "NVLS" || a == "NVLSTree") {
+    // Per GPU port and direction (NvlsAllReduceSeconds' wire bytes); per node across (NvlsTreeAllReduce).
+    const double port_bytes = bytes * (1.0 + 1.0 / c.gpus_per_node);
+    if (ring.max_gpu_port_bytes > 0) k.intra = port_bytes / ring.max_gpu_port_bytes;
+    const double node_bytes = (c.nodes <= 2 ? 1.0 : 2.0) * bytes;
+    if (a == "NVLSTree" && ring.max_node_nic_bytes > 0) k.cross = node_bytes / ring.max_node_nic_bytes;
+  }
+  return k;
+}
+
+Traffic ScaleTraffic(const Traffic& ring, const TierScale& scale, const char* algorithm) {
+  Traffic t = ring;
+  t.intra_total_bytes *= scale.intra;
+  t.max_gpu_port_bytes *= scale.intra;
+  t.cross_total_bytes *= scale.cross;
+  t.max_node_nic_bytes *= scale.cross;
+  t.max_leaf_uplink_bytes *= scale.cross;
+  const std::string_view a = algorithm;
+  if (a == "Tree") t.ring_rank_bytes *= scale.intra;
+  if (a == "NVLS" || a == "NVLSTree") t.ring_rank_bytes = 0;
+  return t;
+}
+
+TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c) {
+  if (!IsTunedAllReduce(s, c) || tuned.algorithm == nullptr) return TierScale{};
+  return AllReduceTierScale(s.traffic, s.buffer_bytes, tuned.algorithm, c);
+}
+
+Traffic WireTraffic(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c) {
+  if (!IsTunedAllReduce(s, c)) return s.traffic;
+  const char* algorithm = tuned.algorithm != nullptr ? tuned.algorithm : "Ring";
+  return ScaleTraffic(s.traffic, WireTierScale(s, tuned, c), algorithm);
+}
+
+Traffic WireTraffic(const CollectiveSpec& s, const ClusterSpec& c) {
+  if (!IsTunedAllReduce(s, c)) return s.traffic;
+  return WireTraffic(s, EstimateScheduledCollective(s, c), c);
+}
+
+TierVolumes WireVolumes(const Schedule& s, const ClusterSpec& c) {
+  TierVolumes v = s.volumes;
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCollective || !IsTunedAllReduce(op.coll, c)) continue;
+    const Traffic wire = WireTraffic(op.coll, c);
+    const auto i = static_cast<size_t>(op.purpose);
+    v.cross_node[i] += wire.cross_total_bytes - op.coll.traffic.cross_total_bytes;
+    v.intra_node[i] += wire.intra_total_bytes - op.coll.traffic.intra_total_bytes;
+  }
+  return v;
+}
+
+CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c) {
+  if (!IsTunedAllReduce(s, c)) return EstimateCollective(s.traffic, c);
   CollectiveTime t = EstimateAllReduce(s.traffic, s.buffer_bytes, c);
   // The ring's step structure, carrying the tuner's latency in total (the replay delays by each step's).
   const NcclProtocol& p = t.params;
@@ -242,8 +303,16 @@ CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const Cluste
     q = NcclProtocol{};
     q.base_latency_s = t.latency_s;
   }
-  // The ring's flows at this factor move the buffer in the tuner's transfer time.
-  const double t1 = TransferSeconds(s.traffic, c, 1.0);
+  // NCCL's tuner picks by its own model, which sees each node's NICs but not a fat tree's oversubscribed
+  // leaf uplinks (tuning.cc: NVLSTree's bwInter is the NIC's): where the algorithm's bytes need longer on
+  // the links (at line rate x the tier's efficiency) than the tuner's transfer, the links set it.
+  const double t1 = TransferSeconds(WireTraffic(s, t, c), c, 1.0);
+  if (t1 > t.transfer_s) {
+    t.seconds += t1 - t.transfer_s;
+    t.transfer_s = t1;
+  }
+  // The ring's flows, carrying the algorithm's bytes of their tier, at this factor move the buffer in the
+  // transfer time.
   q.bandwidth_factor = t.transfer_s > 0 && t1 > 0 ? t1 / t.transfer_s : p.bandwidth_factor;
   t.params = q;
   return t;

@@ -60,18 +60,64 @@ double TreeCorrectionFactor(int protocol, double bytes, int minor);
 CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const ClusterSpec& c,
                                  unsigned algorithms = kNcclAllAlgorithms);
 
+// Whether `s` is timed as NCCL's tuner picks it (EstimateAllReduce): an all-reduce whose communicator is
+// every GPU of the cluster (GroupKind::kGlobal: FSDP NO_SHARD's gradient all-reduce; GroupKind::kReplica of
+// shard groups of one rank: MiCS with mics_shard_size = 1, the same communicator). Any other collective,
+// and an all-reduce over a smaller communicator (HSDP's and MiCS's replica groups, whose NCCL trees ZeroSim
+// does not model: EstimateAllReduce takes the cluster as the communicator), is EstimateCollective's ring.
+bool IsTunedAllReduce(const CollectiveSpec& s, const ClusterSpec& c);
+
+// How the bytes of NCCL's `algorithm` ("Ring", "Tree", "NVLS", "NVLSTree") for an all-reduce of `bytes` per
+// rank over every GPU differ from its ring's (`ring`, CollectiveTraffic of kAllReduce over all GPUs), per
+// tier: the factor by which each of the ring's flows on that tier carries the algorithm's bytes, chosen so
+// that the busiest link of the tier carries what the algorithm puts on it.
+//   Ring      1 and 1.
+//   Tree      P / (P - 1) on both tiers: every link of the chain inside the node and of the double binary
+//             tree across nodes carries 2 x bytes one way (reduce up, broadcast down; each node is inner in
+//             one tree of half the buffer and a leaf in the other), the ring's links 2 (P-1)/P x bytes; the
+//             factor NCCL's tuner models as the tree's algorithm bandwidth of half its bus bandwidth.
+//   NVLS      inside the node bytes (1 + 1/G) per GPU port and direction (NvlsAllReduceSeconds: scatter into
+//             the multicast buffer, multimem reduce of the rank's slice, gather) over the ring's
+//             2 (G-1)/G x bytes.
+//   NVLSTree  the same inside each node; across nodes bytes per node on two nodes and 2 x bytes beyond
+//             (NvlsTreeAllReduce) over the ring's 2 (P-1)/P x bytes per node.
+// Totals (intra_total_bytes, cross_total_bytes) follow the ring's flow pattern at these factors.
+struct TierScale {
+  double intra = 1;
+  double cross = 1;
+};
+TierScale AllReduceTierScale(const Traffic& ring, double bytes, const char* algorithm, const ClusterSpec& c);
+
+// `ring` with each tier's bytes multiplied by `scale`; ring_rank_bytes (what NCCL's ring bus cap applies
+// to) scaled on the tree, 0 for the NVLS algorithms, which are not rings. Steps stay the ring's: the replay
+// runs the ring's steps, carrying the algorithm's latency (EstimateScheduledCollective).
+Traffic ScaleTraffic(const Traffic& ring, const TierScale& scale, const char* algorithm);
+
 // One collective of a training schedule, as both the analytic model (EvaluateAnalytic) and the SimGrid
-// replay (sim/replay.cc) time it. An all-reduce whose communicator is every GPU of the cluster
-// (GroupKind::kGlobal: FSDP NO_SHARD's gradient all-reduce; GroupKind::kReplica of shard groups of one rank:
-// MiCS with mics_shard_size = 1, the same communicator) is NCCL's tuner's pick, EstimateAllReduce; any
-// other collective, and an all-reduce over a smaller communicator (HSDP's and MiCS's replica groups, whose
-// NCCL trees ZeroSim does not model: EstimateAllReduce takes the cluster as the communicator), is
-// EstimateCollective's ring. The tuner's result is re-expressed on the ring the replay runs (collective
-// plan: 2(g-1) ring steps): params' latencies are the ring's per-step latencies scaled so that base +
-// intra_steps x intra + inter_steps x inter = latency_s, and params.bandwidth_factor =
-// TransferSeconds(traffic, c, 1) / transfer_s, so ring flows at that factor take transfer_s on an idle
-// fabric. algorithm and protocol stay the tuner's (a tree or NVLS pick is replayed as ring flows at the
-// tuner's time, not as the tree's or NVLS's own flows).
+// replay (sim/replay.cc) time it: a tuned all-reduce (IsTunedAllReduce) is NCCL's tuner's pick,
+// EstimateAllReduce; any other collective is EstimateCollective's ring. The tuner's result is re-expressed
+// on the ring the replay runs (collective plan: 2(g-1) ring steps): params' latencies are the ring's
+// per-step latencies scaled so that base + intra_steps x intra + inter_steps x inter = latency_s, and
+// params.bandwidth_factor = TransferSeconds(WireTraffic, c, 1) / transfer_s, so the ring's flows, each
+// carrying the algorithm's bytes of its tier (AllReduceTierScale), at that factor take transfer_s on an
+// idle fabric. Where those bytes need longer on the links than the tuner's transfer (NCCL's model does not
+// see a fat tree's oversubscribed uplinks), transfer_s is theirs: the factor is at most 1, and no algorithm
+// moves its bytes faster than the links allow.
+// algorithm and protocol stay the tuner's.
 CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c);
+
+// The bytes `s` puts on each tier on `c`: s.traffic (the placement's ring), or for a tuned all-reduce the
+// algorithm the tuner picked (`tuned`: EstimateScheduledCollective(s, c)), ScaleTraffic of its
+// AllReduceTierScale. What the engines load the links with, the invariants bound the time by, and the
+// report counts.
+Traffic WireTraffic(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c);
+// Its per-tier factors over s.traffic: AllReduceTierScale of the tuner's pick, 1 and 1 for any other.
+TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c);
+Traffic WireTraffic(const CollectiveSpec& s, const ClusterSpec& c);  // times s itself
+
+// The schedule's bytes per tier and purpose on `c`: s.volumes (SumTraffic of the placement's traffic) with
+// every tuned all-reduce counted at its WireTraffic. The schedule is shared by clusters of one shape
+// (evaluate.h), the tuner's pick is not: it is counted here, per cluster.
+TierVolumes WireVolumes(const Schedule& s, const ClusterSpec& c);
 
 }  // namespace zerosim::model

@@ -9,6 +9,7 @@
 #include "model/analytic.h"
 #include "model/invariants.h"
 #include "model/memory.h"
+#include "model/nccl_allreduce.h"
 #include "model/rlhf_schedule.h"
 
 namespace zerosim::model {
@@ -44,9 +45,10 @@ std::string CheckPass(const std::string& what, const Schedule& s, const TimedSch
   if (tm.iteration_s < bound * (1 - kInvariantTolerance)) {
     bad.push_back(fmt::format("time {} s below its link-time bound {} s", tm.iteration_s, bound));
   }
-  for (size_t i = 0; i < s.volumes.cross_node.size(); ++i) {
-    if (!Close(s.volumes.cross_node[i], t.volumes.cross_node[i]) ||
-        !Close(s.volumes.intra_node[i], t.volumes.intra_node[i])) {
+  const TierVolumes planned = WireVolumes(s, c);
+  for (size_t i = 0; i < planned.cross_node.size(); ++i) {
+    if (!Close(planned.cross_node[i], t.volumes.cross_node[i]) ||
+        !Close(planned.intra_node[i], t.volumes.intra_node[i])) {
       bad.push_back("bytes per tier differ between the schedule and the engine");
       break;
     }
@@ -116,7 +118,7 @@ double TrainingActivationBytes(const ModelSpec& m, const ZeroConfig& z, double b
 
 ScheduleTimer AnalyticTimer(const ClusterSpec& c, const Calibration& cal) {
   return [c, cal](const Schedule& s) -> StatusOr<TimedSchedule> {
-    return TimedSchedule{EvaluateAnalytic(s, c, cal, false), s.volumes};
+    return TimedSchedule{EvaluateAnalytic(s, c, cal, false), WireVolumes(s, c)};
   };
 }
 

@@ -53,8 +53,9 @@ inline constexpr int kNumQueues = static_cast<int>(Queue::kCount);
 
 // kAllReduce: NCCL's ring all-reduce (a reduce-scatter then an all-gather over the same ring, 2(g-1) steps;
 // NCCL src/device/all_reduce.h runRing). Over the whole cluster (kGlobal) it is timed as NCCL's tuner picks
-// it (tree, NVLSTree, NVLS or ring: EstimateScheduledCollective, nccl_allreduce.h), the replay running the
-// ring's flows at that time; over smaller groups ZeroSim times the ring.
+// it (tree, NVLSTree, NVLS or ring: EstimateScheduledCollective, nccl_allreduce.h), the links carrying that
+// algorithm's bytes (WireTraffic; `traffic` below stays the placement's ring); over smaller groups ZeroSim
+// times the ring.
 enum class CollectiveKind : uint8_t { kAllGather, kReduceScatter, kAllToAll, kAllReduce };
 
 enum class GroupKind : uint8_t {

@@ -378,6 +378,10 @@ class Replay {
     }
     const int load = loaded.empty() ? -1 : platform_->StartGpuLoad(loaded, interference);
     const double overhead = 1.0 / t.params.bandwidth_factor;
+    // A tuned all-reduce runs the ring's flows carrying its algorithm's bytes of each tier (tree, NVLS,
+    // NVLSTree: model::AllReduceTierScale); any other collective its own.
+    const model::Traffic wire_traffic = model::WireTraffic(op.coll, t, c_);
+    const model::TierScale tier = model::WireTierScale(op.coll, t, c_);
     const double started = Platform::Now();
     const auto purpose = static_cast<size_t>(op.purpose);
     const double scale = layout_.symmetric ? layout_.flow_scale() : 1.0;
@@ -391,13 +395,14 @@ class Replay {
       for (const Flow& f : step.flows) {
         // Folded: the second unit's flows are their mirror images' (mirror_fold.h).
         if (f.src >= first_mirrored_gpu) continue;
-        const auto wire = static_cast<uint64_t>(std::llround(f.bytes * overhead));
-        if (wire == 0) continue;
         const int node = f.src / layout_.gpus_per_node;
-        if (node == f.dst / layout_.gpus_per_node &&
-            !classes_.node_intra_simulated[static_cast<size_t>(node)]) {
+        const bool intra = node == f.dst / layout_.gpus_per_node;
+        const double bytes = f.bytes * (intra ? tier.intra : tier.cross);
+        const auto wire = static_cast<uint64_t>(std::llround(bytes * overhead));
+        if (wire == 0) continue;
+        if (intra && !classes_.node_intra_simulated[static_cast<size_t>(node)]) {
           // The same NVSwitch flow of its class's representative node stands for it (rank_classes.h).
-          volumes_.intra_node[purpose] += f.bytes * scale;
+          volumes_.intra_node[purpose] += bytes * scale;
           ++stats_.represented_transfers;
           continue;
         }
@@ -410,11 +415,11 @@ class Replay {
           const LinkInfo& info = platform_->links()[static_cast<size_t>(link)];
           if (!info.up) continue;
           if (info.tier == LinkTier::kNic) {
-            volumes_.cross_node[purpose] += f.bytes * scale;
+            volumes_.cross_node[purpose] += bytes * scale;
             stats_.nic_capacity_bytes_planned += capacity;
           }
           if (info.tier == LinkTier::kNvLink) {
-            volumes_.intra_node[purpose] += f.bytes * scale;
+            volumes_.intra_node[purpose] += bytes * scale;
             stats_.nvlink_capacity_bytes_planned += capacity;
           }
         }
@@ -426,9 +431,9 @@ class Replay {
     // NCCL's per-architecture cap on a ring's bus bandwidth (model::NcclRingBusBandwidthCap): a ring whose
     // links would carry it faster still takes its bytes over the cap, as the analytic model times it.
     const double cap_Bps = model::NcclRingBusBandwidthCap(c_);
-    if (cap_Bps > 0 && op.coll.traffic.ring_rank_bytes > 0) {
+    if (cap_Bps > 0 && wire_traffic.ring_rank_bytes > 0) {
       const double floor_s =
-          t.latency_s + op.coll.traffic.ring_rank_bytes / (cap_Bps * t.params.bandwidth_factor);
+          t.latency_s + wire_traffic.ring_rank_bytes / (cap_Bps * t.params.bandwidth_factor);
       const double elapsed = Platform::Now() - started;
       if (elapsed < floor_s) Platform::Delay(floor_s - elapsed);
     }

@@ -142,10 +142,10 @@ TEST(NcclAllReduce, PluginNetworkLatencyByRelease) {
 
 // Training's whole-cluster all-reduce (FSDP NO_SHARD, GroupKind::kGlobal) is the tuner's pick: at 1 MiB
 // NCCL's tree, LL128, 65.5 us + 1 MiB / 51.75 GB/s (TreeEqualsTuningCcWorkedByHand), carried on the ring's
-// steps for the replay (latencies summing to 65.5 us, bandwidth factor = the ring's 2 x 31/32 x 1 MiB /
-// 200 GB/s over the tree's transfer); at 1 GiB the ring's Simple with the plateau, 1.4 (8.4 + 56 x 3.4 + 6
-// x 14) us + 2 x 31/32 x 1 GiB / 200 GB/s. A reduce-scatter and an all-reduce over a replica group keep
-// EstimateCollective.
+// steps for the replay (latencies summing to 65.5 us, bandwidth factor = the tree's wire bytes, 2 x 1 MiB per
+// node, / 200 GB/s over the tree's transfer); at 1 GiB the ring's Simple with the plateau, 1.4 (8.4 + 56
+// x 3.4 + 6 x 14) us + 2 x 31/32 x 1 GiB / 200 GB/s. A reduce-scatter and an all-reduce over a replica group
+// keep EstimateCollective.
 TEST(NcclAllReduce, TrainingAllReduceIsTheTunersPick) {
   const ClusterSpec c = FourHopperNodes();
   CollectiveSpec s;
@@ -163,7 +163,7 @@ TEST(NcclAllReduce, TrainingAllReduceIsTheTunersPick) {
   EXPECT_EQ(s.traffic.intra_steps, 56);
   EXPECT_EQ(s.traffic.inter_steps, 6);
   EXPECT_NEAR(p.base_latency_s + 56 * p.intra_step_latency_s + 6 * p.inter_step_latency_s, 65.5e-6, 1e-12);
-  EXPECT_NEAR(p.bandwidth_factor, 2.0 * 31 / 32 * s.buffer_bytes / 200e9 / tree_transfer_s, 1e-9);
+  EXPECT_NEAR(p.bandwidth_factor, 2.0 * s.buffer_bytes / 200e9 / tree_transfer_s, 1e-9);
 
   s.buffer_bytes = 1 << 30;
   s.traffic = RingOf(s.buffer_bytes, c);
@@ -183,6 +183,95 @@ TEST(NcclAllReduce, TrainingAllReduceIsTheTunersPick) {
   replica.buffer_bytes = 1 << 20;
   replica.traffic = CollectiveTraffic(replica.kind, replica.group, 4, replica.buffer_bytes, c);
   EXPECT_EQ(EstimateScheduledCollective(replica, c).seconds, EstimateCollective(replica.traffic, c).seconds);
+}
+
+// What a tuned all-reduce puts on the links is its algorithm's bytes (AllReduceTierScale), so that no
+// algorithm moves its bytes faster than the line rate: the busiest link's bytes over its line rate are at
+// most the tuner's transfer time, and the replay's bandwidth factor is at most 1.
+void ExpectNoFasterThanTheLinks(const CollectiveSpec& s, const ClusterSpec& c) {
+  const CollectiveTime t = EstimateScheduledCollective(s, c);
+  const Traffic wire = WireTraffic(s, t, c);
+  EXPECT_LE(wire.max_node_nic_bytes / c.node_nic_Bps(), t.transfer_s * (1 + 1e-12)) << t.algorithm;
+  EXPECT_LE(wire.max_gpu_port_bytes / c.intra.bandwidth_Bps, t.transfer_s * (1 + 1e-12)) << t.algorithm;
+  EXPECT_GT(t.params.bandwidth_factor, 0) << t.algorithm;
+  EXPECT_LE(t.params.bandwidth_factor, 1 + 1e-12) << t.algorithm;
+}
+
+CollectiveSpec WholeClusterAllReduce(double bytes, const ClusterSpec& c) {
+  CollectiveSpec s;
+  s.kind = CollectiveKind::kAllReduce;
+  s.group = GroupKind::kGlobal;
+  s.group_size = c.total_gpus();
+  s.buffer_bytes = bytes;
+  s.traffic = RingOf(bytes, c);
+  return s;
+}
+
+// Tree (4 x 8, 1 MiB): every node's NICs and every GPU port carry 2 x bytes one way, the ring 2 x 31/32.
+// NVLSTree (2 x 8, 1 GiB, 2.19): NVLS's bytes x 9/8 per GPU port, the buffer once through each node's NICs
+// (tuning.cc: bwInter unhalved on two nodes), against the ring's 2 x 15/16. NVLS (1 x 8, 1 GiB): 9/8 of the
+// buffer per port, 9 buffers in all over the NVSwitch, against the ring's 2 x 7/8 per port.
+TEST(NcclAllReduce, WireTrafficIsTheAlgorithms) {
+  ClusterSpec c = FourHopperNodes();
+  const CollectiveSpec tree = WholeClusterAllReduce(1 << 20, c);
+  ASSERT_STREQ(EstimateScheduledCollective(tree, c).algorithm, "Tree");
+  const Traffic tree_wire = WireTraffic(tree, c);
+  EXPECT_NEAR(tree_wire.max_node_nic_bytes, 2.0 * tree.buffer_bytes, 1e-6);
+  EXPECT_NEAR(tree_wire.max_gpu_port_bytes, 2.0 * tree.buffer_bytes, 1e-6);
+  EXPECT_NEAR(tree.traffic.max_node_nic_bytes, 2.0 * 31 / 32 * tree.buffer_bytes, 1e-6);
+  ExpectNoFasterThanTheLinks(tree, c);
+
+  c.nodes = 2;
+  ASSERT_TRUE(NcclLibraryForRelease("2.19.3", &c.nccl));
+  const double gib = 1 << 30;
+  const CollectiveSpec nvls_tree = WholeClusterAllReduce(gib, c);
+  ASSERT_STREQ(EstimateScheduledCollective(nvls_tree, c).algorithm, "NVLSTree");
+  const Traffic nt = WireTraffic(nvls_tree, c);
+  EXPECT_NEAR(nt.max_node_nic_bytes, gib, 1e-3);
+  EXPECT_NEAR(nt.cross_total_bytes, 2 * gib, 1e-3);
+  EXPECT_NEAR(nt.max_gpu_port_bytes, gib * 9 / 8, 1e-3);
+  EXPECT_EQ(nt.ring_rank_bytes, 0);                          // not a ring: NCCL's ring bus cap does not apply
+  EXPECT_EQ(nt.inter_steps, nvls_tree.traffic.inter_steps);  // the replay keeps the ring's steps
+  ExpectNoFasterThanTheLinks(nvls_tree, c);
+
+  c.nodes = 1;
+  ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &c.nccl));
+  const CollectiveSpec nvls = WholeClusterAllReduce(gib, c);
+  ASSERT_STREQ(EstimateScheduledCollective(nvls, c).algorithm, "NVLS");
+  const Traffic n = WireTraffic(nvls, c);
+  EXPECT_NEAR(n.max_gpu_port_bytes, gib * 9 / 8, 1e-3);
+  EXPECT_NEAR(n.intra_total_bytes, 9 * gib, 1e-3);
+  EXPECT_EQ(n.cross_total_bytes, 0);
+  ExpectNoFasterThanTheLinks(nvls, c);
+
+  // Any other collective, and a ring pick, put the placement's ring on the links.
+  CollectiveSpec rs = nvls;
+  rs.kind = CollectiveKind::kReduceScatter;
+  rs.traffic = CollectiveTraffic(rs.kind, rs.group, rs.group_size, rs.buffer_bytes, c);
+  EXPECT_EQ(WireTraffic(rs, c), rs.traffic);
+  ASSERT_TRUE(NcclLibraryForRelease("2.12.12", &c.nccl));  // before NVLS: the ring at 1 GiB
+  ASSERT_STREQ(EstimateScheduledCollective(nvls, c).algorithm, "Ring");
+  EXPECT_EQ(WireTraffic(nvls, c), nvls.traffic);
+}
+
+// A schedule's volumes on a cluster count each tuned all-reduce at its algorithm's bytes, per purpose; the
+// schedule's own (SumTraffic) stay the placement's, shared by every cluster of its shape.
+TEST(NcclAllReduce, WireVolumesCountTheAlgorithmsBytes) {
+  ClusterSpec c = FourHopperNodes();
+  c.nodes = 2;
+  ASSERT_TRUE(NcclLibraryForRelease("2.19.3", &c.nccl));
+  Schedule s;
+  Op op;
+  op.kind = OpKind::kCollective;
+  op.purpose = Purpose::kGradientReduce;
+  op.coll = WholeClusterAllReduce(1 << 30, c);
+  s.ops.push_back(op);
+  s.volumes = SumTraffic(s);
+  const TierVolumes v = WireVolumes(s, c);
+  const auto g = static_cast<size_t>(Purpose::kGradientReduce);
+  EXPECT_NEAR(v.cross_node[g], WireTraffic(op.coll, c).cross_total_bytes, 1e-3);
+  EXPECT_NEAR(v.intra_node[g], WireTraffic(op.coll, c).intra_total_bytes, 1e-3);
+  EXPECT_LT(v.cross_node[g], s.volumes.cross_node[g]);  // NVLSTree halves the ring's NIC bytes on 2 nodes
 }
 
 }  // namespace
