@@ -40,6 +40,7 @@ struct PhaseReport {
   double activations_bytes = 0;  // per GPU: activations (and logits) of the phase's passes
   double gathered_bytes = 0;     // per GPU: parameters gathered at once (the schedule's peak)
   double resident_bytes = 0;     // per GPU: the partitions of actor, reference, critic and reward, optimizer states
+  double runtime_bytes = 0;      // per GPU: CUDA context, NCCL buffers, cuBLAS, allocator rounding, reserve
   std::string composition;       // how the phase was built from schedules, e.g. "prefill + 256 decode steps"
 };
 

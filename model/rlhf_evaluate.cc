@@ -11,6 +11,7 @@
 #include "model/memory.h"
 #include "model/nccl_allreduce.h"
 #include "model/rlhf_schedule.h"
+#include "model/runtime_memory.h"
 
 namespace zerosim::model {
 namespace {
@@ -86,25 +87,56 @@ StatusOr<PhaseTotals> TimePhase(const std::string& name, const std::vector<Segme
 }
 
 // Bytes per GPU a model's partitions and training state hold for the whole run (DeepSpeed-Chat keeps the four
-// engines on the GPU without --offload): fp16 partitions 2 Psi / P (MixZ++'s frozen weights: int8 codes plus
-// one fp32 scale per group), the hpZ secondary partition of frozen weights (kept for good, int8 with MixZ++),
-// and for trained parameters fp16 gradients and Adam's 12 bytes (ZeRO paper sec. 3: 16 bytes per parameter
-// over P).
+// engines on the GPU without --offload): 16-bit partitions e Psi / P (e = BytesPerElement of the model's
+// dtype; MixZ++'s frozen weights: int8 codes plus one fp32 scale per group), the hpZ secondary partition of
+// frozen weights (kept for good, int8 with MixZ++), and for trained parameters their gradients and optimizer
+// states in the variant's number formats (memory.h: ZeRO paper sec. 3, 2 + 2 + 12 = 16 bytes per parameter
+// over P with fp16 and Adam's fp32 states; precision.h changes the gradient and state bytes).
 double ResidentBytes(const ModelSpec& m, const ZeroConfig& z, int r, bool trained, double gpus) {
   const double total = TotalParams(m);
+  const double element = BytesPerElement(m.dtype);
+  const double trained_element =
+      element + GradientPartitionBytes(z.precision) + OptimizerStateBytesPerParam(z.precision);
   if (r <= 0) {
-    double bytes = (trained ? 16.0 : 2.0) * total / gpus;
-    if (trained && z.hpz_enabled()) bytes += 2.0 * total / z.zero_hpz_partition_size;
+    double bytes = (trained ? trained_element : element) * total / gpus;
+    if (trained && z.hpz_enabled()) bytes += element * total / z.zero_hpz_partition_size;
     return bytes;
   }
   const double lora = LoraParamsPerLayer(m, r) * m.layers;
   const double frozen_element = z.zero_quantized_nontrainable_weights
                                     ? 1.0 + 4.0 / static_cast<double>(z.weight_quantization_group_target)
-                                    : 2.0;
-  double bytes = frozen_element * total / gpus + (trained ? 16.0 : 2.0) * lora / gpus;
+                                    : element;
+  double bytes = frozen_element * total / gpus + (trained ? trained_element : element) * lora / gpus;
   if (z.hpz_enabled())
-    bytes += frozen_element * total / z.zero_hpz_partition_size + 2.0 * lora / z.zero_hpz_partition_size;
+    bytes += frozen_element * total / z.zero_hpz_partition_size + element * lora / z.zero_hpz_partition_size;
   return bytes;
+}
+
+// Parameter tensors of `m` whose partition over `gpus` takes a large-pool block of PyTorch's caching
+// allocator (memory.cc's rule: above kAllocatorRoundingPerTensorBytes).
+double LargeParameterTensors(const ModelSpec& m, double gpus) {
+  double n = 0;
+  for (const Param& p : BuildModuleGraph(m, 1).params) {
+    if (BytesPerElement(m.dtype) * p.numel() / gpus > kAllocatorRoundingPerTensorBytes) n += 1;
+  }
+  return n;
+}
+
+// The process's memory besides its tensors (runtime_memory.h) for the whole run, which every phase holds:
+// the CUDA context, cuBLAS's workspaces and the reserve; NCCL's buffers of every communicator a phase's
+// collectives run on (the process groups live for the run: one schedule holding all their collectives); the
+// allocator's rounding for the four models' large parameter partitions and the actor's training activations.
+RuntimeMemory RunRuntimeMemory(const std::vector<const std::vector<Segment>*>& phases, const ZeroConfig& z,
+                               const ClusterSpec& c, double live_tensors) {
+  Schedule collectives;
+  for (const std::vector<Segment>* phase : phases) {
+    for (const Segment& seg : *phase) {
+      for (const Op& op : seg.schedule.ops) {
+        if (op.kind == OpKind::kCollective) collectives.ops.push_back(op);
+      }
+    }
+  }
+  return EstimateRuntimeMemory(z, c, collectives, live_tensors);
 }
 
 // Activations of a training pass (memory.h ActivationBytes) plus the logits, fp16 and fp32 for the loss (6 b
@@ -217,6 +249,18 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
   const double resident = actor_resident + ResidentBytes(spec.reference, plain, 0, false, gpus) +
                           ResidentBytes(spec.critic, plain, spec.critic_lora_dim, true, gpus) +
                           ResidentBytes(spec.reward, plain, 0, false, gpus);
+  // The runtime's memory: step 3's process holds the four models and every phase's communicators; step 1's
+  // (sft) the actor alone.
+  const RecomputePolicy policy = RecomputeOf(z);
+  const RuntimeMemory runtime = RunRuntimeMemory(
+      {&gen, &exp, &train}, z, c,
+      LargeParameterTensors(actor, gpus) + LargeParameterTensors(spec.reference, gpus) +
+          LargeParameterTensors(spec.critic, gpus) + LargeParameterTensors(spec.reward, gpus) +
+          SavedActivationTensors(actor_full, policy, z.recompute_block_interval));
+  const RuntimeMemory sft_runtime =
+      RunRuntimeMemory({&sft}, z, c,
+                       LargeParameterTensors(actor, gpus) +
+                           SavedActivationTensors(actor_sft, policy, z.recompute_block_interval));
   const double bytes = BytesPerElement(actor.dtype);
   struct Built {
     const char* name;
@@ -229,6 +273,7 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
       return Status::Error(fmt::format("{}: {} phase: {}", name, phase.name, t.status().message()));
     PhaseReport p = t->report;
     p.resident_bytes = std::string(phase.name) == "sft" ? actor_resident : resident;
+    p.runtime_bytes = (std::string(phase.name) == "sft" ? sft_runtime : runtime).total();
     p.gathered_bytes = bytes * t->peak_gathered_elements;
     const std::string pn = phase.name;
     if (pn == "generation") {
@@ -260,7 +305,8 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
       p.composition = fmt::format("step 1: one actor LoRA iteration of {} x {}", spec.sft_batch_per_gpu,
                                   spec.sft_seq_len);
     }
-    p.memory_bytes = p.resident_bytes + p.kv_cache_bytes + p.activations_bytes + p.gathered_bytes;
+    p.memory_bytes =
+        p.resident_bytes + p.kv_cache_bytes + p.activations_bytes + p.gathered_bytes + p.runtime_bytes;
     r.phases.push_back(p);
   }
 
@@ -287,8 +333,15 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
       worst_phase = p.name;
     }
   }
+  // What every phase of step 3 holds; the parts that change with the phase are per phase
+  // (phases[i].memory_bytes).
   r.memory.parameters_bytes = resident;
-  r.memory.total_bytes = resident;  // the parts below are per phase (phases[i].memory_bytes)
+  r.memory.cuda_context_bytes = runtime.cuda_context_bytes;
+  r.memory.nccl_buffers_bytes = runtime.nccl_buffers_bytes;
+  r.memory.cublas_workspace_bytes = runtime.cublas_workspace_bytes;
+  r.memory.allocator_rounding_bytes = runtime.allocator_rounding_bytes;
+  r.memory.reserve_bytes = runtime.reserve_bytes;
+  r.memory.total_bytes = resident + runtime.total();
   if (worst > c.gpu.hbm_bytes) {
     r.feasible = false;
     r.infeasible_reason =

@@ -118,11 +118,9 @@ ordered_json PhasesToJson(const std::vector<PhaseReport>& phases, int gpus, bool
       j["bytes_per_gpu"] = {{"cross_node", BytesJson(p.bytes.cross_node, per_gpu)},
                             {"intra_node", BytesJson(p.bytes.intra_node, per_gpu)}};
     }
-    j["memory_per_gpu_bytes"] = {{"resident", p.resident_bytes},
-                                 {"gathered_parameters", p.gathered_bytes},
-                                 {"kv_cache", p.kv_cache_bytes},
-                                 {"activations", p.activations_bytes},
-                                 {"total", p.memory_bytes}};
+    j["memory_per_gpu_bytes"] = {{"resident", p.resident_bytes}, {"gathered_parameters", p.gathered_bytes},
+                                 {"kv_cache", p.kv_cache_bytes}, {"activations", p.activations_bytes},
+                                 {"runtime", p.runtime_bytes},   {"total", p.memory_bytes}};
     list.push_back(j);
   }
   return list;
