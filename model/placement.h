@@ -56,4 +56,24 @@ int InstanceOf(GroupKind group, int rank, const RankGrid& grid);
 // The nodes `members` (ranks, in ring order) sit on, each once, in ring order.
 std::vector<int> NodesOf(const std::vector<int>& members, int gpus_per_node);
 
+// Number of ranks in `group` on `cluster` (hpz_size used for GroupKind::kHpz; shard_size, the ranks of a
+// shard group, for kShard, kReplica and kShardCrossNode, 0 meaning one node).
+int GroupSize(GroupKind group, const ClusterSpec& cluster, int hpz_size, int shard_size = 0);
+
+// Where the instances of a group kind sit: how many run at once, the nodes one instance spans, and how many
+// instances touch one node.
+struct GroupPlacement {
+  int instances = 1;
+  int nodes = 1;     // nodes one instance spans (1: inside a node)
+  int per_node = 1;  // instances with members on one node
+  // Instances with members under one fat-tree leaf (each leaves the leaf once: its members there are
+  // consecutive on its node-major ring); per_node unless instances of one member per node differ between
+  // the leaf's nodes (replica groups of shard groups over several nodes: min(s, nodes_per_leaf x N)).
+  int per_leaf = 1;
+  int span_nodes = 1;  // consecutive nodes one instance's members range over (for fat-tree leaves)
+};
+// The closed form of what GroupMembers enumerates (per_node and per_leaf where an instance spans several
+// nodes), for `group_size` ranks per instance: traffic.h counts ring edges from it without listing members.
+GroupPlacement PlaceGroup(GroupKind group, int group_size, const ClusterSpec& cluster);
+
 }  // namespace zerosim::model
