@@ -26,7 +26,8 @@ struct IntraNodeSpec {
   double bandwidth_Bps = 0;  // per GPU port into the switch, per direction
 };
 
-// NICs of one node. GPU g of a node uses NIC floor(g * count / gpus_per_node) (contiguous rails).
+// NICs of one node. GPU g of a node uses NIC floor(g * count / gpus_per_node) (contiguous rails: placement.h
+// RailOf).
 struct NicSpec {
   int count = 0;
   double bandwidth_Bps = 0;  // per NIC, per direction

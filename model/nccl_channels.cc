@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string_view>
 
-#include "model/traffic.h"
+#include "model/placement.h"
 
 namespace zerosim::model {
 namespace {

@@ -56,7 +56,8 @@ struct NcclCommShape {
   int nodes = 1;          // nodes the communicator spans
 };
 
-// The communicator one instance of `group` (group_size ranks, PlaceGroup's placement) forms on `c`.
+// The communicator one instance of `group` (group_size ranks, placed as placement.h's PlaceGroup says) forms
+// on `c`.
 NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c);
 
 struct NcclCommChannels {

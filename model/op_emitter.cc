@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "model/placement.h"
 #include "model/traffic.h"
 
 namespace zerosim::model {

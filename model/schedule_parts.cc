@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/memory.h"
+#include "model/placement.h"
 #include "model/precision.h"
 #include "model/schedule_builder.h"
 #include "model/traffic.h"

@@ -1,69 +1,8 @@
 #include "model/traffic.h"
 
-#include <algorithm>
+#include "model/placement.h"
 
 namespace zerosim::model {
-
-int GroupSize(GroupKind group, const ClusterSpec& cluster, int hpz_size, int shard_size) {
-  const int s = shard_size > 0 ? shard_size : cluster.gpus_per_node;
-  switch (group) {
-    case GroupKind::kGlobal:
-      return cluster.total_gpus();
-    case GroupKind::kHpz:
-      return hpz_size;
-    case GroupKind::kLocal:
-      return cluster.gpus_per_node;
-    case GroupKind::kCrossNode:
-      return cluster.nodes;
-    case GroupKind::kShard:
-      return s;
-    case GroupKind::kReplica:
-      return cluster.total_gpus() / s;
-    case GroupKind::kShardCrossNode:
-      return std::max(1, s / cluster.gpus_per_node);
-    case GroupKind::kCount:
-      break;
-  }
-  return 1;
-}
-
-GroupPlacement PlaceGroup(GroupKind group, int g, const ClusterSpec& c) {
-  const int p = c.total_gpus();
-  const int n = c.gpus_per_node;
-  GroupPlacement pl;
-  pl.instances = std::max(1, p / std::max(1, g));
-  switch (group) {
-    case GroupKind::kGlobal:
-      pl.nodes = pl.span_nodes = c.nodes;
-      break;
-    case GroupKind::kHpz:
-    case GroupKind::kLocal:
-      break;
-    case GroupKind::kShard:  // s consecutive ranks
-      if (g > n) pl.nodes = pl.span_nodes = g / n;
-      break;
-    case GroupKind::kReplica: {  // one member per shard group of s = P/g ranks
-      const int s = p / g;
-      pl.span_nodes = c.nodes;
-      pl.nodes = s <= n ? c.nodes : g;
-      pl.per_node = std::min(s, n);
-      // With s > N, node k holds the instances of positions k N .. k N + N - 1 (mod s): the leaf's nodes hold
-      // different instances, up to all s of them.
-      if (s > n && c.fabric.kind == FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0)
-        pl.per_leaf = std::min(s, c.fabric.nodes_per_leaf * n);
-      break;
-    }
-    case GroupKind::kCrossNode:
-    case GroupKind::kShardCrossNode:  // one member per node of a run of g consecutive nodes
-      pl.nodes = pl.span_nodes = g;
-      pl.per_node = n;
-      break;
-    case GroupKind::kCount:
-      break;
-  }
-  pl.per_leaf = std::max(pl.per_leaf, pl.per_node);
-  return pl;
-}
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "model/collective_time.h"
+#include "model/placement.h"
 
 namespace zerosim::sim {
 
@@ -176,78 +177,17 @@ StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layou
 
 namespace {
 
-int ShardOf(const Layout& l) { return l.shard > 0 ? l.shard : l.gpus_per_node; }
-int ShardNodes(const Layout& l) { return std::max(1, ShardOf(l) / l.gpus_per_node); }
-
-}  // namespace
-
-int GroupInstances(GroupKind g, const Layout& l) {
-  switch (g) {
-    case GroupKind::kGlobal:
-      return 1;
-    case GroupKind::kHpz:
-      return l.sim_gpus() / l.hpz;
-    case GroupKind::kLocal:
-      return l.sim_nodes;
-    case GroupKind::kCrossNode:
-      return l.gpus_per_node;
-    case GroupKind::kShard:
-      return l.sim_gpus() / ShardOf(l);
-    case GroupKind::kReplica:
-      return ShardOf(l);
-    case GroupKind::kShardCrossNode:
-      return l.sim_gpus() / ShardNodes(l);
-    case GroupKind::kCount:
-      break;
-  }
-  return 1;
-}
-
-std::vector<int> GroupMembers(GroupKind g, int instance, const Layout& l) {
-  std::vector<int> m;
-  switch (g) {
-    case GroupKind::kGlobal:
-      for (int r = 0; r < l.sim_gpus(); ++r) m.push_back(r);
-      break;
-    case GroupKind::kHpz:
-      for (int r = 0; r < l.hpz; ++r) m.push_back(instance * l.hpz + r);
-      break;
-    case GroupKind::kLocal:
-      for (int r = 0; r < l.gpus_per_node; ++r) m.push_back(instance * l.gpus_per_node + r);
-      break;
-    case GroupKind::kCrossNode:
-      for (int k = 0; k < l.sim_nodes; ++k) m.push_back(k * l.gpus_per_node + instance);
-      break;
-    case GroupKind::kShard:
-      for (int r = 0; r < ShardOf(l); ++r) m.push_back(instance * ShardOf(l) + r);
-      break;
-    case GroupKind::kReplica:
-      for (int r = instance; r < l.sim_gpus(); r += ShardOf(l)) m.push_back(r);
-      break;
-    case GroupKind::kShardCrossNode: {
-      const int n = l.gpus_per_node;
-      const int first = instance / n * ShardOf(l) + instance % n;
-      for (int k = 0; k < ShardNodes(l); ++k) m.push_back(first + k * n);
-      break;
-    }
-    case GroupKind::kCount:
-      break;
-  }
-  return m;
-}
-
-namespace {
-
 // Ring edges member[i] -> member[i+1] (closing the ring), each carrying `bytes`. With `split_channels`, a
 // cross-node edge is split evenly over the NICs (rails) the ring's members on the node are attached to, one
 // flow per rail from the node's first member on that rail to the next node's: NCCL runs a ring as several
 // channels, each entering and leaving a node through a different GPU and its NIC (src/graph/search.cc
 // searches rings per channel over the communicator's GPUs and NICs), so the communicator's inter-node bytes
-// spread over its GPUs' NICs (GPU g of a node uses NIC floor(g * nics / N), simgrid_platform.h). The
-// global ring's members are the whole node (every rail, from its first GPU); a replica ring of MiCS / HSDP with shard groups smaller than a node has N / s members on
-// each node (s = 1: the whole node, the same ring as the global one) and uses their rails; a ring with one
-// member per node keeps that member's NIC. model/traffic.cc counts the same: a node's NICs together carry
-// the edges of the instances touching it (max_node_nic_bytes over ClusterSpec::node_nic_Bps).
+// spread over its GPUs' NICs (each GPU's rail: model::RailOf). The
+// global ring's members are the whole node (every rail, from its first GPU); a replica ring of MiCS / HSDP
+// with shard groups smaller than a node has N / s members on each node (s = 1: the whole node, the same ring
+// as the global one) and uses their rails; a ring with one member per node keeps that member's NIC.
+// model/traffic.cc counts the same: a node's NICs together carry the edges of the instances touching it
+// (max_node_nic_bytes over ClusterSpec::node_nic_Bps).
 void AddRingEdges(const std::vector<int>& members, double bytes, bool split_channels, const Layout& l,
                   std::vector<Flow>* flows) {
   const int n = l.gpus_per_node;
@@ -257,7 +197,7 @@ void AddRingEdges(const std::vector<int>& members, double bytes, bool split_chan
   if (split_channels && l.nics > 1) {
     first_on_rail.assign(static_cast<size_t>(l.sim_nodes), std::vector<int>(static_cast<size_t>(l.nics), -1));
     for (int r : members) {
-      const int rail = (r % n) * l.nics / n;
+      const int rail = model::RailOf(r % n, n, l.nics);
       int& first = first_on_rail[static_cast<size_t>(r / n)][static_cast<size_t>(rail)];
       if (first < 0) first = r;
     }
@@ -334,11 +274,12 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, c
     if (f == Fidelity::kMacro) {
       PlanStep step{t.latency_s, {}};
       for (int i : instances)
-        AddRingEdges(GroupMembers(c.group, i, l), rounds * (g - 1) * chunk, split, l, &step.flows);
+        AddRingEdges(model::GroupMembers(c.group, i, l.grid()), rounds * (g - 1) * chunk, split, l,
+                     &step.flows);
       return std::vector<PlanStep>{std::move(step)};
     }
     std::vector<Flow> edges;
-    for (int i : instances) AddRingEdges(GroupMembers(c.group, i, l), chunk, split, l, &edges);
+    for (int i : instances) AddRingEdges(model::GroupMembers(c.group, i, l.grid()), chunk, split, l, &edges);
     std::vector<PlanStep> steps(static_cast<size_t>(rounds * (g - 1)));
     for (int s = 0; s < rounds * (g - 1); ++s) {
       PlanStep& step = steps[static_cast<size_t>(s)];
@@ -356,7 +297,7 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, c
   PlanStep step{t.latency_s, {}};
   const double out_bytes = c.buffer_bytes * (g - 1) / g;
   for (int i : instances) {
-    const std::vector<int> members = GroupMembers(c.group, i, l);
+    const std::vector<int> members = model::GroupMembers(c.group, i, l.grid());
     const int m = static_cast<int>(members.size());
     if (f == Fidelity::kStep) {
       for (int a : members) {

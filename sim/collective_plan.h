@@ -1,14 +1,11 @@
 // From a collective op to flows on the simulated platform: where the ranks sit (Layout), which ranks form
 // each group instance, and the steps of transfers a collective is made of at each fidelity.
 //
-// Placement (the same as model/traffic.h, so that the bytes SimGrid carries equal the schedule's):
-//  - a global ring runs node-major; its cross-node edges are spread over the node's NICs as NCCL spreads
-//    its channels (channel c leaves from and arrives at the first GPU of rail c);
-//  - hpZ rings are h consecutive ranks of a node; the local group is a node; the cross-node group is the
-//    ranks with one local rank, one per node;
-//  - MiCS / HSDP groups: a shard group is `shard` consecutive ranks, a replica group the ranks with one
-//    position in their shard group, a shard-cross-node group the same-local-rank ranks of one shard group;
-//    every instance is a node-major ring (all-reduce: two rounds of it);
+// Placement is model/placement.h's, as model/traffic.h counts it, so that the bytes SimGrid carries equal the
+// schedule's: the group instances on the platform's ranks (Layout::grid) and their members in ring order.
+//  - every instance is a node-major ring over its members (all-reduce: two rounds of it); its cross-node
+//    edges are spread over the NICs of its members on the node as NCCL spreads its channels (channel c
+//    leaves from and arrives at the first member on rail c);
 //  - qgZ's intra-node all-to-all sends (g-1)/g of the buffer out of every GPU port; the cross-node one
 //    sends buffer/K to each other node, aggregated per fabric class at the macro level (see .cc).
 #pragma once
@@ -17,6 +14,7 @@
 
 #include "model/cluster_spec.h"
 #include "model/collective_time.h"
+#include "model/placement.h"
 #include "model/schedule.h"
 #include "model/status.h"
 #include "sim/sim_options.h"
@@ -39,6 +37,8 @@ struct Layout {
   // only the first unit's flows are started (mirror_fold.h).
   bool folded = false;
   int sim_gpus() const { return sim_nodes * gpus_per_node; }
+  // The platform's ranks and group sizes, for model/placement.h (its group instances and their members).
+  model::RankGrid grid() const { return {sim_nodes, gpus_per_node, hpz, shard}; }
   // Real bytes per simulated byte: the platform holds sim_nodes of the real_nodes.
   double scale() const { return static_cast<double>(real_nodes) / sim_nodes; }
   // Real bytes per byte of a started flow: scale(), twice that when folded (each flow stands for its
@@ -79,10 +79,6 @@ struct PlanStep {
   double latency_s = 0;
   std::vector<Flow> flows;
 };
-
-// Instances of group kind `g` on the platform, and the members of one.
-int GroupInstances(model::GroupKind g, const Layout& l);
-std::vector<int> GroupMembers(model::GroupKind g, int instance, const Layout& l);
 
 // The steps of collective `c` timed by NCCL's protocol choice `t` (latency terms; the bandwidth factor is
 // applied by the caller as wire overhead), for the group instances `instances` together.

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include "model/placement.h"
+
 namespace zerosim::sim {
+
+using model::GroupKind;
 
 namespace {
 
@@ -61,6 +65,7 @@ RankClasses MakeRankClasses(const Layout& l, const Perturbations& p) {
   // hpZ groups wider than a node (or straddling nodes) couple their nodes: a node's signature then holds
   // the own signatures of the nodes of its groups, in order, and its offset among them.
   const bool coupled = l.hpz > n || n % l.hpz != 0;
+  const model::RankGrid grid = l.grid();
   // A cross-node group holds one local rank of every node, so it runs on one rail: when the fabric is
   // perturbed, rails may finish their cross-node collectives at different times, and a class holds one rail.
   const bool by_rail = l.nics > 1 && (!p.links.empty() || !p.background.empty());
@@ -68,8 +73,12 @@ RankClasses MakeRankClasses(const Layout& l, const Perturbations& p) {
   for (int k = 0; k < l.sim_nodes; ++k) {
     std::vector<double> sig = own[static_cast<size_t>(k)];
     if (coupled) {
-      const int first = k * n / l.hpz * l.hpz / n;
-      const int last = ((k * n + n - 1) / l.hpz * l.hpz + l.hpz - 1) / n;
+      // The nodes from the first member of the hpZ group of k's first rank to the last of its last rank's.
+      auto hpz_group = [&grid](int rank) {
+        return model::GroupMembers(GroupKind::kHpz, model::InstanceOf(GroupKind::kHpz, rank, grid), grid);
+      };
+      const int first = hpz_group(k * n).front() / n;
+      const int last = hpz_group(k * n + n - 1).back() / n;
       sig.push_back(k - first);
       for (int j = first; j <= last && j < l.sim_nodes; ++j) {
         sig.insert(sig.end(), own[static_cast<size_t>(j)].begin(), own[static_cast<size_t>(j)].end());
@@ -77,7 +86,7 @@ RankClasses MakeRankClasses(const Layout& l, const Perturbations& p) {
     }
     sig.push_back(0);
     for (int g = 0; g < n; ++g) {
-      sig.back() = by_rail ? g * l.nics / n : 0;  // GPU g's rail (simgrid_platform.h)
+      sig.back() = by_rail ? model::RailOf(g, n, l.nics) : 0;
       auto [it, added] = ids.emplace(sig, rc.count());
       if (added) {
         rc.representative.push_back(k * n + g);

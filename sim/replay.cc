@@ -15,6 +15,7 @@
 #include "model/nccl_allreduce.h"
 #include "model/nccl_channels.h"
 #include "model/op_cost.h"
+#include "model/placement.h"
 #include "sim/carried_bytes.h"
 #include "sim/collective_plan.h"
 #include "sim/memory_maps.h"
@@ -187,14 +188,14 @@ class Replay {
   void IndexGroups() {
     for (int g = 0; g < kGroupKinds; ++g) {
       const auto kind = static_cast<model::GroupKind>(g);
-      const int instances = GroupInstances(kind, layout_);
+      const int instances = model::GroupInstances(kind, layout_.grid());
       instance_stride_ = std::max<int64_t>(instance_stride_, instances);
       auto& by_instance = instance_classes_[static_cast<size_t>(g)];
       auto& by_class = class_instances_[static_cast<size_t>(g)];
       by_instance.assign(static_cast<size_t>(instances), {});
       by_class.assign(static_cast<size_t>(ranks_), {});
       for (int i = 0; i < instances; ++i) {
-        for (int gpu : GroupMembers(kind, i, layout_)) {
+        for (int gpu : model::GroupMembers(kind, i, layout_.grid())) {
           const int cls = classes_.class_of_gpu[static_cast<size_t>(gpu)];
           std::vector<int>& classes = by_instance[static_cast<size_t>(i)];
           if (std::find(classes.begin(), classes.end(), cls) == classes.end()) classes.push_back(cls);

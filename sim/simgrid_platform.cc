@@ -5,6 +5,8 @@
 
 #include "sim/link_meter.h"
 
+#include "model/placement.h"
+
 // version.h and xbt/log.h need s4u.hpp's declarations first.
 // clang-format off
 #include <simgrid/kernel/resource/Action.hpp>
@@ -199,7 +201,7 @@ class Builder {
             nullptr, nullptr,
             {{ports[static_cast<size_t>(i)], Dir::UP}, {ports[static_cast<size_t>(j)], Dir::DOWN}}, true);
       }
-      const int rail = i * spec_.nics_per_node / n;
+      const int rail = model::RailOf(i, n, spec_.nics_per_node);
       zone->add_route(hosts[static_cast<size_t>(i)]->get_netpoint(), gateway, nullptr, nullptr,
                       {{nics[static_cast<size_t>(rail)], Dir::UP}}, true);
     }

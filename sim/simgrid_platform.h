@@ -7,8 +7,8 @@
 // the replay as explicit delays, so that latency never biases max-min sharing):
 //  - each node is a zone of `gpus_per_node` GPU hosts; a GPU reaches another GPU of its node through its
 //    own NVSwitch port and the peer's (one link per GPU, `nvlink_Bps`), and leaves the node through the NIC
-//    of its rail (GPU g of N uses NIC floor(g * nics / N), `nic_Bps` each); cross-node traffic never
-//    touches the NVSwitch ports;
+//    of its rail (model::RailOf: GPU g of N uses NIC floor(g * nics / N), `nic_Bps` each); cross-node traffic
+//    never touches the NVSwitch ports;
 //  - nodes hang off a non-blocking switch, directly (single switch; rail-optimized, whose rail switches and
 //    spine are non-blocking too) or through a hierarchy of groups (fat tree: leaves of nodes, optionally
 //    pods of leaves), each group joined to its parent by one aggregate uplink (`uplink_Bps`, ideal ECMP

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/placement.h"
 #include "model/traffic.h"
 #include "test_util.h"
 

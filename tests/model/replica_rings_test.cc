@@ -4,7 +4,7 @@
 // (model/traffic.cc): MiCS with mics_shard_size = 1 on 2 DGX H200 took 0.143 s on the sim engine against
 // 0.0745 s on the analytic one (+93%), while FSDP NO_SHARD, the same all-reduce over the same GPUs, agreed to
 // 0.00%. And the analytic engine counted one replica edge per leaf uplink where the leaf holds several
-// replica instances (model/traffic.h GroupPlacement::per_leaf): HSDP with shard groups over two one-GPU
+// replica instances (model/placement.h GroupPlacement::per_leaf): HSDP with shard groups over two one-GPU
 // nodes on an oversubscribed fat tree was 17% faster than the replay.
 #include <gtest/gtest.h>
 

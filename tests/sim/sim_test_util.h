@@ -17,6 +17,7 @@
 #include "model/analytic.h"
 #include "model/collective_time.h"
 #include "model/nccl_allreduce.h"
+#include "model/placement.h"
 #include "model/schedule.h"
 #include "model/traffic.h"
 #include "sim/isolation.h"
