@@ -185,7 +185,7 @@ struct FieldPair {
 
 std::vector<FieldPair> Pairs(const Comparison& c, const VariantComparison& v) {
   std::vector<FieldPair> out;
-  for (const io::ReportField& f : io::ReportFields()) {
+  for (const io::ReportField& f : io::RowFields()) {
     FieldPair p{&f, std::monostate{}, std::monostate{}};
     if (v.a >= 0)
       p.a = io::FieldOf(f, {&c.a.variants[static_cast<size_t>(v.a)], &c.a.cluster, c.a.scenario_name});

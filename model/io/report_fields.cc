@@ -1,11 +1,13 @@
 #include "model/io/report_fields.h"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "model/aggregate_members.h"
 #include "model/model_spec.h"
 
 namespace zerosim::io {
@@ -17,18 +19,44 @@ using model::VariantReport;
 const VariantReport& V(const FieldRow& r) { return *r.variant; }
 const model::ClusterSpec& C(const FieldRow& r) { return *r.cluster; }
 FieldValue Int(long long v) { return v; }
+// bytes_per_gpu: the report's bytes over its GPUs (0 without GPUs).
+double PerGpu(const VariantReport& v) { return v.gpus > 0 ? 1.0 / v.gpus : 0.0; }
 
 // What each field needs (FieldNeeds), short for the list.
 constexpr FieldNeeds kAny = FieldNeeds::kNothing;
 constexpr FieldNeeds kRan = FieldNeeds::kRun;
 constexpr FieldNeeds kMem = FieldNeeds::kMemory;
+constexpr FieldNeeds kLink = FieldNeeds::kLinkLoad;
+// Whether the rows show a field (ReportField::row).
+constexpr bool kRow = true;
+constexpr bool kNoRow = false;
+
+// Every member of the report's structs is shown by some output or named here as shown by none, so that a
+// member added to one of them and not to the list fails the build (model/aggregate_members.h). VariantReport:
+// its 29 members; name, engine, model and zero are the JSON document's own (report_json.cc) and the rows'
+// variant, engine, model.* and zero.*; gpus only divides (bytes_per_gpu); phases are RLHF's (rlhf_report.h);
+// invariant_violation is never printed (the studies stop on it). PhaseBytes, VolumeReport, MemoryBreakdown,
+// Band and LinkLoadReport: each member below.
+static_assert(
+    model::AggregateMembers<VariantReport>() == 29,
+    "VariantReport changed: show its new member in ReportFields() (or say above why none shows it)");
+static_assert(model::AggregateMembers<model::PhaseBytes>() == 3 &&
+              model::AggregateMembers<model::VolumeReport>() == 2);
+static_assert(model::AggregateMembers<model::MemoryBreakdown>() == 14);
+static_assert(model::AggregateMembers<model::Band>() == 7);
+static_assert(model::AggregateMembers<model::LinkLoadReport>() == 5);
 
 }  // namespace
 
-// The fields. Names and meanings: docs/report.md ("Rows: CSV, JSON lines and sweeps"). The first group and
-// the metrics up to memory_per_gpu_bytes are the sweep rows' historical fields (docs/sweeps.md), in their
-// order.
+// The fields. Names and meanings: docs/report.md ("Rows: CSV, JSON lines and sweeps"; the document's
+// fields: "A variant"). The list's order is the rows'; the first group and the metrics up to
+// memory_per_gpu_bytes are the sweep rows' historical fields (docs/sweeps.md), in their order. Fields the
+// document shows carry their place in it ({path, at}: `at` orders the document); those it shows and the rows
+// do not (kNoRow) sit beside their kin. A new field goes at the rows' end (and, in the document, at the next
+// `at`: the end of its object).
 const std::vector<ReportField>& ReportFields() {
+  // A table laid out by hand, one field to an entry (clang-format would put each member on its own line).
+  // clang-format off
   static const std::vector<ReportField> kFields = {
       {"scenario", "", kAny, [](const FieldRow& r) -> FieldValue { return std::string(r.scenario); }},
       {"variant", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).name; }},
@@ -48,11 +76,12 @@ const std::vector<ReportField>& ReportFields() {
       {"model.name", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).model.name; }},
       {"model.parameters", "", kAny,
        [](const FieldRow& r) -> FieldValue { return model::TotalParams(V(r).model); }},
-      {"seq_len", "", kAny, [](const FieldRow& r) { return Int(V(r).model.seq_len); }},
+      {"seq_len", "", kAny, [](const FieldRow& r) { return Int(V(r).model.seq_len); }, kRow, {"seq_len", 1}},
       {"tokens_per_gpu", "", kAny,
        [](const FieldRow& r) {
          return Int(static_cast<long long>(V(r).model.seq_len) * V(r).zero.train_micro_batch_size_per_gpu);
-       }},
+       },
+       kRow, {"tokens_per_gpu", 2}},
       {"zero.zero_quantized_weights", "", kAny,
        [](const FieldRow& r) -> FieldValue { return V(r).zero.zero_quantized_weights; }},
       {"zero.zero_hpz_partition_size", "", kAny,
@@ -83,13 +112,16 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).zero.precision.fp8_weight_all_gather; }},
       {"zero.gradient_accumulation_steps", "", kAny,
        [](const FieldRow& r) { return Int(V(r).zero.gradient_accumulation_steps); }},
-      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }},
-      {"infeasible_reason", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).infeasible_reason; }},
-      {"iteration_time_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s; }},
-      {"tflops_per_gpu", "TFLOP/s", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).tflops_per_gpu; }},
-      {"mfu", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu; }},
-      {"tokens_per_s", "1/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s; }},
+      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }, kRow, {"feasible", 3}},
+      {"infeasible_reason", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).infeasible_reason; }, kRow,
+       {"infeasible_reason", 4}},
+      {"iteration_time_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s; }, kRow,
+       {"iteration_time_s", 5}},
+      {"tflops_per_gpu", "TFLOP/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tflops_per_gpu; },
+       kRow, {"tflops_per_gpu", 6}},
+      {"mfu", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu; }, kRow, {"mfu", 7}},
+      {"tokens_per_s", "1/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s; }, kRow,
+       {"tokens_per_s", 15}},
       // The band (model/band.h): throughputs times its factors, the time divided by them.
       {"tokens_per_s_low", "1/s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s * V(r).band.low; }},
@@ -103,73 +135,185 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s / V(r).band.high; }},
       {"iteration_time_high_s", "s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s / V(r).band.low; }},
-      {"band_group", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.group; }},
-      {"band_validated", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.validated; }},
-      {"exposed_comm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).exposed_comm_s; }},
+      {"band_key", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.key; }, kNoRow,
+       {"band.key", 8}},
+      {"band_group", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.group; }, kRow,
+       {"band.group", 9}},
+      {"band_n", "", kRan, [](const FieldRow& r) { return Int(V(r).band.n); }, kNoRow, {"band.n", 10}},
+      {"band_low", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.low; }, kNoRow,
+       {"band.low", 11}},
+      {"band_high", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.high; }, kNoRow,
+       {"band.high", 12}},
+      {"band_validated", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.validated; }, kRow,
+       {"band.validated", 13}},
+      {"band_note", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.note; }, kNoRow,
+       {"band.note", 14}},
+      {"exposed_comm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).exposed_comm_s; }, kRow,
+       {"exposed_comm_s", 16}},
       {"cross_node_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total(); }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total(); }, kRow,
+       {"bytes.cross_node.total", 31}},
       {"intra_node_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total(); }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total(); }, kRow,
+       {"bytes.intra_node.total", 35}},
       {"memory_per_gpu_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.total_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.total_bytes; }, kRow,
+       {"memory_per_gpu_bytes.total", 56}},
       // The why: compute by kind, exposed communication by cause, bytes by tier and phase, memory by part.
-      {"compute_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).compute_s; }},
-      {"optimizer_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).optimizer_s; }},
-      {"gpu_side_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gpu_side_s; }},
-      {"gemm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gemm_s; }},
-      {"attention_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).attention_s; }},
-      {"memory_bound_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).memory_bound_s; }},
-      {"kernel_gaps_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).kernel_gaps_s; }},
-      {"waiting_for_data_s", "s", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).waiting_for_data_s; }},
+      {"compute_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).compute_s; }, kRow,
+       {"compute_s", 17}},
+      {"optimizer_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).optimizer_s; }, kRow,
+       {"optimizer_s", 18}},
+      {"gpu_side_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gpu_side_s; }, kRow,
+       {"gpu_side_s", 19}},
+      {"gemm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gemm_s; }, kRow,
+       {"compute_parts_s.gemm", 21}},
+      {"attention_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).attention_s; }, kRow,
+       {"compute_parts_s.attention", 22}},
+      {"memory_bound_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).memory_bound_s; }, kRow,
+       {"compute_parts_s.memory_bound", 23}},
+      {"kernel_gaps_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).kernel_gaps_s; }, kRow,
+       {"compute_parts_s.kernel_gaps", 24}},
+      {"waiting_for_data_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).waiting_for_data_s; },
+       kRow, {"exposed_parts_s.waiting_for_data", 25}},
       {"comm_interference_s", "s", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; }},
-      {"queue_blocking_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).queue_blocking_s; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; }, kRow, {"comm_interference_s", 20}},
+      // The document shows comm_interference_s twice: on its own and as a part of the exposed time.
+      {"exposed_nccl_sms_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; },
+       kNoRow, {"exposed_parts_s.nccl_sms", 26}},
+      {"queue_blocking_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).queue_blocking_s; }, kRow,
+       {"exposed_parts_s.one_hardware_queue", 27}},
       {"cross_node_forward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather; }, kRow,
+       {"bytes.cross_node.forward_allgather", 28}},
       {"cross_node_backward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather; }, kRow,
+       {"bytes.cross_node.backward_allgather", 29}},
       {"cross_node_gradient_reduce_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce; }, kRow,
+       {"bytes.cross_node.gradient_reduce", 30}},
       {"intra_node_forward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }, kRow,
+       {"bytes.intra_node.forward_allgather", 32}},
       {"intra_node_backward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.backward_allgather; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.backward_allgather; }, kRow,
+       {"bytes.intra_node.backward_allgather", 33}},
       {"intra_node_gradient_reduce_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce; }, kRow,
+       {"bytes.intra_node.gradient_reduce", 34}},
+      // The same per GPU (the document only).
+      {"cross_node_forward_allgather_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.cross_node.forward_allgather", 36}},
+      {"cross_node_backward_allgather_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.cross_node.backward_allgather", 37}},
+      {"cross_node_gradient_reduce_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.cross_node.gradient_reduce", 38}},
+      {"cross_node_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total() * PerGpu(V(r)); }, kNoRow,
+       {"bytes_per_gpu.cross_node.total", 39}},
+      {"intra_node_forward_allgather_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.intra_node.forward_allgather", 40}},
+      {"intra_node_backward_allgather_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.backward_allgather * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.intra_node.backward_allgather", 41}},
+      {"intra_node_gradient_reduce_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.intra_node.gradient_reduce", 42}},
+      {"intra_node_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total() * PerGpu(V(r)); }, kNoRow,
+       {"bytes_per_gpu.intra_node.total", 43}},
       {"memory_parameters_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.parameters_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.parameters_bytes; }, kRow,
+       {"memory_per_gpu_bytes.parameters", 44}},
       {"memory_gradients_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.gradients_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.gradients_bytes; }, kRow,
+       {"memory_per_gpu_bytes.gradients", 45}},
       {"memory_optimizer_states_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.optimizer_states_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.optimizer_states_bytes; }, kRow,
+       {"memory_per_gpu_bytes.optimizer_states", 46}},
       {"memory_hpz_secondary_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.hpz_secondary_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.hpz_secondary_bytes; }, kRow,
+       {"memory_per_gpu_bytes.hpz_secondary", 47}},
       {"memory_gathered_parameters_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.gathered_parameters_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.gathered_parameters_bytes; }, kRow,
+       {"memory_per_gpu_bytes.gathered_parameters", 48}},
       {"memory_buffers_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.buffers_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.buffers_bytes; }, kRow,
+       {"memory_per_gpu_bytes.buffers", 49}},
       {"memory_activations_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.activations_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.activations_bytes; }, kRow,
+       {"memory_per_gpu_bytes.activations", 50}},
       {"memory_cuda_context_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.cuda_context_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.cuda_context_bytes; }, kRow,
+       {"memory_per_gpu_bytes.cuda_context", 51}},
       {"memory_nccl_buffers_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.nccl_buffers_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.nccl_buffers_bytes; }, kRow,
+       {"memory_per_gpu_bytes.nccl_buffers", 52}},
       {"memory_cublas_workspace_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.cublas_workspace_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.cublas_workspace_bytes; }, kRow,
+       {"memory_per_gpu_bytes.cublas_workspace", 53}},
       {"memory_allocator_rounding_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.allocator_rounding_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.allocator_rounding_bytes; }, kRow,
+       {"memory_per_gpu_bytes.allocator_rounding", 54}},
       {"memory_reserve_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.reserve_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.reserve_bytes; }, kRow,
+       {"memory_per_gpu_bytes.reserve", 55}},
+      // The estimate's HBM (the document only; the rows' hbm_per_gpu_bytes is the cluster's GPU's).
+      {"memory_hbm_bytes", "B", kMem, [](const FieldRow& r) -> FieldValue { return V(r).memory.hbm_bytes; },
+       kNoRow, {"memory_per_gpu_bytes.hbm", 57}},
       {"hbm_per_gpu_bytes", "B", kAny, [](const FieldRow& r) -> FieldValue { return C(r).gpu.hbm_bytes; }},
-      {"schedule_ops", "", kRan, [](const FieldRow& r) { return Int(V(r).num_ops); }},
+      {"schedule_ops", "", kRan, [](const FieldRow& r) { return Int(V(r).num_ops); }, kRow, {"schedule_ops", 58}},
+      // The sim engine's measured link load (the document only; docs/report.md).
+      {"link_nic_carried_bytes", "B", kLink,
+       [](const FieldRow& r) -> FieldValue { return V(r).link_load.nic_carried_bytes; }, kNoRow,
+       {"link_load_bytes.nic_carried", 59}},
+      {"link_nic_planned_bytes", "B", kLink,
+       [](const FieldRow& r) -> FieldValue { return V(r).link_load.nic_planned_bytes; }, kNoRow,
+       {"link_load_bytes.nic_planned", 60}},
+      {"link_nvlink_carried_bytes", "B", kLink,
+       [](const FieldRow& r) -> FieldValue { return V(r).link_load.nvlink_carried_bytes; }, kNoRow,
+       {"link_load_bytes.nvlink_carried", 61}},
+      {"link_nvlink_planned_bytes", "B", kLink,
+       [](const FieldRow& r) -> FieldValue { return V(r).link_load.nvlink_planned_bytes; }, kNoRow,
+       {"link_load_bytes.nvlink_planned", 62}},
   };
+  // clang-format on
   return kFields;
+}
+
+const std::vector<ReportField>& RowFields() {
+  static const std::vector<ReportField> kRows = [] {
+    std::vector<ReportField> out;
+    for (const ReportField& f : ReportFields()) {
+      if (f.row) out.push_back(f);
+    }
+    return out;
+  }();
+  return kRows;
+}
+
+const std::vector<ReportField>& JsonFields() {
+  static const std::vector<ReportField> kJson = [] {
+    std::vector<ReportField> out;
+    for (const ReportField& f : ReportFields()) {
+      if (f.json.path != nullptr) out.push_back(f);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const ReportField& a, const ReportField& b) { return a.json.at < b.json.at; });
+    return out;
+  }();
+  return kJson;
 }
 
 FieldValue FieldOf(const ReportField& f, const FieldRow& row) {
   if (f.needs == kRan && !model::Ran(*row.variant)) return std::monostate{};
   if (f.needs == kMem && !model::HasMemoryEstimate(*row.variant)) return std::monostate{};
+  if (f.needs == kLink && !(model::Ran(*row.variant) && row.variant->link_load.measured))
+    return std::monostate{};
   return f.get(row);
 }
 
@@ -230,11 +374,11 @@ std::string FieldText(const FieldValue& v, int digits) {
 }
 
 void AppendRowMembers(const FieldRow& row, std::string* out) {
-  // Fields sharing a prefix before the first dot are contiguous in the list (ReportFields), so an object
+  // Fields sharing a prefix before the first dot are contiguous in the list (RowFields), so an object
   // opens at a field whose prefix differs from the previous one's and closes at the next change.
   std::string open;  // the prefix of the object being written ("" at top level)
   bool first_in_object = true;
-  for (const ReportField& f : ReportFields()) {
+  for (const ReportField& f : RowFields()) {
     const FieldValue v = FieldOf(f, row);
     if (std::holds_alternative<std::monostate>(v)) continue;
     const std::string_view name = f.name;
@@ -275,15 +419,16 @@ std::string RowsJsonl(const std::vector<FieldRow>& rows) {
 
 std::string RowsCsv(const std::vector<FieldRow>& rows) {
   std::string out;
-  for (size_t i = 0; i < ReportFields().size(); ++i) {
+  const std::vector<ReportField>& fields = RowFields();
+  for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) out += ',';
-    out += FieldCsv(std::string(ReportFields()[i].name));
+    out += FieldCsv(std::string(fields[i].name));
   }
   out += "\r\n";
   for (const FieldRow& r : rows) {
-    for (size_t i = 0; i < ReportFields().size(); ++i) {
+    for (size_t i = 0; i < fields.size(); ++i) {
       if (i > 0) out += ',';
-      out += FieldCsv(FieldOf(ReportFields()[i], r));
+      out += FieldCsv(FieldOf(fields[i], r));
     }
     out += "\r\n";
   }

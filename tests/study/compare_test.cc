@@ -87,7 +87,7 @@ TEST(Compare, RowsCarryEveryFieldForBothSidesAndReadBack) {
       EXPECT_EQ(row["difference"], -192.0);
     }
   }
-  EXPECT_EQ(rows, c.variants.size() * io::ReportFields().size());
+  EXPECT_EQ(rows, c.variants.size() * io::RowFields().size());
   const nlohmann::json doc = nlohmann::json::parse(RenderComparison(c, OutputFormat::kJson));
   EXPECT_EQ(doc["format"], "zerosim-compare-1");
   EXPECT_EQ(doc["variants"].size(), c.variants.size());
