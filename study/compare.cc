@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -115,17 +116,13 @@ ordered_json VariantInputs(const model::VariantReport& v) {
 }
 
 std::vector<TimeCause> Causes(const model::VariantReport& a, const model::VariantReport& b) {
-  std::vector<TimeCause> c = {
-      {"compute.gemm", a.gemm_s, b.gemm_s},
-      {"compute.attention", a.attention_s, b.attention_s},
-      {"compute.memory_bound", a.memory_bound_s, b.memory_bound_s},
-      {"compute.kernel_gaps", a.kernel_gaps_s, b.kernel_gaps_s},
-      {"optimizer", a.optimizer_s, b.optimizer_s},
-      {"gpu_side", a.gpu_side_s, b.gpu_side_s},
-      {"exposed.waiting_for_data", a.waiting_for_data_s, b.waiting_for_data_s},
-      {"exposed.nccl_sms", a.comm_interference_s, b.comm_interference_s},
-      {"exposed.one_hardware_queue", a.queue_blocking_s, b.queue_blocking_s},
-  };
+  // The parts from the field list (CausePlace, model/io/report_fields.h): compute by kind, the optimizer,
+  // side-stream GPU work, exposed communication by cause. Both variants ran: every part is a number.
+  std::vector<TimeCause> c;
+  for (const io::ReportField& f : io::CauseFields()) {
+    c.push_back({f.cause.part, std::get<double>(f.get({&a, nullptr, {}})),
+                 std::get<double>(f.get({&b, nullptr, {}}))});
+  }
   // What the parts do not account for (compute_s beside its kinds; exposed_comm_s beside its causes when
   // waiting_for_data_s is clamped at 0): shown so that the parts always sum to the iteration time.
   double sum_a = 0, sum_b = 0;

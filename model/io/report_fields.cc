@@ -52,8 +52,8 @@ static_assert(model::AggregateMembers<model::LinkLoadReport>() == 5);
 // fields: "A variant"). The list's order is the rows'; the first group and the metrics up to
 // memory_per_gpu_bytes are the sweep rows' historical fields (docs/sweeps.md), in their order. Fields the
 // document shows carry their place in it ({path, at}: `at` orders the document); those it shows and the rows
-// do not (kNoRow) sit beside their kin. A new field goes at the rows' end (and, in the document, at the next
-// `at`: the end of its object).
+// do not (kNoRow) sit beside their kin. The iteration time's parts (compare) carry their CausePlace. A new
+// field goes at the rows' end (and, in the document, at the next `at`: the end of its object).
 const std::vector<ReportField>& ReportFields() {
   // A table laid out by hand, one field to an entry (clang-format would put each member on its own line).
   // clang-format off
@@ -163,26 +163,27 @@ const std::vector<ReportField>& ReportFields() {
       {"compute_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).compute_s; }, kRow,
        {"compute_s", 17}},
       {"optimizer_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).optimizer_s; }, kRow,
-       {"optimizer_s", 18}},
+       {"optimizer_s", 18}, {"optimizer", 5}},
       {"gpu_side_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gpu_side_s; }, kRow,
-       {"gpu_side_s", 19}},
+       {"gpu_side_s", 19}, {"gpu_side", 6}},
       {"gemm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gemm_s; }, kRow,
-       {"compute_parts_s.gemm", 21}},
+       {"compute_parts_s.gemm", 21}, {"compute.gemm", 1}},
       {"attention_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).attention_s; }, kRow,
-       {"compute_parts_s.attention", 22}},
+       {"compute_parts_s.attention", 22}, {"compute.attention", 2}},
       {"memory_bound_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).memory_bound_s; }, kRow,
-       {"compute_parts_s.memory_bound", 23}},
+       {"compute_parts_s.memory_bound", 23}, {"compute.memory_bound", 3}},
       {"kernel_gaps_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).kernel_gaps_s; }, kRow,
-       {"compute_parts_s.kernel_gaps", 24}},
+       {"compute_parts_s.kernel_gaps", 24}, {"compute.kernel_gaps", 4}},
       {"waiting_for_data_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).waiting_for_data_s; },
-       kRow, {"exposed_parts_s.waiting_for_data", 25}},
+       kRow, {"exposed_parts_s.waiting_for_data", 25}, {"exposed.waiting_for_data", 7}},
       {"comm_interference_s", "s", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; }, kRow, {"comm_interference_s", 20}},
+       [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; }, kRow, {"comm_interference_s", 20},
+       {"exposed.nccl_sms", 8}},
       // The document shows comm_interference_s twice: on its own and as a part of the exposed time.
       {"exposed_nccl_sms_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; },
        kNoRow, {"exposed_parts_s.nccl_sms", 26}},
       {"queue_blocking_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).queue_blocking_s; }, kRow,
-       {"exposed_parts_s.one_hardware_queue", 27}},
+       {"exposed_parts_s.one_hardware_queue", 27}, {"exposed.one_hardware_queue", 9}},
       {"cross_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather; }, kRow,
        {"bytes.cross_node.forward_allgather", 28}},
@@ -294,6 +295,19 @@ const std::vector<ReportField>& RowFields() {
     return out;
   }();
   return kRows;
+}
+
+const std::vector<ReportField>& CauseFields() {
+  static const std::vector<ReportField> kCauses = [] {
+    std::vector<ReportField> out;
+    for (const ReportField& f : ReportFields()) {
+      if (f.cause.part != nullptr) out.push_back(f);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const ReportField& a, const ReportField& b) { return a.cause.at < b.cause.at; });
+    return out;
+  }();
+  return kCauses;
 }
 
 const std::vector<ReportField>& JsonFields() {

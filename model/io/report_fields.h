@@ -5,7 +5,8 @@
 // in every output. docs/report.md lists the fields.
 //
 // Adding a field is one entry in ReportFields() (report_fields.cc): a name, a unit, a getter, and where it
-// shows (a row: by default, at the list's place; the document: `.Json(path, at)`). A dot in a row name nests
+// shows (a row: by default, at the list's place; the document: its JsonPlace; compare's parts of the
+// iteration time: its CausePlace). A dot in a row name nests
 // in JSON lines: "cluster.nodes" is {"cluster": {"nodes": ...}}; fields sharing a prefix sit together in the
 // list (a test checks it). report_fields.cc counts VariantReport's members: one added there and not shown
 // here (or said to be shown by no output) fails the build.
@@ -46,6 +47,13 @@ struct JsonPlace {
   int at = 0;  // the document writes its fields in ascending `at`; an object sits where its first member does
 };
 
+// Where `zerosim compare` lists a field among the iteration time's parts (study/compare.h): their sum, with
+// "other" for what they leave out, is the iteration time.
+struct CausePlace {
+  const char* part = nullptr;  // "compute.gemm", "exposed.nccl_sms"; nullptr: not a part
+  int at = 0;                  // the parts' order before compare sorts them by change (ties keep it)
+};
+
 struct ReportField {
   const char* name;  // "iteration_time_s", "cluster.nodes": a dot nests in JSON lines
   const char* unit;  // SI: "s", "B", "B/s", "FLOP/s" ("TFLOP/s" for tflops_per_gpu), "1/s"; "" for none
@@ -53,6 +61,7 @@ struct ReportField {
   FieldValue (*get)(const FieldRow& row);  // the JSON document's fields read only `row.variant`
   bool row = true;  // a column of the rows (JSON lines, CSV, sweep rows, compare), in the list's order
   JsonPlace json = {};
+  CausePlace cause = {};  // a kRun field of doubles
 };
 
 // The list: every field of every output. The rows' fields are in their output order.
@@ -61,6 +70,8 @@ const std::vector<ReportField>& ReportFields();
 const std::vector<ReportField>& RowFields();
 // The fields the JSON document shows, in its order (ascending JsonPlace::at).
 const std::vector<ReportField>& JsonFields();
+// The iteration time's parts (CausePlace), in their order.
+const std::vector<ReportField>& CauseFields();
 
 // The field's value in `row` (monostate when the variant lacks what the field needs: an infeasible variant
 // has no throughput, time or bytes).

@@ -69,6 +69,23 @@ TEST(Compare, TwiceTheNicBandwidthIsOneInputAndMovesCommunicationOnly) {
   }
 }
 
+// The iteration time's parts are the field list's (CausePlace) and "other", each once, with the list's
+// values.
+TEST(Compare, TheCausesAreTheFieldListsPartsAndOther) {
+  const Comparison c = CompareSettings({}, {"nic.bandwidth=200Gbps"});
+  const VariantComparison& v = c.variants.front();
+  const model::VariantReport& a = c.a.variants[static_cast<size_t>(v.a)];
+  std::map<std::string, double> causes;
+  for (const TimeCause& t : v.causes) EXPECT_TRUE(causes.emplace(t.part, t.a_s).second) << t.part << " twice";
+  ASSERT_EQ(causes.size(), io::CauseFields().size() + 1);
+  EXPECT_EQ(causes.count("other"), 1u);
+  for (const io::ReportField& f : io::CauseFields()) {
+    ASSERT_EQ(causes.count(f.cause.part), 1u)
+        << f.name << " (" << f.cause.part << ") is not among the causes";
+    EXPECT_EQ(causes[f.cause.part], std::get<double>(io::FieldOf(f, {&a, &c.a.cluster, c.a.scenario_name})));
+  }
+}
+
 TEST(Compare, RowsCarryEveryFieldForBothSidesAndReadBack) {
   const Comparison c = CompareSettings({}, {"nodes=12"});
   bool nodes_differ = false;
