@@ -1,14 +1,12 @@
 #include "model/io/report_fields.h"
 
 #include <algorithm>
-#include <cmath>
-#include <type_traits>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "model/aggregate_members.h"
 #include "model/model_spec.h"
+#include "model/units.h"
 
 namespace zerosim::io {
 
@@ -27,6 +25,27 @@ constexpr FieldNeeds kAny = FieldNeeds::kNothing;
 constexpr FieldNeeds kRan = FieldNeeds::kRun;
 constexpr FieldNeeds kMem = FieldNeeds::kMemory;
 constexpr FieldNeeds kLink = FieldNeeds::kLinkLoad;
+// The table's places (TablePlace), short for the list: a time in seconds, a number with `decimals`, the
+// volume sections' GB and the memory section's GiB, a text.
+constexpr const char* kCrossNode = "cross-node GB per iteration, all GPUs";
+constexpr const char* kIntraNode = "intra-node GB per iteration, all GPUs";
+constexpr const char* kMemorySection = "memory per GPU (GiB)";
+constexpr TablePlace Seconds(const char* label, int at) { return {label, at}; }
+constexpr TablePlace Fixed(const char* label, int at, int decimals) {
+  return {label, at, nullptr, TableText::kFixed, decimals};
+}
+constexpr TablePlace Gb(const char* label, int at, const char* section) {
+  return {label, at, section, TableText::kFixed, 1, kGB};
+}
+constexpr TablePlace Gib(const char* label, int at) {
+  return {label, at, kMemorySection, TableText::kFixed, 2, kGiB};
+}
+constexpr TablePlace Text(const char* label, int at, const char* section = nullptr) {
+  return {label, at, section, TableText::kText};
+}
+constexpr CausePlace kNoCause{};
+constexpr JsonPlace kNoJson{};
+
 // Whether the rows show a field (ReportField::row).
 constexpr bool kRow = true;
 constexpr bool kNoRow = false;
@@ -52,8 +71,10 @@ static_assert(model::AggregateMembers<model::LinkLoadReport>() == 5);
 // fields: "A variant"). The list's order is the rows'; the first group and the metrics up to
 // memory_per_gpu_bytes are the sweep rows' historical fields (docs/sweeps.md), in their order. Fields the
 // document shows carry their place in it ({path, at}: `at` orders the document); those it shows and the rows
-// do not (kNoRow) sit beside their kin. The iteration time's parts (compare) carry their CausePlace. A new
-// field goes at the rows' end (and, in the document, at the next `at`: the end of its object).
+// do not (kNoRow) sit beside their kin. The iteration time's parts (compare) carry their CausePlace, the
+// table's lines their TablePlace (the table's own cells, written from several quantities, are fields of their
+// own; feasible, its last line, sits at the memory section's indent, as it always has). A new field goes at
+// the rows' end (and, in the document, at the next `at`: the end of its object).
 const std::vector<ReportField>& ReportFields() {
   // A table laid out by hand, one field to an entry (clang-format would put each member on its own line).
   // clang-format off
@@ -112,16 +133,18 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).zero.precision.fp8_weight_all_gather; }},
       {"zero.gradient_accumulation_steps", "", kAny,
        [](const FieldRow& r) { return Int(V(r).zero.gradient_accumulation_steps); }},
-      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }, kRow, {"feasible", 3}},
+      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }, kRow, {"feasible", 3},
+       kNoCause, {"feasible", 38, kMemorySection, TableText::kYesNo}},
       {"infeasible_reason", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).infeasible_reason; }, kRow,
        {"infeasible_reason", 4}},
       {"iteration_time_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s; }, kRow,
-       {"iteration_time_s", 5}},
+       {"iteration_time_s", 5}, kNoCause, Seconds("iteration time (s)", 1)},
       {"tflops_per_gpu", "TFLOP/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tflops_per_gpu; },
-       kRow, {"tflops_per_gpu", 6}},
-      {"mfu", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu; }, kRow, {"mfu", 7}},
+       kRow, {"tflops_per_gpu", 6}, kNoCause, Fixed("TFLOPs per GPU (with recompute)", 3, 1)},
+      {"mfu", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu; }, kRow, {"mfu", 7}, kNoCause,
+       {"MFU (6N + 12lhs, no recompute)", 4, nullptr, TableText::kPercent}},
       {"tokens_per_s", "1/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s; }, kRow,
-       {"tokens_per_s", 15}},
+       {"tokens_per_s", 15}, kNoCause, Fixed("tokens per second", 5, 0)},
       // The band (model/band.h): throughputs times its factors, the time divided by them.
       {"tokens_per_s_low", "1/s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s * V(r).band.low; }},
@@ -135,6 +158,35 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s / V(r).band.high; }},
       {"iteration_time_high_s", "s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s / V(r).band.low; }},
+      // The table's own lines (kNoRow, no place in the document): cells it writes from several quantities.
+      {"iteration_time_band_text", "", kRan,
+       [](const FieldRow& r) -> FieldValue {
+         return fmt::format("{:.3f}-{:.3f}", V(r).iteration_time_s / V(r).band.high,
+                            V(r).iteration_time_s / V(r).band.low);
+       },
+       kNoRow, kNoJson, kNoCause, Text("  band (s)", 2)},
+      {"tokens_per_s_band_text", "", kRan,
+       [](const FieldRow& r) -> FieldValue {
+         return fmt::format("{:.0f}-{:.0f}", V(r).tokens_per_s * V(r).band.low, V(r).tokens_per_s * V(r).band.high);
+       },
+       kNoRow, kNoJson, kNoCause, Text("  band", 6)},
+      // The band's group (model/band.h; "ds" = deepspeed): its own when validated (with its points); "*": another
+      // family's, widened, for a GPU whose compute is derived from it; "outside": the widest band.
+      {"band_from_text", "", kRan,
+       [](const FieldRow& r) -> FieldValue {
+         std::string g = V(r).band.group;
+         if (const size_t at = g.find(" deepspeed "); at != std::string::npos) g.replace(at, 11, " ds ");
+         if (V(r).band.validated) return fmt::format("{} n{}", g, V(r).band.n);
+         return g.empty() ? std::string("outside (widest)") : g + "*";
+       },
+       kNoRow, kNoJson, kNoCause, Text("  band from", 7)},
+      // Against the first variant evaluated by the same engine (FieldRow::baseline), named in the label.
+      {"speedup_text", "", kRan,
+       [](const FieldRow& r) -> FieldValue {
+         const VariantReport& base = r.baseline != nullptr ? *r.baseline : V(r);
+         return model::Ran(base) ? fmt::format("{:.2f}x", base.iteration_time_s / V(r).iteration_time_s) : "-";
+       },
+       kNoRow, kNoJson, kNoCause, Text("speedup vs {}", 8)},
       {"band_key", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.key; }, kNoRow,
        {"band.key", 8}},
       {"band_group", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.group; }, kRow,
@@ -149,59 +201,61 @@ const std::vector<ReportField>& ReportFields() {
       {"band_note", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.note; }, kNoRow,
        {"band.note", 14}},
       {"exposed_comm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).exposed_comm_s; }, kRow,
-       {"exposed_comm_s", 16}},
+       {"exposed_comm_s", 16}, kNoCause, Seconds("exposed communication (s)", 16)},
       {"cross_node_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total(); }, kRow,
-       {"bytes.cross_node.total", 31}},
+       {"bytes.cross_node.total", 31}, kNoCause, Gb("total", 23, kCrossNode)},
       {"intra_node_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total(); }, kRow,
-       {"bytes.intra_node.total", 35}},
+       {"bytes.intra_node.total", 35}, kNoCause, Gb("total", 27, kIntraNode)},
       {"memory_per_gpu_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.total_bytes; }, kRow,
        {"memory_per_gpu_bytes.total", 56}},
       // The why: compute by kind, exposed communication by cause, bytes by tier and phase, memory by part.
       {"compute_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).compute_s; }, kRow,
-       {"compute_s", 17}},
+       {"compute_s", 17}, kNoCause, Seconds("compute (s)", 9)},
       {"optimizer_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).optimizer_s; }, kRow,
-       {"optimizer_s", 18}, {"optimizer", 5}},
+       {"optimizer_s", 18}, {"optimizer", 5}, Seconds("optimizer step (s)", 15)},
       {"gpu_side_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gpu_side_s; }, kRow,
-       {"gpu_side_s", 19}, {"gpu_side", 6}},
+       {"gpu_side_s", 19}, {"gpu_side", 6}, Seconds("quantization + copies (s)", 14)},
       {"gemm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gemm_s; }, kRow,
-       {"compute_parts_s.gemm", 21}, {"compute.gemm", 1}},
+       {"compute_parts_s.gemm", 21}, {"compute.gemm", 1}, Seconds("  GEMMs", 10)},
       {"attention_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).attention_s; }, kRow,
-       {"compute_parts_s.attention", 22}, {"compute.attention", 2}},
+       {"compute_parts_s.attention", 22}, {"compute.attention", 2}, Seconds("  attention", 11)},
       {"memory_bound_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).memory_bound_s; }, kRow,
-       {"compute_parts_s.memory_bound", 23}, {"compute.memory_bound", 3}},
+       {"compute_parts_s.memory_bound", 23}, {"compute.memory_bound", 3}, Seconds("  memory-bound kernels", 12)},
       {"kernel_gaps_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).kernel_gaps_s; }, kRow,
-       {"compute_parts_s.kernel_gaps", 24}, {"compute.kernel_gaps", 4}},
+       {"compute_parts_s.kernel_gaps", 24}, {"compute.kernel_gaps", 4}, Seconds("  kernel gaps", 13)},
       {"waiting_for_data_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).waiting_for_data_s; },
-       kRow, {"exposed_parts_s.waiting_for_data", 25}, {"exposed.waiting_for_data", 7}},
+       kRow, {"exposed_parts_s.waiting_for_data", 25}, {"exposed.waiting_for_data", 7},
+       Seconds("  waiting for data", 17)},
       {"comm_interference_s", "s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; }, kRow, {"comm_interference_s", 20},
-       {"exposed.nccl_sms", 8}},
+       {"exposed.nccl_sms", 8}, Seconds("  SMs held by NCCL", 18)},
       // The document shows comm_interference_s twice: on its own and as a part of the exposed time.
       {"exposed_nccl_sms_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; },
        kNoRow, {"exposed_parts_s.nccl_sms", 26}},
       {"queue_blocking_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).queue_blocking_s; }, kRow,
-       {"exposed_parts_s.one_hardware_queue", 27}, {"exposed.one_hardware_queue", 9}},
+       {"exposed_parts_s.one_hardware_queue", 27}, {"exposed.one_hardware_queue", 9},
+       Seconds("  one hardware queue", 19)},
       {"cross_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather; }, kRow,
-       {"bytes.cross_node.forward_allgather", 28}},
+       {"bytes.cross_node.forward_allgather", 28}, kNoCause, Gb("forward all-gather", 20, kCrossNode)},
       {"cross_node_backward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather; }, kRow,
-       {"bytes.cross_node.backward_allgather", 29}},
+       {"bytes.cross_node.backward_allgather", 29}, kNoCause, Gb("backward all-gather", 21, kCrossNode)},
       {"cross_node_gradient_reduce_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce; }, kRow,
-       {"bytes.cross_node.gradient_reduce", 30}},
+       {"bytes.cross_node.gradient_reduce", 30}, kNoCause, Gb("gradient reduction", 22, kCrossNode)},
       {"intra_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }, kRow,
-       {"bytes.intra_node.forward_allgather", 32}},
+       {"bytes.intra_node.forward_allgather", 32}, kNoCause, Gb("forward all-gather", 24, kIntraNode)},
       {"intra_node_backward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.backward_allgather; }, kRow,
-       {"bytes.intra_node.backward_allgather", 33}},
+       {"bytes.intra_node.backward_allgather", 33}, kNoCause, Gb("backward all-gather", 25, kIntraNode)},
       {"intra_node_gradient_reduce_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce; }, kRow,
-       {"bytes.intra_node.gradient_reduce", 34}},
+       {"bytes.intra_node.gradient_reduce", 34}, kNoCause, Gb("gradient reduction", 26, kIntraNode)},
       // The same per GPU (the document only).
       {"cross_node_forward_allgather_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather * PerGpu(V(r)); },
@@ -233,21 +287,26 @@ const std::vector<ReportField>& ReportFields() {
       {"memory_gradients_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.gradients_bytes; }, kRow,
        {"memory_per_gpu_bytes.gradients", 45}},
+      {"memory_model_states_text", "", kMem,
+       [](const FieldRow& r) -> FieldValue {
+         return fmt::format("{:.2f}", (V(r).memory.parameters_bytes + V(r).memory.gradients_bytes) / kGiB);
+       },
+       kNoRow, kNoJson, kNoCause, Text("parameters + gradients", 28, kMemorySection)},
       {"memory_optimizer_states_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.optimizer_states_bytes; }, kRow,
-       {"memory_per_gpu_bytes.optimizer_states", 46}},
+       {"memory_per_gpu_bytes.optimizer_states", 46}, kNoCause, Gib("optimizer states", 29)},
       {"memory_hpz_secondary_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.hpz_secondary_bytes; }, kRow,
-       {"memory_per_gpu_bytes.hpz_secondary", 47}},
+       {"memory_per_gpu_bytes.hpz_secondary", 47}, kNoCause, Gib("hpZ secondary partition", 30)},
       {"memory_gathered_parameters_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.gathered_parameters_bytes; }, kRow,
-       {"memory_per_gpu_bytes.gathered_parameters", 48}},
+       {"memory_per_gpu_bytes.gathered_parameters", 48}, kNoCause, Gib("gathered parameters", 31)},
       {"memory_buffers_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.buffers_bytes; }, kRow,
-       {"memory_per_gpu_bytes.buffers", 49}},
+       {"memory_per_gpu_bytes.buffers", 49}, kNoCause, Gib("buffers", 32)},
       {"memory_activations_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.activations_bytes; }, kRow,
-       {"memory_per_gpu_bytes.activations", 50}},
+       {"memory_per_gpu_bytes.activations", 50}, kNoCause, Gib("activations", 33)},
       {"memory_cuda_context_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.cuda_context_bytes; }, kRow,
        {"memory_per_gpu_bytes.cuda_context", 51}},
@@ -257,15 +316,27 @@ const std::vector<ReportField>& ReportFields() {
       {"memory_cublas_workspace_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.cublas_workspace_bytes; }, kRow,
        {"memory_per_gpu_bytes.cublas_workspace", 53}},
+      // The process's memory besides its tensors (model/runtime_memory.h), one line in the table.
+      {"memory_runtime_text", "", kMem,
+       [](const FieldRow& r) -> FieldValue {
+         const model::MemoryBreakdown& m = V(r).memory;
+         return fmt::format("{:.2f}", (m.cuda_context_bytes + m.nccl_buffers_bytes + m.cublas_workspace_bytes) / kGiB);
+       },
+       kNoRow, kNoJson, kNoCause, Text("CUDA context, NCCL, cuBLAS", 34, kMemorySection)},
       {"memory_allocator_rounding_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.allocator_rounding_bytes; }, kRow,
-       {"memory_per_gpu_bytes.allocator_rounding", 54}},
+       {"memory_per_gpu_bytes.allocator_rounding", 54}, kNoCause, Gib("allocator rounding", 35)},
       {"memory_reserve_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.reserve_bytes; }, kRow,
-       {"memory_per_gpu_bytes.reserve", 55}},
+       {"memory_per_gpu_bytes.reserve", 55}, kNoCause, Gib("reserve", 36)},
       // The estimate's HBM (the document only; the rows' hbm_per_gpu_bytes is the cluster's GPU's).
       {"memory_hbm_bytes", "B", kMem, [](const FieldRow& r) -> FieldValue { return V(r).memory.hbm_bytes; },
        kNoRow, {"memory_per_gpu_bytes.hbm", 57}},
+      {"memory_total_of_hbm_text", "", kMem,
+       [](const FieldRow& r) -> FieldValue {
+         return fmt::format("{:.1f}/{:.0f}", V(r).memory.total_bytes / kGiB, V(r).memory.hbm_bytes / kGiB);
+       },
+       kNoRow, kNoJson, kNoCause, Text("total / HBM", 37, kMemorySection)},
       {"hbm_per_gpu_bytes", "B", kAny, [](const FieldRow& r) -> FieldValue { return C(r).gpu.hbm_bytes; }},
       {"schedule_ops", "", kRan, [](const FieldRow& r) { return Int(V(r).num_ops); }, kRow, {"schedule_ops", 58}},
       // The sim engine's measured link load (the document only; docs/report.md).
@@ -310,6 +381,19 @@ const std::vector<ReportField>& CauseFields() {
   return kCauses;
 }
 
+const std::vector<ReportField>& TableFields() {
+  static const std::vector<ReportField> kTable = [] {
+    std::vector<ReportField> out;
+    for (const ReportField& f : ReportFields()) {
+      if (f.table.label != nullptr) out.push_back(f);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const ReportField& a, const ReportField& b) { return a.table.at < b.table.at; });
+    return out;
+  }();
+  return kTable;
+}
+
 const std::vector<ReportField>& JsonFields() {
   static const std::vector<ReportField> kJson = [] {
     std::vector<ReportField> out;
@@ -335,118 +419,6 @@ std::vector<FieldRow> ReportRows(const model::Report& r) {
   std::vector<FieldRow> rows;
   for (const model::VariantReport& v : r.variants) rows.push_back({&v, &r.cluster, r.scenario_name});
   return rows;
-}
-
-namespace {
-
-std::string Quote(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-}  // namespace
-
-std::string FieldJson(const FieldValue& v) {
-  return std::visit(
-      [](const auto& x) -> std::string {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::monostate>) {
-          return "null";
-        } else if constexpr (std::is_same_v<T, bool>) {
-          return x ? "true" : "false";
-        } else if constexpr (std::is_same_v<T, long long>) {
-          return fmt::format("{}", x);
-        } else if constexpr (std::is_same_v<T, double>) {
-          return std::isfinite(x) ? fmt::format("{}", x) : "null";  // fmt: shortest round-trip text
-        } else {
-          return Quote(x);
-        }
-      },
-      v);
-}
-
-std::string FieldCsv(const FieldValue& v) {
-  if (std::holds_alternative<std::monostate>(v)) return "";
-  if (const std::string* s = std::get_if<std::string>(&v)) {
-    // RFC 4180 section 2, rules 6 and 7.
-    if (s->find_first_of(",\"\r\n") == std::string::npos) return *s;
-    std::string out = "\"";
-    for (char ch : *s) {
-      if (ch == '"') out += '"';
-      out += ch;
-    }
-    return out + "\"";
-  }
-  const std::string text = FieldJson(v);
-  return text == "null" ? "" : text;
-}
-
-std::string FieldText(const FieldValue& v, int digits) {
-  if (std::holds_alternative<std::monostate>(v)) return "-";
-  if (const std::string* s = std::get_if<std::string>(&v)) return *s;
-  if (const double* d = std::get_if<double>(&v)) return fmt::format("{:.{}g}", *d, digits);
-  return FieldJson(v);
-}
-
-void AppendRowMembers(const FieldRow& row, std::string* out) {
-  // Fields sharing a prefix before the first dot are contiguous in the list (RowFields), so an object
-  // opens at a field whose prefix differs from the previous one's and closes at the next change.
-  std::string open;  // the prefix of the object being written ("" at top level)
-  bool first_in_object = true;
-  for (const ReportField& f : RowFields()) {
-    const FieldValue v = FieldOf(f, row);
-    if (std::holds_alternative<std::monostate>(v)) continue;
-    const std::string_view name = f.name;
-    const size_t dot = name.find('.');
-    const std::string prefix(dot == std::string_view::npos ? std::string_view() : name.substr(0, dot));
-    const std::string_view key = dot == std::string_view::npos ? name : name.substr(dot + 1);
-    if (prefix != open) {
-      if (!open.empty()) *out += '}';
-      if (!prefix.empty()) {
-        if (!out->empty()) *out += ',';
-        *out += Quote(prefix) + ":{";
-        first_in_object = true;
-      }
-      open = prefix;
-    }
-    if (open.empty()) {
-      if (!out->empty()) *out += ',';
-    } else if (!first_in_object) {
-      *out += ',';
-    }
-    first_in_object = false;
-    *out += Quote(key) + ":" + FieldJson(v);
-  }
-  if (!open.empty()) *out += '}';
-}
-
-std::string RowJson(const FieldRow& row) {
-  std::string members;
-  AppendRowMembers(row, &members);
-  return "{" + members + "}";
-}
-
-std::string RowsJsonl(const std::vector<FieldRow>& rows) {
-  std::string out;
-  for (const FieldRow& r : rows) out += RowJson(r) + "\n";
-  return out;
-}
-
-std::string RowsCsv(const std::vector<FieldRow>& rows) {
-  std::string out;
-  const std::vector<ReportField>& fields = RowFields();
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (i > 0) out += ',';
-    out += FieldCsv(std::string(fields[i].name));
-  }
-  out += "\r\n";
-  for (const FieldRow& r : rows) {
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (i > 0) out += ',';
-      out += FieldCsv(FieldOf(fields[i], r));
-    }
-    out += "\r\n";
-  }
-  return out;
 }
 
 }  // namespace zerosim::io

@@ -1,12 +1,15 @@
 // The report's quantities as one list: each field a name, a unit, a getter and the outputs that show it.
 // Every writer of a variant's quantities reads it: the flat rows, CSV (RFC 4180) or JSON lines (`zerosim run
 // --format csv|jsonl`), which are also the sweep rows (study/sweep_rows.cc) and `zerosim compare`'s fields;
-// and the JSON document's variant object (report_json.cc: each field's place in it). A name means the same
-// in every output. docs/report.md lists the fields.
+// the JSON document's variant object (report_json.cc: each field's place in it); the table's lines of
+// quantities (report_table.cc); compare's parts of the iteration time (study/compare.cc). A name means the
+// same in every output. docs/report.md lists the fields.
+//
+// The list is report_fields.cc; the values' text and the rows' writers report_rows.cc.
 //
 // Adding a field is one entry in ReportFields() (report_fields.cc): a name, a unit, a getter, and where it
 // shows (a row: by default, at the list's place; the document: its JsonPlace; compare's parts of the
-// iteration time: its CausePlace). A dot in a row name nests
+// iteration time: its CausePlace; the table: its TablePlace). A dot in a row name nests
 // in JSON lines: "cluster.nodes" is {"cluster": {"nodes": ...}}; fields sharing a prefix sit together in the
 // list (a test checks it). report_fields.cc counts VariantReport's members: one added there and not shown
 // here (or said to be shown by no output) fails the build.
@@ -31,6 +34,9 @@ struct FieldRow {
   const model::VariantReport* variant = nullptr;
   const model::ClusterSpec* cluster = nullptr;
   std::string_view scenario;  // the scenario's name
+  // The table's only: the first variant evaluated by the same engine, the baseline of its speedup (nullptr:
+  // the variant itself).
+  const model::VariantReport* baseline = nullptr;
 };
 
 // When a field has a value (else none: omitted from JSON, empty in CSV, "-" in tables).
@@ -54,6 +60,26 @@ struct CausePlace {
   int at = 0;                  // the parts' order before compare sorts them by change (ties keep it)
 };
 
+// How the table (report_table.h) shows a field: one line per field below the variants' settings, in ascending
+// `at`, under its section's heading (a heading is printed where the section changes), the cell as `text`
+// says.
+enum class TableText : uint8_t {
+  kFixed,    // a number, value / divisor with `decimals` decimals
+  kPercent,  // a fraction as a percentage, one decimal ("41.3%")
+  kYesNo,    // a bool as "yes" or "NO"
+  kText,     // a string as it is (fields written for the table: "0.905-1.208")
+};
+struct TablePlace {
+  const char* label =
+      nullptr;  // "compute (s)"; "{}" stands for the report's first variant; nullptr: not shown
+  int at = 0;
+  const char* section =
+      nullptr;  // the heading the line sits under; nullptr: none (the lines before any heading)
+  TableText text = TableText::kFixed;
+  int decimals = 3;
+  double divisor = 1;  // kGB, kGiB
+};
+
 struct ReportField {
   const char* name;  // "iteration_time_s", "cluster.nodes": a dot nests in JSON lines
   const char* unit;  // SI: "s", "B", "B/s", "FLOP/s" ("TFLOP/s" for tflops_per_gpu), "1/s"; "" for none
@@ -62,6 +88,7 @@ struct ReportField {
   bool row = true;  // a column of the rows (JSON lines, CSV, sweep rows, compare), in the list's order
   JsonPlace json = {};
   CausePlace cause = {};  // a kRun field of doubles
+  TablePlace table = {};
 };
 
 // The list: every field of every output. The rows' fields are in their output order.
@@ -72,6 +99,10 @@ const std::vector<ReportField>& RowFields();
 const std::vector<ReportField>& JsonFields();
 // The iteration time's parts (CausePlace), in their order.
 const std::vector<ReportField>& CauseFields();
+// The table's lines (TablePlace), in its order.
+const std::vector<ReportField>& TableFields();
+// The field's table cell: `v` as its TablePlace says, "-" for monostate.
+std::string TableCell(const ReportField& f, const FieldValue& v);
 
 // The field's value in `row` (monostate when the variant lacks what the field needs: an infeasible variant
 // has no throughput, time or bytes).

@@ -2,7 +2,7 @@
 // none writes one the list does not have. Every row field is a CSV header column and a JSON lines key; every
 // document field is at its place in the JSON document (with the list's value), and every quantity the
 // document writes for a variant (outside its name, engine, model, zero and RLHF phases) is a field of the
-// list.
+// list. Every table field is a line of the table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "io/default_report.h"
 #include "model/io/report_fields.h"
 #include "model/io/report_json.h"
+#include "model/io/report_table.h"
 
 namespace zerosim::io {
 namespace {
@@ -45,10 +46,14 @@ void Leaves(const nlohmann::json& j, const std::string& prefix, std::set<std::st
 
 TEST(FieldList, EveryFieldShowsInSomeOutputUnderOneName) {
   std::set<std::string> names, paths;
-  std::set<int> places;
+  std::set<int> places, table_places;
   for (const ReportField& f : ReportFields()) {
     EXPECT_TRUE(names.insert(f.name).second) << f.name << " twice";
-    EXPECT_TRUE(f.row || f.json.path != nullptr) << f.name << " is shown by no output";
+    EXPECT_TRUE(f.row || f.json.path != nullptr || f.table.label != nullptr)
+        << f.name << " is shown by no output";
+    if (f.table.label != nullptr) {
+      EXPECT_TRUE(table_places.insert(f.table.at).second) << f.name << ": its line in the table is taken";
+    }
     if (f.json.path == nullptr) continue;
     EXPECT_TRUE(paths.insert(f.json.path).second) << f.json.path << " twice in the document";
     EXPECT_TRUE(places.insert(f.json.at).second) << f.name << ": its place in the document is taken";
@@ -116,6 +121,31 @@ TEST(FieldList, TheDocumentIsInTheListsOrder) {
     if (k != "name" && k != "engine" && k != "model" && k != "zero" && k != "phases") written.push_back(k);
   }
   EXPECT_EQ(written, top);
+}
+
+// Every table line of the list is a line of the table, in the list's order, with the list's cells.
+TEST(FieldList, EveryTableFieldIsALineOfTheTable) {
+  const model::Report r = EveryFieldReport();
+  const std::string table = FormatReportTable(r);
+  size_t pos = 0;
+  for (const ReportField& f : TableFields()) {
+    std::string label = f.table.label;
+    if (const size_t at = label.find("{}"); at != std::string::npos)
+      label.replace(at, 2, r.variants.front().name);
+    // A line: its indent (two spaces, four under a section's heading), the label, then the padding and cells.
+    std::string start(f.table.section != nullptr ? "\n    " : "\n  ");
+    start += label;
+    start += ' ';
+    const size_t line = table.find(start, pos);
+    ASSERT_NE(line, std::string::npos)
+        << f.name << " ('" << label << "') is not a line of the table, in order";
+    pos = line + 1;
+    const std::string text = table.substr(line + 1, table.find('\n', line + 1) - line - 1);
+    const FieldRow row{&r.variants.front(), &r.cluster, r.scenario_name, &r.variants.front()};
+    std::string cell(" ");
+    cell += TableCell(f, FieldOf(f, row));
+    EXPECT_NE(text.find(cell), std::string::npos) << text;
+  }
 }
 
 }  // namespace
