@@ -50,7 +50,8 @@ enum class FieldNeeds : uint8_t {
 // Where the JSON document (report_json.h) puts a field in a variant's object.
 struct JsonPlace {
   const char* path = nullptr;  // dots nest: "bytes.cross_node.total"; nullptr: not in the document
-  int at = 0;  // the document writes its fields in ascending `at`; an object sits where its first member does
+  int at = 0;  // the document writes its fields in ascending `at` (unique; the list spaces them by 10); an
+               // object sits where its first member does
 };
 
 // Where `zerosim compare` lists a field among the iteration time's parts (study/compare.h): their sum, with
