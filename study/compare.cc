@@ -208,20 +208,6 @@ io::FieldValue Difference(const FieldPair& p) {
 
 std::string Label(const VariantComparison& v) { return fmt::format("{} ({})", v.name, v.engine); }
 
-// The fields the table shows for every variant; the rows (JSON lines, CSV) carry every field.
-constexpr const char* kTableFields[] = {"feasible",
-                                        "iteration_time_s",
-                                        "tflops_per_gpu",
-                                        "tokens_per_s",
-                                        "exposed_comm_s",
-                                        "compute_s",
-                                        "cross_node_bytes",
-                                        "cross_node_forward_allgather_bytes",
-                                        "cross_node_backward_allgather_bytes",
-                                        "cross_node_gradient_reduce_bytes",
-                                        "intra_node_bytes",
-                                        "memory_per_gpu_bytes"};
-
 std::string Table(const Comparison& c) {
   std::string out =
       fmt::format("A: {} ({})\nB: {} ({})\n", c.a_label, c.a.scenario_name, c.b_label, c.b.scenario_name);
@@ -237,11 +223,8 @@ std::string Table(const Comparison& c) {
                        "B/A");
     if (v.a < 0 || v.b < 0) out += fmt::format("  only in {}\n", v.a < 0 ? "B" : "A");
     for (const FieldPair& p : Pairs(c, v)) {
-      if (std::find_if(std::begin(kTableFields), std::end(kTableFields), [&](const char* n) {
-            return std::string_view(n) == p.field->name;
-          }) == std::end(kTableFields)) {
-        continue;
-      }
+      // The table shows the headline fields (ReportField::headline); the rows (JSON lines, CSV) every field.
+      if (!p.field->headline) continue;
       const std::optional<double> a = Number(p.a), b = Number(p.b);
       const std::string ratio = a && b && *a != 0 ? fmt::format("{:.3f}", *b / *a) : "";
       out += fmt::format("  {:<42} {:>8} {:>14} {:>14} {:>14} {:>8}\n", p.field->name, p.field->unit,

@@ -45,6 +45,9 @@ constexpr TablePlace Text(const char* label, int at, const char* section = nullp
 }
 constexpr CausePlace kNoCause{};
 constexpr JsonPlace kNoJson{};
+constexpr TablePlace kNoTable{};
+// One of compare's headline fields (ReportField::headline).
+constexpr bool kHeadline = true;
 
 // Whether the rows show a field (ReportField::row).
 constexpr bool kRow = true;
@@ -73,9 +76,9 @@ static_assert(model::AggregateMembers<model::LinkLoadReport>() == 5);
 // document shows carry their place in it ({path, at}: `at` orders the document); those it shows and the rows
 // do not (kNoRow) sit beside their kin. The iteration time's parts (compare) carry their CausePlace, the
 // table's lines their TablePlace (the table's own cells, written from several quantities, are fields of their
-// own; feasible, its last line, sits at the memory section's indent, as it always has). The places (`at`) are
-// spaced by 10, so that a new field goes between two without renumbering; a new row field goes at the rows'
-// end (the sweep rows' columns stay where they were).
+// own; feasible, its last line, sits at the memory section's indent, as it always has). compare's table shows
+// the kHeadline ones. The places (`at`) are spaced by 10, so that a new field goes between two without
+// renumbering; a new row field goes at the rows' end (the sweep rows' columns stay where they were).
 const std::vector<ReportField>& ReportFields() {
   // A table laid out by hand, one field to an entry (clang-format would put each member on its own line).
   // clang-format off
@@ -135,17 +138,17 @@ const std::vector<ReportField>& ReportFields() {
       {"zero.gradient_accumulation_steps", "", kAny,
        [](const FieldRow& r) { return Int(V(r).zero.gradient_accumulation_steps); }},
       {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }, kRow, {"feasible", 30},
-       kNoCause, {"feasible", 380, kMemorySection, TableText::kYesNo}},
+       kNoCause, {"feasible", 380, kMemorySection, TableText::kYesNo}, kHeadline},
       {"infeasible_reason", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).infeasible_reason; }, kRow,
        {"infeasible_reason", 40}},
       {"iteration_time_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s; }, kRow,
-       {"iteration_time_s", 50}, kNoCause, Seconds("iteration time (s)", 10)},
+       {"iteration_time_s", 50}, kNoCause, Seconds("iteration time (s)", 10), kHeadline},
       {"tflops_per_gpu", "TFLOP/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tflops_per_gpu; },
-       kRow, {"tflops_per_gpu", 60}, kNoCause, Fixed("TFLOPs per GPU (with recompute)", 30, 1)},
+       kRow, {"tflops_per_gpu", 60}, kNoCause, Fixed("TFLOPs per GPU (with recompute)", 30, 1), kHeadline},
       {"mfu", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu; }, kRow, {"mfu", 70}, kNoCause,
        {"MFU (6N + 12lhs, no recompute)", 40, nullptr, TableText::kPercent}},
       {"tokens_per_s", "1/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s; }, kRow,
-       {"tokens_per_s", 150}, kNoCause, Fixed("tokens per second", 50, 0)},
+       {"tokens_per_s", 150}, kNoCause, Fixed("tokens per second", 50, 0), kHeadline},
       // The band (model/band.h): throughputs times its factors, the time divided by them.
       {"tokens_per_s_low", "1/s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s * V(r).band.low; }},
@@ -202,19 +205,19 @@ const std::vector<ReportField>& ReportFields() {
       {"band_note", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.note; }, kNoRow,
        {"band.note", 140}},
       {"exposed_comm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).exposed_comm_s; }, kRow,
-       {"exposed_comm_s", 160}, kNoCause, Seconds("exposed communication (s)", 160)},
+       {"exposed_comm_s", 160}, kNoCause, Seconds("exposed communication (s)", 160), kHeadline},
       {"cross_node_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total(); }, kRow,
-       {"bytes.cross_node.total", 310}, kNoCause, Gb("total", 230, kCrossNode)},
+       {"bytes.cross_node.total", 310}, kNoCause, Gb("total", 230, kCrossNode), kHeadline},
       {"intra_node_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total(); }, kRow,
-       {"bytes.intra_node.total", 350}, kNoCause, Gb("total", 270, kIntraNode)},
+       {"bytes.intra_node.total", 350}, kNoCause, Gb("total", 270, kIntraNode), kHeadline},
       {"memory_per_gpu_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.total_bytes; }, kRow,
-       {"memory_per_gpu_bytes.total", 560}},
+       {"memory_per_gpu_bytes.total", 560}, kNoCause, kNoTable, kHeadline},
       // The why: compute by kind, exposed communication by cause, bytes by tier and phase, memory by part.
       {"compute_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).compute_s; }, kRow,
-       {"compute_s", 170}, kNoCause, Seconds("compute (s)", 90)},
+       {"compute_s", 170}, kNoCause, Seconds("compute (s)", 90), kHeadline},
       {"optimizer_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).optimizer_s; }, kRow,
        {"optimizer_s", 180}, {"optimizer", 50}, Seconds("optimizer step (s)", 150)},
       {"gpu_side_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gpu_side_s; }, kRow,
@@ -241,13 +244,13 @@ const std::vector<ReportField>& ReportFields() {
        Seconds("  one hardware queue", 190)},
       {"cross_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather; }, kRow,
-       {"bytes.cross_node.forward_allgather", 280}, kNoCause, Gb("forward all-gather", 200, kCrossNode)},
+       {"bytes.cross_node.forward_allgather", 280}, kNoCause, Gb("forward all-gather", 200, kCrossNode), kHeadline},
       {"cross_node_backward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather; }, kRow,
-       {"bytes.cross_node.backward_allgather", 290}, kNoCause, Gb("backward all-gather", 210, kCrossNode)},
+       {"bytes.cross_node.backward_allgather", 290}, kNoCause, Gb("backward all-gather", 210, kCrossNode), kHeadline},
       {"cross_node_gradient_reduce_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce; }, kRow,
-       {"bytes.cross_node.gradient_reduce", 300}, kNoCause, Gb("gradient reduction", 220, kCrossNode)},
+       {"bytes.cross_node.gradient_reduce", 300}, kNoCause, Gb("gradient reduction", 220, kCrossNode), kHeadline},
       {"intra_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }, kRow,
        {"bytes.intra_node.forward_allgather", 320}, kNoCause, Gb("forward all-gather", 240, kIntraNode)},

@@ -9,10 +9,10 @@
 //
 // Adding a field is one entry in ReportFields() (report_fields.cc): a name, a unit, a getter, and where it
 // shows (a row: by default, at the list's place; the document: its JsonPlace; compare's parts of the
-// iteration time: its CausePlace; the table: its TablePlace). A dot in a row name nests
-// in JSON lines: "cluster.nodes" is {"cluster": {"nodes": ...}}; fields sharing a prefix sit together in the
-// list (a test checks it). report_fields.cc counts VariantReport's members: one added there and not shown
-// here (or said to be shown by no output) fails the build.
+// iteration time: its CausePlace; the table: its TablePlace; compare's table: `headline`). A dot in a row
+// name nests in JSON lines: "cluster.nodes" is {"cluster": {"nodes": ...}}; fields sharing a prefix sit
+// together in the list (a test checks it). report_fields.cc counts VariantReport's members: one added there
+// and not shown here (or said to be shown by no output) fails the build.
 #pragma once
 
 #include <cstdint>
@@ -90,6 +90,8 @@ struct ReportField {
   JsonPlace json = {};
   CausePlace cause = {};  // a kRun field of doubles
   TablePlace table = {};
+  bool headline =
+      false;  // among the few fields `zerosim compare`'s table shows (its rows show every row field)
 };
 
 // The list: every field of every output. The rows' fields are in their output order.

@@ -86,6 +86,20 @@ TEST(Compare, TheCausesAreTheFieldListsPartsAndOther) {
   }
 }
 
+// The table shows the list's headline fields (ReportField::headline), each variant once each, and no other.
+TEST(Compare, TheTableShowsTheHeadlineFields) {
+  const Comparison c = CompareSettings({}, {"nic.bandwidth=200Gbps"});
+  const std::string table = RenderComparison(c, OutputFormat::kTable);
+  for (const io::ReportField& f : io::RowFields()) {
+    size_t lines = 0;
+    for (size_t at = table.find("\n  " + std::string(f.name) + " "); at != std::string::npos;
+         at = table.find("\n  " + std::string(f.name) + " ", at + 1)) {
+      ++lines;
+    }
+    EXPECT_EQ(lines, f.headline ? c.variants.size() : 0u) << f.name;
+  }
+}
+
 TEST(Compare, RowsCarryEveryFieldForBothSidesAndReadBack) {
   const Comparison c = CompareSettings({}, {"nodes=12"});
   bool nodes_differ = false;
