@@ -1,7 +1,12 @@
 #include "sim/sim_result.h"
 
 #include <cstring>
+#include <string_view>
 #include <type_traits>
+
+#include <fmt/format.h>
+
+#include "model/timing_fields.h"
 
 namespace zerosim::sim {
 namespace {
@@ -19,6 +24,10 @@ class Writer {
   void PutVector(const std::vector<T>& v) {
     Put(static_cast<uint64_t>(v.size()));
     if (!v.empty()) out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+  void PutName(std::string_view name) {
+    Put(static_cast<uint32_t>(name.size()));
+    out_.append(name);
   }
   std::string str() && { return std::move(out_); }
 
@@ -46,6 +55,13 @@ class Reader {
     pos_ += n * sizeof(T);
     return true;
   }
+  bool GetName(std::string* name) {
+    uint32_t n = 0;
+    if (!Get(&n) || n > in_.size() - pos_) return false;
+    name->assign(in_, pos_, n);
+    pos_ += n;
+    return true;
+  }
   bool done() const { return pos_ == in_.size(); }
 
  private:
@@ -53,20 +69,61 @@ class Reader {
   size_t pos_ = 0;
 };
 
+// Timing crosses by name (model/timing_fields.h): a count, then each scalar as its name and value, then a
+// count and each series as its name and values. The reader wants every name of the list exactly once.
+void PutTiming(const model::Timing& t, Writer* w) {
+  w->Put(static_cast<uint32_t>(model::TimingScalars().size()));
+  for (const model::TimingScalar& f : model::TimingScalars()) {
+    w->PutName(f.name);
+    w->Put(f.Get(t));
+  }
+  w->Put(static_cast<uint32_t>(model::TimingSeriesList().size()));
+  for (const model::TimingSeries& f : model::TimingSeriesList()) {
+    w->PutName(f.name);
+    w->PutVector(f.get(t));
+  }
+}
+
+// Reads what PutTiming wrote. Errors: truncated bytes; a name the list does not have, one given twice, or one
+// of the list missing.
+template <typename Field, typename ReadOne>
+Status GetNamed(std::span<const Field> fields, const char* kind, Reader* rd, ReadOne read_one) {
+  uint32_t n = 0;
+  if (!rd->Get(&n)) return Status::Error("truncated");
+  std::vector<bool> seen(fields.size(), false);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string name;
+    if (!rd->GetName(&name)) return Status::Error("truncated");
+    size_t k = 0;
+    while (k < fields.size() && name != fields[k].name) ++k;
+    if (k == fields.size()) return Status::Error(fmt::format("unknown Timing {} '{}'", kind, name));
+    if (seen[k]) return Status::Error(fmt::format("Timing {} '{}' given twice", kind, name));
+    seen[k] = true;
+    if (!read_one(fields[k]))
+      return Status::Error(fmt::format("Timing {} '{}' truncated or malformed", kind, name));
+  }
+  for (size_t k = 0; k < fields.size(); ++k) {
+    if (!seen[k]) return Status::Error(fmt::format("Timing {} '{}' missing", kind, fields[k].name));
+  }
+  return Status::Ok();
+}
+
+Status GetTiming(Reader* rd, model::Timing* t) {
+  Status s = GetNamed(model::TimingScalars(), "scalar", rd,
+                      [&](const model::TimingScalar& f) { return rd->Get(&f.ref(*t)); });
+  if (!s.ok()) return s;
+  return GetNamed(model::TimingSeriesList(), "series", rd, [&](const model::TimingSeries& f) {
+    std::vector<double> v;
+    return rd->GetVector(&v) && f.set(*t, std::move(v));
+  });
+}
+
 }  // namespace
 
 std::string SerializeSimResult(const SimResult& r) {
   Writer w;
   w.Put(kMagic);
-  const model::Timing& t = r.timing;
-  for (double v : {t.iteration_s, t.compute_s, t.optimizer_s, t.gpu_side_s, t.interference_s, t.compute_busy_s,
-                   t.exposed_comm_s, t.queue_blocking_s, t.compute_parts.gemm_s, t.compute_parts.attention_s,
-                   t.compute_parts.memory_s, t.compute_parts.launch_s}) {
-    w.Put(v);
-  }
-  w.Put(t.queue_busy_s);
-  w.PutVector(t.start_s);
-  w.PutVector(t.finish_s);
+  PutTiming(r.timing, &w);
   w.Put(r.volumes.cross_node);
   w.Put(r.volumes.intra_node);
   w.Put(r.stats);
@@ -78,16 +135,13 @@ StatusOr<SimResult> DeserializeSimResult(const std::string& bytes) {
   Reader rd(bytes);
   SimResult r;
   uint32_t magic = 0;
-  model::Timing& t = r.timing;
-  bool ok = rd.Get(&magic) && magic == kMagic;
-  for (double* v : {&t.iteration_s, &t.compute_s, &t.optimizer_s, &t.gpu_side_s, &t.interference_s,
-                    &t.compute_busy_s, &t.exposed_comm_s, &t.queue_blocking_s, &t.compute_parts.gemm_s,
-                    &t.compute_parts.attention_s, &t.compute_parts.memory_s, &t.compute_parts.launch_s}) {
-    ok = ok && rd.Get(v);
+  if (!rd.Get(&magic) || magic != kMagic)
+    return Status::Error("malformed simulation result from the child process");
+  if (const Status s = GetTiming(&rd, &r.timing); !s.ok()) {
+    return Status::Error("malformed simulation result from the child process: " + s.message());
   }
-  ok = ok && rd.Get(&t.queue_busy_s) && rd.GetVector(&t.start_s) && rd.GetVector(&t.finish_s) &&
-       rd.Get(&r.volumes.cross_node) && rd.Get(&r.volumes.intra_node) && rd.Get(&r.stats) &&
-       rd.GetVector(&r.trace) && rd.done();
+  const bool ok = rd.Get(&r.volumes.cross_node) && rd.Get(&r.volumes.intra_node) && rd.Get(&r.stats) &&
+                  rd.GetVector(&r.trace) && rd.done();
   if (!ok) return Status::Error("malformed simulation result from the child process");
   return r;
 }

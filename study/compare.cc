@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -115,17 +116,13 @@ ordered_json VariantInputs(const model::VariantReport& v) {
 }
 
 std::vector<TimeCause> Causes(const model::VariantReport& a, const model::VariantReport& b) {
-  std::vector<TimeCause> c = {
-      {"compute.gemm", a.gemm_s, b.gemm_s},
-      {"compute.attention", a.attention_s, b.attention_s},
-      {"compute.memory_bound", a.memory_bound_s, b.memory_bound_s},
-      {"compute.kernel_gaps", a.kernel_gaps_s, b.kernel_gaps_s},
-      {"optimizer", a.optimizer_s, b.optimizer_s},
-      {"gpu_side", a.gpu_side_s, b.gpu_side_s},
-      {"exposed.waiting_for_data", a.waiting_for_data_s, b.waiting_for_data_s},
-      {"exposed.nccl_sms", a.comm_interference_s, b.comm_interference_s},
-      {"exposed.one_hardware_queue", a.queue_blocking_s, b.queue_blocking_s},
-  };
+  // The parts from the field list (CausePlace, model/io/report_fields.h): compute by kind, the optimizer,
+  // side-stream GPU work, exposed communication by cause. Both variants ran: every part is a number.
+  std::vector<TimeCause> c;
+  for (const io::ReportField& f : io::CauseFields()) {
+    c.push_back({f.cause.part, std::get<double>(f.get({&a, nullptr, {}})),
+                 std::get<double>(f.get({&b, nullptr, {}}))});
+  }
   // What the parts do not account for (compute_s beside its kinds; exposed_comm_s beside its causes when
   // waiting_for_data_s is clamped at 0): shown so that the parts always sum to the iteration time.
   double sum_a = 0, sum_b = 0;
@@ -185,7 +182,7 @@ struct FieldPair {
 
 std::vector<FieldPair> Pairs(const Comparison& c, const VariantComparison& v) {
   std::vector<FieldPair> out;
-  for (const io::ReportField& f : io::ReportFields()) {
+  for (const io::ReportField& f : io::RowFields()) {
     FieldPair p{&f, std::monostate{}, std::monostate{}};
     if (v.a >= 0)
       p.a = io::FieldOf(f, {&c.a.variants[static_cast<size_t>(v.a)], &c.a.cluster, c.a.scenario_name});
@@ -211,20 +208,6 @@ io::FieldValue Difference(const FieldPair& p) {
 
 std::string Label(const VariantComparison& v) { return fmt::format("{} ({})", v.name, v.engine); }
 
-// The fields the table shows for every variant; the rows (JSON lines, CSV) carry every field.
-constexpr const char* kTableFields[] = {"feasible",
-                                        "iteration_time_s",
-                                        "tflops_per_gpu",
-                                        "tokens_per_s",
-                                        "exposed_comm_s",
-                                        "compute_s",
-                                        "cross_node_bytes",
-                                        "cross_node_forward_allgather_bytes",
-                                        "cross_node_backward_allgather_bytes",
-                                        "cross_node_gradient_reduce_bytes",
-                                        "intra_node_bytes",
-                                        "memory_per_gpu_bytes"};
-
 std::string Table(const Comparison& c) {
   std::string out =
       fmt::format("A: {} ({})\nB: {} ({})\n", c.a_label, c.a.scenario_name, c.b_label, c.b.scenario_name);
@@ -240,11 +223,8 @@ std::string Table(const Comparison& c) {
                        "B/A");
     if (v.a < 0 || v.b < 0) out += fmt::format("  only in {}\n", v.a < 0 ? "B" : "A");
     for (const FieldPair& p : Pairs(c, v)) {
-      if (std::find_if(std::begin(kTableFields), std::end(kTableFields), [&](const char* n) {
-            return std::string_view(n) == p.field->name;
-          }) == std::end(kTableFields)) {
-        continue;
-      }
+      // The table shows the headline fields (ReportField::headline); the rows (JSON lines, CSV) every field.
+      if (!p.field->headline) continue;
       const std::optional<double> a = Number(p.a), b = Number(p.b);
       const std::string ratio = a && b && *a != 0 ? fmt::format("{:.3f}", *b / *a) : "";
       out += fmt::format("  {:<42} {:>8} {:>14} {:>14} {:>14} {:>8}\n", p.field->name, p.field->unit,

@@ -121,7 +121,7 @@ std::string SweepCsvHeader(const io::SweepSpec& spec) {
   Record header;
   for (const char* name : {"sweep", "sweep_hash", "point"}) header.Add(std::string(name));
   for (const io::Axis& a : spec.axes) header.Add("axes." + a.key);
-  for (const io::ReportField& f : io::ReportFields()) header.Add(std::string(f.name));
+  for (const io::ReportField& f : io::RowFields()) header.Add(std::string(f.name));
   if (spec.has_price) {
     for (const char* name : kCostColumns) header.Add(std::string("cost.") + name);
   }
@@ -140,7 +140,7 @@ std::string PointRowsCsv(const io::SweepSpec& spec, const SweepPoint& p,
     line.Add(static_cast<long long>(p.index));
     for (const auto& [key, value] : p.axes) line.Add(value);
     const io::FieldRow row{&r, &p.cluster, spec.base.name};
-    for (const io::ReportField& f : io::ReportFields()) line.Add(io::FieldOf(f, row));
+    for (const io::ReportField& f : io::RowFields()) line.Add(io::FieldOf(f, row));
     if (spec.has_price) {
       const bool ran = model::Ran(r);
       model::CostResult cost;

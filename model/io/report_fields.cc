@@ -1,12 +1,12 @@
 #include "model/io/report_fields.h"
 
-#include <cmath>
-#include <type_traits>
+#include <algorithm>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "model/aggregate_members.h"
 #include "model/model_spec.h"
+#include "model/units.h"
 
 namespace zerosim::io {
 
@@ -17,18 +17,71 @@ using model::VariantReport;
 const VariantReport& V(const FieldRow& r) { return *r.variant; }
 const model::ClusterSpec& C(const FieldRow& r) { return *r.cluster; }
 FieldValue Int(long long v) { return v; }
+// bytes_per_gpu: the report's bytes over its GPUs (0 without GPUs).
+double PerGpu(const VariantReport& v) { return v.gpus > 0 ? 1.0 / v.gpus : 0.0; }
 
 // What each field needs (FieldNeeds), short for the list.
 constexpr FieldNeeds kAny = FieldNeeds::kNothing;
 constexpr FieldNeeds kRan = FieldNeeds::kRun;
 constexpr FieldNeeds kMem = FieldNeeds::kMemory;
+constexpr FieldNeeds kLink = FieldNeeds::kLinkLoad;
+// The table's places (TablePlace), short for the list: a time in seconds, a number with `decimals`, the
+// volume sections' GB and the memory section's GiB, a text.
+constexpr const char* kCrossNode = "cross-node GB per iteration, all GPUs";
+constexpr const char* kIntraNode = "intra-node GB per iteration, all GPUs";
+constexpr const char* kMemorySection = "memory per GPU (GiB)";
+constexpr TablePlace Seconds(const char* label, int at) { return {label, at}; }
+constexpr TablePlace Fixed(const char* label, int at, int decimals) {
+  return {label, at, nullptr, TableText::kFixed, decimals};
+}
+constexpr TablePlace Gb(const char* label, int at, const char* section) {
+  return {label, at, section, TableText::kFixed, 1, kGB};
+}
+constexpr TablePlace Gib(const char* label, int at) {
+  return {label, at, kMemorySection, TableText::kFixed, 2, kGiB};
+}
+constexpr TablePlace Text(const char* label, int at, const char* section = nullptr) {
+  return {label, at, section, TableText::kText};
+}
+constexpr CausePlace kNoCause{};
+constexpr JsonPlace kNoJson{};
+constexpr TablePlace kNoTable{};
+// One of compare's headline fields (ReportField::headline).
+constexpr bool kHeadline = true;
+
+// Whether the rows show a field (ReportField::row).
+constexpr bool kRow = true;
+constexpr bool kNoRow = false;
+
+// Every member of the report's structs is shown by some output or named here as shown by none, so that a
+// member added to one of them and not to the list fails the build (model/aggregate_members.h). VariantReport:
+// its 29 members; name, engine, model and zero are the JSON document's own (report_json.cc) and the rows'
+// variant, engine, model.* and zero.*; gpus only divides (bytes_per_gpu); phases are RLHF's (rlhf_report.h);
+// invariant_violation is never printed (the studies stop on it). PhaseBytes, VolumeReport, MemoryBreakdown,
+// Band and LinkLoadReport: each member below.
+static_assert(
+    model::AggregateMembers<VariantReport>() == 29,
+    "VariantReport changed: show its new member in ReportFields() (or say above why none shows it)");
+static_assert(model::AggregateMembers<model::PhaseBytes>() == 3 &&
+              model::AggregateMembers<model::VolumeReport>() == 2);
+static_assert(model::AggregateMembers<model::MemoryBreakdown>() == 14);
+static_assert(model::AggregateMembers<model::Band>() == 7);
+static_assert(model::AggregateMembers<model::LinkLoadReport>() == 5);
 
 }  // namespace
 
-// The fields. Names and meanings: docs/report.md ("Rows: CSV, JSON lines and sweeps"). The first group and
-// the metrics up to memory_per_gpu_bytes are the sweep rows' historical fields (docs/sweeps.md), in their
-// order.
+// The fields. Names and meanings: docs/report.md ("Rows: CSV, JSON lines and sweeps"; the document's
+// fields: "A variant"). The list's order is the rows'; the first group and the metrics up to
+// memory_per_gpu_bytes are the sweep rows' historical fields (docs/sweeps.md), in their order. Fields the
+// document shows carry their place in it ({path, at}: `at` orders the document); those it shows and the rows
+// do not (kNoRow) sit beside their kin. The iteration time's parts (compare) carry their CausePlace, the
+// table's lines their TablePlace (the table's own cells, written from several quantities, are fields of their
+// own; feasible, its last line, sits at the memory section's indent, as it always has). compare's table shows
+// the kHeadline ones. The places (`at`) are spaced by 10, so that a new field goes between two without
+// renumbering; a new row field goes at the rows' end (the sweep rows' columns stay where they were).
 const std::vector<ReportField>& ReportFields() {
+  // A table laid out by hand, one field to an entry (clang-format would put each member on its own line).
+  // clang-format off
   static const std::vector<ReportField> kFields = {
       {"scenario", "", kAny, [](const FieldRow& r) -> FieldValue { return std::string(r.scenario); }},
       {"variant", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).name; }},
@@ -48,11 +101,12 @@ const std::vector<ReportField>& ReportFields() {
       {"model.name", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).model.name; }},
       {"model.parameters", "", kAny,
        [](const FieldRow& r) -> FieldValue { return model::TotalParams(V(r).model); }},
-      {"seq_len", "", kAny, [](const FieldRow& r) { return Int(V(r).model.seq_len); }},
+      {"seq_len", "", kAny, [](const FieldRow& r) { return Int(V(r).model.seq_len); }, kRow, {"seq_len", 10}},
       {"tokens_per_gpu", "", kAny,
        [](const FieldRow& r) {
          return Int(static_cast<long long>(V(r).model.seq_len) * V(r).zero.train_micro_batch_size_per_gpu);
-       }},
+       },
+       kRow, {"tokens_per_gpu", 20}},
       {"zero.zero_quantized_weights", "", kAny,
        [](const FieldRow& r) -> FieldValue { return V(r).zero.zero_quantized_weights; }},
       {"zero.zero_hpz_partition_size", "", kAny,
@@ -83,13 +137,18 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).zero.precision.fp8_weight_all_gather; }},
       {"zero.gradient_accumulation_steps", "", kAny,
        [](const FieldRow& r) { return Int(V(r).zero.gradient_accumulation_steps); }},
-      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }},
-      {"infeasible_reason", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).infeasible_reason; }},
-      {"iteration_time_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s; }},
-      {"tflops_per_gpu", "TFLOP/s", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).tflops_per_gpu; }},
-      {"mfu", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu; }},
-      {"tokens_per_s", "1/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s; }},
+      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }, kRow, {"feasible", 30},
+       kNoCause, {"feasible", 380, kMemorySection, TableText::kYesNo}, kHeadline},
+      {"infeasible_reason", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).infeasible_reason; }, kRow,
+       {"infeasible_reason", 40}},
+      {"iteration_time_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s; }, kRow,
+       {"iteration_time_s", 50}, kNoCause, Seconds("iteration time (s)", 10), kHeadline},
+      {"tflops_per_gpu", "TFLOP/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tflops_per_gpu; },
+       kRow, {"tflops_per_gpu", 60}, kNoCause, Fixed("TFLOPs per GPU (with recompute)", 30, 1), kHeadline},
+      {"mfu", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu; }, kRow, {"mfu", 70}, kNoCause,
+       {"MFU (6N + 12lhs, no recompute)", 40, nullptr, TableText::kPercent}},
+      {"tokens_per_s", "1/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s; }, kRow,
+       {"tokens_per_s", 150}, kNoCause, Fixed("tokens per second", 50, 0), kHeadline},
       // The band (model/band.h): throughputs times its factors, the time divided by them.
       {"tokens_per_s_low", "1/s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s * V(r).band.low; }},
@@ -103,73 +162,260 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s / V(r).band.high; }},
       {"iteration_time_high_s", "s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).iteration_time_s / V(r).band.low; }},
-      {"band_group", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.group; }},
-      {"band_validated", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.validated; }},
-      {"exposed_comm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).exposed_comm_s; }},
+      // The table's own lines (kNoRow, no place in the document): cells it writes from several quantities.
+      {"iteration_time_band_text", "", kRan,
+       [](const FieldRow& r) -> FieldValue {
+         return fmt::format("{:.3f}-{:.3f}", V(r).iteration_time_s / V(r).band.high,
+                            V(r).iteration_time_s / V(r).band.low);
+       },
+       kNoRow, kNoJson, kNoCause, Text("  band (s)", 20)},
+      {"tokens_per_s_band_text", "", kRan,
+       [](const FieldRow& r) -> FieldValue {
+         return fmt::format("{:.0f}-{:.0f}", V(r).tokens_per_s * V(r).band.low, V(r).tokens_per_s * V(r).band.high);
+       },
+       kNoRow, kNoJson, kNoCause, Text("  band", 60)},
+      // The band's group (model/band.h; "ds" = deepspeed): its own when validated (with its points); "*": another
+      // family's, widened, for a GPU whose compute is derived from it; "outside": the widest band.
+      {"band_from_text", "", kRan,
+       [](const FieldRow& r) -> FieldValue {
+         std::string g = V(r).band.group;
+         if (const size_t at = g.find(" deepspeed "); at != std::string::npos) g.replace(at, 11, " ds ");
+         if (V(r).band.validated) return fmt::format("{} n{}", g, V(r).band.n);
+         return g.empty() ? std::string("outside (widest)") : g + "*";
+       },
+       kNoRow, kNoJson, kNoCause, Text("  band from", 70)},
+      // Against the first variant evaluated by the same engine (FieldRow::baseline), named in the label.
+      {"speedup_text", "", kRan,
+       [](const FieldRow& r) -> FieldValue {
+         const VariantReport& base = r.baseline != nullptr ? *r.baseline : V(r);
+         return model::Ran(base) ? fmt::format("{:.2f}x", base.iteration_time_s / V(r).iteration_time_s) : "-";
+       },
+       kNoRow, kNoJson, kNoCause, Text("speedup vs {}", 80)},
+      {"band_key", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.key; }, kNoRow,
+       {"band.key", 80}},
+      {"band_group", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.group; }, kRow,
+       {"band.group", 90}},
+      {"band_n", "", kRan, [](const FieldRow& r) { return Int(V(r).band.n); }, kNoRow, {"band.n", 100}},
+      {"band_low", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.low; }, kNoRow,
+       {"band.low", 110}},
+      {"band_high", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.high; }, kNoRow,
+       {"band.high", 120}},
+      {"band_validated", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.validated; }, kRow,
+       {"band.validated", 130}},
+      {"band_note", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.note; }, kNoRow,
+       {"band.note", 140}},
+      {"exposed_comm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).exposed_comm_s; }, kRow,
+       {"exposed_comm_s", 160}, kNoCause, Seconds("exposed communication (s)", 160), kHeadline},
       {"cross_node_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total(); }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total(); }, kRow,
+       {"bytes.cross_node.total", 310}, kNoCause, Gb("total", 230, kCrossNode), kHeadline},
       {"intra_node_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total(); }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total(); }, kRow,
+       {"bytes.intra_node.total", 350}, kNoCause, Gb("total", 270, kIntraNode), kHeadline},
       {"memory_per_gpu_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.total_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.total_bytes; }, kRow,
+       {"memory_per_gpu_bytes.total", 560}, kNoCause, kNoTable, kHeadline},
       // The why: compute by kind, exposed communication by cause, bytes by tier and phase, memory by part.
-      {"compute_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).compute_s; }},
-      {"optimizer_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).optimizer_s; }},
-      {"gpu_side_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gpu_side_s; }},
-      {"gemm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gemm_s; }},
-      {"attention_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).attention_s; }},
-      {"memory_bound_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).memory_bound_s; }},
-      {"kernel_gaps_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).kernel_gaps_s; }},
-      {"waiting_for_data_s", "s", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).waiting_for_data_s; }},
+      {"compute_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).compute_s; }, kRow,
+       {"compute_s", 170}, kNoCause, Seconds("compute (s)", 90), kHeadline},
+      {"optimizer_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).optimizer_s; }, kRow,
+       {"optimizer_s", 180}, {"optimizer", 50}, Seconds("optimizer step (s)", 150)},
+      {"gpu_side_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gpu_side_s; }, kRow,
+       {"gpu_side_s", 190}, {"gpu_side", 60}, Seconds("quantization + copies (s)", 140)},
+      {"gemm_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).gemm_s; }, kRow,
+       {"compute_parts_s.gemm", 210}, {"compute.gemm", 10}, Seconds("  GEMMs", 100)},
+      {"attention_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).attention_s; }, kRow,
+       {"compute_parts_s.attention", 220}, {"compute.attention", 20}, Seconds("  attention", 110)},
+      {"memory_bound_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).memory_bound_s; }, kRow,
+       {"compute_parts_s.memory_bound", 230}, {"compute.memory_bound", 30}, Seconds("  memory-bound kernels", 120)},
+      {"kernel_gaps_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).kernel_gaps_s; }, kRow,
+       {"compute_parts_s.kernel_gaps", 240}, {"compute.kernel_gaps", 40}, Seconds("  kernel gaps", 130)},
+      {"waiting_for_data_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).waiting_for_data_s; },
+       kRow, {"exposed_parts_s.waiting_for_data", 250}, {"exposed.waiting_for_data", 70},
+       Seconds("  waiting for data", 170)},
       {"comm_interference_s", "s", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; }},
-      {"queue_blocking_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).queue_blocking_s; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; }, kRow, {"comm_interference_s", 200},
+       {"exposed.nccl_sms", 80}, Seconds("  SMs held by NCCL", 180)},
+      // The document shows comm_interference_s twice: on its own and as a part of the exposed time.
+      {"exposed_nccl_sms_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).comm_interference_s; },
+       kNoRow, {"exposed_parts_s.nccl_sms", 260}},
+      {"queue_blocking_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).queue_blocking_s; }, kRow,
+       {"exposed_parts_s.one_hardware_queue", 270}, {"exposed.one_hardware_queue", 90},
+       Seconds("  one hardware queue", 190)},
       {"cross_node_forward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather; }, kRow,
+       {"bytes.cross_node.forward_allgather", 280}, kNoCause, Gb("forward all-gather", 200, kCrossNode), kHeadline},
       {"cross_node_backward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather; }, kRow,
+       {"bytes.cross_node.backward_allgather", 290}, kNoCause, Gb("backward all-gather", 210, kCrossNode), kHeadline},
       {"cross_node_gradient_reduce_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce; }, kRow,
+       {"bytes.cross_node.gradient_reduce", 300}, kNoCause, Gb("gradient reduction", 220, kCrossNode), kHeadline},
       {"intra_node_forward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }, kRow,
+       {"bytes.intra_node.forward_allgather", 320}, kNoCause, Gb("forward all-gather", 240, kIntraNode)},
       {"intra_node_backward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.backward_allgather; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.backward_allgather; }, kRow,
+       {"bytes.intra_node.backward_allgather", 330}, kNoCause, Gb("backward all-gather", 250, kIntraNode)},
       {"intra_node_gradient_reduce_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce; }, kRow,
+       {"bytes.intra_node.gradient_reduce", 340}, kNoCause, Gb("gradient reduction", 260, kIntraNode)},
+      // The same per GPU (the document only).
+      {"cross_node_forward_allgather_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.cross_node.forward_allgather", 360}},
+      {"cross_node_backward_allgather_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.cross_node.backward_allgather", 370}},
+      {"cross_node_gradient_reduce_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.cross_node.gradient_reduce", 380}},
+      {"cross_node_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total() * PerGpu(V(r)); }, kNoRow,
+       {"bytes_per_gpu.cross_node.total", 390}},
+      {"intra_node_forward_allgather_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.intra_node.forward_allgather", 400}},
+      {"intra_node_backward_allgather_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.backward_allgather * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.intra_node.backward_allgather", 410}},
+      {"intra_node_gradient_reduce_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.intra_node.gradient_reduce", 420}},
+      {"intra_node_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total() * PerGpu(V(r)); }, kNoRow,
+       {"bytes_per_gpu.intra_node.total", 430}},
       {"memory_parameters_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.parameters_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.parameters_bytes; }, kRow,
+       {"memory_per_gpu_bytes.parameters", 440}},
       {"memory_gradients_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.gradients_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.gradients_bytes; }, kRow,
+       {"memory_per_gpu_bytes.gradients", 450}},
+      {"memory_model_states_text", "", kMem,
+       [](const FieldRow& r) -> FieldValue {
+         return fmt::format("{:.2f}", (V(r).memory.parameters_bytes + V(r).memory.gradients_bytes) / kGiB);
+       },
+       kNoRow, kNoJson, kNoCause, Text("parameters + gradients", 280, kMemorySection)},
       {"memory_optimizer_states_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.optimizer_states_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.optimizer_states_bytes; }, kRow,
+       {"memory_per_gpu_bytes.optimizer_states", 460}, kNoCause, Gib("optimizer states", 290)},
       {"memory_hpz_secondary_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.hpz_secondary_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.hpz_secondary_bytes; }, kRow,
+       {"memory_per_gpu_bytes.hpz_secondary", 470}, kNoCause, Gib("hpZ secondary partition", 300)},
       {"memory_gathered_parameters_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.gathered_parameters_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.gathered_parameters_bytes; }, kRow,
+       {"memory_per_gpu_bytes.gathered_parameters", 480}, kNoCause, Gib("gathered parameters", 310)},
       {"memory_buffers_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.buffers_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.buffers_bytes; }, kRow,
+       {"memory_per_gpu_bytes.buffers", 490}, kNoCause, Gib("buffers", 320)},
       {"memory_activations_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.activations_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.activations_bytes; }, kRow,
+       {"memory_per_gpu_bytes.activations", 500}, kNoCause, Gib("activations", 330)},
       {"memory_cuda_context_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.cuda_context_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.cuda_context_bytes; }, kRow,
+       {"memory_per_gpu_bytes.cuda_context", 510}},
       {"memory_nccl_buffers_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.nccl_buffers_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.nccl_buffers_bytes; }, kRow,
+       {"memory_per_gpu_bytes.nccl_buffers", 520}},
       {"memory_cublas_workspace_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.cublas_workspace_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.cublas_workspace_bytes; }, kRow,
+       {"memory_per_gpu_bytes.cublas_workspace", 530}},
+      // The process's memory besides its tensors (model/runtime_memory.h), one line in the table.
+      {"memory_runtime_text", "", kMem,
+       [](const FieldRow& r) -> FieldValue {
+         const model::MemoryBreakdown& m = V(r).memory;
+         return fmt::format("{:.2f}", (m.cuda_context_bytes + m.nccl_buffers_bytes + m.cublas_workspace_bytes) / kGiB);
+       },
+       kNoRow, kNoJson, kNoCause, Text("CUDA context, NCCL, cuBLAS", 340, kMemorySection)},
       {"memory_allocator_rounding_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.allocator_rounding_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.allocator_rounding_bytes; }, kRow,
+       {"memory_per_gpu_bytes.allocator_rounding", 540}, kNoCause, Gib("allocator rounding", 350)},
       {"memory_reserve_bytes", "B", kMem,
-       [](const FieldRow& r) -> FieldValue { return V(r).memory.reserve_bytes; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.reserve_bytes; }, kRow,
+       {"memory_per_gpu_bytes.reserve", 550}, kNoCause, Gib("reserve", 360)},
+      // The estimate's HBM (the document only; the rows' hbm_per_gpu_bytes is the cluster's GPU's).
+      {"memory_hbm_bytes", "B", kMem, [](const FieldRow& r) -> FieldValue { return V(r).memory.hbm_bytes; },
+       kNoRow, {"memory_per_gpu_bytes.hbm", 570}},
+      {"memory_total_of_hbm_text", "", kMem,
+       [](const FieldRow& r) -> FieldValue {
+         return fmt::format("{:.1f}/{:.0f}", V(r).memory.total_bytes / kGiB, V(r).memory.hbm_bytes / kGiB);
+       },
+       kNoRow, kNoJson, kNoCause, Text("total / HBM", 370, kMemorySection)},
       {"hbm_per_gpu_bytes", "B", kAny, [](const FieldRow& r) -> FieldValue { return C(r).gpu.hbm_bytes; }},
-      {"schedule_ops", "", kRan, [](const FieldRow& r) { return Int(V(r).num_ops); }},
+      {"schedule_ops", "", kRan, [](const FieldRow& r) { return Int(V(r).num_ops); }, kRow, {"schedule_ops", 580}},
+      // The sim engine's measured link load (the document only; docs/report.md).
+      {"link_nic_carried_bytes", "B", kLink,
+       [](const FieldRow& r) -> FieldValue { return V(r).link_load.nic_carried_bytes; }, kNoRow,
+       {"link_load_bytes.nic_carried", 590}},
+      {"link_nic_planned_bytes", "B", kLink,
+       [](const FieldRow& r) -> FieldValue { return V(r).link_load.nic_planned_bytes; }, kNoRow,
+       {"link_load_bytes.nic_planned", 600}},
+      {"link_nvlink_carried_bytes", "B", kLink,
+       [](const FieldRow& r) -> FieldValue { return V(r).link_load.nvlink_carried_bytes; }, kNoRow,
+       {"link_load_bytes.nvlink_carried", 610}},
+      {"link_nvlink_planned_bytes", "B", kLink,
+       [](const FieldRow& r) -> FieldValue { return V(r).link_load.nvlink_planned_bytes; }, kNoRow,
+       {"link_load_bytes.nvlink_planned", 620}},
   };
+  // clang-format on
   return kFields;
+}
+
+const std::vector<ReportField>& RowFields() {
+  static const std::vector<ReportField> kRows = [] {
+    std::vector<ReportField> out;
+    for (const ReportField& f : ReportFields()) {
+      if (f.row) out.push_back(f);
+    }
+    return out;
+  }();
+  return kRows;
+}
+
+const std::vector<ReportField>& CauseFields() {
+  static const std::vector<ReportField> kCauses = [] {
+    std::vector<ReportField> out;
+    for (const ReportField& f : ReportFields()) {
+      if (f.cause.part != nullptr) out.push_back(f);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const ReportField& a, const ReportField& b) { return a.cause.at < b.cause.at; });
+    return out;
+  }();
+  return kCauses;
+}
+
+const std::vector<ReportField>& TableFields() {
+  static const std::vector<ReportField> kTable = [] {
+    std::vector<ReportField> out;
+    for (const ReportField& f : ReportFields()) {
+      if (f.table.label != nullptr) out.push_back(f);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const ReportField& a, const ReportField& b) { return a.table.at < b.table.at; });
+    return out;
+  }();
+  return kTable;
+}
+
+const std::vector<ReportField>& JsonFields() {
+  static const std::vector<ReportField> kJson = [] {
+    std::vector<ReportField> out;
+    for (const ReportField& f : ReportFields()) {
+      if (f.json.path != nullptr) out.push_back(f);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const ReportField& a, const ReportField& b) { return a.json.at < b.json.at; });
+    return out;
+  }();
+  return kJson;
 }
 
 FieldValue FieldOf(const ReportField& f, const FieldRow& row) {
   if (f.needs == kRan && !model::Ran(*row.variant)) return std::monostate{};
   if (f.needs == kMem && !model::HasMemoryEstimate(*row.variant)) return std::monostate{};
+  if (f.needs == kLink && !(model::Ran(*row.variant) && row.variant->link_load.measured))
+    return std::monostate{};
   return f.get(row);
 }
 
@@ -177,117 +423,6 @@ std::vector<FieldRow> ReportRows(const model::Report& r) {
   std::vector<FieldRow> rows;
   for (const model::VariantReport& v : r.variants) rows.push_back({&v, &r.cluster, r.scenario_name});
   return rows;
-}
-
-namespace {
-
-std::string Quote(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-}  // namespace
-
-std::string FieldJson(const FieldValue& v) {
-  return std::visit(
-      [](const auto& x) -> std::string {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::monostate>) {
-          return "null";
-        } else if constexpr (std::is_same_v<T, bool>) {
-          return x ? "true" : "false";
-        } else if constexpr (std::is_same_v<T, long long>) {
-          return fmt::format("{}", x);
-        } else if constexpr (std::is_same_v<T, double>) {
-          return std::isfinite(x) ? fmt::format("{}", x) : "null";  // fmt: shortest round-trip text
-        } else {
-          return Quote(x);
-        }
-      },
-      v);
-}
-
-std::string FieldCsv(const FieldValue& v) {
-  if (std::holds_alternative<std::monostate>(v)) return "";
-  if (const std::string* s = std::get_if<std::string>(&v)) {
-    // RFC 4180 section 2, rules 6 and 7.
-    if (s->find_first_of(",\"\r\n") == std::string::npos) return *s;
-    std::string out = "\"";
-    for (char ch : *s) {
-      if (ch == '"') out += '"';
-      out += ch;
-    }
-    return out + "\"";
-  }
-  const std::string text = FieldJson(v);
-  return text == "null" ? "" : text;
-}
-
-std::string FieldText(const FieldValue& v, int digits) {
-  if (std::holds_alternative<std::monostate>(v)) return "-";
-  if (const std::string* s = std::get_if<std::string>(&v)) return *s;
-  if (const double* d = std::get_if<double>(&v)) return fmt::format("{:.{}g}", *d, digits);
-  return FieldJson(v);
-}
-
-void AppendRowMembers(const FieldRow& row, std::string* out) {
-  // Fields sharing a prefix before the first dot are contiguous in the list (ReportFields), so an object
-  // opens at a field whose prefix differs from the previous one's and closes at the next change.
-  std::string open;  // the prefix of the object being written ("" at top level)
-  bool first_in_object = true;
-  for (const ReportField& f : ReportFields()) {
-    const FieldValue v = FieldOf(f, row);
-    if (std::holds_alternative<std::monostate>(v)) continue;
-    const std::string_view name = f.name;
-    const size_t dot = name.find('.');
-    const std::string prefix(dot == std::string_view::npos ? std::string_view() : name.substr(0, dot));
-    const std::string_view key = dot == std::string_view::npos ? name : name.substr(dot + 1);
-    if (prefix != open) {
-      if (!open.empty()) *out += '}';
-      if (!prefix.empty()) {
-        if (!out->empty()) *out += ',';
-        *out += Quote(prefix) + ":{";
-        first_in_object = true;
-      }
-      open = prefix;
-    }
-    if (open.empty()) {
-      if (!out->empty()) *out += ',';
-    } else if (!first_in_object) {
-      *out += ',';
-    }
-    first_in_object = false;
-    *out += Quote(key) + ":" + FieldJson(v);
-  }
-  if (!open.empty()) *out += '}';
-}
-
-std::string RowJson(const FieldRow& row) {
-  std::string members;
-  AppendRowMembers(row, &members);
-  return "{" + members + "}";
-}
-
-std::string RowsJsonl(const std::vector<FieldRow>& rows) {
-  std::string out;
-  for (const FieldRow& r : rows) out += RowJson(r) + "\n";
-  return out;
-}
-
-std::string RowsCsv(const std::vector<FieldRow>& rows) {
-  std::string out;
-  for (size_t i = 0; i < ReportFields().size(); ++i) {
-    if (i > 0) out += ',';
-    out += FieldCsv(std::string(ReportFields()[i].name));
-  }
-  out += "\r\n";
-  for (const FieldRow& r : rows) {
-    for (size_t i = 0; i < ReportFields().size(); ++i) {
-      if (i > 0) out += ',';
-      out += FieldCsv(FieldOf(ReportFields()[i], r));
-    }
-    out += "\r\n";
-  }
-  return out;
 }
 
 }  // namespace zerosim::io

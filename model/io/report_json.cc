@@ -1,5 +1,10 @@
 #include "model/io/report_json.h"
 
+#include <string_view>
+#include <type_traits>
+#include <variant>
+
+#include "model/io/report_fields.h"
 #include "model/io/rlhf_report.h"
 #include "model/memory.h"
 #include "model/nccl_channels.h"
@@ -10,13 +15,17 @@ using nlohmann::ordered_json;
 
 namespace {
 
-ordered_json PhaseJson(const model::PhaseBytes& b, double scale) {
-  ordered_json j;
-  j["forward_allgather"] = b.forward_allgather * scale;
-  j["backward_allgather"] = b.backward_allgather * scale;
-  j["gradient_reduce"] = b.gradient_reduce * scale;
-  j["total"] = b.total() * scale;
-  return j;
+// A field's value as a JSON value of its type (the document's numbers stay doubles or integers as they are).
+ordered_json ToJson(const FieldValue& v) {
+  return std::visit(
+      [](const auto& x) -> ordered_json {
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>) {
+          return nullptr;
+        } else {
+          return x;
+        }
+      },
+      v);
 }
 
 ordered_json InputJson(const model::InputFile& f) { return {{"path", f.path}, {"hash", f.hash}}; }
@@ -138,65 +147,23 @@ ordered_json VariantToJson(const model::VariantReport& v) {
   j["engine"] = v.engine;
   j["model"] = ModelJson(v.model);
   j["zero"] = ZeroToJson(v.zero);
-  j["seq_len"] = v.model.seq_len;
-  j["tokens_per_gpu"] = v.model.seq_len * v.zero.train_micro_batch_size_per_gpu;
-  j["feasible"] = v.feasible;
-  j["infeasible_reason"] = v.infeasible_reason;
-  // A variant that does not fit carries no throughput, time or bytes (model::Ran), only its reason and the
-  // memory estimate that is why (docs/report.md).
-  const bool ran = model::Ran(v);
-  if (ran) {
-    j["iteration_time_s"] = v.iteration_time_s;
-    j["tflops_per_gpu"] = v.tflops_per_gpu;
-    j["mfu"] = v.mfu;
-    j["band"] = {{"key", v.band.key},  {"group", v.band.group}, {"n", v.band.n},
-                 {"low", v.band.low},  {"high", v.band.high},   {"validated", v.band.validated},
-                 {"note", v.band.note}};
-    j["tokens_per_s"] = v.tokens_per_s;
-    j["exposed_comm_s"] = v.exposed_comm_s;
-    j["compute_s"] = v.compute_s;
-    j["optimizer_s"] = v.optimizer_s;
-    j["gpu_side_s"] = v.gpu_side_s;
-    j["comm_interference_s"] = v.comm_interference_s;
-    j["compute_parts_s"] = {{"gemm", v.gemm_s},
-                            {"attention", v.attention_s},
-                            {"memory_bound", v.memory_bound_s},
-                            {"kernel_gaps", v.kernel_gaps_s}};
-    j["exposed_parts_s"] = {{"waiting_for_data", v.waiting_for_data_s},
-                            {"nccl_sms", v.comm_interference_s},
-                            {"one_hardware_queue", v.queue_blocking_s}};
-    j["bytes"] = {{"cross_node", PhaseJson(v.bytes.cross_node, 1.0)},
-                  {"intra_node", PhaseJson(v.bytes.intra_node, 1.0)}};
-    const double per_gpu = v.gpus > 0 ? 1.0 / v.gpus : 0.0;
-    j["bytes_per_gpu"] = {{"cross_node", PhaseJson(v.bytes.cross_node, per_gpu)},
-                          {"intra_node", PhaseJson(v.bytes.intra_node, per_gpu)}};
+  // The reported quantities, from the field list (report_fields.h) in the document's order. A variant that
+  // does not fit carries no throughput, time or bytes (model::Ran), only its reason and the memory estimate
+  // that is why (docs/report.md): FieldOf leaves them out.
+  const FieldRow row{&v, nullptr, {}};
+  for (const ReportField& f : JsonFields()) {
+    const FieldValue value = FieldOf(f, row);
+    if (std::holds_alternative<std::monostate>(value)) continue;
+    ordered_json* node = &j;
+    std::string_view path = f.json.path;
+    for (size_t dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.')) {
+      node = &(*node)[std::string(path.substr(0, dot))];
+      path.remove_prefix(dot + 1);
+    }
+    (*node)[std::string(path)] = ToJson(value);
   }
-  const model::MemoryBreakdown& m = v.memory;
-  if (model::HasMemoryEstimate(v)) {
-    j["memory_per_gpu_bytes"] = {{"parameters", m.parameters_bytes},
-                                 {"gradients", m.gradients_bytes},
-                                 {"optimizer_states", m.optimizer_states_bytes},
-                                 {"hpz_secondary", m.hpz_secondary_bytes},
-                                 {"gathered_parameters", m.gathered_parameters_bytes},
-                                 {"buffers", m.buffers_bytes},
-                                 {"activations", m.activations_bytes},
-                                 {"cuda_context", m.cuda_context_bytes},
-                                 {"nccl_buffers", m.nccl_buffers_bytes},
-                                 {"cublas_workspace", m.cublas_workspace_bytes},
-                                 {"allocator_rounding", m.allocator_rounding_bytes},
-                                 {"reserve", m.reserve_bytes},
-                                 {"total", m.total_bytes},
-                                 {"hbm", m.hbm_bytes}};
-  }
-  if (ran) j["schedule_ops"] = v.num_ops;
-  if (ran && v.link_load.measured) {  // sim engine: the link capacity SimGrid moved (docs/report.md)
-    const model::LinkLoadReport& l = v.link_load;
-    j["link_load_bytes"] = {{"nic_carried", l.nic_carried_bytes},
-                            {"nic_planned", l.nic_planned_bytes},
-                            {"nvlink_carried", l.nvlink_carried_bytes},
-                            {"nvlink_planned", l.nvlink_planned_bytes}};
-  }
-  if (!v.phases.empty()) j["phases"] = PhasesToJson(v.phases, v.gpus, ran);  // RLHF variants (docs/report.md)
+  if (!v.phases.empty())
+    j["phases"] = PhasesToJson(v.phases, v.gpus, model::Ran(v));  // RLHF variants (docs/report.md)
   return j;
 }
 

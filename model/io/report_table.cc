@@ -1,14 +1,15 @@
 #include "model/io/report_table.h"
 
-#include "model/io/rlhf_report.h"
-
 #include <cmath>
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "model/evaluate.h"
+#include "model/io/report_fields.h"
+#include "model/io/rlhf_report.h"
 #include "model/units.h"
 
 namespace zerosim::io {
@@ -36,35 +37,25 @@ class Table {
     out_ += fmt::format("{:<{}}", "", kLabelWidth);
     for (const VariantReport& r : v_) out_ += fmt::format(" {:>{}}", r.name, kColumnWidth - 1);
     out_ += "\n";
-    if (MixedEngines(v_)) Setting("engine", [](const VariantReport& r) { return r.engine; });
+    if (MixedEngines(v_)) Line("engine", [](const VariantReport& r) { return r.engine; });
   }
   // Rows after a section title are indented under it.
   void Section(const std::string& title) {
     out_ += fmt::format("  {}\n", title);
     indent_ = "    ";
   }
-  // A row of numbers of a run: "-" for a variant that does not fit (model::Ran), whose reason follows the
-  // table.
-  void Row(const std::string& label, const Cell& cell) { Line(label, cell, model::Ran); }
-  // A row every variant has: its settings.
-  void Setting(const std::string& label, const Cell& cell) {
-    Line(label, cell, [](const VariantReport&) { return true; });
-  }
-  // A row of its memory estimate: shown for a variant that does not fit too (it is why), "-" without one.
-  void Memory(const std::string& label, const Cell& cell) { Line(label, cell, model::HasMemoryEstimate); }
-  std::string str() const { return out_; }
-
- private:
-  void Line(const std::string& label, const Cell& cell, bool (*show)(const VariantReport&)) {
+  // A row every variant has a cell in: its settings, and the field list's lines (whose cell is "-" where the
+  // variant lacks what the field needs: TableCell).
+  void Line(const std::string& label, const Cell& cell) {
     out_ += fmt::format("{:<{}}", indent_ + label, kLabelWidth);
     // A space before every cell, so that one as wide as the column ("H100 fsdp compute n44") stays apart from
     // the one before it.
-    for (const VariantReport& r : v_) {
-      out_ += fmt::format(" {:>{}}", show(r) ? cell(r) : "-", kColumnWidth - 1);
-    }
+    for (const VariantReport& r : v_) out_ += fmt::format(" {:>{}}", cell(r), kColumnWidth - 1);
     out_ += "\n";
   }
+  std::string str() const { return out_; }
 
+ private:
   const std::vector<VariantReport>& v_;
   std::string out_;
   std::string indent_ = "  ";
@@ -145,90 +136,43 @@ std::string FormatReportTable(const model::Report& r) {
   bool one_model = true;
   for (const VariantReport& v : r.variants) one_model = one_model && v.model.name == m.name;
   if (!one_model) {
-    t.Setting("model (B parameters)", [](const VariantReport& v) { return Num(model::TotalParams(v.model) / 1e9, 1); });
+    t.Line("model (B parameters)",
+           [](const VariantReport& v) { return Num(model::TotalParams(v.model) / 1e9, 1); });
   }
-  t.Setting("strategy", [](const VariantReport& v) {
+  t.Line("strategy", [](const VariantReport& v) {
     const int shard = v.zero.shard_group_size();
     return model::HasShardGroup(v.zero.strategy) && shard > 0
                ? fmt::format("{} s={}", model::StrategyLabel(v.zero.strategy), shard)
                : std::string(model::StrategyLabel(v.zero.strategy));
   });
-  t.Setting("qwZ / hpZ / qgZ", [](const VariantReport& v) {
+  t.Line("qwZ / hpZ / qgZ", [](const VariantReport& v) {
     return fmt::format("{}/{}/{}", v.zero.zero_quantized_weights ? "on" : "-", v.zero.zero_hpz_partition_size,
                        v.zero.zero_quantized_gradients ? "on" : "-");
   });
-  t.Setting("launcher",
-            [](const VariantReport& v) { return std::string(model::LauncherName(v.zero.effective_launcher())); });
-  t.Setting("  CUDA_DEVICE_MAX_CONNECTIONS",
-            [](const VariantReport& v) { return std::to_string(v.zero.cuda_device_max_connections); });
-  t.Setting("tokens per GPU (seq x micro)", [](const VariantReport& v) {
+  t.Line("launcher", [](const VariantReport& v) {
+    return std::string(model::LauncherName(v.zero.effective_launcher()));
+  });
+  t.Line("  CUDA_DEVICE_MAX_CONNECTIONS",
+         [](const VariantReport& v) { return std::to_string(v.zero.cuda_device_max_connections); });
+  t.Line("tokens per GPU (seq x micro)", [](const VariantReport& v) {
     return fmt::format("{}x{}", v.model.seq_len, v.zero.train_micro_batch_size_per_gpu);
   });
-  t.Row("iteration time (s)", [](const VariantReport& v) { return Num(v.iteration_time_s, 3); });
-  t.Row("  band (s)", [](const VariantReport& v) {
-    return fmt::format("{}-{}", Num(v.iteration_time_s / v.band.high, 3), Num(v.iteration_time_s / v.band.low, 3));
-  });
-  t.Row("TFLOPs per GPU (with recompute)", [](const VariantReport& v) { return Num(v.tflops_per_gpu, 1); });
-  t.Row("MFU (6N + 12lhs, no recompute)", [](const VariantReport& v) { return fmt::format("{:.1f}%", 100 * v.mfu); });
-  t.Row("tokens per second", [](const VariantReport& v) { return Num(v.tokens_per_s, 0); });
-  t.Row("  band", [](const VariantReport& v) {
-    return fmt::format("{}-{}", Num(v.tokens_per_s * v.band.low, 0), Num(v.tokens_per_s * v.band.high, 0));
-  });
-  // The band's group (model/band.h; "ds" = deepspeed): its own when validated (with its points); "*": another
-  // family's, widened, for a GPU whose compute is derived from it; "outside": the widest band.
-  t.Row("  band from", [](const VariantReport& v) {
-    std::string g = v.band.group;
-    if (const size_t at = g.find(" deepspeed "); at != std::string::npos) g.replace(at, 11, " ds ");
-    if (v.band.validated) return fmt::format("{} n{}", g, v.band.n);
-    return g.empty() ? std::string("outside (widest)") : g + "*";
-  });
-  t.Row("speedup vs " + (r.variants.empty() ? std::string() : r.variants.front().name), [&](const VariantReport& v) {
-    const VariantReport& base = *BaselineOf(r.variants, v);
-    return model::Ran(base) ? fmt::format("{:.2f}x", base.iteration_time_s / v.iteration_time_s) : "-";
-  });
-  t.Row("compute (s)", [](const VariantReport& v) { return Num(v.compute_s, 3); });
-  t.Row("  GEMMs", [](const VariantReport& v) { return Num(v.gemm_s, 3); });
-  t.Row("  attention", [](const VariantReport& v) { return Num(v.attention_s, 3); });
-  t.Row("  memory-bound kernels", [](const VariantReport& v) { return Num(v.memory_bound_s, 3); });
-  t.Row("  kernel gaps", [](const VariantReport& v) { return Num(v.kernel_gaps_s, 3); });
-  t.Row("quantization + copies (s)", [](const VariantReport& v) { return Num(v.gpu_side_s, 3); });
-  t.Row("optimizer step (s)", [](const VariantReport& v) { return Num(v.optimizer_s, 3); });
-  t.Row("exposed communication (s)", [](const VariantReport& v) { return Num(v.exposed_comm_s, 3); });
-  t.Row("  waiting for data", [](const VariantReport& v) { return Num(v.waiting_for_data_s, 3); });
-  t.Row("  SMs held by NCCL", [](const VariantReport& v) { return Num(v.comm_interference_s, 3); });
-  t.Row("  one hardware queue", [](const VariantReport& v) { return Num(v.queue_blocking_s, 3); });
-
-  auto volume_rows = [&](const char* title, auto tier) {
-    t.Section(title);
-    t.Row("forward all-gather", [&](const VariantReport& v) { return Num(tier(v).forward_allgather / kGB, 1); });
-    t.Row("backward all-gather", [&](const VariantReport& v) { return Num(tier(v).backward_allgather / kGB, 1); });
-    t.Row("gradient reduction", [&](const VariantReport& v) { return Num(tier(v).gradient_reduce / kGB, 1); });
-    t.Row("total", [&](const VariantReport& v) { return Num(tier(v).total() / kGB, 1); });
-  };
-  volume_rows("cross-node GB per iteration, all GPUs", [](const VariantReport& v) { return v.bytes.cross_node; });
-  volume_rows("intra-node GB per iteration, all GPUs", [](const VariantReport& v) { return v.bytes.intra_node; });
-
-  t.Section("memory per GPU (GiB)");
-  t.Memory("parameters + gradients", [](const VariantReport& v) {
-    return Num((v.memory.parameters_bytes + v.memory.gradients_bytes) / kGiB, 2);
-  });
-  t.Memory("optimizer states", [](const VariantReport& v) { return Num(v.memory.optimizer_states_bytes / kGiB, 2); });
-  t.Memory("hpZ secondary partition", [](const VariantReport& v) { return Num(v.memory.hpz_secondary_bytes / kGiB, 2); });
-  t.Memory("gathered parameters", [](const VariantReport& v) { return Num(v.memory.gathered_parameters_bytes / kGiB, 2); });
-  t.Memory("buffers", [](const VariantReport& v) { return Num(v.memory.buffers_bytes / kGiB, 2); });
-  t.Memory("activations", [](const VariantReport& v) { return Num(v.memory.activations_bytes / kGiB, 2); });
-  // The process's memory besides its tensors (model/runtime_memory.h).
-  t.Memory("CUDA context, NCCL, cuBLAS", [](const VariantReport& v) {
-    const model::MemoryBreakdown& mem = v.memory;
-    return Num((mem.cuda_context_bytes + mem.nccl_buffers_bytes + mem.cublas_workspace_bytes) / kGiB, 2);
-  });
-  t.Memory("allocator rounding",
-           [](const VariantReport& v) { return Num(v.memory.allocator_rounding_bytes / kGiB, 2); });
-  t.Memory("reserve", [](const VariantReport& v) { return Num(v.memory.reserve_bytes / kGiB, 2); });
-  t.Memory("total / HBM", [](const VariantReport& v) {
-    return fmt::format("{:.1f}/{:.0f}", v.memory.total_bytes / kGiB, v.memory.hbm_bytes / kGiB);
-  });
-  t.Setting("feasible", [](const VariantReport& v) { return std::string(v.feasible ? "yes" : "NO"); });
+  // The reported quantities, one line each, from the field list (report_fields.h: TablePlace) in its order,
+  // each under its section's heading; "-" where a variant lacks what the field needs (a variant that does not
+  // fit has no numbers of a run, whose reason follows the table, but keeps its memory estimate).
+  const std::string first = r.variants.empty() ? std::string() : r.variants.front().name;
+  const char* section = nullptr;
+  for (const ReportField& f : TableFields()) {
+    if (f.table.section != nullptr && (section == nullptr || std::string_view(section) != f.table.section)) {
+      t.Section(f.table.section);
+      section = f.table.section;
+    }
+    std::string label = f.table.label;
+    if (const size_t at = label.find("{}"); at != std::string::npos) label.replace(at, 2, first);
+    t.Line(label, [&](const VariantReport& v) {
+      return TableCell(f, FieldOf(f, {&v, &c, r.scenario_name, BaselineOf(r.variants, v)}));
+    });
+  }
   out += t.str();
   for (const VariantReport& v : r.variants) {
     if (!v.feasible) out += fmt::format("  {} is infeasible: {}\n", v.name, v.infeasible_reason);

@@ -88,7 +88,7 @@ TEST(ReportFields, CsvReadsBackToTheReportsNumbers) {
   const model::Report r = DefaultReport();
   const std::vector<std::vector<std::string>> csv = ParseCsv(RowsCsv(ReportRows(r)));
   ASSERT_EQ(csv.size(), 1 + r.variants.size());
-  ASSERT_EQ(csv[0].size(), ReportFields().size());
+  ASSERT_EQ(csv[0].size(), RowFields().size());
   auto column = [&](const std::string& name) {
     for (size_t i = 0; i < csv[0].size(); ++i) {
       if (csv[0][i] == name) return i;

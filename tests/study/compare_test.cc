@@ -69,6 +69,37 @@ TEST(Compare, TwiceTheNicBandwidthIsOneInputAndMovesCommunicationOnly) {
   }
 }
 
+// The iteration time's parts are the field list's (CausePlace) and "other", each once, with the list's
+// values.
+TEST(Compare, TheCausesAreTheFieldListsPartsAndOther) {
+  const Comparison c = CompareSettings({}, {"nic.bandwidth=200Gbps"});
+  const VariantComparison& v = c.variants.front();
+  const model::VariantReport& a = c.a.variants[static_cast<size_t>(v.a)];
+  std::map<std::string, double> causes;
+  for (const TimeCause& t : v.causes) EXPECT_TRUE(causes.emplace(t.part, t.a_s).second) << t.part << " twice";
+  ASSERT_EQ(causes.size(), io::CauseFields().size() + 1);
+  EXPECT_EQ(causes.count("other"), 1u);
+  for (const io::ReportField& f : io::CauseFields()) {
+    ASSERT_EQ(causes.count(f.cause.part), 1u)
+        << f.name << " (" << f.cause.part << ") is not among the causes";
+    EXPECT_EQ(causes[f.cause.part], std::get<double>(io::FieldOf(f, {&a, &c.a.cluster, c.a.scenario_name})));
+  }
+}
+
+// The table shows the list's headline fields (ReportField::headline), each variant once each, and no other.
+TEST(Compare, TheTableShowsTheHeadlineFields) {
+  const Comparison c = CompareSettings({}, {"nic.bandwidth=200Gbps"});
+  const std::string table = RenderComparison(c, OutputFormat::kTable);
+  for (const io::ReportField& f : io::RowFields()) {
+    size_t lines = 0;
+    for (size_t at = table.find("\n  " + std::string(f.name) + " "); at != std::string::npos;
+         at = table.find("\n  " + std::string(f.name) + " ", at + 1)) {
+      ++lines;
+    }
+    EXPECT_EQ(lines, f.headline ? c.variants.size() : 0u) << f.name;
+  }
+}
+
 TEST(Compare, RowsCarryEveryFieldForBothSidesAndReadBack) {
   const Comparison c = CompareSettings({}, {"nodes=12"});
   bool nodes_differ = false;
@@ -87,7 +118,7 @@ TEST(Compare, RowsCarryEveryFieldForBothSidesAndReadBack) {
       EXPECT_EQ(row["difference"], -192.0);
     }
   }
-  EXPECT_EQ(rows, c.variants.size() * io::ReportFields().size());
+  EXPECT_EQ(rows, c.variants.size() * io::RowFields().size());
   const nlohmann::json doc = nlohmann::json::parse(RenderComparison(c, OutputFormat::kJson));
   EXPECT_EQ(doc["format"], "zerosim-compare-1");
   EXPECT_EQ(doc["variants"].size(), c.variants.size());
