@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string_view>
+#include <vector>
 
 #include "model/placement.h"
 
@@ -90,8 +92,10 @@ Widths WidthsOf(const ClusterSpec& c, const NcclCommShape& shape, Era era, int c
   w.nvlink = std::min(links * nccl_link, c.intra.bandwidth_Bps * intra_eff / 1e9);
   // topo.cc: net->net.width = speed (Mbps) / 8000, i.e. the line rate in GB/s.
   w.nic = c.nic.bandwidth_Bps * inter_eff / 1e9;
-  // GPU g of a node uses NIC floor(g x count / gpus_per_node) (cluster_spec.h): the communicator's share.
-  w.nics = std::max(1, c.nic.count * shape.gpus_per_node / std::max(1, c.gpus_per_node));
+  // GPU g of a node uses NIC floor(g x count / gpus_per_node) (placement.h RailOf): the communicator's
+  // rails.
+  w.nics = shape.rails > 0 ? shape.rails
+                           : std::max(1, c.nic.count * shape.gpus_per_node / std::max(1, c.gpus_per_node));
   // The PCIe links between GPUs and NICs are left out: ZeroSim's topology gives no PCIe generation and its
   // transfers cross no PCIe hop. Where a node's NICs match its PCIe (100G on Gen3, 200G on Gen4, 400G on
   // Gen5: NCCL's widths 12, 24, 48 GB/s from topo.cc's lanes x kvDictPciGen rate / 80, against NICs of 12.5,
@@ -125,8 +129,25 @@ int Pow2Up(int x) {
 NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c) {
   if (group_size <= 1) return {1, 1};
   const GroupPlacement pl = PlaceGroup(group, group_size, c);
-  if (pl.nodes > 1) return {std::max(1, group_size / pl.nodes), pl.nodes};
-  return {group_size, 1};
+  NcclCommShape shape = pl.nodes > 1 ? NcclCommShape{std::max(1, group_size / pl.nodes), pl.nodes}
+                                     : NcclCommShape{group_size, 1};
+  // The groups whose members on a node may be strided (the others are consecutive ranks, whose rails are
+  // the contiguous share): count the rails of instance 0's members on its first node.
+  if ((group == GroupKind::kReplica || group == GroupKind::kCrossNode ||
+       group == GroupKind::kShardCrossNode) &&
+      c.nic.count > 0 && c.gpus_per_node > 0) {
+    const int n = c.gpus_per_node;
+    const int shard = group == GroupKind::kReplica          ? c.total_gpus() / group_size
+                      : group == GroupKind::kShardCrossNode ? group_size * n
+                                                            : 0;
+    const std::vector<int> members = GroupMembers(group, 0, GridOf(c, 1, shard));
+    std::set<int> rails;
+    for (int m : members) {
+      if (m / n == members.front() / n) rails.insert(RailOf(m % n, n, c.nic.count));
+    }
+    shape.rails = static_cast<int>(rails.size());
+  }
+  return shape;
 }
 
 NcclCommChannels CommChannels(const ClusterSpec& c, const NcclCommShape& shape) {

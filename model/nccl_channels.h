@@ -54,6 +54,9 @@ namespace zerosim::model {
 struct NcclCommShape {
   int gpus_per_node = 1;  // the communicator's GPUs in each node it touches
   int nodes = 1;          // nodes the communicator spans
+  // NICs (rails) the communicator's GPUs of one node leave through (placement.h RailOf of each member);
+  // 0: the contiguous share, nic.count x gpus_per_node / N (at least 1).
+  int rails = 0;
 };
 
 // The communicator one instance of `group` (group_size ranks, placed as placement.h's PlaceGroup says) forms

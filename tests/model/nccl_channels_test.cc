@@ -113,3 +113,28 @@ TEST(NcclChannels, TheChannelsSettingFixesEveryCount) {
 
 }  // namespace
 }  // namespace zerosim::model
+
+namespace zerosim::model {
+namespace {
+
+// A communicator's NICs are its members' rails (placement.h), not the contiguous share: replica groups of
+// shard groups of 2 ranks on 2 nodes of 8 GPUs with 4 NICs hold local ranks 0, 2, 4, 6 of each node, one on
+// every NIC (rails of GPU pairs), so the ring search finds a channel on each of the 4 NICs (100 Gbps: one
+// channel at 12 GB/s per NIC, DgxTwoRuns... above) where the share nic.count x 4 / 8 would give 2.
+TEST(NcclChannels, StridedMembersUseEveryRailTheySitOn) {
+  const ClusterSpec c = PaperCluster(4, 2, 8);
+  const NcclCommShape replica = CommShapeOf(GroupKind::kReplica, c.total_gpus() / 2, c);
+  EXPECT_EQ(replica.gpus_per_node, 4);
+  EXPECT_EQ(replica.nodes, 2);
+  EXPECT_EQ(replica.rails, 4);
+  EXPECT_EQ(CommChannels(c, replica).graph_channels, 4);
+  NcclCommShape contiguous_share = replica;
+  contiguous_share.rails = 0;  // what the share rule gives: 4 x 4 / 8 = 2 NICs
+  EXPECT_EQ(CommChannels(c, contiguous_share).graph_channels, 2);
+  // Consecutive members: the share is their rails (hpZ of 4 ranks: GPUs 0-3 on NICs 0 and 1).
+  EXPECT_EQ(CommShapeOf(GroupKind::kHpz, 4, c).rails, 0);
+  EXPECT_EQ(CommShapeOf(GroupKind::kCrossNode, 2, c).rails, 1);  // one GPU per node, one NIC
+}
+
+}  // namespace
+}  // namespace zerosim::model
