@@ -138,10 +138,14 @@ TEST(RlhfLora, OnlyAdapterGradientsAreReduced) {
   EXPECT_GT(s.volumes.cross_node[static_cast<size_t>(Purpose::kBackwardAllGather)], 0.0);
 }
 
-TEST(RlhfEvaluate, PhasesAreReported) {
-  const ClusterSpec c = testing::PaperCluster(4, kNodes, kGpn);
+// The small RLHF run both evaluation tests use: every model the small GPT at 512 tokens, LoRA of rank kRank,
+// batches of 2, 16 prompt and 16 answer tokens.
+ModelSpec SmallRlhfModel() {
   ModelSpec m = Small();
   m.seq_len = 512;
+  return m;
+}
+RlhfSpec SmallRlhfSpec(const ModelSpec& m) {
   RlhfSpec spec;
   spec.critic = spec.reward = spec.reference = m;
   spec.actor_lora_dim = spec.critic_lora_dim = kRank;
@@ -149,6 +153,13 @@ TEST(RlhfEvaluate, PhasesAreReported) {
   spec.answer_len = 16;
   spec.prompt_len = 16;
   spec.sft_batch_per_gpu = 2;
+  return spec;
+}
+
+TEST(RlhfEvaluate, PhasesAreReported) {
+  const ClusterSpec c = testing::PaperCluster(4, kNodes, kGpn);
+  const ModelSpec m = SmallRlhfModel();
+  const RlhfSpec spec = SmallRlhfSpec(m);
   const Calibration cal = testing::TestCalibration();
   StatusOr<VariantReport> r =
       EvaluateRlhfVariant("x", "analytic", m, ZeroConfig{}, spec, c, AnalyticTimer(c, cal));
@@ -168,15 +179,8 @@ TEST(RlhfEvaluate, PhasesAreReported) {
 // state instead of 12, 2 of gradient as before) shrink the trained adapters' share.
 TEST(RlhfEvaluate, PhaseMemoryHoldsTheRuntimeAndFollowsThePrecision) {
   const ClusterSpec c = testing::PaperCluster(4, kNodes, kGpn);
-  ModelSpec m = Small();
-  m.seq_len = 512;
-  RlhfSpec spec;
-  spec.critic = spec.reward = spec.reference = m;
-  spec.actor_lora_dim = spec.critic_lora_dim = kRank;
-  spec.generation_batch_per_gpu = spec.training_batch_per_gpu = 2;
-  spec.answer_len = 16;
-  spec.prompt_len = 16;
-  spec.sft_batch_per_gpu = 2;
+  const ModelSpec m = SmallRlhfModel();
+  const RlhfSpec spec = SmallRlhfSpec(m);
   const Calibration cal = testing::TestCalibration();
   ZeroConfig z;
   StatusOr<VariantReport> r = EvaluateRlhfVariant("x", "analytic", m, z, spec, c, AnalyticTimer(c, cal));
