@@ -94,6 +94,7 @@ int OpEmitter::Collective(Queue q, CollectiveKind kind, GroupKind group, double 
   op.coll.kind = kind;
   op.coll.group = group;
   op.coll.group_size = group_size(group);
+  if (group == GroupKind::kHpz) s_->hpz_group_size = op.coll.group_size;  // the replay's placement reads it
   op.coll.buffer_bytes = buffer_bytes;
   op.coll.element_bytes = element_bytes;
   op.coll.traffic = CollectiveTraffic(kind, group, op.coll.group_size, buffer_bytes, *cluster_);

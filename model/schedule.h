@@ -171,6 +171,7 @@ struct Schedule {
   ModuleGraph graph;
   int world_size = 0;             // P
   int shard_group_size = 0;       // s of GroupKind::kShard / kReplica (MiCS, HSDP); 0 without such groups
+  int hpz_group_size = 1;         // ranks of GroupKind::kHpz where the schedule has such collectives, else 1
   int hardware_queues = 8;        // ZeroConfig::cuda_device_max_connections (1: GPU ops dispatch in issue order)
   int micro_steps = 0;            // gradient accumulation steps
   double tokens_per_micro_step = 0;  // per GPU

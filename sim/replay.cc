@@ -36,13 +36,6 @@ double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-int HpzSize(const model::Schedule& s) {
-  for (const Op& op : s.ops) {
-    if (op.kind == OpKind::kCollective && op.coll.group == model::GroupKind::kHpz) return op.coll.group_size;
-  }
-  return 1;
-}
-
 class Replay {
  public:
   Replay(const model::Schedule& s, const model::ClusterSpec& c, const model::Calibration& cal,
@@ -481,7 +474,7 @@ class Replay {
 StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::ClusterSpec& c,
                                      const model::Calibration& cal, const SimOptions& o) {
   const double t0 = WallSeconds();
-  const Layout layout = MakeLayout(c, HpzSize(s), o, s.shard_group_size);
+  const Layout layout = MakeLayout(c, s.hpz_group_size, o, s.shard_group_size);
   const model::LocalCostModel local = model::MakeLocalCostModel(s, c, cal);
   StatusOr<PlatformSpec> spec =
       MakePlatformSpec(c, layout, local.effective_flops, o.actor_stack_kib, o.perturbations);

@@ -82,6 +82,7 @@ inline model::Schedule ScheduleOf(const model::ClusterSpec& c, std::vector<model
     if (op.kind != model::OpKind::kCollective) continue;
     op.coll.traffic_class = static_cast<int>(s.traffic_classes.size());
     s.traffic_classes.push_back(op.coll.traffic);
+    if (op.coll.group == model::GroupKind::kHpz) s.hpz_group_size = op.coll.group_size;  // as OpEmitter does
   }
   s.compact = model::CompactOps(ops, s.traffic_classes.size());
   s.ops = std::move(ops);
