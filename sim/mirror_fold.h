@@ -23,6 +23,7 @@
 
 #include <vector>
 
+#include "model/status.h"
 #include "sim/collective_plan.h"
 
 namespace zerosim::sim {
@@ -34,5 +35,11 @@ int MirrorOf(int gpu, const Layout& l);
 // (source, destination, bytes), the mirror images of those leaving the first. The replay checks it once per
 // kind of collective before it starts only the first unit's flows.
 bool FlowsMirrorSymmetric(const std::vector<Flow>& flows, const Layout& l);
+
+// That check, once per collective kind and group (`checked` holds the keys already checked): Ok when `flows`
+// of a collective `coll` are mirror-symmetric or its kind was checked before, else an error naming it (a
+// bug: the fold would be wrong).
+Status CheckMirrorSymmetricOnce(const model::CollectiveSpec& coll, const std::vector<Flow>& flows,
+                                const Layout& l, std::vector<int>* checked);
 
 }  // namespace zerosim::sim

@@ -1,6 +1,5 @@
 #include "sim/replay.h"
 
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -326,19 +325,9 @@ class Replay {
   // On a folded platform, whether the step's flows are mirror-symmetric (checked once per collective kind
   // and group; an asymmetric one is an error: the fold would be wrong).
   bool MirrorChecked(const Op& op, const PlanStep& step) {
-    const int key = static_cast<int>(op.coll.kind) * kGroupKinds + static_cast<int>(op.coll.group);
-    if (std::find(mirror_checked_.begin(), mirror_checked_.end(), key) != mirror_checked_.end()) return true;
-    if (!FlowsMirrorSymmetric(step.flows, layout_)) {
-      if (status_.ok()) {
-        status_ = Status::Error(
-            fmt::format("sim: a {} over the {} group is not mirror-symmetric on the folded "
-                        "platform (a bug; --reduction classes avoids the fold)",
-                        model::CollectiveKindName(op.coll.kind), model::GroupKindName(op.coll.group)));
-      }
-      return false;
-    }
-    mirror_checked_.push_back(key);
-    return true;
+    Status st = CheckMirrorSymmetricOnce(op.coll, step.flows, layout_, &mirror_checked_);
+    if (!st.ok() && status_.ok()) status_ = st;
+    return st.ok();
   }
 
   void RunCollective(int op_index, const std::vector<int>& instances) {
