@@ -1,7 +1,7 @@
 // The seam between ZeroSim and SimGrid 3.32. Every SimGrid call of the project lives in
-// simgrid_platform.cc (engine configuration, zones, routes, actors, activities) and link_meter.cc (what the
-// links carried, behind Platform::CarriedBytes); the rest of sim/ talks to the small typed interface below,
-// which names GPUs and links by index and never exposes SimGrid types.
+// simgrid_platform.cc (engine configuration, actors, activities), platform_builder.cc (zones, links, routes)
+// and link_meter.cc (what the links carried, behind Platform::CarriedBytes); the rest of sim/ talks to the
+// small typed interface below, which names GPUs and links by index and never exposes SimGrid types.
 //
 // The platform (per direction, every link full duplex, zero link latency: NCCL's latency is applied by
 // the replay as explicit delays, so that latency never biases max-min sharing):
