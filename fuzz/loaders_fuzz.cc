@@ -54,7 +54,8 @@ void LoadShipped(const fs::path& root) {
 
 void Evaluate(const std::string& scenario, const io::Variant& v, const model::ClusterSpec& c,
               const model::Calibration& cal) {
-  if (!model::CheckConfiguration(v.model, v.zero, c, cal).empty()) return;  // an infeasible result
+  if (!model::CheckConfiguration(v.model, v.zero, c, cal, v.parallel).empty())
+    return;  // an infeasible result
   const model::VariantReport r = model::EvaluateAnalyticVariant(v.name, v.model, v.zero, c, cal);
   if (Status st = model::InvariantStatus(scenario, r); !st.ok()) Finding(st.message());
 }
@@ -89,7 +90,7 @@ void RunOne(const std::string& path, const std::string& bytes) {
     report.cluster = s->cluster;
     for (const io::Variant& v : s->variants) {
       Evaluate(s->name, v, s->cluster, s->calibration);
-      if (model::CheckConfiguration(v.model, v.zero, s->cluster, s->calibration).empty()) {
+      if (model::CheckConfiguration(v.model, v.zero, s->cluster, s->calibration, v.parallel).empty()) {
         report.variants.push_back(
             model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration));
       }

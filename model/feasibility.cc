@@ -231,6 +231,154 @@ std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, cons
   return out;
 }
 
+std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, const ZeroConfig& z,
+                                 const ClusterSpec& c) {
+  std::vector<Problem> out;
+  Range(&out, "tensor", l.tensor, 1, kMaxGpus);
+  Range(&out, "pipeline", l.pipeline, 1, kMaxLayers);
+  Range(&out, "virtual_stages", l.virtual_stages, 1, kMaxLayers);
+  if (!out.empty()) return out;  // the checks below divide by these
+  const int64_t t = l.tensor;
+  const int64_t p = l.pipeline;
+  const int64_t v = l.virtual_stages;
+  const int64_t gpus = c.total_gpus();
+  const int64_t per_node = c.gpus_per_node;
+  // t p ranks hold one copy of the model; the rest is data parallel: Megatron-LM's
+  // megatron/training/arguments.py validate_args asserts world_size % (tensor * pipeline * context) == 0
+  // ("world size ... is not divisible by tensor parallel size ... times pipeline parallel size ... times
+  // context parallel size"; ZeroSim's context size is 1).
+  if (gpus % (t * p) != 0) {
+    Add(&out, t > 1 ? "tensor" : "pipeline",
+        fmt::format("tensor {} x pipeline {} = {} ranks per model copy do not divide the {} GPUs of '{}' "
+                    "(the data-parallel size is GPUs / (tensor x pipeline))",
+                    t, p, t * p, gpus, c.name));
+  }
+  // Heads, key/value groups and the MLP's columns split over t: Megatron's ColumnParallelLinear and
+  // attention divide them (megatron/core/transformer/attention.py:350-365 and tensor_parallel/layers.py,
+  // megatron/core/utils.py divide -> ensure_divisibility asserts).
+  if (m.heads % t != 0) {
+    Add(&out, "tensor", fmt::format("tensor {} does not divide the model's {} attention heads", t, m.heads));
+  } else if (KvHeads(m) % t != 0) {
+    Add(&out, "tensor",
+        fmt::format("tensor {} does not divide the model's {} key/value heads (query groups)", t,
+                    KvHeads(m)));
+  }
+  if (m.ffn_hidden % t != 0) {
+    Add(&out, "tensor", fmt::format("tensor {} does not divide the model's ffn_hidden {}", t, m.ffn_hidden));
+  }
+  // Sequence parallelism splits the sequence over t: megatron/core/tensor_parallel/mappings.py
+  // _split_along_first_dim asserts "First dimension of the tensor should be divisible by tensor parallel
+  // size"; torchtitan ParallelDims.seq_len_divisor.
+  if (l.sequence_parallel && m.seq_len % t != 0) {
+    Add(&out, "sequence_parallel",
+        fmt::format("sequence parallelism splits the {}-token sequence over tensor {}: it does not divide it",
+                    m.seq_len, t));
+  }
+  // ZeroSim's rule (design sec. 1.5): a TP group inside a node, t | N; Megatron does not enforce it (only the
+  // initialize_model_parallel docstring asks for it), but a group across nodes puts every block's collectives
+  // on the NICs (Narayanan et al. 2021 sec. 3.2 takeaway 1, Fig. 13).
+  if (t > per_node && !l.tensor_across_nodes) {
+    Add(&out, "tensor",
+        fmt::format("a tensor group of {} spans nodes of {} GPUs: set tensor_across_nodes = true to allow it",
+                    t, per_node));
+  } else if (t < per_node && per_node % t != 0) {
+    Add(&out, "tensor",
+        fmt::format("tensor {} does not divide the {} GPUs per node: its groups would straddle nodes", t,
+                    per_node));
+  } else if (t > per_node && t % per_node != 0) {
+    Add(&out, "tensor",
+        fmt::format("a tensor group of {} across nodes must be a multiple of the {} GPUs per node", t,
+                    per_node));
+  }
+  // Each pipeline rank holds v chunks of L / (p v) layers: megatron/training/arguments.py:998 asserts
+  // num_layers % pipeline_model_parallel_size == 0 ("number of layers should be divisible by the pipeline
+  // parallel size"), and megatron/core/transformer/transformer_config.py:2315-2412 the split by v.
+  if (m.layers % (p * v) != 0) {
+    Add(&out, v > 1 && m.layers % p == 0 ? "virtual_stages" : "pipeline",
+        fmt::format("pipeline {} x virtual_stages {} = {} model chunks do not divide the model's {} layers",
+                    p, v, p * v, m.layers));
+  }
+  // Interleaving needs a pipeline: Megatron-LM's megatron/core/parallel_state.py initialize_model_parallel
+  // raises "pipeline-model-parallel size should be greater than 1 with interleaved schedule" for virtual
+  // pipeline stages without pipeline parallelism (older releases required more than 2).
+  if (v > 1 && p == 1) {
+    Add(&out, "virtual_stages",
+        fmt::format("virtual_stages {} interleaves pipeline stages: it needs pipeline > 1", v));
+  }
+  // The schedule agrees with the chunks: interleaved 1F1B is the schedule of v > 1
+  // (schedules.py get_forward_backward_func picks forward_backward_pipelining_with_interleaving exactly
+  // then).
+  if ((l.schedule == PipelineSchedule::kInterleaved1F1B) != (v > 1)) {
+    Add(&out, "schedule",
+        fmt::format(
+            "schedule \"{}\" with virtual_stages {}: interleaved_1f1b is the schedule of virtual_stages > 1, "
+            "1f1b and gpipe that of virtual_stages = 1",
+            PipelineScheduleName(l.schedule), v));
+  }
+  // Older Megatron's interleaved schedule required m % p == 0, m the micro-batches per iteration
+  // (schedules.py forward_backward_pipelining_with_interleaving: "number of microbatches is not divisible by
+  // pipeline-model-parallel-size when using interleaved schedule"; design sec. 6 decision 3). ZeroSim's m is
+  // gradient_accumulation_steps.
+  if (v > 1 && z.gradient_accumulation_steps % p != 0) {
+    Add(&out, "gradient_accumulation_steps",
+        fmt::format(
+            "{} micro-batches per iteration are not a multiple of pipeline {}, as the interleaved schedule "
+            "requires (Megatron)",
+            z.gradient_accumulation_steps, p));
+  }
+  // DeepSpeed's pipeline engine refuses ZeRO-2 and ZeRO-3: deepspeed/runtime/pipe/engine.py:77 asserts
+  // zero_optimization_stage() < ZeroStageEnum.gradients ("ZeRO-2 and ZeRO-3 are incompatible with pipeline
+  // parallelism"); MiCS and ZeRO++ are stage 3.
+  if (p > 1 && z.framework == Framework::kDeepSpeed && z.strategy != Strategy::kZero1) {
+    Add(&out, "pipeline",
+        fmt::format(
+            "DeepSpeed's pipeline engine refuses ZeRO-2 and ZeRO-3 (pipe/engine.py: \"ZeRO-2 and ZeRO-3 are "
+            "incompatible with pipeline parallelism\"): strategy \"{}\" with pipeline {}",
+            StrategyName(z.strategy), p));
+  }
+  // hpZ and qgZ build their groups from world ranks, not the data-parallel group
+  // (deepspeed/utils/groups.py _create_zero_param_parallel_group :650-678; comm/coalesced_collectives.py
+  // all_to_all_quant_reduce :31ff): with t > 1 they would mix tensor-parallel shards (design sec. 3.3).
+  if (t > 1 && (z.zero_hpz_partition_size > 1 || z.zero_quantized_gradients)) {
+    const char* key = z.zero_hpz_partition_size > 1 ? "zero_hpz_partition_size" : "zero_quantized_gradients";
+    Add(&out, key,
+        fmt::format(
+            "{} with tensor {}: DeepSpeed builds the hpZ/qgZ groups from world ranks (groups.py "
+            "_create_zero_param_parallel_group, coalesced_collectives.py all_to_all_quant_reduce); with "
+            "tensor > 1 they mix tensor-parallel shards",
+            key, t));
+  }
+  // A shard group (MiCS, HSDP) partitions over the d data-parallel ranks (design sec. 5 step 1); t = p = 1 is
+  // CheckZero's rule over all GPUs.
+  if (HasShardGroup(z.strategy) && !l.data_parallel_only() && gpus % (t * p) == 0 &&
+      z.shard_group_size() > 0) {
+    const int64_t d = gpus / (t * p);
+    if (d % z.shard_group_size() != 0) {
+      Add(&out, z.strategy == Strategy::kMics ? "mics_shard_size" : "hsdp_shard_size",
+          fmt::format("a shard group of {} ranks does not divide the data-parallel size {} (GPUs / (tensor x "
+                      "pipeline))",
+                      z.shard_group_size(), d));
+    }
+  }
+  return out;
+}
+
+std::vector<Problem> CheckModelled(const ParallelLayout& l) {
+  if (l.data_parallel_only()) return {};
+  return {{l.tensor > 1 ? "tensor" : "pipeline",
+           "tensor and pipeline parallelism are not modelled yet (issue 22): [parallel] tensor/pipeline must "
+           "be 1"}};
+}
+
+std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                                        const ParallelLayout& l) {
+  std::vector<Problem> out = CheckConfiguration(m, z, c);
+  if (!out.empty()) return out;
+  out = CheckLayout(l, m, z, c);
+  if (!out.empty()) return out;
+  return CheckModelled(l);
+}
+
 std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
   std::vector<Problem> out = CheckCluster(c);
   for (Problem& p : CheckModel(m)) out.push_back(std::move(p));
@@ -250,8 +398,8 @@ std::vector<Problem> CheckCompute(const ModelSpec& m, const ZeroConfig& z, const
 }
 
 std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                                        const Calibration& cal) {
-  std::vector<Problem> out = CheckConfiguration(m, z, c);
+                                        const Calibration& cal, const ParallelLayout& l) {
+  std::vector<Problem> out = CheckConfiguration(m, z, c, l);
   if (!out.empty()) return out;
   return CheckCompute(m, z, cal.compute);
 }

@@ -15,6 +15,7 @@
 #include "model/calibration.h"
 #include "model/cluster_spec.h"
 #include "model/model_spec.h"
+#include "model/parallel_layout.h"
 #include "model/zero_config.h"
 
 namespace zerosim::model {
@@ -64,21 +65,42 @@ std::vector<Problem> CheckPrecision(const ZeroConfig& z, const ClusterSpec& c);
 // at most kMaxScheduleOps ops (the message gives the estimate).
 std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
 
-// All of the above, cluster first. Empty: the configuration can be evaluated (it may still not fit in
-// memory: that is the evaluation's answer, model/memory.h).
+// All of the above, cluster first, for the default layout (pure data parallelism). Empty: the configuration
+// can be evaluated (it may still not fit in memory: that is the evaluation's answer, model/memory.h).
 std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
+
+// The parallel layout (model/parallel_layout.h) against the model, the ZeRO settings and the cluster
+// (docs/design/tensor_pipeline.md sec. 5 step 1), each rule after Megatron-LM's or DeepSpeed's asserts: t p
+// divides the GPUs; t divides the heads, the key/value heads, ffn_hidden and, with sequence_parallel,
+// seq_len; t divides gpus_per_node (or, with tensor_across_nodes, is a multiple of it); p v divides the
+// layers; virtual_stages > 1 needs pipeline > 1, the interleaved schedule and gradient_accumulation_steps a
+// multiple of p; no ZeRO-2/3 with pipeline > 1 under DeepSpeed; no hpZ or qgZ with tensor > 1; a shard group
+// divides d. Keys: "tensor", "pipeline", "virtual_stages", "schedule", "sequence_parallel", or the
+// ZeRO/training key. Preconditions: CheckConfiguration(m, z, c) is empty.
+std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, const ZeroConfig& z,
+                                 const ClusterSpec& c);
+
+// What the engines model: only t = p = 1 until issue 22's later steps. A valid layout with tensor > 1 or
+// pipeline > 1 is refused here, at evaluation (an infeasible result with the reason "tensor and pipeline
+// parallelism are not modelled yet (issue 22): ..."), never evaluated as data parallel. The loaders do not
+// call it: a scenario with such a layout loads, and its variants' reports say why they were not evaluated.
+std::vector<Problem> CheckModelled(const ParallelLayout& l);
+
+// CheckConfiguration(m, z, c), then CheckLayout, then CheckModelled: a variant with its layout.
+std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                                        const ParallelLayout& l);
 
 // The kernels the configuration runs against the calibration's compute set: FP8 GEMMs need its
 // `gemm_efficiency.fp8_gemm`, FlashAttention v1 its `attention_v1_*` (a zero efficiency would reach a
 // division in model/op_cost.cc).
 std::vector<Problem> CheckCompute(const ModelSpec& m, const ZeroConfig& z, const ComputeEfficiency& compute);
 
-// CheckConfiguration, then CheckCompute: the configuration as it will run on a cluster and its calibration.
-// Every path calls it on the configuration after its what-ifs are applied (the loader on a scenario as
-// written, a sweep on each point, `--set`, `--ds-config` and `--model` on the result), so that a setting is
-// judged on the cluster it runs on (issue 20 item 21).
+// CheckConfiguration (with the layout `l`), then CheckCompute: the configuration as it will run on a cluster
+// and its calibration. Every path calls it on the configuration after its what-ifs are applied (the loader on
+// a scenario as written, a sweep on each point, `--set`, `--ds-config` and `--model` on the result), so that
+// a setting is judged on the cluster it runs on (issue 20 item 21).
 std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                                        const Calibration& cal);
+                                        const Calibration& cal, const ParallelLayout& l = {});
 
 // Upper estimate of the ops BuildSchedule emits for one iteration (the size check above).
 double EstimateScheduleOps(const ModelSpec& m, const ZeroConfig& z);

@@ -95,14 +95,14 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     for (size_t k = 0; k < settings.size(); ++k) {
       const model::ModelSpec& m = settings[k].variant->model;
       model::ZeroConfig z = settings[k].zero;
-      if (!model::CheckConfiguration(m, z, p.cluster).empty()) continue;
+      if (!model::CheckConfiguration(m, z, p.cluster, settings[k].variant->parallel).empty()) continue;
       std::string name = settings[k].name;
       if (o.search_batch) {
         const model::BatchSearchResult batch = model::SearchBatch(m, z, p.cluster, o.global_batch);
         if (!batch.fits) continue;  // not even one sequence per GPU fits
         z.train_micro_batch_size_per_gpu = batch.micro_batch;
         z.gradient_accumulation_steps = batch.gradient_accumulation_steps;
-        if (!model::CheckConfiguration(m, z, p.cluster).empty()) continue;
+        if (!model::CheckConfiguration(m, z, p.cluster, settings[k].variant->parallel).empty()) continue;
         name += fmt::format(" b{}x{}", batch.micro_batch, batch.gradient_accumulation_steps);
       }
       const model::Schedule& schedule = schedules.Get(m, z, p.cluster);

@@ -98,8 +98,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   // The one feasibility check (model/feasibility.h) before any schedule is built.
   std::vector<std::string> problems;
   for (const io::Variant& v : s.variants) {
-    problems.push_back(
-        model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration)));
+    problems.push_back(model::DescribeProblems(
+        model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration, v.parallel)));
   }
   // The feasible variants' replays, several at once (SimOptions::variant_jobs), each in its own process.
   std::vector<model::Schedule> schedules;

@@ -143,8 +143,8 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
   // (model/feasibility.h), the same the loaders report as errors.
   // Each variant on its own: one variant's problem does not make the others' rows infeasible.
   for (const Variant& var : p.variants) {
-    p.variant_infeasible.push_back(
-        model::DescribeProblems(model::CheckConfiguration(var.model, var.zero, p.cluster, p.calibration)));
+    p.variant_infeasible.push_back(model::DescribeProblems(
+        model::CheckConfiguration(var.model, var.zero, p.cluster, p.calibration, var.parallel)));
   }
   return p;
 }
@@ -197,8 +197,8 @@ StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenari
 Status CheckSomeVariantRuns(const io::Scenario& s, const std::string& what) {
   std::vector<std::string> reasons;
   for (const io::Variant& v : s.variants) {
-    reasons.push_back(
-        model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration)));
+    reasons.push_back(model::DescribeProblems(
+        model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration, v.parallel)));
   }
   return NoVariantRuns(s.variants, reasons, what);
 }

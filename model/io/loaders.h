@@ -16,6 +16,7 @@
 #include "model/cluster_spec.h"
 #include "model/io/file_source.h"
 #include "model/model_spec.h"
+#include "model/parallel_layout.h"
 #include "model/perturbations.h"
 #include "model/report.h"
 #include "model/rlhf_spec.h"
@@ -47,6 +48,9 @@ struct Variant {
   std::string name;
   model::ModelSpec model;  // the scenario's (or the variant's own) model with its training settings
   model::ZeroConfig zero;
+  // `[parallel]` with the variant's own keys over it (model/io/parallel_keys.h): tensor and pipeline
+  // parallelism beside the data parallelism of `zero`. Checked with it (model::CheckConfiguration's layout).
+  model::ParallelLayout parallel;
 };
 
 // A published number a scenario must reproduce (`zerosim validate`).

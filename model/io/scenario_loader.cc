@@ -3,14 +3,15 @@
 
 #include <fmt/format.h>
 
+#include "model/feasibility.h"
 #include "model/io/ds_config.h"
 #include "model/io/hf_config.h"
 #include "model/io/loaders.h"
+#include "model/io/parallel_keys.h"
 #include "model/io/perturbation_loader.h"
 #include "model/io/rlhf_loader.h"
 #include "model/io/table_reader.h"
 #include "model/io/zero_keys.h"
-#include "model/feasibility.h"
 
 namespace zerosim::io {
 namespace {
@@ -207,15 +208,30 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
     zero->Finish();
   }
   ApplyRuntime(runtime_keys, &base_zero);
+  // [parallel]: tensor and pipeline parallelism (model/parallel_layout.h); variants may override its keys.
+  model::ParallelLayout base_parallel;
+  std::optional<TableReader> parallel = root.OptionalTable("parallel");
+  if (parallel) {
+    base_parallel = ReadParallelKeys(&*parallel, base_parallel);
+    parallel->Finish();
+  }
+  // The tables a problem's key is looked for in, the variant's first (ReportProblems).
+  auto tables = [&](TableReader* variant) {
+    std::vector<TableReader*> t;
+    if (variant != nullptr) t.push_back(variant);
+    t.push_back(&training);
+    if (zero) t.push_back(&*zero);
+    if (parallel) t.push_back(&*parallel);
+    return t;
+  };
   // The one feasibility check (model/feasibility.h) on the scenario's own settings: the model's sizes are
-  // reported at `model`, the rest at the key that set them.
+  // reported at `model`, the rest at the key that set them. The layout is checked as written (CheckLayout);
+  // that the engines do not model t > 1 or p > 1 yet is the evaluation's answer (CheckModelled), not an
+  // error.
   if (status.ok() && options.check_configuration) {
-    const std::vector<model::Problem> problems = model::CheckConfiguration(base_model, base_zero, s.cluster);
-    if (zero) {
-      ReportProblems(problems, {&training, &*zero}, &root, "model");
-    } else {
-      ReportProblems(problems, {&training}, &root, "model");
-    }
+    std::vector<model::Problem> problems = model::CheckConfiguration(base_model, base_zero, s.cluster);
+    if (problems.empty()) problems = model::CheckLayout(base_parallel, base_model, base_zero, s.cluster);
+    ReportProblems(problems, tables(nullptr), &root, "model");
   }
 
   const toml::node* variants = doc->table.get("variant");
@@ -242,8 +258,10 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
       var.zero = ReadZeroKeys(&vt, base_zero);
       ApplyRuntime(runtime_keys, &var.zero);
       ReadTrainingKeys(&vt, &var.model, &var.zero);
+      var.parallel = ReadParallelKeys(&vt, base_parallel);
       if (status.ok() && options.check_configuration) {
         std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);
+        if (problems.empty()) problems = model::CheckLayout(var.parallel, var.model, var.zero, s.cluster);
         if (problems.empty()) {
           problems = model::CheckCompute(var.model, var.zero, s.calibration.compute);
           // Name the calibration file: the key that chose it is the topology's.
@@ -252,11 +270,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
           }
         }
         TableReader* fallback = vt.Has("model") ? &vt : &root;
-        if (zero) {
-          ReportProblems(problems, {&vt, &training, &*zero}, fallback, "model");
-        } else {
-          ReportProblems(problems, {&vt, &training}, fallback, "model");
-        }
+        ReportProblems(problems, tables(&vt), fallback, "model");
       }
       if (!names.insert(var.name).second) vt.Fail("name", fmt::format("two variants are named \"{}\"", var.name));
       vt.Finish();

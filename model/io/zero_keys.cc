@@ -221,7 +221,7 @@ void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z) {
       r.cuda_device_max_connections.value_or(model::LauncherHardwareQueues(z->effective_launcher()));
 }
 
-void ReportProblems(const std::vector<model::Problem>& problems, std::initializer_list<TableReader*> tables,
+void ReportProblems(const std::vector<model::Problem>& problems, const std::vector<TableReader*>& tables,
                     TableReader* fallback, std::string_view fallback_key) {
   for (const model::Problem& p : problems) {
     // tokens_per_gpu sets the micro-batch: report it where the file wrote it.

@@ -4,7 +4,6 @@
 // decides which training keys a file must give.
 #pragma once
 
-#include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -50,7 +49,7 @@ void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z);
 // Reports each problem of model/feasibility.h at its key in the first of `tables` that gives that key
 // (tokens_per_gpu stands for the micro-batch); a problem no table gives a key for is reported at
 // `fallback_key` of `fallback` (e.g. the scenario's `model` for the model's sizes), or at the first table.
-void ReportProblems(const std::vector<model::Problem>& problems, std::initializer_list<TableReader*> tables,
+void ReportProblems(const std::vector<model::Problem>& problems, const std::vector<TableReader*>& tables,
                     TableReader* fallback = nullptr, std::string_view fallback_key = {});
 
 }  // namespace zerosim::io

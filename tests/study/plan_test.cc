@@ -94,12 +94,12 @@ TEST_F(PlanTest, TheBestSettingRangesOverEveryVariantOfTheSweep) {
 }
 
 TEST(PlanSettings, EveryVariantAsWrittenFirstThenZeroPlusPlusOnZeroThreeNamedByWhatDiffers) {
-  io::Variant z3{"ZeRO-3", {}, {}};
-  io::Variant zpp{"ZeRO++", {}, {}};
+  io::Variant z3{"ZeRO-3", {}, {}, {}};
+  io::Variant zpp{"ZeRO++", {}, {}, {}};
   zpp.zero.zero_quantized_weights = true;
   zpp.zero.zero_hpz_partition_size = 8;
   zpp.zero.zero_quantized_gradients = true;
-  io::Variant fsdp{"FSDP", {}, {}};
+  io::Variant fsdp{"FSDP", {}, {}, {}};
   fsdp.zero.strategy = model::Strategy::kFsdpFullShard;
   fsdp.zero.framework = model::Framework::kFsdp;
   model::ClusterSpec c;

@@ -180,5 +180,24 @@ TEST(WhatIf, EveryAxisIsDocumented) {
   }
 }
 
+TEST(WhatIf, ATensorLayoutIsRefusedAtEvaluationNotEvaluatedAsDataParallel) {
+  // issue 22 step 1: the layout loads, but the engines do not model tensor or pipeline parallelism yet.
+  std::string text = testing::kScenario;
+  text = text.substr(0, text.find("[[variant]]")) +
+         "[parallel]\ntensor = 2\n\n[[variant]]\nname = \"TP2\"\n\n[[variant]]\nname = \"DP\"\ntensor = 1\n";
+  const StatusOr<io::Scenario> s =
+      io::LoadScenario(io::MemoryFileSource(testing::InputFiles(text)), "s.toml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const StatusOr<model::Report> r = EvaluateAnalyticScenario(*s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->variants.size(), 2u);
+  EXPECT_FALSE(r->variants[0].feasible);
+  EXPECT_EQ(
+      r->variants[0].infeasible_reason,
+      "tensor: tensor and pipeline parallelism are not modelled yet (issue 22): [parallel] tensor/pipeline "
+      "must be 1");
+  EXPECT_TRUE(model::Ran(r->variants[1])) << r->variants[1].infeasible_reason;
+}
+
 }  // namespace
 }  // namespace zerosim::study

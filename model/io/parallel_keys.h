@@ -1,0 +1,17 @@
+// Reading the parallel layout (model/parallel_layout.h) from a TOML table: a scenario's `[parallel]` table
+// and each `[[variant]]`, whose keys override the scenario's. Every key is optional: absent keys keep
+// `base`'s value (the default layout, t = p = 1, for `[parallel]`). Syntax and ranges only: whether the
+// layout fits the model and the cluster is model::CheckLayout, part of the caller's one configuration check.
+#pragma once
+
+#include "model/io/table_reader.h"
+#include "model/parallel_layout.h"
+
+namespace zerosim::io {
+
+// Reads tensor, sequence_parallel, pipeline, virtual_stages, schedule ("1f1b", "interleaved_1f1b", "gpipe")
+// and tensor_across_nodes present in `t` over `base`. A table that sets virtual_stages but no schedule gets
+// the schedule it implies (interleaved_1f1b for virtual_stages > 1, else 1f1b unless `base` was gpipe).
+model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayout& base);
+
+}  // namespace zerosim::io
