@@ -108,6 +108,14 @@ RecomputePolicy RecomputeOf(const ZeroConfig& z) {
   }
 }
 
+double LargeParameterTensors(const std::vector<Param>& params, double element_bytes, double shards) {
+  double n = 0;
+  for (const Param& p : params) {
+    if (element_bytes * p.numel() / shards > kAllocatorRoundingPerTensorBytes) n += 1;
+  }
+  return n;
+}
+
 MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
                                const Schedule& s) {
   MemoryBreakdown r;
@@ -145,10 +153,8 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   // The process's own memory besides the tensors (runtime_memory.h): the tensors kept at the peak that take
   // large-pool blocks are the saved activations and the parameters whose partition (or shard) exceeds the
   // allocator's kSmallSize of 1 MiB (smaller ones come from 2 MiB small-pool segments, rounded to 512 B).
-  double live_tensors = SavedActivationTensors(m, RecomputeOf(z), z.recompute_block_interval);
-  for (const Param& p : s.graph.params) {
-    if (bytes * p.numel() / s.param_shards > kAllocatorRoundingPerTensorBytes) live_tensors += 1;
-  }
+  const double live_tensors = SavedActivationTensors(m, RecomputeOf(z), z.recompute_block_interval) +
+                              LargeParameterTensors(s.graph.params, bytes, s.param_shards);
   const RuntimeMemory rt = EstimateRuntimeMemory(z, c, s, live_tensors);
   r.cuda_context_bytes = rt.cuda_context_bytes;
   r.nccl_buffers_bytes = rt.nccl_buffers_bytes;

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/cluster_spec.h"
 #include "model/model_spec.h"
@@ -88,6 +89,11 @@ int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_int
 // and two intermediates, the two norm inputs, the dropout masks); with full recompute one input per block
 // plus one block's set; with offload one block's set.
 double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int block_interval = 1);
+
+// The parameter tensors of `params` whose partition (`element_bytes` x numel / `shards`) takes a large-pool
+// block of PyTorch's caching allocator: above its kSmallSize of 1 MiB (kAllocatorRoundingPerTensorBytes,
+// runtime_memory.h); smaller ones come from 2 MiB small-pool segments, rounded to 512 B.
+double LargeParameterTensors(const std::vector<Param>& params, double element_bytes, double shards);
 
 // The scenario's policy: activation_checkpointing = true means full (Megatron's) or, with recompute =
 // offload, offload; false means none or, with recompute = selective, selective_op or selective_block, that.

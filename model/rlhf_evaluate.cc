@@ -112,14 +112,9 @@ double ResidentBytes(const ModelSpec& m, const ZeroConfig& z, int r, bool traine
   return bytes;
 }
 
-// Parameter tensors of `m` whose partition over `gpus` takes a large-pool block of PyTorch's caching
-// allocator (memory.cc's rule: above kAllocatorRoundingPerTensorBytes).
+// Parameter tensors of `m` whose partition over `gpus` takes a large-pool block (memory.h).
 double LargeParameterTensors(const ModelSpec& m, double gpus) {
-  double n = 0;
-  for (const Param& p : BuildModuleGraph(m, 1).params) {
-    if (BytesPerElement(m.dtype) * p.numel() / gpus > kAllocatorRoundingPerTensorBytes) n += 1;
-  }
-  return n;
+  return LargeParameterTensors(BuildModuleGraph(m, 1).params, BytesPerElement(m.dtype), gpus);
 }
 
 // The process's memory besides its tensors (runtime_memory.h) for the whole run, which every phase holds:
