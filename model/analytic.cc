@@ -5,9 +5,8 @@
 #include "model/collective_time.h"
 #include "model/kernel_cost.h"
 #include "model/link_occupancy.h"
-#include "model/nccl_allreduce.h"
-#include "model/nccl_channels.h"
 #include "model/op_cost.h"
+#include "model/placed_collectives.h"
 
 namespace zerosim::model {
 namespace {
@@ -24,12 +23,13 @@ struct SideWork {
 Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibration& cal, bool timeline) {
   Timing t;
   const std::vector<CompactOp>& ops =
-      s.compact.size() == s.ops.size() ? s.compact : CompactOps(s.ops, s.traffic_classes.size());
+      s.compact.size() == s.ops.size() ? s.compact : CompactOps(s.ops, s.collective_classes.size());
   const size_t n = ops.size();
   const LocalCostModel local = MakeLocalCostModel(s, c, cal);
-  // The rate table: every op's duration is offset + slope * amount (CompactOp::rate); each distinct
-  // collective traffic and module pass is timed once.
-  const size_t compute_base = static_cast<size_t>(kCompactRateCollectives) + s.traffic_classes.size();
+  // The rate table: every op's duration is offset + slope * amount (CompactOp::rate); each collective class
+  // and module pass is timed once.
+  const size_t num_collectives = s.collective_classes.size();
+  const size_t compute_base = static_cast<size_t>(kCompactRateCollectives) + num_collectives;
   std::vector<double> offset(compute_base + s.compute_classes.size(), 0.0);
   std::vector<double> slope(offset.size(), 0.0);
   slope[kCompactRateHost] = 1.0;
@@ -40,28 +40,15 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     slope[static_cast<size_t>(kCompactRateKernels + k)] =
         1.0 / cal.kernels[static_cast<size_t>(k)].fit.beta_Bps;
   }
-  for (size_t i = 0; i < s.traffic_classes.size(); ++i) {
-    offset[static_cast<size_t>(kCompactRateCollectives) + i] =
-        EstimateCollective(s.traffic_classes[i], c).seconds;
-  }
-  // All-reduces are NCCL's tuner's pick, which needs the buffer and the group (EstimateScheduledCollective):
-  // their classes are retimed once, from their first op (equal traffic, equal buffer over the same group).
-  // Each class's share of the SMs its NCCL kernels hold (nccl_channels.h: the communicator's channels, fewer
-  // for small ops), from its first op too (equal traffic: equal group shape and buffer).
-  std::vector<bool> seen(s.traffic_classes.size(), false);
-  std::vector<double> class_sm_share(s.traffic_classes.size(), 0.0);
-  // Each class's seconds of every link tier (link_occupancy.h), from the same timing.
-  std::vector<LinkOccupancy::Demand> class_demand(s.traffic_classes.size(), LinkOccupancy::Demand{});
-  for (const Op& op : s.ops) {
-    if (op.kind != OpKind::kCollective || op.coll.traffic_class < 0 ||
-        seen[static_cast<size_t>(op.coll.traffic_class)])
-      continue;
-    const auto k = static_cast<size_t>(op.coll.traffic_class);
-    seen[k] = true;
-    const CollectiveTime tuned = EstimateScheduledCollective(op.coll, c);
-    if (op.coll.kind == CollectiveKind::kAllReduce) offset[kCompactRateCollectives + k] = tuned.seconds;
-    class_sm_share[k] = CollectiveSmShare(op.coll, tuned, c);
-    class_demand[k] = CollectiveLinkDemand(WireTraffic(op.coll, tuned, c), c, tuned);
+  // Each collective class on this cluster: its time (EstimateScheduledCollective: NCCL's tuner's pick for a
+  // tuned all-reduce, else its placement's ring or all-to-all), its share of the SMs its NCCL kernels hold
+  // (nccl_channels.h: the communicator's channels, fewer for small ops) and its seconds of every link tier
+  // (link_occupancy.h) from the bytes it puts on the wire.
+  const std::vector<PlacedCollective> placed = PlaceCollectives(s, c);
+  std::vector<LinkOccupancy::Demand> class_demand(num_collectives, LinkOccupancy::Demand{});
+  for (size_t k = 0; k < num_collectives; ++k) {
+    offset[kCompactRateCollectives + k] = placed[k].time.seconds;
+    class_demand[k] = CollectiveLinkDemand(placed[k].wire, c, placed[k].time);
   }
   for (size_t i = 0; i < s.compute_classes.size(); ++i)
     offset[compute_base + i] = local.class_time[i].total();
@@ -125,7 +112,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     } else {
       double rate = 0;
       if (op.kind == OpKind::kCollective) {
-        rate = class_sm_share[r - static_cast<size_t>(kCompactRateCollectives)];
+        rate = placed[r - static_cast<size_t>(kCompactRateCollectives)].sm_share;
       } else if (op.occupies_gpu) {
         rate = 1;
         t.gpu_side_s += dur;

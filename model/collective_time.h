@@ -10,6 +10,7 @@
 
 #include "model/cluster_spec.h"
 #include "model/schedule.h"
+#include "model/traffic.h"
 
 namespace zerosim::model {
 

@@ -7,6 +7,7 @@
 #include "model/invariants.h"
 #include "model/memory.h"
 #include "model/nccl_allreduce.h"
+#include "model/placed_collectives.h"
 #include "model/schedule_builder.h"
 #include "model/units.h"
 
@@ -107,15 +108,10 @@ VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& 
   return AssembleVariant(name, "analytic", m, z, c, s, t, WireVolumes(s, c));
 }
 
-bool SameScheduleShape(const ClusterSpec& a, const ClusterSpec& b) {
-  return a.nodes == b.nodes && a.gpus_per_node == b.gpus_per_node && a.fabric.kind == b.fabric.kind &&
-         a.fabric.nodes_per_leaf == b.fabric.nodes_per_leaf;
-}
-
-const Schedule& ScheduleCache::Get(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+const Schedule& ScheduleCache::Get(const ModelSpec& m, const ZeroConfig& z, const RankShape& shape) {
   ++clock_;
   for (Entry& e : entries_) {
-    if (e.z == z && e.m == m && SameScheduleShape(e.c, c)) {
+    if (e.shape == shape && e.z == z && e.m == m) {
       e.last_use = clock_;
       return e.s;
     }
@@ -123,16 +119,16 @@ const Schedule& ScheduleCache::Get(const ModelSpec& m, const ZeroConfig& z, cons
   ++builds_;
   Entry* slot = nullptr;
   if (entries_.size() < capacity_) {
-    entries_.push_back(Entry{m, z, c, {}, 0});
+    entries_.push_back(Entry{m, z, shape, {}, 0});
     slot = &entries_.back();
   } else {
     slot = &*std::min_element(entries_.begin(), entries_.end(),
                               [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
     slot->m = m;
     slot->z = z;
-    slot->c = c;
+    slot->shape = shape;
   }
-  slot->s = BuildSchedule(m, z, c);
+  slot->s = BuildSchedule(m, z, shape);
   slot->last_use = clock_;
   return slot->s;
 }

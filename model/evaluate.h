@@ -10,6 +10,7 @@
 #include "model/calibration.h"
 #include "model/cluster_spec.h"
 #include "model/model_spec.h"
+#include "model/placement.h"
 #include "model/report.h"
 #include "model/schedule.h"
 #include "model/traffic.h"
@@ -26,33 +27,27 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
 // BuildSchedule + EvaluateAnalytic + AssembleVariant.
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal);
-// The same with a schedule already built for (m, z, c) (or for a cluster of the same shape: see
-// SameScheduleShape).
+// The same with a schedule already built for (m, z) on the cluster's shape (BuildSchedule(m, z, c)).
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal, const Schedule& s);
 
-// True when BuildSchedule gives the same schedule for both clusters: the schedule depends on the cluster
-// only through the group placement (nodes, GPUs per node, fabric kind and leaf size), never through
-// bandwidths, latencies or the GPU model.
-bool SameScheduleShape(const ClusterSpec& a, const ClusterSpec& b);
-
 // Keeps the last few schedules built (least recently used out) and rebuilds only for a model, ZeRO config
 // or cluster shape it does not hold (sweeps order their axes so that consecutive points share them). The
-// key is the whole ModelSpec and ZeroConfig (every field, micro-batch and bucket sizes included) and the
-// cluster's shape (SameScheduleShape).
+// key is BuildSchedule's input: the whole ModelSpec and ZeroConfig (every field, micro-batch and bucket
+// sizes included) and the cluster's RankShape; clusters that differ in links, bandwidths or GPU share it.
 class ScheduleCache {
  public:
   explicit ScheduleCache(size_t capacity = 8) : capacity_(capacity < 1 ? 1 : capacity) {}
   // The returned schedule stays valid (entries never move: a deque) until it is evicted, which takes at
   // least `capacity` calls that build a new schedule after its last use.
-  const Schedule& Get(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
+  const Schedule& Get(const ModelSpec& m, const ZeroConfig& z, const RankShape& shape);
   int builds() const { return builds_; }
 
  private:
   struct Entry {
     ModelSpec m;
     ZeroConfig z;
-    ClusterSpec c;
+    RankShape shape;
     Schedule s;
     long last_use = 0;
   };

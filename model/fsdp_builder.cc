@@ -228,10 +228,10 @@ class FsdpEmulator {
 
 }  // namespace
 
-Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c) {
   Schedule s;
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
-  OpEmitter emit(&s, &c, 1);
+  OpEmitter emit(&s, c, 1);
   FsdpEmulator fsdp(&s, z, &emit, BytesPerElement(m.dtype));
   const int shards = z.strategy == Strategy::kFsdpNoShard       ? 1
                      : z.strategy == Strategy::kFsdpHybridShard ? s.shard_group_size

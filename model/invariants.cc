@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "model/collective_time.h"
-#include "model/nccl_allreduce.h"
+#include "model/placed_collectives.h"
 #include "model/units.h"
 
 namespace zerosim::model {
@@ -47,10 +47,11 @@ double LinkTimeLowerBound(const ClusterSpec& c, const Schedule& s) {
   double nic_s = 0, port_s = 0, leaf_s = 0;
   const double nic_Bps = c.node_nic_Bps();
   const double leaf_Bps = LeafUplinkBps(c);
-  // A tuned all-reduce counts the bytes of the algorithm NCCL's tuner picked (WireTraffic).
+  // A tuned all-reduce counts the bytes of the algorithm NCCL's tuner picked (WireTraffic, once per class).
+  const std::vector<PlacedCollective> placed = PlaceCollectives(s, c);
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective) continue;
-    const Traffic wire = WireTraffic(op.coll, c);
+    const Traffic& wire = placed[static_cast<size_t>(op.coll.collective_class)].wire;
     if (nic_Bps > 0) nic_s += wire.max_node_nic_bytes / nic_Bps;
     if (c.intra.bandwidth_Bps > 0) port_s += wire.max_gpu_port_bytes / c.intra.bandwidth_Bps;
     if (leaf_Bps > 0) leaf_s += wire.max_leaf_uplink_bytes / leaf_Bps;
@@ -61,6 +62,11 @@ double LinkTimeLowerBound(const ClusterSpec& c, const Schedule& s) {
 std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const Schedule& s, const Timing& t,
                             const TierVolumes& engine_volumes) {
   Violations v;
+  // 0. The schedule was built for this cluster's ranks (schedule.h: it is placed on the cluster it runs on).
+  if (s.nodes != c.nodes || s.gpus_per_node != c.gpus_per_node) {
+    v.Add(fmt::format("the schedule was built for {} nodes x {} GPUs, the cluster has {} x {}", s.nodes,
+                      s.gpus_per_node, c.nodes, c.gpus_per_node));
+  }
   // 1. Finite, non-negative; an iteration takes time.
   v.NonNegative("iteration_time_s", r.iteration_time_s);
   if (!(r.iteration_time_s > 0))

@@ -2,6 +2,7 @@
 // an input that slipped past model/feasibility.h), never a result: the studies stop with an error naming
 // the scenario and the variant instead of printing the row.
 //
+//   0. The schedule was built for the cluster's shape (nodes x GPUs per node).
 //   1. Every number of the report is finite and non-negative, and the iteration takes time (> 0).
 //   2. TFLOPs per GPU <= the GPU's peak, its FP8 peak with FP8 GEMMs (the Megatron count over the iteration
 //   time cannot beat the
@@ -13,8 +14,8 @@
 //      node's NICs (Traffic::max_node_nic_bytes / ClusterSpec::node_nic_Bps), of the busiest GPU port's
 //      bytes over that port (max_gpu_port_bytes / intra.bandwidth_Bps) and of the busiest leaf's uplink
 //      bytes over its uplinks (max_leaf_uplink_bytes / LeafUplinkBps) is a lower bound, on both engines.
-//   4. Bytes are conserved per tier and purpose between the schedule (Schedule::volumes, derived in
-//      model/traffic.h) and the engine's count.
+//   4. Bytes are conserved per tier and purpose between the schedule placed on the cluster (WireVolumes,
+//      derived in model/traffic.h and nccl_allreduce.h) and the engine's count.
 //   5. The memory parts sum to the total.
 #pragma once
 
@@ -25,6 +26,7 @@
 #include "model/report.h"
 #include "model/schedule.h"
 #include "model/status.h"
+#include "model/traffic.h"
 
 namespace zerosim::model {
 

@@ -260,39 +260,29 @@ Traffic ScaleTraffic(const Traffic& ring, const TierScale& scale, const char* al
 
 TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c) {
   if (!IsTunedAllReduce(s, c) || tuned.algorithm == nullptr) return TierScale{};
-  return AllReduceTierScale(s.traffic, s.buffer_bytes, tuned.algorithm, c);
+  return AllReduceTierScale(CollectiveTraffic(s, c), s.buffer_bytes, tuned.algorithm, c);
 }
 
 Traffic WireTraffic(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c) {
-  if (!IsTunedAllReduce(s, c)) return s.traffic;
+  const Traffic ring = CollectiveTraffic(s, c);
+  if (!IsTunedAllReduce(s, c)) return ring;
   const char* algorithm = tuned.algorithm != nullptr ? tuned.algorithm : "Ring";
-  return ScaleTraffic(s.traffic, WireTierScale(s, tuned, c), algorithm);
+  return ScaleTraffic(ring, WireTierScale(s, tuned, c), algorithm);
 }
 
 Traffic WireTraffic(const CollectiveSpec& s, const ClusterSpec& c) {
-  if (!IsTunedAllReduce(s, c)) return s.traffic;
+  if (!IsTunedAllReduce(s, c)) return CollectiveTraffic(s, c);
   return WireTraffic(s, EstimateScheduledCollective(s, c), c);
 }
 
-TierVolumes WireVolumes(const Schedule& s, const ClusterSpec& c) {
-  TierVolumes v = s.volumes;
-  for (const Op& op : s.ops) {
-    if (op.kind != OpKind::kCollective || !IsTunedAllReduce(op.coll, c)) continue;
-    const Traffic wire = WireTraffic(op.coll, c);
-    const auto i = static_cast<size_t>(op.purpose);
-    v.cross_node[i] += wire.cross_total_bytes - op.coll.traffic.cross_total_bytes;
-    v.intra_node[i] += wire.intra_total_bytes - op.coll.traffic.intra_total_bytes;
-  }
-  return v;
-}
-
 CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c) {
-  if (!IsTunedAllReduce(s, c)) return EstimateCollective(s.traffic, c);
-  CollectiveTime t = EstimateAllReduce(s.traffic, s.buffer_bytes, c);
+  const Traffic ring = CollectiveTraffic(s, c);
+  if (!IsTunedAllReduce(s, c)) return EstimateCollective(ring, c);
+  CollectiveTime t = EstimateAllReduce(ring, s.buffer_bytes, c);
   // The ring's step structure, carrying the tuner's latency in total (the replay delays by each step's).
   const NcclProtocol& p = t.params;
-  const double ring_latency_s = p.base_latency_s + s.traffic.intra_steps * p.intra_step_latency_s +
-                                s.traffic.inter_steps * p.inter_step_latency_s;
+  const double ring_latency_s = p.base_latency_s + ring.intra_steps * p.intra_step_latency_s +
+                                ring.inter_steps * p.inter_step_latency_s;
   NcclProtocol q = p;
   if (ring_latency_s > 0) {
     const double k = t.latency_s / ring_latency_s;

@@ -21,6 +21,7 @@
 #include "model/cluster_spec.h"
 #include "model/collective_time.h"
 #include "model/schedule.h"
+#include "model/traffic.h"
 
 namespace zerosim::model {
 
@@ -106,18 +107,14 @@ Traffic ScaleTraffic(const Traffic& ring, const TierScale& scale, const char* al
 // algorithm and protocol stay the tuner's.
 CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c);
 
-// The bytes `s` puts on each tier on `c`: s.traffic (the placement's ring), or for a tuned all-reduce the
-// algorithm the tuner picked (`tuned`: EstimateScheduledCollective(s, c)), ScaleTraffic of its
+// The bytes `s` puts on each tier on `c`: CollectiveTraffic(s, c) (the placement's ring), or for a tuned
+// all-reduce the algorithm the tuner picked (`tuned`: EstimateScheduledCollective(s, c)), ScaleTraffic of its
 // AllReduceTierScale. What the engines load the links with, the invariants bound the time by, and the
 // report counts.
 Traffic WireTraffic(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c);
-// Its per-tier factors over s.traffic: AllReduceTierScale of the tuner's pick, 1 and 1 for any other.
+// Its per-tier factors over CollectiveTraffic(s, c): AllReduceTierScale of the tuner's pick, 1 and 1 for any
+// other.
 TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c);
 Traffic WireTraffic(const CollectiveSpec& s, const ClusterSpec& c);  // times s itself
-
-// The schedule's bytes per tier and purpose on `c`: s.volumes (SumTraffic of the placement's traffic) with
-// every tuned all-reduce counted at its WireTraffic. The schedule is shared by clusters of one shape
-// (evaluate.h), the tuner's pick is not: it is counted here, per cluster.
-TierVolumes WireVolumes(const Schedule& s, const ClusterSpec& c);
 
 }  // namespace zerosim::model

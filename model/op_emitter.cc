@@ -4,18 +4,15 @@
 #include <cassert>
 
 #include "model/placement.h"
-#include "model/traffic.h"
 
 namespace zerosim::model {
 
-OpEmitter::OpEmitter(Schedule* s, const ClusterSpec* cluster, int hpz_size)
-    : s_(s), cluster_(cluster), hpz_size_(hpz_size) {
+OpEmitter::OpEmitter(Schedule* s, const RankShape& shape, int hpz_size)
+    : s_(s), shape_(shape), hpz_size_(hpz_size) {
   std::fill(std::begin(tail_), std::end(tail_), -1);
 }
 
-int OpEmitter::group_size(GroupKind g) const {
-  return GroupSize(g, *cluster_, hpz_size_, s_->shard_group_size);
-}
+int OpEmitter::group_size(GroupKind g) const { return GroupSize(g, shape_, hpz_size_, s_->shard_group_size); }
 
 int OpEmitter::Append(Op op, std::initializer_list<int> deps) {
   op.phase = phase_;
@@ -94,18 +91,9 @@ int OpEmitter::Collective(Queue q, CollectiveKind kind, GroupKind group, double 
   op.coll.kind = kind;
   op.coll.group = group;
   op.coll.group_size = group_size(group);
-  if (group == GroupKind::kHpz) s_->hpz_group_size = op.coll.group_size;  // the replay's placement reads it
   op.coll.buffer_bytes = buffer_bytes;
   op.coll.element_bytes = element_bytes;
-  op.coll.traffic = CollectiveTraffic(kind, group, op.coll.group_size, buffer_bytes, *cluster_);
-  for (const auto& [t, id] : traffic_index_) {
-    if (t == op.coll.traffic) op.coll.traffic_class = id;
-  }
-  if (op.coll.traffic_class < 0) {
-    op.coll.traffic_class = static_cast<int>(s_->traffic_classes.size());
-    s_->traffic_classes.push_back(op.coll.traffic);
-    traffic_index_.emplace_back(op.coll.traffic, op.coll.traffic_class);
-  }
+  ClassifyCollective(s_, &op.coll);
   return Append(op, deps);
 }
 

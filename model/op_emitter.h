@@ -10,14 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include "model/cluster_spec.h"
+#include "model/placement.h"
 #include "model/schedule.h"
 
 namespace zerosim::model {
 
 class OpEmitter {
  public:
-  OpEmitter(Schedule* s, const ClusterSpec* cluster, int hpz_size);
+  OpEmitter(Schedule* s, const RankShape& shape, int hpz_size);
 
   // Context stamped on every op emitted from now on.
   void SetContext(Phase phase, int micro_step, int module) {
@@ -38,7 +38,8 @@ class OpEmitter {
   int Kernel(Queue q, const KernelSpec& k, std::initializer_list<int> deps);
   int Memory(Queue q, double bytes, std::initializer_list<int> deps);
   int Wait(Queue q, std::initializer_list<int> deps);
-  // A collective on NCCL queue `q`. Its traffic is derived here (CollectiveTraffic).
+  // A collective on NCCL queue `q` over `group` (its size from the shape: placement.h GroupSize), in its
+  // collective class (ClassifyCollective). Where its bytes go is the engines' to derive (traffic.h).
   int Collective(Queue q, CollectiveKind kind, GroupKind group, double buffer_bytes, double element_bytes,
                  Purpose purpose, std::initializer_list<int> deps);
 
@@ -48,10 +49,9 @@ class OpEmitter {
   int Append(Op op, std::initializer_list<int> deps);
 
   Schedule* s_;
-  const ClusterSpec* cluster_;
+  RankShape shape_;
   int hpz_size_;
   int tail_[kNumQueues];
-  std::vector<std::pair<Traffic, int>> traffic_index_;  // distinct traffic -> class (few per schedule)
   Phase phase_ = Phase::kForward;
   int micro_step_ = 0;
   int module_ = -1;

@@ -106,7 +106,7 @@ std::vector<int> NodesOf(const std::vector<int>& members, int gpus_per_node) {
   return nodes;
 }
 
-int GroupSize(GroupKind group, const ClusterSpec& cluster, int hpz_size, int shard_size) {
+int GroupSize(GroupKind group, const RankShape& cluster, int hpz_size, int shard_size) {
   const int s = shard_size > 0 ? shard_size : cluster.gpus_per_node;
   switch (group) {
     case GroupKind::kGlobal:

@@ -31,6 +31,19 @@ namespace zerosim::model {
 // node through: floor(local_rank * nics / gpus_per_node).
 int RailOf(int local_rank, int gpus_per_node, int nics);
 
+// The shape of a cluster's ranks: all a schedule depends on of the cluster (BuildSchedule's input; its
+// links, bandwidths and GPU model only matter to the engines that time it).
+// Built implicitly from a ClusterSpec, so that BuildSchedule(m, z, cluster) states what it reads of it.
+struct RankShape {
+  RankShape() = default;
+  RankShape(int n, int g) : nodes(n), gpus_per_node(g) {}
+  RankShape(const ClusterSpec& c) : nodes(c.nodes), gpus_per_node(c.gpus_per_node) {}  // NOLINT: implicit
+  int nodes = 1;
+  int gpus_per_node = 1;
+  int total_gpus() const { return nodes * gpus_per_node; }
+  bool operator==(const RankShape&) const = default;
+};
+
 // The ranks being placed: `nodes` nodes of `gpus_per_node` GPUs (the cluster's, or the nodes a SimGrid
 // platform holds), and the sizes of the schedule's groups.
 struct RankGrid {
@@ -58,7 +71,7 @@ std::vector<int> NodesOf(const std::vector<int>& members, int gpus_per_node);
 
 // Number of ranks in `group` on `cluster` (hpz_size used for GroupKind::kHpz; shard_size, the ranks of a
 // shard group, for kShard, kReplica and kShardCrossNode, 0 meaning one node).
-int GroupSize(GroupKind group, const ClusterSpec& cluster, int hpz_size, int shard_size = 0);
+int GroupSize(GroupKind group, const RankShape& shape, int hpz_size, int shard_size = 0);
 
 // Where the instances of a group kind sit: how many run at once, the nodes one instance spans, and how many
 // instances touch one node.

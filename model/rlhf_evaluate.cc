@@ -10,6 +10,7 @@
 #include "model/invariants.h"
 #include "model/memory.h"
 #include "model/nccl_allreduce.h"
+#include "model/placed_collectives.h"
 #include "model/rlhf_schedule.h"
 #include "model/runtime_memory.h"
 

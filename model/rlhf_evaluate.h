@@ -25,6 +25,7 @@
 #include "model/rlhf_spec.h"
 #include "model/schedule.h"
 #include "model/status.h"
+#include "model/traffic.h"
 #include "model/zero_config.h"
 
 namespace zerosim::model {

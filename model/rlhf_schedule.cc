@@ -46,8 +46,10 @@ int ClassOf(Schedule* s, const ModuleWork& work, bool backward) {
   return static_cast<int>(s->compute_classes.size()) - 1;
 }
 
-void Begin(Schedule* s, const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, ModuleGraph graph,
+void Begin(Schedule* s, const ModelSpec& m, const ZeroConfig& z, const RankShape& c, ModuleGraph graph,
            double tokens) {
+  s->nodes = c.nodes;
+  s->gpus_per_node = c.gpus_per_node;
   s->world_size = c.total_gpus();
   s->hardware_queues = z.cuda_device_max_connections;
   s->micro_steps = 1;
@@ -58,8 +60,7 @@ void Begin(Schedule* s, const ModelSpec& m, const ZeroConfig& z, const ClusterSp
 }
 
 void Finish(Schedule* s) {
-  s->compact = CompactOps(s->ops, s->traffic_classes.size());
-  s->volumes = SumTraffic(*s);
+  s->compact = CompactOps(s->ops, s->collective_classes.size());
   for (const Param& p : s->graph.params) {
     if (p.is_matrix()) s->largest_matrix_elements = std::max(s->largest_matrix_elements, p.numel());
   }
@@ -214,7 +215,7 @@ double LoraParamsPerLayer(const ModelSpec& m, int r) {
   return total;
 }
 
-Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, int r,
+Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, int r,
                               const ForwardShape& shape, ForwardGather gather) {
   ModelSpec pass = m;
   pass.seq_len = shape.new_tokens;
@@ -232,7 +233,7 @@ Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const Clu
   std::vector<TraceStep> trace;
   for (int i = 0; i < static_cast<int>(g.modules.size()); ++i) trace.push_back({i, Phase::kForward});
 
-  OpEmitter emit(&s, &c, z.zero_hpz_partition_size);
+  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
   FetchCoordinator fetch(g, z, &emit);
   if (gather == ForwardGather::kCoordinator) fetch.BeginPass(&trace);
   double peak = 0;
@@ -277,12 +278,12 @@ Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const Clu
   return s;
 }
 
-Schedule BuildFullGatherSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, int r) {
+Schedule BuildFullGatherSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, int r) {
   ModelSpec pass = m;
   pass.seq_len = 1;
   Schedule s;
   Begin(&s, m, z, c, BuildLoraGraph(pass, 1.0, r).graph, 0.0);
-  OpEmitter emit(&s, &c, z.zero_hpz_partition_size);
+  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
   emit.SetContext(Phase::kForward, 0, -1);
   std::vector<int> all;
   for (int p = 0; p < static_cast<int>(s.graph.params.size()); ++p) all.push_back(p);
@@ -293,7 +294,7 @@ Schedule BuildFullGatherSchedule(const ModelSpec& m, const ZeroConfig& z, const 
   return s;
 }
 
-Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, int r,
+Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, int r,
                                    int micro_batch) {
   if (r <= 0) {
     ZeroConfig plain = z;
@@ -340,7 +341,7 @@ Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, cons
     }
   }
 
-  OpEmitter emit(&s, &c, z.zero_hpz_partition_size);
+  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
   FetchCoordinator fetch(g, z, &emit);
   GradientReducer reduce(g, z, c.nodes, c.gpus_per_node, &emit);
   fetch.BeginPass(&trace);

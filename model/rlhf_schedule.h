@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "model/cluster_spec.h"
 #include "model/model_spec.h"
+#include "model/placement.h"
 #include "model/schedule.h"
 #include "model/zero_config.h"
 
@@ -62,19 +62,19 @@ struct ForwardShape {
 // KV cache: two batched GEMMs per layer, [q/kv x context] = [q/kv x d][d x context] per (sequence, kv head),
 // and back, timed by the roofline, so its HBM time covers 2 * context * kv_heads * d * 2 bytes per sequence
 // per layer.
-Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, int r,
+Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, int r,
                               const ForwardShape& shape, ForwardGather gather);
 
 // GatheredParameters over every parameter (the hybrid engine's pinned generate): one all-gather per parameter
 // on the global group from the primary partition (int8 codes and fp32 scales for MixZ++'s stored-quantized
 // frozen weights, then dequantized), the host blocking until all are done.
-Schedule BuildFullGatherSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, int r);
+Schedule BuildFullGatherSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, int r);
 
 // One training iteration of `m` with LoRA rank r (r = 0: the plain BuildSchedule iteration) over
 // micro-batches of `micro_batch` sequences of m.seq_len tokens. Frozen modules' backward computes only the
 // input gradient (one GEMM per base GEMM) and the adapters' four small GEMMs; the frozen embeddings run no
 // backward (autograd needs no gradient there); the optimizer steps the adapters' partition only.
-Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, int r,
+Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, int r,
                                    int micro_batch);
 
 }  // namespace zerosim::model

@@ -94,8 +94,8 @@ const char* GroupKindName(GroupKind g) {
   return "?";
 }
 
-std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_traffic_classes) {
-  const auto compute_base = static_cast<int32_t>(kCompactRateCollectives + num_traffic_classes);
+std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_collective_classes) {
+  const auto compute_base = static_cast<int32_t>(kCompactRateCollectives + num_collective_classes);
   std::vector<CompactOp> out;
   out.reserve(ops.size());
   for (const Op& op : ops) {
@@ -128,7 +128,7 @@ std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_traffic
         c.amount = op.memory_bytes;
         break;
       case OpKind::kCollective:
-        c.rate = kCompactRateCollectives + op.coll.traffic_class;
+        c.rate = kCompactRateCollectives + op.coll.collective_class;
         break;
       case OpKind::kWait:
         c.rate = kCompactRateWait;
@@ -137,6 +137,19 @@ std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_traffic
     out.push_back(c);
   }
   return out;
+}
+
+void ClassifyCollective(Schedule* s, CollectiveSpec* coll) {
+  if (coll->group == GroupKind::kHpz)
+    s->hpz_group_size = coll->group_size;  // the replay's placement reads it
+  for (const CollectiveSpec& k : s->collective_classes) {
+    if (k.SameCollective(*coll)) {
+      coll->collective_class = k.collective_class;
+      return;
+    }
+  }
+  coll->collective_class = static_cast<int>(s->collective_classes.size());
+  s->collective_classes.push_back(*coll);
 }
 
 std::string DescribeOp(const Schedule& s, int index) {

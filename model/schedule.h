@@ -1,7 +1,10 @@
 // Schedule: one training iteration of one GPU rank, as the ordered operations DeepSpeed issues. All ranks
 // of a data-parallel ZeRO job run the same schedule, so one rank's schedule describes the job; collectives
-// say which group of ranks they span. This is the one artifact both evaluators consume (the analytic
-// model in analytic.h and the SimGrid replay in sim/), and the one place volumes are derived.
+// say which group of ranks they span (its kind, size and per-rank buffer). This is the one artifact both
+// evaluators consume (the analytic model in analytic.h and the SimGrid replay in sim/). It is free of the
+// cluster's links: it depends on the cluster only through its shape (nodes x GPUs per node, which fix the
+// groups' sizes), and each engine derives where a collective's bytes go on the cluster it runs on
+// (traffic.h from placement.h).
 //
 // Execution semantics (what an evaluator must honour):
 //  - `ops` are in host issue order. Every op runs on one queue; a queue runs its ops one at a time in
@@ -54,7 +57,7 @@ inline constexpr int kNumQueues = static_cast<int>(Queue::kCount);
 // kAllReduce: NCCL's ring all-reduce (a reduce-scatter then an all-gather over the same ring, 2(g-1) steps;
 // NCCL src/device/all_reduce.h runRing). Over the whole cluster (kGlobal) it is timed as NCCL's tuner picks
 // it (tree, NVLSTree, NVLS or ring: EstimateScheduledCollective, nccl_allreduce.h), the links carrying that
-// algorithm's bytes (WireTraffic; `traffic` below stays the placement's ring); over smaller groups ZeroSim
+// algorithm's bytes (WireTraffic; CollectiveTraffic stays the placement's ring); over smaller groups ZeroSim
 // times the ring.
 enum class CollectiveKind : uint8_t { kAllGather, kReduceScatter, kAllToAll, kAllReduce };
 
@@ -72,19 +75,6 @@ enum class GroupKind : uint8_t {
 };
 inline constexpr int kNumGroupKinds = static_cast<int>(GroupKind::kCount);
 
-// Bytes one collective puts on each tier, derived from the group's placement (traffic.h).
-struct Traffic {
-  bool operator==(const Traffic&) const = default;
-  double intra_total_bytes = 0;      // summed over all GPUs, over the intra-node fabric
-  double cross_total_bytes = 0;      // summed over all GPUs, through NICs
-  double max_gpu_port_bytes = 0;     // busiest GPU port into the intra-node fabric, one direction
-  double max_node_nic_bytes = 0;     // busiest node's NICs together, one direction
-  double max_leaf_uplink_bytes = 0;  // busiest fat-tree leaf's uplinks together, one direction
-  double ring_rank_bytes = 0;        // rings only: bytes each rank sends along the ring ((g-1)/g of the buffer)
-  int intra_steps = 0;               // sequential steps over the intra-node fabric (latency term)
-  int inter_steps = 0;               // sequential steps across nodes (latency term)
-};
-
 struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::kAllGather;
   GroupKind group = GroupKind::kGlobal;
@@ -92,8 +82,14 @@ struct CollectiveSpec {
   // Per rank: all-gather output, reduce-scatter input, all-to-all send buffer (incl. its own slice).
   double buffer_bytes = 0;
   double element_bytes = 2;  // on the wire: 2 fp16/bf16, 1 int8, 0.5 int4, 4 fp32 scales
-  Traffic traffic;
-  int traffic_class = -1;    // index into Schedule::traffic_classes: collectives with equal traffic share it
+  // Index into Schedule::collective_classes: collectives equal in every field above share it (they take the
+  // same time and put the same bytes on every tier of any cluster: the engines derive both once per class).
+  int collective_class = -1;
+  // Equal in what the engines time and count: every field but the class index.
+  bool SameCollective(const CollectiveSpec& o) const {
+    return kind == o.kind && group == o.group && group_size == o.group_size &&
+           buffer_bytes == o.buffer_bytes && element_bytes == o.element_bytes;
+  }
 };
 
 struct KernelSpec {
@@ -135,8 +131,8 @@ struct CompactOp {
   std::array<int32_t, 3> deps{};
   // Duration = rate_offset[rate] + rate_slope[rate] * amount, with the rate table built per evaluation:
   // kCompactRateWait, kCompactRateHost, kCompactRateCompute, kCompactRateMemory, then one rate per kernel
-  // (kCompactRateKernels + Kernel), then one per collective traffic class (after the kernels), then one per
-  // compute class (after the traffic classes).
+  // (kCompactRateKernels + Kernel), then one per collective class (after the kernels), then one per
+  // compute class (after the collective classes).
   int32_t rate = 0;
   double amount = 0;  // host: seconds; compute: FLOPs; kernel and memory: bytes
 };
@@ -146,7 +142,7 @@ inline constexpr int32_t kCompactRateCompute = 2;
 inline constexpr int32_t kCompactRateMemory = 3;
 inline constexpr int32_t kCompactRateKernels = 4;
 inline constexpr int32_t kCompactRateCollectives = kCompactRateKernels + kNumKernels;
-std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_traffic_classes);
+std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_collective_classes);
 
 // What one compute op executes: a module's forward (also a recompute) or backward pass.
 struct ComputeClass {
@@ -155,21 +151,19 @@ struct ComputeClass {
   bool operator==(const ComputeClass&) const = default;
 };
 
-// Cross-node and intra-node bytes of a schedule, per purpose, summed over all GPUs.
-struct TierVolumes {
-  std::array<double, 4> cross_node{};  // indexed by Purpose
-  std::array<double, 4> intra_node{};
-  double cross_total() const { return cross_node[1] + cross_node[2] + cross_node[3]; }
-  double intra_total() const { return intra_node[1] + intra_node[2] + intra_node[3]; }
-};
-
 struct Schedule {
   std::vector<Op> ops;  // issue order
-  std::vector<CompactOp> compact;  // CompactOps(ops), for the evaluators
-  std::vector<Traffic> traffic_classes;  // the distinct Traffic values of the collectives (evaluate once)
+  std::vector<CompactOp> compact;  // CompactOps(ops), for the evaluators (FinishSchedule builds it)
+  // The distinct collectives (CollectiveSpec::SameCollective), each with its own index as collective_class:
+  // the engines time each once and derive its bytes per tier from the cluster (traffic.h CollectiveTraffic).
+  std::vector<CollectiveSpec> collective_classes;
   std::vector<ComputeClass> compute_classes;  // the distinct module passes of the compute ops (time once)
   ModuleGraph graph;
-  int world_size = 0;             // P
+  // The ranks the schedule was built for (BuildSchedule's RankShape): the engines run it only on a cluster
+  // of this shape, and derive every collective's placement on it (placement.h).
+  int nodes = 0;
+  int gpus_per_node = 0;
+  int world_size = 0;             // P = nodes x gpus_per_node
   int shard_group_size = 0;       // s of GroupKind::kShard / kReplica (MiCS, HSDP); 0 without such groups
   int hpz_group_size = 1;         // ranks of GroupKind::kHpz where the schedule has such collectives, else 1
   int hardware_queues = 8;        // ZeroConfig::cuda_device_max_connections (1: GPU ops dispatch in issue order)
@@ -189,8 +183,12 @@ struct Schedule {
   int optimizer_shards = 1;
   double reduce_buffer_elements = 0;  // gradient elements held for reduction beside the partition (a bucket,
                                       // or FSDP's unsharded gradient of the largest unit)
-  TierVolumes volumes;                // SumTraffic(*this)
 };
+
+// Sets `coll->collective_class` to the class of `s` equal to it (CollectiveSpec::SameCollective), adding the
+// class when `s` has none yet; records the hpZ group's size (Schedule::hpz_group_size) when `coll` spans one.
+// OpEmitter calls it for every collective it emits; schedules built by hand (tests) call it too.
+void ClassifyCollective(Schedule* s, CollectiveSpec* coll);
 
 // A short human-readable name of op `index`, e.g. "fwd L3 mlp.dense_h_to_4h all_gather(global)".
 std::string DescribeOp(const Schedule& s, int index);

@@ -16,14 +16,14 @@ namespace {
 // DeepSpeed stage 3 (and ZeRO++ on it), or MiCS: stage 3 over a shard group (mics.py MiCS_Init,
 // MiCS_Optimizer: the partition count is the shard size and the gradient partitions are all-reduced across
 // the replication group at the accumulation boundary).
-Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c) {
   Schedule s;
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
   const bool mics = z.strategy == Strategy::kMics;
   const int shards = mics ? s.shard_group_size : s.world_size;
   s.param_shards = s.gradient_shards = s.optimizer_shards = shards;
   s.reduce_buffer_elements = z.contiguous_gradients ? z.reduce_bucket_size : 0;
-  OpEmitter emit(&s, &c, z.zero_hpz_partition_size);
+  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
   FetchCoordinator fetch(s.graph, z, &emit);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
 
@@ -80,7 +80,7 @@ Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const Clus
 
 }  // namespace
 
-Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c) {
   switch (z.strategy) {
     case Strategy::kZero1:
     case Strategy::kZero2:

@@ -7,11 +7,12 @@
 #include "model/placement.h"
 #include "model/precision.h"
 #include "model/schedule_builder.h"
-#include "model/traffic.h"
 
 namespace zerosim::model {
 
-ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, Schedule* s) {
+ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s) {
+  s->nodes = c.nodes;
+  s->gpus_per_node = c.gpus_per_node;
   s->world_size = c.total_gpus();
   s->hardware_queues = z.cuda_device_max_connections;
   s->micro_steps = z.gradient_accumulation_steps;
@@ -121,9 +122,6 @@ int EmitOptimizerStep(const ZeroConfig& z, Schedule* s, OpEmitter* emit) {
   return emit->Memory(Queue::kCompute, AdamStepBytesPerParam(z.precision) * partition, {});
 }
 
-void FinishSchedule(Schedule* s) {
-  s->compact = CompactOps(s->ops, s->traffic_classes.size());
-  s->volumes = SumTraffic(*s);
-}
+void FinishSchedule(Schedule* s) { s->compact = CompactOps(s->ops, s->collective_classes.size()); }
 
 }  // namespace zerosim::model

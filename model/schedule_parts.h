@@ -6,10 +6,10 @@
 
 #include <vector>
 
-#include "model/cluster_spec.h"
 #include "model/fetch_coordinator.h"
 #include "model/model_spec.h"
 #include "model/op_emitter.h"
+#include "model/placement.h"
 #include "model/schedule.h"
 #include "model/zero_config.h"
 
@@ -24,7 +24,7 @@ struct ScheduleFrame {
 
 // Fills the schedule's frame fields (world size, hardware queues, micro-steps, tokens, graph, partitioned
 // elements, the shard group size) and returns the trace and compute classes.
-ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, Schedule* s);
+ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s);
 
 // Emits trace step `ts`'s compute (Megatron's count: backward twice the forward, a recompute once) after
 // `deps`; returns the op.
@@ -38,7 +38,7 @@ void ReadyGradients(const Schedule& s, const ScheduleFrame& f, int step, std::ve
 // stream (AdamStepBytesPerParam per element: 28 bytes in mixed precision, precision.h); returns the op.
 int EmitOptimizerStep(const ZeroConfig& z, Schedule* s, OpEmitter* emit);
 
-// Compacts the ops and sums the traffic (the last step of every builder).
+// Compacts the ops (Schedule::compact; the last step of every builder).
 void FinishSchedule(Schedule* s);
 
 }  // namespace zerosim::model

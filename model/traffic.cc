@@ -63,13 +63,26 @@ Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, 
   return t;
 }
 
-TierVolumes SumTraffic(const Schedule& s) {
+Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster) {
+  return CollectiveTraffic(s.kind, s.group, s.group_size, s.buffer_bytes, cluster);
+}
+
+std::vector<Traffic> ClassTraffic(const Schedule& s, const ClusterSpec& cluster) {
+  std::vector<Traffic> t;
+  t.reserve(s.collective_classes.size());
+  for (const CollectiveSpec& k : s.collective_classes) t.push_back(CollectiveTraffic(k, cluster));
+  return t;
+}
+
+TierVolumes SumTraffic(const Schedule& s, const ClusterSpec& cluster) {
+  const std::vector<Traffic> traffic = ClassTraffic(s, cluster);
   TierVolumes v;
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective) continue;
     const auto i = static_cast<size_t>(op.purpose);
-    v.cross_node[i] += op.coll.traffic.cross_total_bytes;
-    v.intra_node[i] += op.coll.traffic.intra_total_bytes;
+    const Traffic& t = traffic[static_cast<size_t>(op.coll.collective_class)];
+    v.cross_node[i] += t.cross_total_bytes;
+    v.intra_node[i] += t.intra_total_bytes;
   }
   return v;
 }

@@ -1,5 +1,6 @@
 // Where a collective's bytes go: per link tier, for a group placed on a cluster. The single place
-// ZeroSim derives communication volumes (BuildSchedule stores the result in each collective op).
+// ZeroSim derives communication volumes; the schedule carries none (schedule.h): each engine derives them
+// for the cluster it evaluates, once per collective class.
 //
 // Placement (where the ranks of each group sit: placement.h) and algorithms (NCCL's):
 //  - Ring all-gather / reduce-scatter over g ranks moves (g - 1) chunks of buffer/g out of every rank,
@@ -17,17 +18,49 @@
 //    the GPU ports, across nodes through the NICs (all N local ranks of a node at once).
 #pragma once
 
+#include <array>
+#include <vector>
+
 #include "model/cluster_spec.h"
 #include "model/schedule.h"
 
 namespace zerosim::model {
 
+// Bytes one collective puts on each tier, derived from the group's placement (traffic.h).
+struct Traffic {
+  bool operator==(const Traffic&) const = default;
+  double intra_total_bytes = 0;      // summed over all GPUs, over the intra-node fabric
+  double cross_total_bytes = 0;      // summed over all GPUs, through NICs
+  double max_gpu_port_bytes = 0;     // busiest GPU port into the intra-node fabric, one direction
+  double max_node_nic_bytes = 0;     // busiest node's NICs together, one direction
+  double max_leaf_uplink_bytes = 0;  // busiest fat-tree leaf's uplinks together, one direction
+  double ring_rank_bytes = 0;  // rings only: bytes each rank sends along the ring ((g-1)/g of the buffer)
+  int intra_steps = 0;         // sequential steps over the intra-node fabric (latency term)
+  int inter_steps = 0;         // sequential steps across nodes (latency term)
+};
+
+// Cross-node and intra-node bytes of a schedule, per purpose, summed over all GPUs.
+struct TierVolumes {
+  std::array<double, 4> cross_node{};  // indexed by Purpose
+  std::array<double, 4> intra_node{};
+  double cross_total() const { return cross_node[1] + cross_node[2] + cross_node[3]; }
+  double intra_total() const { return intra_node[1] + intra_node[2] + intra_node[3]; }
+};
+
 // The traffic of one collective of `kind` over `group` with per-rank `buffer_bytes`.
 Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, double buffer_bytes,
                           const ClusterSpec& cluster);
 
-// Cross-node and intra-node bytes of a whole schedule, per purpose, summed over all GPUs (BuildSchedule
-// stores the result in Schedule::volumes).
-TierVolumes SumTraffic(const Schedule& s);
+// The same for a scheduled collective (its kind, group, group size and buffer).
+Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster);
+
+// The traffic of every collective class of `s` (Schedule::collective_classes) on `cluster`, by class index.
+std::vector<Traffic> ClassTraffic(const Schedule& s, const ClusterSpec& cluster);
+
+// Cross-node and intra-node bytes of a whole schedule on `cluster`, per purpose, summed over all GPUs, every
+// collective counted as its placement's ring or all-to-all (CollectiveTraffic; the bytes NCCL's tuned
+// all-reduces put on the wire instead: nccl_allreduce.h WireVolumes). Preconditions: the schedule was built
+// for the cluster's shape.
+TierVolumes SumTraffic(const Schedule& s, const ClusterSpec& cluster);
 
 }  // namespace zerosim::model

@@ -20,7 +20,7 @@
 
 namespace zerosim::model {
 
-Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
+Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c) {
   Schedule s;
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
   const bool stage2 = z.strategy == Strategy::kZero2;
@@ -28,7 +28,7 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z, const Clus
   s.gradient_shards = stage2 ? s.world_size : 1;
   s.optimizer_shards = s.world_size;
   s.reduce_buffer_elements = z.contiguous_gradients ? z.reduce_bucket_size : 0;
-  OpEmitter emit(&s, &c, 1);
+  OpEmitter emit(&s, c, 1);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
 
   std::vector<int> ready;

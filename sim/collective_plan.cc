@@ -257,9 +257,10 @@ void AddCrossNodeAllToAll(const std::vector<int>& members, double out_bytes, con
 
 }  // namespace
 
-StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, const model::CollectiveTime& t,
-                                               const Layout& l, Fidelity f,
-                                               const std::vector<int>& instances) {
+StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c,
+                                               const model::PlacedCollective& placed, const Layout& l,
+                                               Fidelity f, const std::vector<int>& instances) {
+  const model::CollectiveTime& t = placed.time;
   const int g = c.group_size;
   if (g <= 1) return std::vector<PlanStep>{{t.latency_s, {}}};
   const model::NcclProtocol& p = t.params;
@@ -284,7 +285,7 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, c
     for (int s = 0; s < rounds * (g - 1); ++s) {
       PlanStep& step = steps[static_cast<size_t>(s)];
       step.latency_s = (s == 0 ? p.base_latency_s : 0) +
-                       (s < c.traffic.inter_steps ? p.inter_step_latency_s : p.intra_step_latency_s);
+                       (s < placed.ring.inter_steps ? p.inter_step_latency_s : p.intra_step_latency_s);
       step.flows = edges;
     }
     return steps;

@@ -14,6 +14,7 @@
 
 #include "model/cluster_spec.h"
 #include "model/collective_time.h"
+#include "model/placed_collectives.h"
 #include "model/placement.h"
 #include "model/schedule.h"
 #include "model/status.h"
@@ -80,11 +81,12 @@ struct PlanStep {
   std::vector<Flow> flows;
 };
 
-// The steps of collective `c` timed by NCCL's protocol choice `t` (latency terms; the bandwidth factor is
-// applied by the caller as wire overhead), for the group instances `instances` together.
+// The steps of collective `c` placed on the cluster as `placed` (its ring's steps; latency terms from NCCL's
+// protocol choice placed.time; the bandwidth factor is applied by the caller as wire overhead), for the
+// group instances `instances` together.
 // Errors: a kind/group pair the schedule never emits (all-to-all over the global or hpZ group).
-StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c, const model::CollectiveTime& t,
-                                               const Layout& l, Fidelity f,
-                                               const std::vector<int>& instances);
+StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c,
+                                               const model::PlacedCollective& placed, const Layout& l,
+                                               Fidelity f, const std::vector<int>& instances);
 
 }  // namespace zerosim::sim

@@ -12,8 +12,8 @@
 
 #include "model/collective_time.h"
 #include "model/nccl_allreduce.h"
-#include "model/nccl_channels.h"
 #include "model/op_cost.h"
+#include "model/placed_collectives.h"
 #include "model/placement.h"
 #include "sim/carried_bytes.h"
 #include "sim/collective_plan.h"
@@ -45,6 +45,7 @@ class Replay {
         layout_(layout),
         platform_(platform),
         local_(model::MakeLocalCostModel(s, c, cal)),
+        placed_(model::PlaceCollectives(s, c)),
         classes_(MakeRankClasses(layout, o.perturbations)) {
     const size_t n = s.ops.size();
     ranks_ = classes_.count();
@@ -63,15 +64,10 @@ class Replay {
       }
     }
     nominal_.resize(n);
-    coll_time_.resize(n);
     for (size_t i = 0; i < n; ++i) {
       const Op& op = s.ops[i];
       queue_ops_[static_cast<size_t>(op.queue)].push_back(static_cast<int>(i));
-      if (op.kind == OpKind::kCollective) {
-        coll_time_[i] = model::EstimateScheduledCollective(op.coll, c);
-      } else {
-        nominal_[i] = model::LocalOpDuration(op, local_);
-      }
+      if (op.kind != OpKind::kCollective) nominal_[i] = model::LocalOpDuration(op, local_);
     }
     timing_.start_s.assign(n, 0);
     timing_.finish_s.assign(n, 0);
@@ -332,8 +328,9 @@ class Replay {
 
   void RunCollective(int op_index, const std::vector<int>& instances) {
     const Op& op = s_.ops[static_cast<size_t>(op_index)];
-    const model::CollectiveTime& t = coll_time_[static_cast<size_t>(op_index)];
-    StatusOr<std::vector<PlanStep>> plan = PlanCollective(op.coll, t, layout_, o_.fidelity, instances);
+    const model::PlacedCollective& placed = placed_[static_cast<size_t>(op.coll.collective_class)];
+    const model::CollectiveTime& t = placed.time;
+    StatusOr<std::vector<PlanStep>> plan = PlanCollective(op.coll, placed, layout_, o_.fidelity, instances);
     if (!plan.ok()) {
       if (status_.ok()) status_ = plan.status();
       return;
@@ -345,7 +342,7 @@ class Replay {
     }
     // NCCL's kernels hold their channels / SMs of each member GPU while the collective runs
     // (model::CollectiveSmShare: the communicator's channels, fewer for small ops).
-    const double interference = model::CollectiveSmShare(op.coll, t, c_);
+    const double interference = placed.sm_share;
     std::vector<int> loaded;
     if (interference > 0) {
       // The representatives of the classes with members in these instances.
@@ -363,8 +360,8 @@ class Replay {
     const double overhead = 1.0 / t.params.bandwidth_factor;
     // A tuned all-reduce runs the ring's flows carrying its algorithm's bytes of each tier (tree, NVLS,
     // NVLSTree: model::AllReduceTierScale); any other collective its own.
-    const model::Traffic wire_traffic = model::WireTraffic(op.coll, t, c_);
-    const model::TierScale tier = model::WireTierScale(op.coll, t, c_);
+    const model::Traffic& wire_traffic = placed.wire;
+    const model::TierScale& tier = placed.tier;
     const double started = Platform::Now();
     const auto purpose = static_cast<size_t>(op.purpose);
     const double scale = layout_.symmetric ? layout_.flow_scale() : 1.0;
@@ -434,6 +431,7 @@ class Replay {
   const Layout layout_;
   Platform* platform_;
   const model::LocalCostModel local_;
+  const std::vector<model::PlacedCollective> placed_;  // by collective class
   const RankClasses classes_;
   static constexpr int kGroupKinds = model::kNumGroupKinds;
   std::array<std::vector<std::vector<int>>, kGroupKinds> instance_classes_;
@@ -443,7 +441,6 @@ class Replay {
   int ranks_ = 0;
   std::array<std::vector<int>, model::kNumQueues> queue_ops_;
   std::vector<double> nominal_;
-  std::vector<model::CollectiveTime> coll_time_;
   std::vector<uint8_t> done_;
   std::vector<int> gpu_prev_;     // per op: the GPU op issued before it under one hardware queue, or -1
   std::vector<uint8_t> started_;  // per rank and op, under one hardware queue
@@ -462,6 +459,10 @@ class Replay {
 
 StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::ClusterSpec& c,
                                      const model::Calibration& cal, const SimOptions& o) {
+  if (s.nodes != c.nodes || s.gpus_per_node != c.gpus_per_node) {
+    return Status::Error(fmt::format("the schedule was built for {} nodes x {} GPUs, the cluster has {} x {}",
+                                     s.nodes, s.gpus_per_node, c.nodes, c.gpus_per_node));
+  }
   const double t0 = WallSeconds();
   const Layout layout = MakeLayout(c, s.hpz_group_size, o, s.shard_group_size);
   const model::LocalCostModel local = model::MakeLocalCostModel(s, c, cal);

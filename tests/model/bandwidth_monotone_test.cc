@@ -58,7 +58,7 @@ TEST(BandwidthMonotone, MoreNicsOrFasterNicsNeverLowerThroughput) {
         ASSERT_TRUE(model::NcclLibraryForRelease("2.27.7", &shape.nccl));
       }
       for (const io::Variant& v : sc.variants) {
-        // NIC count and bandwidth do not change the schedule (model::SameScheduleShape).
+        // NIC count and bandwidth do not change the schedule (the schedule depends only on the RankShape).
         const model::Schedule s = model::BuildSchedule(v.model, v.zero, shape);
         std::vector<std::vector<double>> t;
         for (int n : counts) {

@@ -32,7 +32,7 @@ std::vector<double> FetchHostOps(int n, double numel, int gpus, Phase phase, Zer
   if (!model_view_cost) z.host_tensor_view_s = kView;
   const ClusterSpec c = testing::PaperCluster(1, gpus / 16, 16);
   Schedule s;
-  OpEmitter emit(&s, &c, z.zero_hpz_partition_size);
+  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
   FetchCoordinator fc(g, z, &emit);
   const std::vector<TraceStep> trace{{0, phase}};
   fc.BeginPass(&trace);

@@ -39,7 +39,7 @@ TEST(FsdpPrecision, Fp32ReductionDoublesTheGradientBytesAndCastsOnce) {
           << StrategyName(st) << ": " << DescribeProblems(CheckZero(fp32, c));
       const Schedule a = BuildSchedule(m, bf16, c);
       const Schedule b = BuildSchedule(m, fp32, c);
-      const TierVolumes va = SumTraffic(a), vb = SumTraffic(b);
+      const TierVolumes va = SumTraffic(a, c), vb = SumTraffic(b, c);
       // Every reduce-scatter, HSDP's replica all-reduce and NO_SHARD's all-reduce carry 4 bytes an element.
       EXPECT_DOUBLE_EQ(vb.cross_node[grad], 2.0 * va.cross_node[grad]) << StrategyName(st) << " " << c.nodes;
       EXPECT_DOUBLE_EQ(vb.intra_node[grad], 2.0 * va.intra_node[grad]) << StrategyName(st) << " " << c.nodes;
@@ -81,7 +81,7 @@ TEST(FsdpPrecision, Fsdp2Fp8AllGatherCarriesOneByteForEveryBlockLinearWeight) {
     EXPECT_TRUE(CheckZero(f8, c).empty()) << DescribeProblems(CheckZero(f8, c));
     const Schedule a = BuildSchedule(m, bf16, c);
     const Schedule b = BuildSchedule(m, f8, c);
-    const TierVolumes va = SumTraffic(a), vb = SumTraffic(b);
+    const TierVolumes va = SumTraffic(a, c), vb = SumTraffic(b, c);
     // The forward gathers every unit once (the root included), the backward the blocks again (FSDP2
     // reshards them after forward): 1 byte per FP8 element, 2 per other one.
     const double fwd_ratio = (2 * psi - fp8) / (2 * psi);

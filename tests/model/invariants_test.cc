@@ -7,6 +7,7 @@
 
 #include "model/evaluate.h"
 #include "model/invariants.h"
+#include "model/placed_collectives.h"
 #include "model/schedule_builder.h"
 #include "test_util.h"
 
@@ -23,9 +24,9 @@ class InvariantsTest : public ::testing::Test {
     z_.zero_quantized_gradients = true;
     s_ = BuildSchedule(m_, z_, c_);
     t_ = EvaluateAnalytic(s_, c_, testing::TestCalibration(), false);
-    r_ = AssembleVariant("ZeRO++", "analytic", m_, z_, c_, s_, t_, s_.volumes);
+    r_ = AssembleVariant("ZeRO++", "analytic", m_, z_, c_, s_, t_, WireVolumes(s_, c_));
   }
-  std::string Check() const { return CheckInvariants(r_, c_, s_, t_, s_.volumes); }
+  std::string Check() const { return CheckInvariants(r_, c_, s_, t_, WireVolumes(s_, c_)); }
 
   ClusterSpec c_;
   ModelSpec m_;
@@ -76,10 +77,10 @@ TEST_F(InvariantsTest, LinksBusierThanTheIteration) {
 }
 
 TEST_F(InvariantsTest, BytesNotConservedBetweenScheduleAndEngine) {
-  TierVolumes engine = s_.volumes;
+  TierVolumes engine = WireVolumes(s_, c_);
   engine.cross_node[static_cast<size_t>(Purpose::kGradientReduce)] *= 1.001;
   EXPECT_NE(CheckInvariants(r_, c_, s_, t_, engine).find("cross-node gradient"), std::string::npos);
-  engine = s_.volumes;
+  engine = WireVolumes(s_, c_);
   ASSERT_GT(engine.intra_node[static_cast<size_t>(Purpose::kForwardAllGather)], 0);
   engine.intra_node[static_cast<size_t>(Purpose::kForwardAllGather)] *= 0.5;
   EXPECT_NE(CheckInvariants(r_, c_, s_, t_, engine).find("intra-node forward"), std::string::npos)
@@ -100,6 +101,26 @@ TEST_F(InvariantsTest, AViolationIsAnErrorNamingScenarioAndVariant) {
       << st.message();
   r_.invariant_violation.clear();
   EXPECT_TRUE(InvariantStatus("my scenario", r_).ok());
+}
+
+// The schedule is placed on the cluster it runs on: one built for another shape is refused loudly, and
+// clusters of one shape that differ in links or fabric share one cached schedule.
+TEST_F(InvariantsTest, ScheduleOfAnotherShapeIsAViolation) {
+  ClusterSpec wider = c_;
+  wider.nodes = c_.nodes * 2;
+  EXPECT_NE(
+      CheckInvariants(r_, wider, s_, t_, WireVolumes(s_, c_)).find("the schedule was built for 4 nodes"),
+      std::string::npos);
+  ScheduleCache cache;
+  ClusterSpec fat = c_;
+  fat.fabric.kind = FabricKind::kFatTree;
+  fat.fabric.nodes_per_leaf = 2;
+  fat.nic.bandwidth_Bps *= 2;
+  cache.Get(m_, z_, c_);
+  cache.Get(m_, z_, fat);
+  EXPECT_EQ(cache.builds(), 1);
+  cache.Get(m_, z_, wider);
+  EXPECT_EQ(cache.builds(), 2);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "model/placed_collectives.h"
 #include "model/traffic.h"
 #include "test_util.h"
 
@@ -153,20 +154,18 @@ TEST(NcclAllReduce, TrainingAllReduceIsTheTunersPick) {
   s.group = GroupKind::kGlobal;
   s.group_size = c.total_gpus();
   s.buffer_bytes = 1 << 20;
-  s.traffic = RingOf(s.buffer_bytes, c);
   const CollectiveTime small = EstimateScheduledCollective(s, c);
   EXPECT_STREQ(small.algorithm, "Tree");
   EXPECT_STREQ(small.protocol, "LL128");
   const double tree_transfer_s = s.buffer_bytes / 51.75e9;
   EXPECT_NEAR(small.seconds, 65.5e-6 + tree_transfer_s, 1e-11);
   const NcclProtocol& p = small.params;
-  EXPECT_EQ(s.traffic.intra_steps, 56);
-  EXPECT_EQ(s.traffic.inter_steps, 6);
+  EXPECT_EQ(CollectiveTraffic(s, c).intra_steps, 56);
+  EXPECT_EQ(CollectiveTraffic(s, c).inter_steps, 6);
   EXPECT_NEAR(p.base_latency_s + 56 * p.intra_step_latency_s + 6 * p.inter_step_latency_s, 65.5e-6, 1e-12);
   EXPECT_NEAR(p.bandwidth_factor, 2.0 * s.buffer_bytes / 200e9 / tree_transfer_s, 1e-9);
 
   s.buffer_bytes = 1 << 30;
-  s.traffic = RingOf(s.buffer_bytes, c);
   const CollectiveTime big = EstimateScheduledCollective(s, c);
   EXPECT_STREQ(big.algorithm, "Ring");
   EXPECT_STREQ(big.protocol, "Simple");
@@ -175,14 +174,14 @@ TEST(NcclAllReduce, TrainingAllReduceIsTheTunersPick) {
 
   CollectiveSpec rs = s;
   rs.kind = CollectiveKind::kReduceScatter;
-  rs.traffic = CollectiveTraffic(rs.kind, rs.group, rs.group_size, rs.buffer_bytes, c);
-  EXPECT_EQ(EstimateScheduledCollective(rs, c).seconds, EstimateCollective(rs.traffic, c).seconds);
+  EXPECT_EQ(EstimateScheduledCollective(rs, c).seconds,
+            EstimateCollective(CollectiveTraffic(rs, c), c).seconds);
   CollectiveSpec replica = s;
   replica.group = GroupKind::kReplica;
   replica.group_size = 4;
   replica.buffer_bytes = 1 << 20;
-  replica.traffic = CollectiveTraffic(replica.kind, replica.group, 4, replica.buffer_bytes, c);
-  EXPECT_EQ(EstimateScheduledCollective(replica, c).seconds, EstimateCollective(replica.traffic, c).seconds);
+  EXPECT_EQ(EstimateScheduledCollective(replica, c).seconds,
+            EstimateCollective(CollectiveTraffic(replica, c), c).seconds);
 }
 
 // What a tuned all-reduce puts on the links is its algorithm's bytes (AllReduceTierScale), so that no
@@ -203,7 +202,6 @@ CollectiveSpec WholeClusterAllReduce(double bytes, const ClusterSpec& c) {
   s.group = GroupKind::kGlobal;
   s.group_size = c.total_gpus();
   s.buffer_bytes = bytes;
-  s.traffic = RingOf(bytes, c);
   return s;
 }
 
@@ -218,7 +216,7 @@ TEST(NcclAllReduce, WireTrafficIsTheAlgorithms) {
   const Traffic tree_wire = WireTraffic(tree, c);
   EXPECT_NEAR(tree_wire.max_node_nic_bytes, 2.0 * tree.buffer_bytes, 1e-6);
   EXPECT_NEAR(tree_wire.max_gpu_port_bytes, 2.0 * tree.buffer_bytes, 1e-6);
-  EXPECT_NEAR(tree.traffic.max_node_nic_bytes, 2.0 * 31 / 32 * tree.buffer_bytes, 1e-6);
+  EXPECT_NEAR(CollectiveTraffic(tree, c).max_node_nic_bytes, 2.0 * 31 / 32 * tree.buffer_bytes, 1e-6);
   ExpectNoFasterThanTheLinks(tree, c);
 
   c.nodes = 2;
@@ -231,7 +229,8 @@ TEST(NcclAllReduce, WireTrafficIsTheAlgorithms) {
   EXPECT_NEAR(nt.cross_total_bytes, 2 * gib, 1e-3);
   EXPECT_NEAR(nt.max_gpu_port_bytes, gib * 9 / 8, 1e-3);
   EXPECT_EQ(nt.ring_rank_bytes, 0);                          // not a ring: NCCL's ring bus cap does not apply
-  EXPECT_EQ(nt.inter_steps, nvls_tree.traffic.inter_steps);  // the replay keeps the ring's steps
+  EXPECT_EQ(nt.inter_steps,
+            CollectiveTraffic(nvls_tree, c).inter_steps);  // the replay keeps the ring's steps
   ExpectNoFasterThanTheLinks(nvls_tree, c);
 
   c.nodes = 1;
@@ -247,31 +246,33 @@ TEST(NcclAllReduce, WireTrafficIsTheAlgorithms) {
   // Any other collective, and a ring pick, put the placement's ring on the links.
   CollectiveSpec rs = nvls;
   rs.kind = CollectiveKind::kReduceScatter;
-  rs.traffic = CollectiveTraffic(rs.kind, rs.group, rs.group_size, rs.buffer_bytes, c);
-  EXPECT_EQ(WireTraffic(rs, c), rs.traffic);
+  EXPECT_EQ(WireTraffic(rs, c), CollectiveTraffic(rs, c));
   ASSERT_TRUE(NcclLibraryForRelease("2.12.12", &c.nccl));  // before NVLS: the ring at 1 GiB
   ASSERT_STREQ(EstimateScheduledCollective(nvls, c).algorithm, "Ring");
-  EXPECT_EQ(WireTraffic(nvls, c), nvls.traffic);
+  EXPECT_EQ(WireTraffic(nvls, c), CollectiveTraffic(nvls, c));
 }
 
-// A schedule's volumes on a cluster count each tuned all-reduce at its algorithm's bytes, per purpose; the
-// schedule's own (SumTraffic) stay the placement's, shared by every cluster of its shape.
+// A schedule's volumes on a cluster count each tuned all-reduce at its algorithm's bytes, per purpose;
+// SumTraffic stays the placement's ring.
 TEST(NcclAllReduce, WireVolumesCountTheAlgorithmsBytes) {
   ClusterSpec c = FourHopperNodes();
   c.nodes = 2;
   ASSERT_TRUE(NcclLibraryForRelease("2.19.3", &c.nccl));
   Schedule s;
+  s.nodes = c.nodes;
+  s.gpus_per_node = c.gpus_per_node;
   Op op;
   op.kind = OpKind::kCollective;
   op.purpose = Purpose::kGradientReduce;
   op.coll = WholeClusterAllReduce(1 << 30, c);
+  ClassifyCollective(&s, &op.coll);
   s.ops.push_back(op);
-  s.volumes = SumTraffic(s);
+  const TierVolumes ring = SumTraffic(s, c);
   const TierVolumes v = WireVolumes(s, c);
   const auto g = static_cast<size_t>(Purpose::kGradientReduce);
   EXPECT_NEAR(v.cross_node[g], WireTraffic(op.coll, c).cross_total_bytes, 1e-3);
   EXPECT_NEAR(v.intra_node[g], WireTraffic(op.coll, c).intra_total_bytes, 1e-3);
-  EXPECT_LT(v.cross_node[g], s.volumes.cross_node[g]);  // NVLSTree halves the ring's NIC bytes on 2 nodes
+  EXPECT_LT(v.cross_node[g], ring.cross_node[g]);  // NVLSTree halves the ring's NIC bytes on 2 nodes
 }
 
 }  // namespace

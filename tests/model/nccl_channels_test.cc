@@ -20,7 +20,6 @@ CollectiveSpec Spec(CollectiveKind kind, GroupKind group, const ClusterSpec& c, 
   s.group = group;
   s.group_size = GroupSize(group, c, hpz);
   s.buffer_bytes = buffer_bytes;
-  s.traffic = CollectiveTraffic(kind, group, s.group_size, buffer_bytes, c);
   return s;
 }
 

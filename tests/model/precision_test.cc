@@ -41,8 +41,8 @@ TEST(Precision, Fp32ReductionDoublesTheGradientBytesOnEveryTier) {
     ZeroConfig bf16 = EveryUseGathers(ZeroConfig{});
     ZeroConfig fp32 = bf16;
     fp32.precision.gradient_reduce_dtype = FloatFormat::kFp32;
-    const TierVolumes a = SumTraffic(BuildSchedule(m, bf16, c));
-    const TierVolumes b = SumTraffic(BuildSchedule(m, fp32, c));
+    const TierVolumes a = SumTraffic(BuildSchedule(m, bf16, c), c);
+    const TierVolumes b = SumTraffic(BuildSchedule(m, fp32, c), c);
     const auto grad = static_cast<size_t>(Purpose::kGradientReduce);
     const auto fwd = static_cast<size_t>(Purpose::kForwardAllGather);
     // Closed form: the ring reduce-scatter over P node-major ranks sends (P-1)/P of each rank's buffer out of
@@ -67,8 +67,8 @@ TEST(Precision, Fp8AllGatherCarriesOneByteForEveryBlockLinearWeight) {
     ZeroConfig fp8 = bf16;
     fp8.precision.fp8_gemms = true;
     fp8.precision.fp8_weight_all_gather = true;
-    const TierVolumes a = SumTraffic(BuildSchedule(m, bf16, c));
-    const TierVolumes b = SumTraffic(BuildSchedule(m, fp8, c));
+    const TierVolumes a = SumTraffic(BuildSchedule(m, bf16, c), c);
+    const TierVolumes b = SumTraffic(BuildSchedule(m, fp8, c), c);
     // Closed form: the block linear weights (4 matrices per block: QKV, attention output, MLP in and out) at
     // 1 byte per padded element, everything else (embeddings, logit layer, norms, biases) at 2; no scale
     // travels (torchao's amax is all-reduced once per iteration, so every rank already has each scale).

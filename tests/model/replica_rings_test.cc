@@ -14,6 +14,7 @@
 
 #include "model/evaluate.h"
 #include "model/io/loaders.h"
+#include "model/placed_collectives.h"
 #include "model/traffic.h"
 #include "sim/collective_plan.h"
 #include "sim/sim_evaluate.h"
@@ -63,9 +64,10 @@ TEST(ReplicaRings, AReplicaRingLeavesANodeThroughTheNicsOfItsMembers) {
   spec.group = GroupKind::kReplica;
   spec.group_size = 8;
   spec.buffer_bytes = 8e6;
-  spec.traffic = CollectiveTraffic(spec.kind, spec.group, spec.group_size, spec.buffer_bytes, c);
-  CollectiveTime t;
-  StatusOr<std::vector<sim::PlanStep>> plan = sim::PlanCollective(spec, t, l, sim::Fidelity::kMacro, {0});
+  PlacedCollective placed;
+  placed.ring = CollectiveTraffic(spec, c);
+  StatusOr<std::vector<sim::PlanStep>> plan =
+      sim::PlanCollective(spec, placed, l, sim::Fidelity::kMacro, {0});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   double cross_bytes = 0;
   std::vector<double> out_of_node0(8, 0.0);  // by source GPU of node 0
@@ -81,7 +83,7 @@ TEST(ReplicaRings, AReplicaRingLeavesANodeThroughTheNicsOfItsMembers) {
     EXPECT_NEAR(out_of_node0[static_cast<size_t>(g)], g % 2 == 0 ? edge / 4 : 0.0, 1e-6 * edge) << "GPU " << g;
   }
   // The analytic traffic: the node's NICs together carry one edge of each of the 2 instances.
-  EXPECT_NEAR(spec.traffic.max_node_nic_bytes, 2 * edge, 1e-6 * edge);
+  EXPECT_NEAR(placed.ring.max_node_nic_bytes, 2 * edge, 1e-6 * edge);
 }
 
 TEST(ReplicaRings, LeafUplinksCarryAnEdgeOfEveryReplicaInstanceUnderTheLeaf) {

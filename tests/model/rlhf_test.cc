@@ -8,6 +8,7 @@
 #include "model/rlhf_evaluate.h"
 #include "model/rlhf_schedule.h"
 #include "model/runtime_memory.h"
+#include "model/traffic.h"
 #include "tests/test_util.h"
 
 namespace zerosim::model {
@@ -53,8 +54,10 @@ Sums SumParams(const ModelSpec& m, int r, const ZeroConfig& z) {
 
 const ForwardShape kDecode{4, 1, 300, true, false};
 
-double Cross(const Schedule& s) { return s.volumes.cross_total(); }
-double Intra(const Schedule& s) { return s.volumes.intra_total(); }
+// Bytes of `s` on the cluster every test here runs on.
+TierVolumes Volumes(const Schedule& s) { return SumTraffic(s, testing::PaperCluster(4, kNodes, kGpn)); }
+double Cross(const Schedule& s) { return Volumes(s).cross_total(); }
+double Intra(const Schedule& s) { return Volumes(s).intra_total(); }
 
 TEST(RlhfGenerationStep, Zero3GathersEveryParameterOverTheGlobalRing) {
   const ClusterSpec c = testing::PaperCluster(4, kNodes, kGpn);
@@ -63,7 +66,7 @@ TEST(RlhfGenerationStep, Zero3GathersEveryParameterOverTheGlobalRing) {
   const Sums sums = SumParams(Small(), kRank, z);
   EXPECT_NEAR(Cross(s), sums.all_cross, 1e-9 * sums.all_cross);
   // Nothing is reduced in a forward-only pass.
-  EXPECT_EQ(s.volumes.cross_node[static_cast<size_t>(Purpose::kGradientReduce)], 0.0);
+  EXPECT_EQ(Volumes(s).cross_node[static_cast<size_t>(Purpose::kGradientReduce)], 0.0);
 }
 
 TEST(RlhfGenerationStep, HpzKeepsFrozenWeightsInsideTheNode) {
@@ -132,10 +135,10 @@ TEST(RlhfLora, OnlyAdapterGradientsAreReduced) {
   // One reduce-scatter ring over all P ranks of the adapters' fp16 gradients: K (P - 1) / P x 2 bytes x
   // elements.
   const double expected = kNodes * (kP - 1.0) / kP * 2.0 * lora;
-  const double got = s.volumes.cross_node[static_cast<size_t>(Purpose::kGradientReduce)];
+  const double got = Volumes(s).cross_node[static_cast<size_t>(Purpose::kGradientReduce)];
   EXPECT_NEAR(got, expected, 1e-3 * expected);
   // The base weights are still gathered for the forward and for the backward's input gradients.
-  EXPECT_GT(s.volumes.cross_node[static_cast<size_t>(Purpose::kBackwardAllGather)], 0.0);
+  EXPECT_GT(Volumes(s).cross_node[static_cast<size_t>(Purpose::kBackwardAllGather)], 0.0);
 }
 
 // The small RLHF run both evaluation tests use: every model the small GPT at 512 tokens, LoRA of rank kRank,

@@ -30,6 +30,7 @@
 #include "model/feasibility.h"
 #include "model/invariants.h"
 #include "model/nccl_allreduce.h"
+#include "model/placed_collectives.h"
 #include "model/schedule_builder.h"
 #include "sim/sim_evaluate.h"
 #include "test_util.h"
@@ -300,7 +301,7 @@ void RunAnalytic(uint64_t seed, int draws) {
       for (size_t j = 0; j < kAlgorithms.size(); ++j) picked[j] += a == kAlgorithms[j] ? 1 : 0;
     }
     // Monotone in the network: twice the NIC bandwidth, and twice the NICs where the node takes them (the
-    // schedule does not depend on either: SameScheduleShape).
+    // schedule depends only on the cluster's RankShape).
     ClusterSpec faster = x.c;
     faster.nic.bandwidth_Bps *= 2;
     const VariantReport f = EvaluateAnalyticVariant("faster", x.m, x.z, faster, cal, s);

@@ -33,7 +33,7 @@ void AddRing(Tiers* t, Purpose p, int world, int g, int k, double b, int rounds 
 
 void ExpectTiers(const model::ModelSpec& m, const model::ZeroConfig& z, const model::ClusterSpec& c,
                  const Tiers& want, const char* what) {
-  const model::TierVolumes v = model::BuildSchedule(m, z, c).volumes;
+  const model::TierVolumes v = model::SumTraffic(model::BuildSchedule(m, z, c), c);
   for (int p = 1; p < 4; ++p) {
     const char* purpose = model::PurposeName(static_cast<Purpose>(p));
     EXPECT_NEAR(v.cross_node[p], want.cross[p], 1e-9 * want.cross[p] + 1)
@@ -182,7 +182,7 @@ TEST(StrategyVolume, CrossNodeOrderingHolds) {
   const model::ModelSpec m = EvenGpt();
   for (const model::ClusterSpec& c : StrategyClusters()) {
     auto cross = [&](Strategy s) {
-      return model::BuildSchedule(m, StrategyConfig(s), c).volumes.cross_total();
+      return model::SumTraffic(model::BuildSchedule(m, StrategyConfig(s), c), c).cross_total();
     };
     EXPECT_LT(cross(Strategy::kZero2), cross(Strategy::kZero3));
     EXPECT_LT(cross(Strategy::kFsdpShardGradOp), cross(Strategy::kFsdpFullShard));

@@ -26,7 +26,7 @@ struct PerNode {
 };
 
 PerNode CrossNodePerNode(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
-  const TierVolumes v = SumTraffic(BuildSchedule(m, z, c));
+  const TierVolumes v = SumTraffic(BuildSchedule(m, z, c), c);
   const double k = c.nodes;
   return {v.cross_node[1] / k, v.cross_node[2] / k, v.cross_node[3] / k};
 }
@@ -101,7 +101,8 @@ TEST_F(PaperVolumes, ZeroPlusPlusMovesThreeQuartersOfTheModel) {
   double fwd_codes = 0, fwd_scales = 0;
   for (const Op& op : sched.ops) {
     if (op.kind != OpKind::kCollective || op.purpose != Purpose::kForwardAllGather) continue;
-    (op.coll.element_bytes == 4.0 ? fwd_scales : fwd_codes) += op.coll.traffic.cross_total_bytes / k_;
+    (op.coll.element_bytes == 4.0 ? fwd_scales : fwd_codes) +=
+        CollectiveTraffic(op.coll, c_).cross_total_bytes / k_;
   }
   // The persistent parameters' post-step gathers stay fp16 (2 bytes on the wire).
   EXPECT_NEAR(fwd_codes / ((0.5 * s.gathered_bytes + s.persistent_bytes) * ring_), 1.0, 1e-12);
@@ -155,7 +156,7 @@ TEST_F(PaperVolumes, EachOptimizationChangesOnlyItsOwnComponent) {
 
 TEST_F(PaperVolumes, HpzKeepsBackwardTrafficOnNvSwitch) {
   const ZeroConfig z = EveryUseGathers(testing::ZeroPlusPlus(16));
-  const TierVolumes v = SumTraffic(BuildSchedule(m_, z, c_));
+  const TierVolumes v = SumTraffic(BuildSchedule(m_, z, c_), c_);
   // Every backward gather is a ring of 16 inside a node: each of the P GPUs sends 15/16 of the int8
   // codes (and scales) of every gathered parameter over NVSwitch.
   const Sizes s = ModelSizes(m_, c_, z);
@@ -192,7 +193,7 @@ TEST(Volumes, ReuseDistanceDecidesWhetherTheBackwardGathersAgain) {
   ZeroConfig z;  // DeepSpeed defaults, checkpointing on, but no prefetch walk (which keeps parameters
   z.stage3_prefetch_bucket_size = 0;  // whose next use it has seen, whatever the distance)
   auto backward_over_forward = [&](const ModelSpec& m) {
-    const TierVolumes v = SumTraffic(BuildSchedule(m, z, c));
+    const TierVolumes v = SumTraffic(BuildSchedule(m, z, c), c);
     return v.cross_node[2] / v.cross_node[1];
   };
   // 18B (h = 6144): between a parameter's recompute and its backward use lie at most

@@ -24,7 +24,7 @@ TEST(ConcurrentGroups, EveryInstanceOfEachCollectiveRunsOnce) {
       CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kHpz, 1e8, 4, model::Queue::kNcclHpz);
   const model::Op global = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kGlobal, 1e8);
   const model::Schedule s = ScheduleOf(c, {compute, hpz, global});
-  const model::TierVolumes want = model::SumTraffic(s);
+  const model::TierVolumes want = model::SumTraffic(s, c);
   for (sim::Reduction r : {sim::Reduction::kFull, sim::Reduction::kClasses, sim::Reduction::kSymmetric}) {
     sim::SimOptions o;
     o.reduction = r;

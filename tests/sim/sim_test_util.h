@@ -27,7 +27,7 @@
 
 namespace zerosim::testing {
 
-// A collective op as OpEmitter makes one: traffic from model/traffic.h.
+// A collective op as OpEmitter makes one (its class is set by ScheduleOf).
 inline model::Op CollectiveOp(const model::ClusterSpec& c, model::CollectiveKind kind, model::GroupKind group,
                               double buffer_bytes, int hpz = 1, model::Queue queue = model::Queue::kNcclDp) {
   model::Op op;
@@ -38,7 +38,6 @@ inline model::Op CollectiveOp(const model::ClusterSpec& c, model::CollectiveKind
   op.coll.group = group;
   op.coll.group_size = model::GroupSize(group, c, hpz);
   op.coll.buffer_bytes = buffer_bytes;
-  op.coll.traffic = model::CollectiveTraffic(kind, group, op.coll.group_size, buffer_bytes, c);
   return op;
 }
 
@@ -79,13 +78,12 @@ inline sim::Perturbations DegradedNicAndSecondJob(int slow_node, double slowdown
 inline model::Schedule ScheduleOf(const model::ClusterSpec& c, std::vector<model::Op> ops) {
   model::Schedule s;
   for (model::Op& op : ops) {
-    if (op.kind != model::OpKind::kCollective) continue;
-    op.coll.traffic_class = static_cast<int>(s.traffic_classes.size());
-    s.traffic_classes.push_back(op.coll.traffic);
-    if (op.coll.group == model::GroupKind::kHpz) s.hpz_group_size = op.coll.group_size;  // as OpEmitter does
+    if (op.kind == model::OpKind::kCollective) model::ClassifyCollective(&s, &op.coll);  // as OpEmitter does
   }
-  s.compact = model::CompactOps(ops, s.traffic_classes.size());
+  s.compact = model::CompactOps(ops, s.collective_classes.size());
   s.ops = std::move(ops);
+  s.nodes = c.nodes;
+  s.gpus_per_node = c.gpus_per_node;
   s.world_size = c.total_gpus();
   s.micro_steps = 1;
   s.tokens_per_micro_step = 2048;

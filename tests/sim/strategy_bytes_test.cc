@@ -47,7 +47,7 @@ void ExpectConserved(const model::ClusterSpec& c, sim::Reduction reduction, bool
     o.reduction = reduction;
     StatusOr<sim::SimResult> r = sim::SimulateIsolated(s, c, TestCalibration(), o);
     ASSERT_TRUE(r.ok()) << name << ": " << r.status().message();
-    const model::TierVolumes expected = model::SumTraffic(s);
+    const model::TierVolumes expected = model::SumTraffic(s, c);
     for (size_t p = 1; p < 4; ++p) {
       const char* purpose = model::PurposeName(static_cast<model::Purpose>(p));
       EXPECT_NEAR(r->volumes.cross_node[p], expected.cross_node[p], 1e-9 * expected.cross_node[p] + 1e-3)

@@ -1,0 +1,35 @@
+// A schedule's collectives placed on a cluster: what the engines derive of each collective class
+// (Schedule::collective_classes) once per evaluation, since the schedule itself carries no cluster
+// (schedule.h). Both engines, the invariants and the reported volumes read these, so that they time and
+// count every collective alike.
+#pragma once
+
+#include <vector>
+
+#include "model/cluster_spec.h"
+#include "model/collective_time.h"
+#include "model/nccl_allreduce.h"
+#include "model/schedule.h"
+#include "model/traffic.h"
+
+namespace zerosim::model {
+
+struct PlacedCollective {
+  Traffic ring;         // CollectiveTraffic: the placement's ring or all-to-all (traffic.h)
+  CollectiveTime time;  // EstimateScheduledCollective: NCCL's tuner's pick for a tuned all-reduce
+  Traffic wire;         // WireTraffic: the bytes the links carry (the tuned algorithm's, else `ring`)
+  TierScale tier;       // WireTierScale: wire over ring per tier (1 and 1 but for tuned all-reduces)
+  double sm_share = 0;  // CollectiveSmShare: the share of each member GPU's SMs its kernels hold
+  bool tuned = false;   // IsTunedAllReduce
+};
+
+// The placement of every collective class of `s` on `c`, by class index. Preconditions: the schedule was
+// built for the cluster's shape (Schedule::nodes, gpus_per_node).
+std::vector<PlacedCollective> PlaceCollectives(const Schedule& s, const ClusterSpec& c);
+
+// The schedule's bytes per tier and purpose on `c`, what the reports show and the engines must conserve:
+// SumTraffic (every collective as its placement's ring) with each tuned all-reduce counted at its wire
+// bytes instead.
+TierVolumes WireVolumes(const Schedule& s, const ClusterSpec& c);
+
+}  // namespace zerosim::model
