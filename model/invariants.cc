@@ -42,13 +42,17 @@ const char* PurposeKey(size_t p) { return PurposeName(static_cast<Purpose>(p)); 
 }  // namespace
 
 double LinkTimeLowerBound(const ClusterSpec& c, const Schedule& s) {
+  return LinkTimeLowerBound(c, s, PlaceCollectives(s, c));
+}
+
+double LinkTimeLowerBound(const ClusterSpec& c, const Schedule& s,
+                          const std::vector<PlacedCollective>& placed) {
   // Every queue's collectives share the same links (link_occupancy.h): per tier, the busiest link's bytes of
   // all of them, over the link's line rate (no efficiency: NCCL reaches less, never more).
   double nic_s = 0, port_s = 0, leaf_s = 0;
   const double nic_Bps = c.node_nic_Bps();
   const double leaf_Bps = LeafUplinkBps(c);
-  // A tuned all-reduce counts the bytes of the algorithm NCCL's tuner picked (WireTraffic, once per class).
-  const std::vector<PlacedCollective> placed = PlaceCollectives(s, c);
+  // A tuned all-reduce counts the bytes of the algorithm NCCL's tuner picked (PlacedCollective::wire).
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective) continue;
     const Traffic& wire = placed[static_cast<size_t>(op.coll.collective_class)].wire;
@@ -63,10 +67,12 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
                             const TierVolumes& engine_volumes) {
   Violations v;
   // 0. The schedule was built for this cluster's ranks (schedule.h: it is placed on the cluster it runs on).
-  if (s.nodes != c.nodes || s.gpus_per_node != c.gpus_per_node) {
-    v.Add(fmt::format("the schedule was built for {} nodes x {} GPUs, the cluster has {} x {}", s.nodes,
-                      s.gpus_per_node, c.nodes, c.gpus_per_node));
+  const std::string shape = ScheduleShapeMismatch(s, c);
+  if (!shape.empty()) {
+    v.Add(shape);
+    return v.text();
   }
+  const std::vector<PlacedCollective> placed = PlaceCollectives(s, c);
   // 1. Finite, non-negative; an iteration takes time.
   v.NonNegative("iteration_time_s", r.iteration_time_s);
   if (!(r.iteration_time_s > 0))
@@ -117,10 +123,10 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
   v.AtMost(fmt::format("TFLOPs per GPU above the {}'s peak", c.gpu.name), r.tflops_per_gpu * kTera, peak);
   // 3. The iteration holds the compute stream's work and the link time.
   v.AtMost("compute + optimizer time exceeds the iteration time", t.compute_s + t.optimizer_s, t.iteration_s);
-  v.AtMost("the links' busy time exceeds the iteration time",
-           LinkTimeLowerBound(c, s), t.iteration_s);
+  v.AtMost("the links' busy time exceeds the iteration time", LinkTimeLowerBound(c, s, placed),
+           t.iteration_s);
   // 4. Bytes conserved per tier and purpose (the tuned all-reduces at their algorithm's bytes).
-  const TierVolumes planned = WireVolumes(s, c);
+  const TierVolumes planned = WireVolumes(s, placed);
   for (size_t p = 1; p < planned.cross_node.size(); ++p) {
     v.Equal(fmt::format("cross-node {} bytes", PurposeKey(p)), planned.cross_node[p],
             engine_volumes.cross_node[p]);

@@ -20,9 +20,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/analytic.h"
 #include "model/cluster_spec.h"
+#include "model/placed_collectives.h"
 #include "model/report.h"
 #include "model/schedule.h"
 #include "model/status.h"
@@ -41,6 +43,9 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
 // Link-time lower bound on the iteration (3. above): the largest over tiers of the tier's busiest-link bytes
 // of every collective of every queue over the link's bandwidth.
 double LinkTimeLowerBound(const ClusterSpec& c, const Schedule& s);
+// The same from the schedule's classes already placed on `c` (placed_collectives.h PlaceCollectives).
+double LinkTimeLowerBound(const ClusterSpec& c, const Schedule& s,
+                          const std::vector<PlacedCollective>& placed);
 
 // An error naming the scenario, the variant and its engine when `r` violates an invariant (its
 // `invariant_violation`); ok otherwise.

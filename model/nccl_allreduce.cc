@@ -258,16 +258,30 @@ Traffic ScaleTraffic(const Traffic& ring, const TierScale& scale, const char* al
   return t;
 }
 
-TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c) {
+namespace {
+
+// WireTierScale and WireTraffic of `s` whose placement's traffic is `ring` (CollectiveTraffic(s, c)).
+TierScale TierScaleOf(const CollectiveSpec& s, const Traffic& ring, const CollectiveTime& tuned,
+                      const ClusterSpec& c) {
   if (!IsTunedAllReduce(s, c) || tuned.algorithm == nullptr) return TierScale{};
-  return AllReduceTierScale(CollectiveTraffic(s, c), s.buffer_bytes, tuned.algorithm, c);
+  return AllReduceTierScale(ring, s.buffer_bytes, tuned.algorithm, c);
+}
+
+Traffic WireOf(const CollectiveSpec& s, const Traffic& ring, const CollectiveTime& tuned,
+               const ClusterSpec& c) {
+  if (!IsTunedAllReduce(s, c)) return ring;
+  const char* algorithm = tuned.algorithm != nullptr ? tuned.algorithm : "Ring";
+  return ScaleTraffic(ring, TierScaleOf(s, ring, tuned, c), algorithm);
+}
+
+}  // namespace
+
+TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c) {
+  return TierScaleOf(s, CollectiveTraffic(s, c), tuned, c);
 }
 
 Traffic WireTraffic(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c) {
-  const Traffic ring = CollectiveTraffic(s, c);
-  if (!IsTunedAllReduce(s, c)) return ring;
-  const char* algorithm = tuned.algorithm != nullptr ? tuned.algorithm : "Ring";
-  return ScaleTraffic(ring, WireTierScale(s, tuned, c), algorithm);
+  return WireOf(s, CollectiveTraffic(s, c), tuned, c);
 }
 
 Traffic WireTraffic(const CollectiveSpec& s, const ClusterSpec& c) {
@@ -296,7 +310,7 @@ CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const Cluste
   // NCCL's tuner picks by its own model, which sees each node's NICs but not a fat tree's oversubscribed
   // leaf uplinks (tuning.cc: NVLSTree's bwInter is the NIC's): where the algorithm's bytes need longer on
   // the links (at line rate x the tier's efficiency) than the tuner's transfer, the links set it.
-  const double t1 = TransferSeconds(WireTraffic(s, t, c), c, 1.0);
+  const double t1 = TransferSeconds(WireOf(s, ring, t, c), c, 1.0);
   if (t1 > t.transfer_s) {
     t.seconds += t1 - t.transfer_s;
     t.transfer_s = t1;

@@ -1,5 +1,7 @@
 #include "model/placed_collectives.h"
 
+#include <fmt/format.h>
+
 #include "model/nccl_channels.h"
 
 namespace zerosim::model {
@@ -20,10 +22,26 @@ std::vector<PlacedCollective> PlaceCollectives(const Schedule& s, const ClusterS
   return out;
 }
 
+std::string ScheduleShapeMismatch(const Schedule& s, const ClusterSpec& c) {
+  if (s.nodes == c.nodes && s.gpus_per_node == c.gpus_per_node) return "";
+  return fmt::format("the schedule was built for {} nodes x {} GPUs, the cluster has {} x {}", s.nodes,
+                     s.gpus_per_node, c.nodes, c.gpus_per_node);
+}
+
 TierVolumes WireVolumes(const Schedule& s, const ClusterSpec& c) {
-  // The placement's bytes, then each tuned all-reduce's difference, op by op.
-  TierVolumes v = SumTraffic(s, c);
-  const std::vector<PlacedCollective> placed = PlaceCollectives(s, c);
+  return WireVolumes(s, PlaceCollectives(s, c));
+}
+
+TierVolumes WireVolumes(const Schedule& s, const std::vector<PlacedCollective>& placed) {
+  // The placement's bytes (SumTraffic's sum, in its order), then each tuned all-reduce's difference.
+  TierVolumes v;
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCollective) continue;
+    const Traffic& ring = placed[static_cast<size_t>(op.coll.collective_class)].ring;
+    const auto i = static_cast<size_t>(op.purpose);
+    v.cross_node[i] += ring.cross_total_bytes;
+    v.intra_node[i] += ring.intra_total_bytes;
+  }
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective) continue;
     const PlacedCollective& k = placed[static_cast<size_t>(op.coll.collective_class)];

@@ -4,6 +4,7 @@
 // count every collective alike.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "model/cluster_spec.h"
@@ -27,9 +28,15 @@ struct PlacedCollective {
 // built for the cluster's shape (Schedule::nodes, gpus_per_node).
 std::vector<PlacedCollective> PlaceCollectives(const Schedule& s, const ClusterSpec& c);
 
+// "" when `s` was built for the shape of `c` (nodes x GPUs per node), else the mismatch in words: a schedule
+// placed on a cluster of another shape would place its groups wrongly.
+std::string ScheduleShapeMismatch(const Schedule& s, const ClusterSpec& c);
+
 // The schedule's bytes per tier and purpose on `c`, what the reports show and the engines must conserve:
 // SumTraffic (every collective as its placement's ring) with each tuned all-reduce counted at its wire
 // bytes instead.
 TierVolumes WireVolumes(const Schedule& s, const ClusterSpec& c);
+// The same from the schedule's classes already placed (`placed`: PlaceCollectives(s, c)).
+TierVolumes WireVolumes(const Schedule& s, const std::vector<PlacedCollective>& placed);
 
 }  // namespace zerosim::model

@@ -67,15 +67,10 @@ Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster) {
   return CollectiveTraffic(s.kind, s.group, s.group_size, s.buffer_bytes, cluster);
 }
 
-std::vector<Traffic> ClassTraffic(const Schedule& s, const ClusterSpec& cluster) {
-  std::vector<Traffic> t;
-  t.reserve(s.collective_classes.size());
-  for (const CollectiveSpec& k : s.collective_classes) t.push_back(CollectiveTraffic(k, cluster));
-  return t;
-}
-
 TierVolumes SumTraffic(const Schedule& s, const ClusterSpec& cluster) {
-  const std::vector<Traffic> traffic = ClassTraffic(s, cluster);
+  std::vector<Traffic> traffic;  // by collective class
+  traffic.reserve(s.collective_classes.size());
+  for (const CollectiveSpec& k : s.collective_classes) traffic.push_back(CollectiveTraffic(k, cluster));
   TierVolumes v;
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective) continue;

@@ -54,13 +54,10 @@ Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, 
 // The same for a scheduled collective (its kind, group, group size and buffer).
 Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster);
 
-// The traffic of every collective class of `s` (Schedule::collective_classes) on `cluster`, by class index.
-std::vector<Traffic> ClassTraffic(const Schedule& s, const ClusterSpec& cluster);
-
 // Cross-node and intra-node bytes of a whole schedule on `cluster`, per purpose, summed over all GPUs, every
 // collective counted as its placement's ring or all-to-all (CollectiveTraffic; the bytes NCCL's tuned
-// all-reduces put on the wire instead: nccl_allreduce.h WireVolumes). Preconditions: the schedule was built
-// for the cluster's shape.
+// all-reduces put on the wire instead: placed_collectives.h WireVolumes). Preconditions: the schedule was
+// built for the cluster's shape.
 TierVolumes SumTraffic(const Schedule& s, const ClusterSpec& cluster);
 
 }  // namespace zerosim::model

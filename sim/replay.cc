@@ -459,10 +459,8 @@ class Replay {
 
 StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::ClusterSpec& c,
                                      const model::Calibration& cal, const SimOptions& o) {
-  if (s.nodes != c.nodes || s.gpus_per_node != c.gpus_per_node) {
-    return Status::Error(fmt::format("the schedule was built for {} nodes x {} GPUs, the cluster has {} x {}",
-                                     s.nodes, s.gpus_per_node, c.nodes, c.gpus_per_node));
-  }
+  if (const std::string shape = model::ScheduleShapeMismatch(s, c); !shape.empty())
+    return Status::Error(shape);
   const double t0 = WallSeconds();
   const Layout layout = MakeLayout(c, s.hpz_group_size, o, s.shard_group_size);
   const model::LocalCostModel local = model::MakeLocalCostModel(s, c, cal);
