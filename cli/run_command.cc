@@ -95,7 +95,7 @@ std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
       global_batch > 0 ? fmt::format(", and the accumulation for {} sequences per step", global_batch) : "",
       "variant", "largest fit", "memory GiB", "at +1 GiB", "micro", "accum.", "global", "note");
   for (io::Variant& v : s->variants) {
-    if (!model::CheckConfiguration(v.model, v.zero, s->cluster, v.parallel).empty()) {
+    if (!io::ValidateVariant(*s, v).empty()) {
       out += fmt::format("  {:<24} {:>11}\n", v.name, "-");
       continue;
     }

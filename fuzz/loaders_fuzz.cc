@@ -4,9 +4,10 @@
 // "topologies/dgx_h100_8x400g.toml") replaced by <bytes>; every other shipped input stays as it is. The
 // file is loaded as what its path says (topologies/ a topology, scenarios/models/ a model,
 // kernels/calibration/ a calibration, *.sweep.toml a sweep, any other scenarios/*.toml a scenario); a
-// scenario's variants and a sweep's first points are then checked with model::CheckConfiguration and
-// evaluated analytically. Anything but a clean Status or an infeasible result is a finding: a crash, a
-// sanitizer report, an exception, or a broken invariant (model/invariants.h), which aborts here.
+// scenario's variants and a sweep's first points are then checked with model::Validate (io::ValidateVariant,
+// a sweep point's reasons) and evaluated analytically. Anything but a clean Status or an infeasible result is
+// a finding: a crash, a sanitizer report, an exception, or a broken invariant (model/invariants.h), which
+// aborts here.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -52,10 +53,10 @@ void LoadShipped(const fs::path& root) {
   std::abort();
 }
 
+// `infeasible`: the variant's problems (model::Validate, as the loader or the sweep point found them).
 void Evaluate(const std::string& scenario, const io::Variant& v, const model::ClusterSpec& c,
-              const model::Calibration& cal) {
-  if (!model::CheckConfiguration(v.model, v.zero, c, cal, v.parallel).empty())
-    return;  // an infeasible result
+              const model::Calibration& cal, const std::string& infeasible) {
+  if (!infeasible.empty()) return;  // an infeasible result
   const model::VariantReport r = model::EvaluateAnalyticVariant(v.name, v.model, v.zero, c, cal);
   if (Status st = model::InvariantStatus(scenario, r); !st.ok()) Finding(st.message());
 }
@@ -80,7 +81,9 @@ void RunOne(const std::string& path, const std::string& bytes) {
     for (size_t i = 0; i < study::PointCount(*s) && i < 4; ++i) {
       const study::SweepPoint p = study::MakePoint(*s, i);
       if (!p.infeasible.empty()) continue;
-      for (const io::Variant& v : p.variants) Evaluate(s->name, v, p.cluster, p.calibration);
+      for (size_t k = 0; k < p.variants.size(); ++k) {
+        Evaluate(s->name, p.variants[k], p.cluster, p.calibration, p.variant_infeasible[k]);
+      }
     }
   } else if (ends_with(".toml")) {
     StatusOr<io::Scenario> s = io::LoadScenario(fs, path);
@@ -89,8 +92,9 @@ void RunOne(const std::string& path, const std::string& bytes) {
     report.scenario_name = s->name;
     report.cluster = s->cluster;
     for (const io::Variant& v : s->variants) {
-      Evaluate(s->name, v, s->cluster, s->calibration);
-      if (model::CheckConfiguration(v.model, v.zero, s->cluster, s->calibration, v.parallel).empty()) {
+      const std::string infeasible = model::DescribeProblems(io::ValidateVariant(*s, v));
+      Evaluate(s->name, v, s->cluster, s->calibration, infeasible);
+      if (infeasible.empty()) {
         report.variants.push_back(
             model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration));
       }

@@ -35,7 +35,7 @@ struct BatchSearchResult {
 };
 
 // Searches `z` (its micro-batch and accumulation are replaced) on `c`. `target_global_batch` is in sequences
-// per optimizer step; 0: no target. Preconditions: CheckConfiguration(m, z, c) is empty.
+// per optimizer step; 0: no target. Preconditions: model::Validate (validate.h) finds no problem.
 BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
                               int64_t target_global_batch);
 

@@ -367,41 +367,27 @@ std::vector<Problem> CheckModelled(const ParallelLayout& l) {
   if (l.data_parallel_only()) return {};
   return {{l.tensor > 1 ? "tensor" : "pipeline",
            "tensor and pipeline parallelism are not modelled yet (issue 22): [parallel] tensor/pipeline must "
-           "be 1"}};
-}
-
-std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                                        const ParallelLayout& l) {
-  std::vector<Problem> out = CheckConfiguration(m, z, c);
-  if (!out.empty()) return out;
-  out = CheckLayout(l, m, z, c);
-  if (!out.empty()) return out;
-  return CheckModelled(l);
-}
-
-std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c) {
-  std::vector<Problem> out = CheckCluster(c);
-  for (Problem& p : CheckModel(m)) out.push_back(std::move(p));
-  if (!out.empty()) return out;  // the training checks use the sizes above
-  return CheckTraining(m, z, c);
+           "be 1",
+           ProblemKind::kNotModelled}};
 }
 
 std::vector<Problem> CheckCompute(const ModelSpec& m, const ZeroConfig& z, const ComputeEfficiency& compute) {
   std::vector<Problem> out;
   if (z.precision.fp8_gemms && !(compute.fp8_gemm > 0)) {
-    out.push_back({"fp8_gemms", "the calibration gives no gemm_efficiency.fp8_gemm"});
+    out.push_back(
+        {"fp8_gemms", "the calibration gives no gemm_efficiency.fp8_gemm", ProblemKind::kCalibration});
   }
-  if (m.attention == AttentionImpl::kFlashV1 && !(compute.attention_v1_forward > 0)) {
-    out.push_back({"attention", "flash_v1: the calibration gives no gemm_efficiency.attention_v1_forward"});
+  if (m.attention == AttentionImpl::kFlashV1) {
+    const char* missing = !(compute.attention_v1_forward > 0)    ? "attention_v1_forward"
+                          : !(compute.attention_v1_backward > 0) ? "attention_v1_backward"
+                                                                 : nullptr;
+    if (missing != nullptr) {
+      out.push_back({"attention",
+                     fmt::format("flash_v1: the calibration gives no gemm_efficiency.{}", missing),
+                     ProblemKind::kCalibration});
+    }
   }
   return out;
-}
-
-std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                                        const Calibration& cal, const ParallelLayout& l) {
-  std::vector<Problem> out = CheckConfiguration(m, z, c, l);
-  if (!out.empty()) return out;
-  return CheckCompute(m, z, cal.compute);
 }
 
 std::string DescribeProblems(const std::vector<Problem>& problems) {

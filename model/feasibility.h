@@ -2,7 +2,8 @@
 // be evaluated, and why not. Loaders turn the problems into "file:line: key: message" errors (a topology
 // whose NICs do not divide its GPUs), studies turn them into infeasible rows (a sweep point whose nodes do
 // not fill its fat-tree leaves), and every evaluation path checks them before building a schedule, so no
-// engine ever sees a configuration that would divide by zero, overflow an int or exhaust memory.
+// engine ever sees a configuration that would divide by zero, overflow an int or exhaust memory. The rules
+// are here; their order, and the one call every path makes, is model/validate.h's Validate.
 //
 // The limits below are ZeroSim's, not the hardware's: they keep every count inside 32-bit ints (products
 // included: nodes * gpus_per_node, layers * modules) and a schedule's memory within a workstation's.
@@ -39,9 +40,15 @@ inline constexpr double kMaxScheduleOps = 1e7;
 // Why a configuration cannot be evaluated, attributed to the input key that decides it. `key` is dotted
 // as the input files spell it: "nodes", "nic.count", "fabric.nodes_per_leaf", "fabric.leaves_per_pod",
 // "zero_hpz_partition_size", "seq_len", "gradient_accumulation_steps", "layers", "heads", ...
+// `kind` says who acts on it: kInput, the configuration's own inputs (loaders: an error); kCalibration,
+// the calibration file lacks what the configuration runs (loaders: an error naming that file);
+// kNotModelled, valid input the engines do not model yet (loaders accept it; the evaluation reports the
+// variant infeasible with the reason).
+enum class ProblemKind { kInput, kCalibration, kNotModelled };
 struct Problem {
   std::string key;
   std::string message;
+  ProblemKind kind = ProblemKind::kInput;
 };
 
 // The cluster alone: sizes within the limits, a GPU with SMs, NICs that divide the GPUs of a node into equal
@@ -65,10 +72,6 @@ std::vector<Problem> CheckPrecision(const ZeroConfig& z, const ClusterSpec& c);
 // at most kMaxScheduleOps ops (the message gives the estimate).
 std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
 
-// All of the above, cluster first, for the default layout (pure data parallelism). Empty: the configuration
-// can be evaluated (it may still not fit in memory: that is the evaluation's answer, model/memory.h).
-std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c);
-
 // The parallel layout (model/parallel_layout.h) against the model, the ZeRO settings and the cluster
 // (docs/design/tensor_pipeline.md sec. 5 step 1), each rule after Megatron-LM's or DeepSpeed's asserts: t p
 // divides the GPUs; t divides the heads, the key/value heads, ffn_hidden and, with sequence_parallel,
@@ -76,31 +79,20 @@ std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z,
 // layers; virtual_stages > 1 needs pipeline > 1, the interleaved schedule and gradient_accumulation_steps a
 // multiple of p; no ZeRO-2/3 with pipeline > 1 under DeepSpeed; no hpZ or qgZ with tensor > 1; a shard group
 // divides d. Keys: "tensor", "pipeline", "virtual_stages", "schedule", "sequence_parallel", or the
-// ZeRO/training key. Preconditions: CheckConfiguration(m, z, c) is empty.
+// ZeRO/training key. Preconditions: CheckCluster, CheckModel and CheckTraining found nothing.
 std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, const ZeroConfig& z,
                                  const ClusterSpec& c);
 
 // What the engines model: only t = p = 1 until issue 22's later steps. A valid layout with tensor > 1 or
-// pipeline > 1 is refused here, at evaluation (an infeasible result with the reason "tensor and pipeline
-// parallelism are not modelled yet (issue 22): ..."), never evaluated as data parallel. The loaders do not
-// call it: a scenario with such a layout loads, and its variants' reports say why they were not evaluated.
+// pipeline > 1 is a kNotModelled problem (an infeasible result with the reason "tensor and pipeline
+// parallelism are not modelled yet (issue 22): ..."), never evaluated as data parallel: a scenario with
+// such a layout loads, and its variants' reports say why they were not evaluated.
 std::vector<Problem> CheckModelled(const ParallelLayout& l);
-
-// CheckConfiguration(m, z, c), then CheckLayout, then CheckModelled: a variant with its layout.
-std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                                        const ParallelLayout& l);
 
 // The kernels the configuration runs against the calibration's compute set: FP8 GEMMs need its
 // `gemm_efficiency.fp8_gemm`, FlashAttention v1 its `attention_v1_*` (a zero efficiency would reach a
-// division in model/op_cost.cc).
+// division in model/op_cost.cc). Problems of kind kCalibration.
 std::vector<Problem> CheckCompute(const ModelSpec& m, const ZeroConfig& z, const ComputeEfficiency& compute);
-
-// CheckConfiguration (with the layout `l`), then CheckCompute: the configuration as it will run on a cluster
-// and its calibration. Every path calls it on the configuration after its what-ifs are applied (the loader on
-// a scenario as written, a sweep on each point, `--set`, `--ds-config` and `--model` on the result), so that
-// a setting is judged on the cluster it runs on (issue 20 item 21).
-std::vector<Problem> CheckConfiguration(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                                        const Calibration& cal, const ParallelLayout& l = {});
 
 // Upper estimate of the ops BuildSchedule emits for one iteration (the size check above).
 double EstimateScheduleOps(const ModelSpec& m, const ZeroConfig& z);

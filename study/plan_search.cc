@@ -9,6 +9,7 @@
 #include "model/feasibility.h"
 #include "model/invariants.h"
 #include "model/io/band_loader.h"
+#include "model/io/loaders.h"
 #include "model/pareto.h"
 #include "study/bands.h"
 #include "study/sweep_grid.h"
@@ -21,12 +22,12 @@ std::vector<model::ZeroConfig> PlanZeroSettings(const model::ZeroConfig& base, c
     for (bool qgz : {false, true}) {
       if (qgz && c.nodes < 2) continue;  // qgZ needs more than one node
       for (int h = 1; h <= c.gpus_per_node; ++h) {
-        if (c.gpus_per_node % h != 0) continue;
         model::ZeroConfig z = base;
         z.zero_quantized_weights = qwz;
         z.zero_quantized_gradients = qgz;
         z.zero_hpz_partition_size = h;
-        out.push_back(z);
+        // The hpZ sizes the ZeRO rules allow (model::CheckZero: those dividing the node), not a copy of them.
+        if (model::CheckZero(z, c).empty()) out.push_back(z);
       }
     }
   }
@@ -93,16 +94,18 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     bool found = false;
     const std::vector<PlanSetting> settings = PlanSettings(p.variants, p.cluster);
     for (size_t k = 0; k < settings.size(); ++k) {
-      const model::ModelSpec& m = settings[k].variant->model;
-      model::ZeroConfig z = settings[k].zero;
-      if (!model::CheckConfiguration(m, z, p.cluster, settings[k].variant->parallel).empty()) continue;
+      io::Variant v = *settings[k].variant;
+      v.zero = settings[k].zero;
+      const model::ModelSpec& m = v.model;
+      model::ZeroConfig& z = v.zero;
+      if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
       std::string name = settings[k].name;
       if (o.search_batch) {
         const model::BatchSearchResult batch = model::SearchBatch(m, z, p.cluster, o.global_batch);
         if (!batch.fits) continue;  // not even one sequence per GPU fits
         z.train_micro_batch_size_per_gpu = batch.micro_batch;
         z.gradient_accumulation_steps = batch.gradient_accumulation_steps;
-        if (!model::CheckConfiguration(m, z, p.cluster, settings[k].variant->parallel).empty()) continue;
+        if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
         name += fmt::format(" b{}x{}", batch.micro_batch, batch.gradient_accumulation_steps);
       }
       const model::Schedule& schedule = schedules.Get(m, z, p.cluster);

@@ -72,7 +72,8 @@ struct Plan {
 std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c);
 
 // The ZeRO++ settings of a ZeRO-3 config on cluster `c`, from `base`: qwZ x qgZ (qgZ only with two nodes or
-// more) x every hpZ size dividing the GPUs per node; the first has every switch off.
+// more) x every hpZ size model::CheckZero allows (those dividing the GPUs per node); the first has every
+// switch off.
 std::vector<model::ZeroConfig> PlanZeroSettings(const model::ZeroConfig& base, const model::ClusterSpec& c);
 
 // A derived setting's name: the variant's name and each switch that differs from it ("ZeRO-3 +qwZ +hpZ2",

@@ -95,11 +95,10 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   }
   if (simulated) r.provenance.simgrid_version = sim::SimGridVersion();
   if (simulated) r.provenance.simgrid_options = sim::SimGridOptions(sim_options);
-  // The one feasibility check (model/feasibility.h) before any schedule is built.
+  // The one feasibility check (model/validate.h) before any schedule is built.
   std::vector<std::string> problems;
   for (const io::Variant& v : s.variants) {
-    problems.push_back(model::DescribeProblems(
-        model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration, v.parallel)));
+    problems.push_back(model::DescribeProblems(io::ValidateVariant(s, v)));
   }
   // The feasible variants' replays, several at once (SimOptions::variant_jobs), each in its own process.
   std::vector<model::Schedule> schedules;

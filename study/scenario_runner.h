@@ -33,8 +33,8 @@ StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s, model::S
 // child process with `sim_options`, up to `sim_options.variant_jobs` of them at once (the report's bytes do
 // not depend on it). `sim_runs`, if given, receives each simulated variant's schedule and
 // replay (in variant order; a variant that is not simulated gets an empty run). A variant that fails
-// model::CheckConfiguration is not evaluated: its report is infeasible with the problems as the reason.
-// Errors: a failed simulation, or a report that breaks an invariant (model/invariants.h). `cache`, if
+// model::Validate (io::ValidateVariant) is not evaluated: its report is infeasible with the problems as the
+// reason. Errors: a failed simulation, or a report that breaks an invariant (model/invariants.h). `cache`, if
 // given, supplies the analytic engine's schedules.
 StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine,
                                          const sim::SimOptions& sim_options = {},

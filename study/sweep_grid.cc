@@ -140,11 +140,11 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
   }
 
   // Combinations that cannot run are results, with the reason: the one feasibility check
-  // (model/feasibility.h), the same the loaders report as errors.
+  // (model/validate.h), the same the loaders report as errors.
   // Each variant on its own: one variant's problem does not make the others' rows infeasible.
   for (const Variant& var : p.variants) {
-    p.variant_infeasible.push_back(model::DescribeProblems(
-        model::CheckConfiguration(var.model, var.zero, p.cluster, p.calibration, var.parallel)));
+    p.variant_infeasible.push_back(
+        model::DescribeProblems(io::ValidateVariant(s.base, var, p.cluster, p.calibration)));
   }
   return p;
 }
@@ -197,8 +197,7 @@ StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenari
 Status CheckSomeVariantRuns(const io::Scenario& s, const std::string& what) {
   std::vector<std::string> reasons;
   for (const io::Variant& v : s.variants) {
-    reasons.push_back(model::DescribeProblems(
-        model::CheckConfiguration(v.model, v.zero, s.cluster, s.calibration, v.parallel)));
+    reasons.push_back(model::DescribeProblems(io::ValidateVariant(s, v)));
   }
   return NoVariantRuns(s.variants, reasons, what);
 }

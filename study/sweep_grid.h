@@ -52,7 +52,7 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index);
 StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenario& base,
                                      const std::vector<std::string>& settings);
 
-// Ok when at least one variant of `s` can run on its cluster and calibration (model::CheckConfiguration);
+// Ok when at least one variant of `s` can run on its cluster and calibration (io::ValidateVariant);
 // otherwise an error "WHAT: no variant can run: variant "V": reasons". For the callers that loaded a scenario
 // without its configuration check (io::LoadOptions) and applied what-ifs described by `what`.
 Status CheckSomeVariantRuns(const io::Scenario& s, const std::string& what);

@@ -1,9 +1,12 @@
-// In-memory inputs for tests (no files): the ZeRO++ paper's cluster and models, a calibration.
+// In-memory inputs for tests (no files): the ZeRO++ paper's cluster and models, a calibration, and
+// model::Validate against it.
 #pragma once
 
 #include "model/calibration.h"
 #include "model/cluster_spec.h"
 #include "model/model_spec.h"
+#include "model/parallel_layout.h"
+#include "model/validate.h"
 #include "model/zero_config.h"
 
 namespace zerosim::testing {
@@ -63,6 +66,15 @@ inline model::Calibration TestCalibration() {
   cal.compute.attention_v1_backward = 0.25;
   cal.compute.attention_v1_source = "test";
   return cal;
+}
+
+// model::Validate of configuration (m, z, c, layout l) against TestCalibration, with no perturbations and
+// no RLHF phases.
+inline std::vector<model::Problem> Validate(const model::ModelSpec& m, const model::ZeroConfig& z,
+                                            const model::ClusterSpec& c,
+                                            const model::ParallelLayout& l = {}) {
+  static const model::Calibration cal = TestCalibration();
+  return model::Validate({.model = m, .zero = z, .cluster = c, .calibration = cal, .layout = l});
 }
 
 }  // namespace zerosim::testing

@@ -14,6 +14,7 @@
 
 #include "model/calibration.h"
 #include "model/cluster_spec.h"
+#include "model/feasibility.h"
 #include "model/io/file_source.h"
 #include "model/model_spec.h"
 #include "model/parallel_layout.h"
@@ -49,7 +50,7 @@ struct Variant {
   model::ModelSpec model;  // the scenario's (or the variant's own) model with its training settings
   model::ZeroConfig zero;
   // `[parallel]` with the variant's own keys over it (model/io/parallel_keys.h): tensor and pipeline
-  // parallelism beside the data parallelism of `zero`. Checked with it (model::CheckConfiguration's layout).
+  // parallelism beside the data parallelism of `zero`. Checked with it (model::Validate).
   model::ParallelLayout parallel;
 };
 
@@ -106,7 +107,7 @@ struct Scenario {
   std::optional<model::RlhfSpec> rlhf;
 };
 struct LoadOptions {
-  // true: the configuration (model, ZeRO settings, cluster, calibration: model::CheckConfiguration) is checked
+  // true: the configuration (model, ZeRO settings, cluster, calibration: model::Validate) is checked
   // as written, its problems are file:line errors. false: only the syntax, the keys and their ranges are;
   // for a caller that applies what-ifs first (`--set`, a sweep's axes, `--ds-config`, `--model`) and then
   // checks the configuration as it will run (issue 20 item 21: hpZ 16 with `--set gpus_per_node=16`).
@@ -117,5 +118,12 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
 // The provenance fields a scenario fixes (files, hashes, calibration); version and engine are added by
 // the caller.
 model::Provenance ScenarioProvenance(const Scenario& s);
+
+// model::Validate on variant `v` as it runs in `s` (or on `cluster` with `calibration`, a sweep point's):
+// with the scenario's perturbations and RLHF phases.
+std::vector<model::Problem> ValidateVariant(const Scenario& s, const Variant& v);
+std::vector<model::Problem> ValidateVariant(const Scenario& s, const Variant& v,
+                                            const model::ClusterSpec& cluster,
+                                            const model::Calibration& calibration);
 
 }  // namespace zerosim::io

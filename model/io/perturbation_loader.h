@@ -6,17 +6,18 @@
 
 #include <toml++/toml.h>
 
-#include "model/cluster_spec.h"
 #include "model/io/table_reader.h"
 #include "model/perturbations.h"
 #include "model/status.h"
 
 namespace zerosim::io {
 
-// Reads `doc`'s optional [perturbations] table (marking it known in `root`) against cluster `c`: node,
-// rail and fabric group indices must exist, slowdowns be positive, bandwidth factors in (0, 1], rates
-// positive. Errors go to `status` with file, line and key.
+// Reads `doc`'s optional [perturbations] table (marking it known in `root`): indices non-negative,
+// slowdowns positive, bandwidth factors in (0, 1], rates positive, known link kinds. Errors go to `status`
+// with file, line and key. Whether the nodes, NICs, GPUs and fabric groups named exist is a question about
+// the cluster the scenario runs on (after `--set nodes=`, a sweep's topology): model::CheckPerturbations,
+// part of model::Validate, which the scenario loader reports at the entry's line.
 model::Perturbations ReadPerturbations(TableReader* root, const toml::table& doc, const std::string& path,
-                                     const model::ClusterSpec& c, Status* status);
+                                       Status* status);
 
 }  // namespace zerosim::io

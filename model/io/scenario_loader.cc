@@ -12,9 +12,44 @@
 #include "model/io/rlhf_loader.h"
 #include "model/io/table_reader.h"
 #include "model/io/zero_keys.h"
+#include "model/validate.h"
 
 namespace zerosim::io {
 namespace {
+
+// A problem keyed by its entry's path in the scenario file ("perturbations.slow_node.0.node",
+// "rlhf.answer_len": tables and array indices, then the key), reported at that key of that table. False
+// when the path names no table of `doc` (the problem's key is a plain one).
+bool FailAtEntry(const toml::table& doc, const std::string& path, const model::Problem& p, Status* status) {
+  const size_t last = p.key.rfind('.');
+  if (last == std::string::npos) return false;
+  const toml::node* at = &doc;
+  size_t begin = 0;
+  while (begin < last && at != nullptr) {
+    const size_t end = p.key.find('.', begin);
+    const std::string part = p.key.substr(begin, end - begin);
+    if (const toml::array* list = at->as_array()) {
+      const bool index = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+      at = index ? list->get(static_cast<size_t>(std::stoul(part))) : nullptr;
+    } else if (const toml::table* table = at->as_table()) {
+      at = table->get(part);
+    } else {
+      at = nullptr;
+    }
+    begin = end + 1;
+  }
+  if (at == nullptr || !at->is_table()) return false;
+  TableReader(at->as_table(), path, p.key.substr(0, last), status).Fail(p.key.substr(last + 1), p.message);
+  return true;
+}
+
+// The keys of model::CheckModel's problems: sizes a model file gives.
+bool IsModelSizeKey(const std::string& key) {
+  for (const char* k : {"layers", "hidden", "heads", "ffn_hidden", "vocab", "max_position_embeddings"}) {
+    if (key == k) return true;
+  }
+  return false;
+}
 
 bool HasVariant(const Scenario& s, const std::string& name) {
   for (const Variant& v : s.variants) {
@@ -181,11 +216,6 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
     if (ds->dtype) base_model.dtype = *ds->dtype;
     s.deepspeed_config_file = ds->file;
     s.ignored_config_keys = ds->ignored;
-    if (s.cluster.gpus_per_node % base_zero.zero_hpz_partition_size != 0) {
-      root.Fail("deepspeed_config", fmt::format("{}: zero_optimization.zero_hpz_partition_size {} does not divide the "
-                                                "{} GPUs per node",
-                                                *ds_rel, base_zero.zero_hpz_partition_size, s.cluster.gpus_per_node));
-    }
   }
   TableReader training = root.Table("training");
   if (!training.Has("seq_len")) training.Int("seq_len", 1);
@@ -224,15 +254,29 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
     if (parallel) t.push_back(&*parallel);
     return t;
   };
-  // The one feasibility check (model/feasibility.h) on the scenario's own settings: the model's sizes are
-  // reported at `model`, the rest at the key that set them. The layout is checked as written (CheckLayout);
-  // that the engines do not model t > 1 or p > 1 yet is the evaluation's answer (CheckModelled), not an
-  // error.
-  if (status.ok() && options.check_configuration) {
-    std::vector<model::Problem> problems = model::CheckConfiguration(base_model, base_zero, s.cluster);
-    if (problems.empty()) problems = model::CheckLayout(base_parallel, base_model, base_zero, s.cluster);
-    ReportProblems(problems, tables(nullptr), &root, "model");
-  }
+  // Read before the variants: each variant is validated with them (model::Validate).
+  s.rlhf = ReadRlhf(&root, fs, path, base_model, &status);
+  s.perturbations = ReadPerturbations(&root, doc->table, path, &status);
+  // The one check of each variant as written (model/validate.h), its problems reported at the key that
+  // set them (ReportProblems: the variant's table, then [training], [zero], [parallel]; the model's sizes at
+  // `model`; a perturbation's or [rlhf]'s at its entry; a deepspeed_config's at `deepspeed_config`). That
+  // the engines do not model t > 1 or p > 1 yet is the evaluation's answer (kNotModelled), not an error.
+  auto check = [&](const Variant& var, TableReader* vt) {
+    if (!status.ok() || !options.check_configuration) return;
+    std::vector<model::Problem> problems = ValidateVariant(s, var);
+    std::vector<model::Problem> rest;
+    for (model::Problem& p : problems) {
+      if (p.kind == model::ProblemKind::kNotModelled) continue;
+      // Name the calibration file: the key that chose it is the topology's.
+      if (p.kind == model::ProblemKind::kCalibration)
+        p.message += fmt::format(" ({})", topo->calibration_path);
+      if (!FailAtEntry(doc->table, path, p, &status)) rest.push_back(std::move(p));
+    }
+    // A key no table gives: a size of the model file, or a setting the deepspeed_config gave.
+    const bool model_size = rest.empty() || IsModelSizeKey(rest.front().key);
+    TableReader* fallback = vt->Has("model") ? vt : &root;
+    ReportProblems(rest, tables(vt), fallback, ds_rel && !model_size ? "deepspeed_config" : "model");
+  };
 
   const toml::node* variants = doc->table.get("variant");
   root.MarkKnown("variant");
@@ -259,30 +303,32 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
       ApplyRuntime(runtime_keys, &var.zero);
       ReadTrainingKeys(&vt, &var.model, &var.zero);
       var.parallel = ReadParallelKeys(&vt, base_parallel);
-      if (status.ok() && options.check_configuration) {
-        std::vector<model::Problem> problems = model::CheckConfiguration(var.model, var.zero, s.cluster);
-        if (problems.empty()) problems = model::CheckLayout(var.parallel, var.model, var.zero, s.cluster);
-        if (problems.empty()) {
-          problems = model::CheckCompute(var.model, var.zero, s.calibration.compute);
-          // Name the calibration file: the key that chose it is the topology's.
-          for (model::Problem& p : problems) {
-            p.message = fmt::format("{} ({})", p.message, topo->calibration_path);
-          }
-        }
-        TableReader* fallback = vt.Has("model") ? &vt : &root;
-        ReportProblems(problems, tables(&vt), fallback, "model");
-      }
+      check(var, &vt);
       if (!names.insert(var.name).second) vt.Fail("name", fmt::format("two variants are named \"{}\"", var.name));
       vt.Finish();
       s.variants.push_back(std::move(var));
     }
   }
-  s.rlhf = ReadRlhf(&root, fs, path, base_model, &status);
   ReadExpectations(&root, doc->table, path, s, &status);
-  s.perturbations = ReadPerturbations(&root, doc->table, path, s.cluster, &status);
   root.Finish();
   if (!status.ok()) return status;
   return s;
+}
+
+std::vector<model::Problem> ValidateVariant(const Scenario& s, const Variant& v) {
+  return ValidateVariant(s, v, s.cluster, s.calibration);
+}
+
+std::vector<model::Problem> ValidateVariant(const Scenario& s, const Variant& v,
+                                            const model::ClusterSpec& cluster,
+                                            const model::Calibration& calibration) {
+  return model::Validate({.model = v.model,
+                          .zero = v.zero,
+                          .cluster = cluster,
+                          .calibration = calibration,
+                          .layout = v.parallel,
+                          .perturbations = &s.perturbations,
+                          .rlhf = s.rlhf ? &*s.rlhf : nullptr});
 }
 
 model::Provenance ScenarioProvenance(const Scenario& s) {

@@ -17,7 +17,7 @@ namespace zerosim::io {
 
 // Reads the ZeRO keys present in `t` over `base`: their syntax and ranges. Whether they can run on the
 // cluster (model::CheckZero: the hpZ size divides the GPUs per node, ...) is the caller's one check of the
-// whole configuration (model::CheckConfiguration).
+// whole configuration (model::Validate).
 model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base);
 
 // Reads the training keys present in `t`: seq_len (into `m`), tokens_per_gpu or

@@ -192,8 +192,7 @@ TEST(DsConfig, TheRunFlagAppliesTheConfigOverEveryVariantAndListsItsIgnoredKeys)
   const StatusOr<Scenario> bad = ApplyDsConfig(fs, "bad.json", *s);
   ASSERT_TRUE(bad.ok()) << bad.status().message();
   for (const Variant& v : bad->variants) {
-    EXPECT_NE(model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, bad->cluster))
-                  .find("zero_hpz_partition_size"),
+    EXPECT_NE(model::DescribeProblems(ValidateVariant(*bad, v)).find("zero_hpz_partition_size"),
               std::string::npos)
         << v.name;
   }

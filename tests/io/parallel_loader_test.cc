@@ -1,7 +1,8 @@
 // `[parallel]` in scenarios (model/io/parallel_keys.h): the layout's keys and their per-variant overrides,
 // the implied interleaved schedule, and the errors (an unknown key, a bad value, a layout that does not fit
 // the model or the cluster), each naming file, line and key. A valid tensor layout loads: that the engines do
-// not model it yet is the evaluation's answer (model::CheckModelled), not the loader's.
+// not model it yet is the evaluation's answer (model::CheckModelled, a kNotModelled problem of
+// model::Validate), not the loader's.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -102,9 +103,10 @@ TEST(ParallelLoader, AValidTensorLayoutLoadsAndIsNotModelled) {
   StatusOr<Scenario> s = Load("[parallel]\ntensor = 2\n\n[[variant]]\nname = \"TP2\"\n");
   ASSERT_TRUE(s.ok()) << s.status().message();
   const Variant& v = s->variants[0];
+  ASSERT_EQ(ValidateVariant(*s, v).size(), 1u);
+  EXPECT_EQ(ValidateVariant(*s, v)[0].kind, model::ProblemKind::kNotModelled);
   EXPECT_EQ(
-      model::DescribeProblems(
-          model::CheckConfiguration(v.model, v.zero, s->cluster, s->calibration, v.parallel)),
+      model::DescribeProblems(ValidateVariant(*s, v)),
       "tensor: tensor and pipeline parallelism are not modelled yet (issue 22): [parallel] tensor/pipeline "
       "must be 1");
 }

@@ -87,9 +87,8 @@ TEST(ReferringKey, CompareOfTwoTopologiesWithoutAScenarioRunsTheDefaultsVariants
   const StatusOr<Scenario> s = study::LoadComparedScenario(topology, "", {});
   ASSERT_TRUE(s.ok()) << s.status().message();
   ASSERT_EQ(s->variants.size(), 2u);
-  EXPECT_TRUE(model::CheckConfiguration(s->variants[0].model, s->variants[0].zero, s->cluster).empty());
-  EXPECT_HAS(model::DescribeProblems(model::CheckConfiguration(s->variants[1].model, s->variants[1].zero, s->cluster)),
-             "hpZ partition size 16");
+  EXPECT_TRUE(ValidateVariant(*s, s->variants[0]).empty());
+  EXPECT_HAS(model::DescribeProblems(ValidateVariant(*s, s->variants[1])), "hpZ partition size 16");
 }
 
 }  // namespace

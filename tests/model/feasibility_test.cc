@@ -18,8 +18,8 @@ bool HasKey(const std::vector<Problem>& problems, const std::string& key) {
 TEST(Feasibility, ThePaperConfigurationIsFeasible) {
   ZeroConfig z;
   z.zero_hpz_partition_size = 16;
-  EXPECT_TRUE(CheckConfiguration(testing::Gpt18B(), z, testing::PaperCluster()).empty())
-      << DescribeProblems(CheckConfiguration(testing::Gpt18B(), z, testing::PaperCluster()));
+  EXPECT_TRUE(testing::Validate(testing::Gpt18B(), z, testing::PaperCluster()).empty())
+      << DescribeProblems(testing::Validate(testing::Gpt18B(), z, testing::PaperCluster()));
 }
 
 TEST(Feasibility, FatTreePodsMustBeFilled) {
@@ -66,18 +66,18 @@ TEST(Feasibility, ModelShape) {
   EXPECT_TRUE(HasKey(CheckModel(m), "layers"));
   m.seq_len = 4096;  // beyond 2048 positions
   m.layers = 2;
-  EXPECT_TRUE(HasKey(CheckConfiguration(m, ZeroConfig{}, testing::PaperCluster()), "seq_len"));
+  EXPECT_TRUE(HasKey(testing::Validate(m, ZeroConfig{}, testing::PaperCluster()), "seq_len"));
 }
 
 TEST(Feasibility, SchedulesTooLargeToBuildAreRefusedWithAnEstimate) {
   ModelSpec m = testing::Gpt(100000, 256, 4);  // layers = 1e5: within the layer limit, not the op limit
   ZeroConfig z;
-  std::vector<Problem> p = CheckConfiguration(m, z, testing::PaperCluster());
+  std::vector<Problem> p = testing::Validate(m, z, testing::PaperCluster());
   ASSERT_TRUE(HasKey(p, "layers")) << DescribeProblems(p);
   EXPECT_NE(DescribeProblems(p).find("GB to build"), std::string::npos) << DescribeProblems(p);
   m.layers = 40;
   z.gradient_accumulation_steps = 65536;  // was an uncaught std::bad_alloc
-  p = CheckConfiguration(m, z, testing::PaperCluster());
+  p = testing::Validate(m, z, testing::PaperCluster());
   EXPECT_TRUE(HasKey(p, "gradient_accumulation_steps")) << DescribeProblems(p);
 }
 

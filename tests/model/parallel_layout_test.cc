@@ -42,7 +42,7 @@ ParallelLayout Layout(int tensor, int pipeline = 1, int virtual_stages = 1) {
 // 24 nodes x 16 GPUs = 384; GPT 18B: 40 layers, 32 heads, ffn 24576, seq 2048.
 std::vector<Problem> Check(const ParallelLayout& l, const ModelSpec& m = testing::Gpt18B(),
                            const ZeroConfig& z = Zero1(), const ClusterSpec& c = testing::PaperCluster()) {
-  EXPECT_TRUE(CheckConfiguration(m, z, c).empty()) << DescribeProblems(CheckConfiguration(m, z, c));
+  EXPECT_TRUE(testing::Validate(m, z, c).empty()) << DescribeProblems(testing::Validate(m, z, c));
   return CheckLayout(l, m, z, c);
 }
 
@@ -68,7 +68,7 @@ TEST(ParallelLayout, TheDefaultLayoutChangesNothing) {
   const ZeroConfig z;
   EXPECT_TRUE(Check(ParallelLayout{}, testing::Gpt18B(), z).empty());
   EXPECT_TRUE(CheckModelled(ParallelLayout{}).empty());
-  EXPECT_TRUE(CheckConfiguration(testing::Gpt18B(), z, testing::PaperCluster(), ParallelLayout{}).empty());
+  EXPECT_TRUE(testing::Validate(testing::Gpt18B(), z, testing::PaperCluster(), ParallelLayout{}).empty());
 }
 
 TEST(ParallelLayout, ValidLayoutsPassTheChecks) {
@@ -191,10 +191,10 @@ TEST(ParallelLayout, AValidTensorOrPipelineLayoutIsNotModelledYet) {
   const ModelSpec m = testing::Gpt18B();
   const ClusterSpec c = testing::PaperCluster();
   ASSERT_TRUE(Check(Layout(2), m, ZeroConfig{}).empty());
-  EXPECT_EQ(DescribeProblems(CheckConfiguration(m, ZeroConfig{}, c, Layout(2))), "tensor: " + reason);
-  EXPECT_EQ(DescribeProblems(CheckConfiguration(m, Zero1(), c, Layout(1, 2))), "pipeline: " + reason);
+  EXPECT_EQ(DescribeProblems(testing::Validate(m, ZeroConfig{}, c, Layout(2))), "tensor: " + reason);
+  EXPECT_EQ(DescribeProblems(testing::Validate(m, Zero1(), c, Layout(1, 2))), "pipeline: " + reason);
   // An invalid layout gives its own reason first.
-  EXPECT_EQ(MessageAt(CheckConfiguration(m, Zero1(), c, Layout(1, 3)), "pipeline").find("not modelled"),
+  EXPECT_EQ(MessageAt(testing::Validate(m, Zero1(), c, Layout(1, 3)), "pipeline").find("not modelled"),
             std::string::npos);
 }
 

@@ -1,5 +1,5 @@
 // A randomized property test: configurations drawn at random (a fixed seed, so the test is deterministic)
-// either fail model::CheckConfiguration or evaluate to a report that satisfies every invariant
+// either fail model::Validate or evaluate to a report that satisfies every invariant
 // (model/invariants.h). Sizes are kept small so that thousands of evaluations take seconds.
 #include <gtest/gtest.h>
 
@@ -73,7 +73,7 @@ TEST(Property, RandomConfigurationsAreInfeasibleOrSatisfyTheInvariants) {
   const Calibration cal = testing::TestCalibration();
   for (int i = 0; i < 10000; ++i) {
     const Config x = Draw(rng);
-    if (!CheckConfiguration(x.m, x.z, x.c).empty()) continue;
+    if (!testing::Validate(x.m, x.z, x.c).empty()) continue;
     ++feasible;
     const VariantReport r = EvaluateAnalyticVariant("random", x.m, x.z, x.c, cal);
     EXPECT_EQ(r.invariant_violation, "") << "configuration " << i;
@@ -88,7 +88,7 @@ TEST(Property, ASampleReplayedOnSimGridSatisfiesTheInvariants) {
   int simulated = 0;
   for (int i = 0; i < 2000 && simulated < 24; ++i) {
     const Config x = Draw(rng);
-    if (!CheckConfiguration(x.m, x.z, x.c).empty()) continue;
+    if (!testing::Validate(x.m, x.z, x.c).empty()) continue;
     ++simulated;
     StatusOr<VariantReport> r = sim::EvaluateSimVariant("random", x.m, x.z, x.c, cal, sim::SimOptions{});
     ASSERT_TRUE(r.ok()) << "configuration " << i << ": " << r.status().message();

@@ -2,7 +2,7 @@
 // random from a fixed seed (deterministic), across the nine strategies (zero1, zero2, zero3 with every ZeRO++
 // switch, mics, the four FSDP sharding strategies and FSDP2), launcher / CUDA_DEVICE_MAX_CONNECTIONS,
 // precision, recompute policy and attention kind, on clusters of every fabric kind. A draw is either refused
-// by model::CheckConfiguration with a reason naming its key (an infeasible configuration is a result, never
+// by model::Validate with a reason naming its key (an infeasible configuration is a result, never
 // an error or a crash), or it evaluates in-process to a report that satisfies, besides the library's own
 // CheckInvariants (model/invariants.h), each invariant rechecked here from the schedule:
 //   - every number finite and >= 0; TFLOPs per GPU <= the GPU's peak (its FP8 peak with FP8 GEMMs);
@@ -284,7 +284,7 @@ void RunAnalytic(uint64_t seed, int draws) {
     const Config x = Draw(rng, /*small=*/false);
     const auto k = static_cast<size_t>(x.z.strategy);
     ++drawn[k];
-    const std::vector<Problem> problems = CheckConfiguration(x.m, x.z, x.c);
+    const std::vector<Problem> problems = testing::Validate(x.m, x.z, x.c);
     if (!problems.empty()) {
       ExpectReasoned(problems, i);
       continue;
@@ -336,7 +336,7 @@ void RunAnalytic(uint64_t seed, int draws) {
   EXPECT_GT(total_evaluated, draws / 4);
 }
 
-// 4 x 8,500 = 34,000 analytic draws, of which about 10,300 pass CheckConfiguration and are evaluated
+// 4 x 8,500 = 34,000 analytic draws, of which about 10,300 pass model::Validate and are evaluated
 // (every refused one must name its key: ExpectReasoned).
 constexpr int kAnalyticDraws = 8500;
 TEST(StrategyProperty, AnalyticDrawsA) { RunAnalytic(101, kAnalyticDraws); }
@@ -354,7 +354,7 @@ void RunBothEngines(uint64_t seed, int wanted) {
   for (int i = 0; i < 50 * wanted && done < wanted; ++i) {
     // Every strategy in turn, so that each is compared on both engines.
     const Config x = Draw(rng, /*small=*/true, done % static_cast<int>(kStrategies.size()));
-    if (!CheckConfiguration(x.m, x.z, x.c).empty()) continue;
+    if (!testing::Validate(x.m, x.z, x.c).empty()) continue;
     ++done;
     ++evaluated[static_cast<size_t>(x.z.strategy)];
     const Schedule s = BuildSchedule(x.m, x.z, x.c);

@@ -49,21 +49,15 @@ TEST(WhatIf, ASettingThatMakesTheScenarioRunnableIsAccepted) {
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->cluster.gpus_per_node, 16);
   for (const io::Variant& v : s->variants) {
-    EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(v.model, v.zero, s->cluster, s->calibration)),
-              "")
-        << v.name;
+    EXPECT_EQ(model::DescribeProblems(io::ValidateVariant(*s, v)), "") << v.name;
   }
   // A setting that leaves it as it is: ZeRO-3 still runs, ZeRO++ is an infeasible row (not an error).
   const StatusOr<io::Scenario> other = ApplySettings(fs, *base, {"nic.bandwidth=200Gbps"});
   ASSERT_TRUE(other.ok()) << other.status().message();
-  EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(
-                other->variants[0].model, other->variants[0].zero, other->cluster, other->calibration)),
-            "");
-  EXPECT_NE(
-      model::DescribeProblems(model::CheckConfiguration(other->variants[1].model, other->variants[1].zero,
-                                                        other->cluster, other->calibration))
-          .find("zero_hpz_partition_size"),
-      std::string::npos);
+  EXPECT_EQ(model::DescribeProblems(io::ValidateVariant(*other, other->variants[0])), "");
+  EXPECT_NE(model::DescribeProblems(io::ValidateVariant(*other, other->variants[1]))
+                .find("zero_hpz_partition_size"),
+            std::string::npos);
 }
 
 TEST(WhatIf, AShardGroupLargerThanTheClusterRunsWhenNodesAreAdded) {
@@ -83,9 +77,7 @@ TEST(WhatIf, AShardGroupLargerThanTheClusterRunsWhenNodesAreAdded) {
   ASSERT_TRUE(base.ok()) << base.status().message();
   const StatusOr<io::Scenario> s = ApplySettings(fs, *base, {"nodes=8"});
   ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ(model::DescribeProblems(model::CheckConfiguration(s->variants[0].model, s->variants[0].zero,
-                                                              s->cluster, s->calibration)),
-            "");
+  EXPECT_EQ(model::DescribeProblems(io::ValidateVariant(*s, s->variants[0])), "");
 }
 
 TEST(WhatIf, ASweepWhoseAxisMakesTheBaseRunnableHasFeasiblePoints) {
