@@ -6,27 +6,34 @@
 
 namespace zerosim::model {
 
-double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy) {
+double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
+                            const ParallelLayout& layout) {
   const double b = micro_batch, s = m.seq_len, h = m.hidden, a = m.heads, f = m.ffn_hidden;
   const double kv = KvWidth(m);
   const double sb = s * b;
+  // Tensor parallelism (Korthikanti et al. 2022 sec. 4.2, Table 2): what lies inside the TP regions (Q, K, V,
+  // the core and its output, the MLP's intermediates) is split over t; the rest (the QKV and MLP inputs,
+  // the norm inputs, the two output dropout masks: 10sbh for GPT) only with sequence parallelism.
+  const double tp = layout.tensor;
+  const double sp = layout.sequence_parallel ? tp : 1.0;
   if (policy == RecomputePolicy::kSelectiveOp) {
-    // torchtitan's op-level policy (RecomputePolicy): the block input, then the saved outputs.
+    // torchtitan's op-level policy (RecomputePolicy): the block input, then the saved outputs. The
+    // row-parallel w2's saved output is its unreduced h-wide product: whole on every rank.
     const bool flash = m.attention != AttentionImpl::kUnfused;
-    const double attention = sb * (2 * h + 2 * kv) + (flash ? sb * 2 * h + 4.0 * a * s * b : 0.0);
-    const double mlp = m.mlp == MlpKind::kGelu ? sb * 2 * f : sb * (2 * f + 2 * h);
-    return sb * 2 * h + attention + mlp;
+    const double attention = (sb * (2 * h + 2 * kv) + (flash ? sb * 2 * h + 4.0 * a * s * b : 0.0)) / tp;
+    const double mlp = m.mlp == MlpKind::kGelu ? sb * 2 * f / tp : sb * 2 * f / tp + sb * 2 * h;
+    return sb * 2 * h / sp + attention + mlp;
   }
   const double mask = m.dropout > 0 ? 1.0 : 0.0;  // bytes per element of a dropout mask
-  const double attention = sb * (2 * h + 2 * h + 2 * kv + 2 * kv + 2 * h + mask * h);
+  const double attention = sb * (2 * h + mask * h) / sp + sb * (2 * h + 2 * kv + 2 * kv + 2 * h) / tp;
   const double mlp_per_token = m.mlp == MlpKind::kGelu ? 4.0 * f : 6.0 * f;
-  const double mlp = sb * (2 * h + mlp_per_token + mask * h);
-  const double norms = sb * 4 * h;
+  const double mlp = sb * (2 * h + mask * h) / sp + sb * mlp_per_token / tp;
+  const double norms = sb * 4 * h / sp;
   double core = 0;
   if (m.attention == AttentionImpl::kUnfused) {
-    if (policy != RecomputePolicy::kSelective) core = a * s * s * b * (4.0 + mask);
+    if (policy != RecomputePolicy::kSelective) core = a * s * s * b * (4.0 + mask) / tp;
   } else {
-    core = 4.0 * a * s * b;
+    core = 4.0 * a * s * b / tp;
   }
   return attention + mlp + norms + core;
 }
@@ -46,19 +53,22 @@ int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_int
   return 0;
 }
 
-double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval) {
-  const double layer_input = 2.0 * m.seq_len * micro_batch * m.hidden;
-  const double working_set = BlockActivationBytes(m, micro_batch, RecomputePolicy::kNone);
+double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval,
+                       const ParallelLayout& layout) {
+  // The checkpointed block input is the sequence shard with SP (Korthikanti sec. 5: 2sbhL / t).
+  const double sp = layout.sequence_parallel ? layout.tensor : 1.0;
+  const double layer_input = 2.0 * m.seq_len * micro_batch * m.hidden / sp;
+  const double working_set = BlockActivationBytes(m, micro_batch, RecomputePolicy::kNone, layout);
   switch (policy) {
     case RecomputePolicy::kNone:
     case RecomputePolicy::kSelective:
-      return m.layers * BlockActivationBytes(m, micro_batch, policy);
+      return m.layers * BlockActivationBytes(m, micro_batch, policy, layout);
     case RecomputePolicy::kFull:
       return m.layers * layer_input + working_set;
     case RecomputePolicy::kOffload:
       return working_set;
     case RecomputePolicy::kSelectiveOp:
-      return m.layers * BlockActivationBytes(m, micro_batch, policy) + working_set;
+      return m.layers * BlockActivationBytes(m, micro_batch, policy, layout) + working_set;
     case RecomputePolicy::kSelectiveBlock: {
       const int k = CheckpointedBlocks(m, policy, block_interval);
       return k * layer_input + (m.layers - k) * working_set + (k > 0 ? working_set : 0.0);

@@ -28,6 +28,7 @@
 
 #include "model/cluster_spec.h"
 #include "model/model_spec.h"
+#include "model/parallel_layout.h"
 #include "model/schedule.h"
 #include "model/zero_config.h"
 
@@ -68,16 +69,23 @@ struct MemoryBreakdown {
 // block input 2sbh: the outputs of wq (2sbh), wv (2sb*kv), the SDPA kernel (its output 2sbh and
 // FlashAttention's log-sum-exp 4abs; the unfused core's bmm and softmax are recomputed) and the saved MLP
 // matmuls (w1 2sbf and w2 2sbh gated; w1 2sbf for GELU MLPs).
-double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy);
+// With tensor parallelism (`layout`, t = layout.tensor), one rank's share, Korthikanti sec. 4.2 and Table 2
+// term by term: the terms inside the TP regions (Q, K, V, the core's tensors and output, the MLP's
+// intermediates) / t, the others (the QKV and MLP inputs, the norm inputs, the output dropout masks) / t
+// only with sequence_parallel: GPT gives sbh(10 + 24/t + 5as/(ht)) with TP and sbh(34 + 5as/h)/t with
+// TP + SP. selective_op keeps its saved set likewise, the row-parallel w2's unreduced output whole.
+double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
+                            const ParallelLayout& layout = {});
 
 // Activation bytes of the whole model on one GPU, without the logits: none and selective keep every
 // block's activations; full keeps each block's input (2sbh) plus one block's full working set while it is
 // recomputed (Korthikanti sec. 4: 2sbhL + the recomputed layer); offload keeps only that working set (the
 // inputs live in host memory). selective_op keeps every block's saved set plus one block's full working set
 // while its backward recomputes the rest; selective_block keeps floor(L / n) block inputs and the full
-// activations of the other blocks, plus one block's working set (`block_interval` = n).
-double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
-                       int block_interval = 1);
+// activations of the other blocks, plus one block's working set (`block_interval` = n). With `layout`'s
+// tensor parallelism, BlockActivationBytes's shares, and the block inputs / t with sequence_parallel.
+double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval = 1,
+                       const ParallelLayout& layout = {});
 
 // Blocks checkpointed whole under `policy`: every block with full and offload, floor(layers / n) with
 // selective_block, none otherwise.

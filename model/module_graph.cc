@@ -50,14 +50,35 @@ class GraphBuilder {
   ModuleGraph* g_;
 };
 
+// A row-parallel linear layer (Megatron's RowParallelLinear): W of out x in split by its `in` columns over
+// t ranks, one GEMM [tokens x out] = [tokens x in/t][in/t x out] per rank; the bias, if any, is whole on
+// every rank and added after the reduction (with the bias-dropout-add that follows, `epilogue_bytes`).
+// t = 1: AddLinear's layer.
+int AddRowLinear(GraphBuilder* b, const std::string& name, int layer, int64_t in, int64_t out, int64_t t,
+                 bool bias, double tokens, double epilogue_bytes) {
+  return b->AddLinear(name, layer, in / t, out, bias, tokens, epilogue_bytes, 1);
+}
+
 }  // namespace
 
-ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
+ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLayout& layout) {
   ModuleGraph g;
   GraphBuilder b(&g);
   const int64_t h = m.hidden, f = m.ffn_hidden, v = m.vocab;
   const int64_t kv = static_cast<int64_t>(KvWidth(m));
   const double th = tokens * static_cast<double>(h);
+  // Tensor parallelism (Shoeybi et al. 2019 sec. 3; docs/design/tensor_pipeline.md sec. 1.1, 1.4): t ranks
+  // split every column-parallel layer's outputs (QKV by heads, fc1, the vocabulary of the embedding and the
+  // logit layer) and every row-parallel layer's inputs (attention.dense, fc2); the attention core runs a/t
+  // heads. `tp` divides the work inside the TP regions; `sp` the memory-bound work outside them, which
+  // every rank repeats on the whole sequence without sequence parallelism and runs on s/t tokens with it
+  // (Korthikanti et al. 2022 sec. 4.2.2). Row-parallel biases and norm weights stay whole (replicated).
+  // The vocabulary is padded to a multiple of t (Megatron pads it to 128 t: vocab_utils.py; the model's
+  // vocabulary is taken as already padded to 128).
+  const int64_t t = layout.tensor;
+  const double tp = t;
+  const double sp = layout.sequence_parallel ? tp : 1.0;
+  const int64_t v_rank = (v + t - 1) / t;
   const double sequences = tokens / m.seq_len;
   const bool dropout = m.dropout > 0;
   const bool qkv_bias = m.biases != BiasKind::kNone;
@@ -72,29 +93,34 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
   // Embedding lookup: gather rows (read + write t x h). With learned positions, the position add and the
   // embedding dropout run as one fused pass in the position module (read two, write one, plus the mask);
   // without, the embedding dropout (if any) is one more pass on the word embedding's output.
-  const int word = b.AddParam("embedding.word_embeddings.weight", v, h);
+  // With TP each rank looks up its V/t rows for every token (VocabParallelEmbedding: the others are
+  // zeroed, then all-reduced or, with SP, reduce-scattered); the dropout after it runs on s/t with SP.
+  // Learned position embeddings are replicated (Megatron's LanguageModelEmbedding).
+  const int word = b.AddParam("embedding.word_embeddings.weight", v_rank, h);
   const bool learned = m.positions == PositionKind::kLearned;
-  const double embed_dropout_bytes = (!learned && dropout) ? th * (2.0 * kAct + 1.0) : 0.0;
+  const double embed_dropout_bytes = (!learned && dropout) ? th * (2.0 * kAct + 1.0) / sp : 0.0;
   b.AddModule("embedding.word_embeddings", -1, {word}, 0.0,
               ModuleWork{{}, {}, 2.0 * kAct * th + embed_dropout_bytes, embed_dropout_bytes > 0 ? 2 : 1});
   if (learned) {
     const int pos = b.AddParam("embedding.position_embeddings.weight", m.max_position_embeddings, h);
     b.AddModule("embedding.position_embeddings", -1, {pos}, 0.0,
-                ModuleWork{{}, {}, bias_dropout_add_bytes, 1});
+                ModuleWork{{}, {}, bias_dropout_add_bytes / sp, 1});
   }
 
   g.num_blocks = m.layers;
-  const double heads = m.heads, head_dim = static_cast<double>(h) / m.heads, s = m.seq_len;
+  // a/t query heads per rank (CheckLayout: t divides the heads and the key/value heads).
+  const double heads = m.heads / tp, head_dim = static_cast<double>(h) / m.heads, s = m.seq_len;
   // Rotary embeddings (Megatron / Transformer Engine's fused apply_rotary_pos_emb, one kernel): read and
   // write q (t x h) and k (t x kv) after the QKV GEMM. ALiBi and learned positions add nothing here.
   const double rotary_bytes =
-      m.positions == PositionKind::kRotary ? 2.0 * kAct * tokens * static_cast<double>(h + kv) : 0.0;
+      m.positions == PositionKind::kRotary ? 2.0 * kAct * tokens * static_cast<double>(h + kv) / tp : 0.0;
   for (int l = 0; l < m.layers; ++l) {
     const std::string p = fmt::format("layers.{}.", l);
     g.block_begin.push_back(static_cast<int>(g.modules.size()));
-    b.AddNorm(p + "input_layernorm", l, h, norm_bias, tokens);
-    // Q, K and V fused as Megatron builds them (output h + 2 kv; kv = h for multi-head attention).
-    b.AddLinear(p + "attention.query_key_value", l, h, h + 2 * kv, qkv_bias, tokens, rotary_bytes,
+    b.AddNorm(p + "input_layernorm", l, h, norm_bias, tokens / sp);
+    // Q, K and V fused as Megatron builds them (output h + 2 kv; kv = h for multi-head attention); column
+    // parallel: (h + 2 kv) / t outputs per rank, its bias split with them.
+    b.AddLinear(p + "attention.query_key_value", l, h, (h + 2 * kv) / t, qkv_bias, tokens, rotary_bytes,
                 rotary_bytes > 0 ? 1 : 0);
     // QK^T and softmax(QK^T) V: 2 * tokens * s * h FLOPs each (Megatron's 4*B*s^2*h), counted dense. With
     // grouped-query attention each query head still multiplies its (shared) keys and values: same FLOPs.
@@ -121,41 +147,45 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens) {
         core.kernels += 1;
       }
       if (kv < h) {
-        core.elementwise_bytes += 2.0 * kAct * tokens * static_cast<double>(kv + h);
+        core.elementwise_bytes += 2.0 * kAct * tokens * static_cast<double>(kv + h) / tp;
         core.kernels += 2;
       }
     }
-    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(h),
+    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(h) / tp,
                 std::move(core));
-    b.AddLinear(p + "attention.dense", l, h, h, linear_bias, tokens, bias_dropout_add_bytes, 1);
-    b.AddNorm(p + "post_attention_layernorm", l, h, norm_bias, tokens);
+    // Row parallel: h/t inputs per rank; the bias is added once, after the all-reduce (replicated), with
+    // the bias-dropout-add on s/t tokens with SP.
+    AddRowLinear(&b, p + "attention.dense", l, h, h, t, linear_bias, tokens, bias_dropout_add_bytes / sp);
+    b.AddNorm(p + "post_attention_layernorm", l, h, norm_bias, tokens / sp);
     if (gated) {
       // Gate and up projections fused as Megatron's dense_h_to_4h with 2f outputs, then one fused
       // bias-SwiGLU/GeGLU kernel: read 2f, write f values per token.
-      b.AddLinear(p + "mlp.dense_h_to_4h", l, h, 2 * f, linear_bias, tokens,
-                  3.0 * kAct * tokens * static_cast<double>(f), 1);
+      // Column parallel: 2f/t outputs per rank.
+      b.AddLinear(p + "mlp.dense_h_to_4h", l, h, 2 * f / t, linear_bias, tokens,
+                  3.0 * kAct * tokens * static_cast<double>(f) / tp, 1);
     } else {
-      // bias + GeLU fused (Megatron's bias_gelu_impl): read and write tokens x f.
-      b.AddLinear(p + "mlp.dense_h_to_4h", l, h, f, linear_bias, tokens,
-                  2.0 * kAct * tokens * static_cast<double>(f), 1);
+      // bias + GeLU fused (Megatron's bias_gelu_impl): read and write tokens x f (f/t per rank).
+      b.AddLinear(p + "mlp.dense_h_to_4h", l, h, f / t, linear_bias, tokens,
+                  2.0 * kAct * tokens * static_cast<double>(f) / tp, 1);
     }
-    b.AddLinear(p + "mlp.dense_4h_to_h", l, f, h, linear_bias, tokens, bias_dropout_add_bytes, 1);
+    AddRowLinear(&b, p + "mlp.dense_4h_to_h", l, f, h, t, linear_bias, tokens, bias_dropout_add_bytes / sp);
     g.block_end.push_back(static_cast<int>(g.modules.size()));
   }
 
-  b.AddNorm("final_layernorm", -1, h, norm_bias, tokens);
+  b.AddNorm("final_layernorm", -1, h, norm_bias, tokens / sp);
   // The logit GEMM [tokens x V] = [tokens x h][h x V], then the cross-entropy in fp32 (Megatron's
   // vocab_parallel_cross_entropy: cast, max, subtract and exponentiate, sum, gather the target): about five
-  // passes over tokens x V values, 2 + 4 + 4 + 4 + 4 bytes each.
+  // passes over tokens x V values, 2 + 4 + 4 + 4 + 4 bytes each. With TP the logit layer is column
+  // parallel over the vocabulary and its output stays split: V/t logits per rank (cross_entropy.py).
   ModuleWork head;
-  head.gemms.push_back(Gemm{tokens, static_cast<double>(v), static_cast<double>(h), 1});
-  head.elementwise_bytes = 18.0 * tokens * static_cast<double>(v);
+  head.gemms.push_back(Gemm{tokens, static_cast<double>(v_rank), static_cast<double>(h), 1});
+  head.elementwise_bytes = 18.0 * tokens * static_cast<double>(v_rank);
   head.kernels = 6;
-  const double logit_flops = LogitForwardFlops(m, tokens);
+  const double logit_flops = LogitForwardFlops(m, tokens) / tp;
   if (m.tied_embeddings) {
     g.head_module = b.AddModule("output_layer(tied)", -1, {word}, logit_flops, std::move(head));
   } else {
-    const int out = b.AddParam("output_layer.weight", v, h);
+    const int out = b.AddParam("output_layer.weight", v_rank, h);
     g.head_module = b.AddModule("output_layer", -1, {out}, logit_flops, std::move(head));
   }
   return g;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "model/model_spec.h"
+#include "model/parallel_layout.h"
 
 namespace zerosim::model {
 
@@ -108,7 +109,16 @@ struct ModuleGraph {
   int head_module = -1;         // the logit layer
 };
 
-// Builds the graph for `m` with `tokens` = micro-batch sequences * seq_len tokens per micro-step.
-ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens);
+// Builds the graph for `m` with `tokens` = micro-batch sequences * seq_len tokens per micro-step, as one
+// rank of `layout`'s tensor-parallel group runs it (Megatron-LM's column- and row-parallel split,
+// docs/design/tensor_pipeline.md sec. 1.1 and 1.4): with t = layout.tensor, the QKV, fc1, word-embedding
+// and logit parameters and GEMMs hold 1/t of their output features (the vocabulary rounded up to a multiple
+// of t), attention.dense's and fc2's 1/t of their input features, the attention core a/t heads; norms,
+// row-parallel biases and learned position embeddings stay whole. The memory-bound work outside the TP
+// regions (norms, bias-dropout-adds, embedding dropout) is divided by t only with sequence_parallel.
+// forward_flops is each module's share per rank (Megatron's count / t). Preconditions: CheckLayout's (t
+// divides the heads, key/value heads and ffn_hidden). The pipeline split is not the graph's: every layer is
+// built. t = 1 is the whole model.
+ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLayout& layout = {});
 
 }  // namespace zerosim::model
