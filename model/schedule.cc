@@ -88,6 +88,12 @@ const char* GroupKindName(GroupKind g) {
       return "replica";
     case GroupKind::kShardCrossNode:
       return "shard_cross_node";
+    case GroupKind::kTensor:
+      return "tensor";
+    case GroupKind::kPipeline:
+      return "pipeline";
+    case GroupKind::kEmbedding:
+      return "embedding";
     case GroupKind::kCount:
       break;
   }

@@ -71,6 +71,12 @@ enum class GroupKind : uint8_t {
   kShard,           // s consecutive ranks (a node-major ring; several nodes when s > N)
   kReplica,         // the P/s ranks with the same position in their shard group (one per shard group)
   kShardCrossNode,  // inside one shard group spanning s/N nodes, the ranks with the same local rank
+  // Groups of a tensor/pipeline layout (model/placement.h; ranks ordered tp-dp-pp, t = p = 1 today, when
+  // these are groups of one rank and the kinds above are unchanged; with t, p > 1 the kinds above live
+  // inside one stage's data-parallel group):
+  kTensor,     // the t consecutive ranks of one (dp, pp)
+  kPipeline,   // the p ranks of one (tp, dp), in stage order
+  kEmbedding,  // the first- and last-stage ranks of one (tp, dp); middle stages are in none
   kCount,
 };
 inline constexpr int kNumGroupKinds = static_cast<int>(GroupKind::kCount);
