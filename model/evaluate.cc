@@ -14,7 +14,9 @@
 namespace zerosim::model {
 namespace {
 
-PhaseBytes ToPhaseBytes(const std::array<double, 4>& by_purpose) {
+// The data-parallel purposes. Tensor-parallel bytes (Purpose::kTensorParallel) have no report field yet:
+// a layout with tensor > 1 is not evaluated (feasibility.h CheckModelled), so they are zero here.
+PhaseBytes ToPhaseBytes(const std::array<double, kNumPurposes>& by_purpose) {
   PhaseBytes b;
   b.forward_allgather = by_purpose[static_cast<size_t>(Purpose::kForwardAllGather)];
   b.backward_allgather = by_purpose[static_cast<size_t>(Purpose::kBackwardAllGather)];

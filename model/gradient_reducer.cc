@@ -19,7 +19,7 @@ KernelSpec MakeKernel(Kernel kernel, double elements, int bits, double group_siz
 GradientReducer::GradientReducer(const ModuleGraph& g, const ZeroConfig& z, int nodes, int gpus_per_node,
                                  OpEmitter* emit)
     : g_(g), z_(z), nodes_(nodes), gpus_per_node_(gpus_per_node), emit_(emit) {
-  partitions_ = nodes * gpus_per_node;
+  partitions_ = emit->group_size(GroupKind::kGlobal);  // P, or the DP group's d ranks with TP
   if (z.strategy == Strategy::kMics) {
     group_ = GroupKind::kShard;
     partitions_ = emit->group_size(GroupKind::kShard);

@@ -12,7 +12,16 @@ OpEmitter::OpEmitter(Schedule* s, const RankShape& shape, int hpz_size)
   std::fill(std::begin(tail_), std::end(tail_), -1);
 }
 
-int OpEmitter::group_size(GroupKind g) const { return GroupSize(g, shape_, hpz_size_, s_->shard_group_size); }
+int OpEmitter::group_size(GroupKind g) const {
+  if (shape_.tensor == 1) return GroupSize(g, shape_, hpz_size_, s_->shard_group_size);
+  // One TP rank's groups: the data-parallel kinds inside its DP group (placement.h, tp-dp-pp order).
+  const RankGrid grid{.nodes = shape_.nodes,
+                      .gpus_per_node = shape_.gpus_per_node,
+                      .hpz = hpz_size_,
+                      .shard = s_->shard_group_size,
+                      .tensor = shape_.tensor};
+  return GroupSize(g, grid);
+}
 
 int OpEmitter::Append(Op op, std::initializer_list<int> deps) {
   op.phase = phase_;
@@ -91,6 +100,7 @@ int OpEmitter::Collective(Queue q, CollectiveKind kind, GroupKind group, double 
   op.coll.kind = kind;
   op.coll.group = group;
   op.coll.group_size = group_size(group);
+  op.coll.tensor = shape_.tensor;
   op.coll.buffer_bytes = buffer_bytes;
   op.coll.element_bytes = element_bytes;
   ClassifyCollective(s_, &op.coll);

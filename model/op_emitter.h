@@ -38,7 +38,8 @@ class OpEmitter {
   int Kernel(Queue q, const KernelSpec& k, std::initializer_list<int> deps);
   int Memory(Queue q, double bytes, std::initializer_list<int> deps);
   int Wait(Queue q, std::initializer_list<int> deps);
-  // A collective on NCCL queue `q` over `group` (its size from the shape: placement.h GroupSize), in its
+  // A collective on NCCL queue `q` over `group` (its size from the shape: placement.h GroupSize; with
+  // tensor parallelism the data-parallel kinds lie inside the rank's DP group of d = P / t ranks), in its
   // collective class (ClassifyCollective). Where its bytes go is the engines' to derive (traffic.h).
   int Collective(Queue q, CollectiveKind kind, GroupKind group, double buffer_bytes, double element_bytes,
                  Purpose purpose, std::initializer_list<int> deps);

@@ -54,12 +54,20 @@ int RailOf(int local_rank, int gpus_per_node, int nics);
 // The shape of a cluster's ranks: all a schedule depends on of the cluster (BuildSchedule's input; its
 // links, bandwidths and GPU model only matter to the engines that time it).
 // Built implicitly from a ClusterSpec, so that BuildSchedule(m, z, cluster) states what it reads of it.
+// With a layout, also how it groups the ranks (t, sequence parallelism): a schedule is one TP rank's.
 struct RankShape {
   RankShape() = default;
   RankShape(int n, int g) : nodes(n), gpus_per_node(g) {}
   RankShape(const ClusterSpec& c) : nodes(c.nodes), gpus_per_node(c.gpus_per_node) {}  // NOLINT: implicit
+  RankShape(const ClusterSpec& c, const ParallelLayout& l)
+      : nodes(c.nodes),
+        gpus_per_node(c.gpus_per_node),
+        tensor(l.tensor),
+        sequence_parallel(l.sequence_parallel) {}
   int nodes = 1;
   int gpus_per_node = 1;
+  int tensor = 1;                  // ParallelLayout::tensor (pipeline parallelism is not modelled yet)
+  bool sequence_parallel = false;  // ParallelLayout::sequence_parallel
   int total_gpus() const { return nodes * gpus_per_node; }
   bool operator==(const RankShape&) const = default;
 };

@@ -75,7 +75,7 @@ StatusOr<PhaseTotals> TimePhase(const std::string& name, const std::vector<Segme
     p.report.compute_s += seg.count * (tm.compute_s + tm.optimizer_s + tm.gpu_side_s);
     p.report.exposed_comm_s += seg.count * tm.exposed_comm_s;
     const TierVolumes& v = t->volumes;
-    auto add = [&seg](PhaseBytes* b, const std::array<double, 4>& tier) {
+    auto add = [&seg](PhaseBytes* b, const std::array<double, kNumPurposes>& tier) {
       b->forward_allgather += seg.count * tier[static_cast<size_t>(Purpose::kForwardAllGather)];
       b->backward_allgather += seg.count * tier[static_cast<size_t>(Purpose::kBackwardAllGather)];
       b->gradient_reduce += seg.count * tier[static_cast<size_t>(Purpose::kGradientReduce)];

@@ -24,6 +24,8 @@ const char* QueueName(Queue q) {
       return "nccl_local";
     case Queue::kNcclCrossNode:
       return "nccl_cross_node";
+    case Queue::kNcclTp:
+      return "nccl_tp";
     case Queue::kCount:
       break;
   }
@@ -54,6 +56,8 @@ const char* PurposeName(Purpose p) {
       return "backward_allgather";
     case Purpose::kGradientReduce:
       return "gradient_reduce";
+    case Purpose::kTensorParallel:
+      return "tensor_parallel";
   }
   return "?";
 }

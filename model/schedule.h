@@ -29,7 +29,16 @@ namespace zerosim::model {
 enum class Phase : uint8_t { kForward, kRecompute, kBackward, kOptimizer };
 
 // What a collective moves, for the volume report.
-enum class Purpose : uint8_t { kNone, kForwardAllGather, kBackwardAllGather, kGradientReduce };
+// kTensorParallel: Megatron's tensor-parallel collectives of the activations and their gradients
+// (docs/design/tensor_pipeline.md sec. 1.2, 1.3).
+enum class Purpose : uint8_t {
+  kNone,
+  kForwardAllGather,
+  kBackwardAllGather,
+  kGradientReduce,
+  kTensorParallel
+};
+inline constexpr int kNumPurposes = 5;
 
 enum class OpKind : uint8_t {
   kHost,        // host (Python) work or a host-side synchronisation; `host_s` long
@@ -50,6 +59,8 @@ enum class Queue : uint8_t {
   kNcclHpz,          // NCCL stream of the hpZ group: secondary-partition all-gathers
   kNcclLocal,        // NCCL stream of the node-local group: qgZ hop 1 all-to-all
   kNcclCrossNode,    // NCCL stream of the same-local-rank group: qgZ hop 2 all-to-all
+  kNcclTp,           // NCCL stream of the tensor-parallel group (Megatron's TP collectives; the compute
+                     // stream waits for each forward one, as Megatron's synchronous calls do)
   kCount,
 };
 inline constexpr int kNumQueues = static_cast<int>(Queue::kCount);
@@ -85,6 +96,9 @@ struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::kAllGather;
   GroupKind group = GroupKind::kGlobal;
   int group_size = 0;
+  // The layout's tensor-parallel size t: the data-parallel kinds' instances are strided by it
+  // (placement.h, tp-dp-pp rank order) and kTensor's are its groups; 1 without tensor parallelism.
+  int tensor = 1;
   // Per rank: all-gather output, reduce-scatter input, all-to-all send buffer (incl. its own slice).
   double buffer_bytes = 0;
   double element_bytes = 2;  // on the wire: 2 fp16/bf16, 1 int8, 0.5 int4, 4 fp32 scales
@@ -93,7 +107,7 @@ struct CollectiveSpec {
   int collective_class = -1;
   // Equal in what the engines time and count: every field but the class index.
   bool SameCollective(const CollectiveSpec& o) const {
-    return kind == o.kind && group == o.group && group_size == o.group_size &&
+    return kind == o.kind && group == o.group && group_size == o.group_size && tensor == o.tensor &&
            buffer_bytes == o.buffer_bytes && element_bytes == o.element_bytes;
   }
 };
@@ -170,6 +184,11 @@ struct Schedule {
   int nodes = 0;
   int gpus_per_node = 0;
   int world_size = 0;             // P = nodes x gpus_per_node
+  // The layout the schedule's rank runs (RankShape): tensor-parallel size t (its module graph is one TP
+  // rank's: module_graph.h), sequence parallelism, and d = P / t, the ranks the strategy shards over.
+  int tensor = 1;
+  bool sequence_parallel = false;
+  int data_parallel_size = 0;
   int shard_group_size = 0;       // s of GroupKind::kShard / kReplica (MiCS, HSDP); 0 without such groups
   int hpz_group_size = 1;         // ranks of GroupKind::kHpz where the schedule has such collectives, else 1
   int hardware_queues = 8;        // ZeroConfig::cuda_device_max_connections (1: GPU ops dispatch in issue order)

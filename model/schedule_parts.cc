@@ -14,10 +14,16 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   s->nodes = c.nodes;
   s->gpus_per_node = c.gpus_per_node;
   s->world_size = c.total_gpus();
+  s->tensor = c.tensor;
+  s->sequence_parallel = c.sequence_parallel;
+  s->data_parallel_size = c.total_gpus() / c.tensor;
   s->hardware_queues = z.cuda_device_max_connections;
   s->micro_steps = z.gradient_accumulation_steps;
   s->tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
-  s->graph = BuildModuleGraph(m, s->tokens_per_micro_step);
+  ParallelLayout layout;
+  layout.tensor = c.tensor;
+  layout.sequence_parallel = c.sequence_parallel;
+  s->graph = BuildModuleGraph(m, s->tokens_per_micro_step, layout);
   ApplyFp8Gemms(z.precision, &s->graph);  // precision.h: FP8 linear layers
   // Selective recompute keeps everything but the unfused attention core's s^2 tensors, which the backward
   // recomputes (Korthikanti et al. 2022, sec. 4). FlashAttention never stores them and recomputes inside
@@ -93,8 +99,35 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   for (const Param& p : s->graph.params) {
     if (p.is_matrix()) s->largest_matrix_elements = std::max(s->largest_matrix_elements, p.numel());
   }
+  if (s->tensor > 1) {
+    const ModuleGraph& g = s->graph;
+    for (size_t i = 0; i < g.modules.size(); ++i) {
+      const std::string& n = g.modules[i].name;
+      TpRole role = TpRole::kNone;
+      if (n.ends_with("attention.query_key_value") || n.ends_with("mlp.dense_h_to_4h"))
+        role = TpRole::kColumn;
+      if (n.ends_with("attention.dense") || n.ends_with("mlp.dense_4h_to_h")) role = TpRole::kRow;
+      if (n == "embedding.word_embeddings") role = TpRole::kEmbedding;
+      if (static_cast<int>(i) == g.head_module) role = TpRole::kHead;
+      f.tp_role.push_back(role);
+    }
+    f.tp_activation_bytes = 2.0 * s->tokens_per_micro_step * m.hidden;  // X: 16-bit activations
+    f.tp_loss_bytes = 4.0 * s->tokens_per_micro_step;                   // one fp32 per token
+  }
   return f;
 }
+
+namespace {
+
+// One TP collective of buffer `bytes` over the tensor group after `dep`, then the compute stream's wait for
+// it (EmitModuleCompute).
+void TensorCollective(OpEmitter* emit, CollectiveKind kind, double bytes, double element_bytes, int dep) {
+  const int c = emit->Collective(Queue::kNcclTp, kind, GroupKind::kTensor, bytes, element_bytes,
+                                 Purpose::kTensorParallel, {dep});
+  emit->Wait(Queue::kCompute, {c});
+}
+
+}  // namespace
 
 int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
                       std::initializer_list<int> deps) {
@@ -103,7 +136,27 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
   const bool backward = ts.phase == Phase::kBackward;
   const double flops = mod.forward_flops * (backward ? 2.0 : 1.0);
   const int cls = (backward ? f.backward_class : f.forward_class)[static_cast<size_t>(ts.module)];
-  return emit->Compute(flops, cls, deps);
+  if (f.tp_role.empty()) return emit->Compute(flops, cls, deps);
+  // Tensor parallelism (see the header for the sources).
+  const TpRole role = f.tp_role[static_cast<size_t>(ts.module)];
+  const bool sp = s.sequence_parallel;
+  const double x = f.tp_activation_bytes;
+  const bool column = role == TpRole::kColumn || role == TpRole::kHead;
+  const bool gathers_before =
+      sp && (column || (backward && (role == TpRole::kRow || role == TpRole::kEmbedding)));
+  if (gathers_before) TensorCollective(emit, CollectiveKind::kAllGather, x, 2.0, emit->tail(Queue::kCompute));
+  const int compute = emit->Compute(flops, cls, deps);
+  const bool reduces_after = backward ? column : (role == TpRole::kRow || role == TpRole::kEmbedding);
+  if (reduces_after) {
+    TensorCollective(emit, sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, x, 2.0, compute);
+  }
+  if (role == TpRole::kHead && ts.phase == Phase::kForward) {
+    // vocab_parallel_cross_entropy: the max logit, the target's logit and the sum of exponentials.
+    for (int k = 0; k < 3; ++k) {
+      TensorCollective(emit, CollectiveKind::kAllReduce, f.tp_loss_bytes, 4.0, emit->tail(Queue::kCompute));
+    }
+  }
+  return compute;
 }
 
 void ReadyGradients(const Schedule& s, const ScheduleFrame& f, int step, std::vector<int>* out) {

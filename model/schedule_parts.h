@@ -15,11 +15,22 @@
 
 namespace zerosim::model {
 
+// A module's part in Megatron's tensor parallelism (docs/design/tensor_pipeline.md sec. 1.1-1.3): a
+// column-parallel layer (QKV, fc1), a row-parallel one (attention.dense, fc2), the vocabulary-parallel
+// embedding or the logit layer with its vocabulary-parallel cross-entropy.
+enum class TpRole : uint8_t { kNone, kColumn, kRow, kEmbedding, kHead };
+
 struct ScheduleFrame {
   std::vector<TraceStep> trace;     // one forward + backward pass (BuildTrace)
   std::vector<int> last_backward;   // per parameter: the trace step of its last backward use (-1: none)
   std::vector<int> forward_class;   // per module: its forward pass's compute class
   std::vector<int> backward_class;  // per module: its backward pass's compute class
+  // With tensor parallelism (Schedule::tensor > 1; empty otherwise): each module's TpRole, the bytes of one
+  // micro-batch's hidden state X (s b h 16-bit values, every TP collective's buffer) and of the
+  // cross-entropy's fp32 value per token (its three all-reduces).
+  std::vector<TpRole> tp_role;
+  double tp_activation_bytes = 0;
+  double tp_loss_bytes = 0;
 };
 
 // Fills the schedule's frame fields (world size, hardware queues, micro-steps, tokens, graph, partitioned
@@ -27,7 +38,18 @@ struct ScheduleFrame {
 ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s);
 
 // Emits trace step `ts`'s compute (Megatron's count: backward twice the forward, a recompute once) after
-// `deps`; returns the op.
+// `deps`; returns the op. With tensor parallelism also the module's TP collectives on Queue::kNcclTp, as
+// Megatron-LM issues them (tensor_parallel/layers.py, mappings.py, cross_entropy.py; design sec. 1.2-1.3):
+//   forward and recompute: after a row-parallel layer and the embedding an all-reduce of X (with sequence
+//     parallelism a reduce-scatter), before a column-parallel layer and the logit layer an all-gather of X
+//     (SP only); after the logit layer in the forward, the cross-entropy's three fp32 all-reduces;
+//   backward: after a column-parallel layer and the logit layer the input gradient's all-reduce of X
+//     (SP: reduce-scatter); with SP before them the re-gather of their saved input shard, and before a
+//     row-parallel layer and the embedding the all-gather of the arriving gradient.
+// The compute stream waits for every TP collective (Queue::kCompute Wait): the next module needs its
+// result. Megatron overlaps the backward's input-gradient collective with the weight-gradient GEMM of the
+// same layer; one compute op holds both here, so that overlap is not modelled (the TP time is an upper
+// bound until the backward splits, design sec. 5 step 3).
 int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
                       std::initializer_list<int> deps);
 

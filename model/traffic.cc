@@ -12,12 +12,11 @@ bool SpansLeaves(const ClusterSpec& c, int group_nodes) {
   return c.fabric.kind == FabricKind::kFatTree && group_nodes > c.fabric.nodes_per_leaf;
 }
 
-// A node-major ring over each instance of `group`, every rank sending `rounds` x (g-1) chunks of
-// buffer/g (1 round: all-gather or reduce-scatter; 2: all-reduce).
-Traffic RingTraffic(GroupKind group, int g, double buffer_bytes, int rounds, const ClusterSpec& c) {
+// A node-major ring over each instance of a group placed as `pl`, every rank sending `rounds` x (g-1)
+// chunks of buffer/g (1 round: all-gather or reduce-scatter; 2: all-reduce).
+Traffic RingTraffic(const GroupPlacement& pl, int g, double buffer_bytes, int rounds, const ClusterSpec& c) {
   Traffic t;
   if (g <= 1) return t;
-  const GroupPlacement pl = PlaceGroup(group, g, c);
   const double per_rank = rounds * (g - 1) * (buffer_bytes / g);
   const int cross_edges = pl.nodes > 1 ? pl.nodes : 0;
   const int intra_edges = g - cross_edges;
@@ -42,7 +41,8 @@ Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, 
   if (g <= 1) return Traffic{};
   if (kind != CollectiveKind::kAllToAll) {
     // Rings inside a node (hpZ, local) run P/g at once, one per group; PlaceGroup says where each sits.
-    return RingTraffic(group, g, buffer_bytes, kind == CollectiveKind::kAllReduce ? 2 : 1, c);
+    return RingTraffic(PlaceGroup(group, g, c), g, buffer_bytes, kind == CollectiveKind::kAllReduce ? 2 : 1,
+                       c);
   }
   Traffic t;
   const double out_per_rank = buffer_bytes * (g - 1) / g;
@@ -64,7 +64,14 @@ Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, 
 }
 
 Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster) {
-  return CollectiveTraffic(s.kind, s.group, s.group_size, s.buffer_bytes, cluster);
+  if (s.tensor == 1) return CollectiveTraffic(s.kind, s.group, s.group_size, s.buffer_bytes, cluster);
+  // One TP rank's collective (schedule.h CollectiveSpec::tensor): its group placed on the tp-dp-pp grid
+  // (placement.h). Only rings: the all-to-alls are qgZ's, which needs t = 1 (feasibility.h CheckLayout).
+  // hpZ needs t = 1 too; the shard group of MiCS and HSDP is the group's size where it is kShard.
+  RankGrid grid{.nodes = cluster.nodes, .gpus_per_node = cluster.gpus_per_node, .tensor = s.tensor};
+  if (s.group == GroupKind::kShard) grid.shard = s.group_size;
+  return RingTraffic(PlaceGroup(s.group, grid, cluster), s.group_size, s.buffer_bytes,
+                     s.kind == CollectiveKind::kAllReduce ? 2 : 1, cluster);
 }
 
 TierVolumes SumTraffic(const Schedule& s, const ClusterSpec& cluster) {

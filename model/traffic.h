@@ -41,10 +41,10 @@ struct Traffic {
 
 // Cross-node and intra-node bytes of a schedule, per purpose, summed over all GPUs.
 struct TierVolumes {
-  std::array<double, 4> cross_node{};  // indexed by Purpose
-  std::array<double, 4> intra_node{};
-  double cross_total() const { return cross_node[1] + cross_node[2] + cross_node[3]; }
-  double intra_total() const { return intra_node[1] + intra_node[2] + intra_node[3]; }
+  std::array<double, kNumPurposes> cross_node{};  // indexed by Purpose
+  std::array<double, kNumPurposes> intra_node{};
+  double cross_total() const { return cross_node[1] + cross_node[2] + cross_node[3] + cross_node[4]; }
+  double intra_total() const { return intra_node[1] + intra_node[2] + intra_node[3] + intra_node[4]; }
 };
 
 // The traffic of one collective of `kind` over `group` with per-rank `buffer_bytes`.
