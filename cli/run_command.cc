@@ -99,7 +99,8 @@ std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
       out += fmt::format("  {:<24} {:>11}\n", v.name, "-");
       continue;
     }
-    const model::BatchSearchResult r = model::SearchBatch(v.model, v.zero, s->cluster, global_batch);
+    const model::BatchSearchResult r =
+        model::SearchBatch(v.model, v.zero, s->cluster, global_batch, v.parallel);
     if (r.fits) {
       v.zero.train_micro_batch_size_per_gpu = r.micro_batch;
       v.zero.gradient_accumulation_steps = r.gradient_accumulation_steps;

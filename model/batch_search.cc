@@ -8,20 +8,21 @@
 
 namespace zerosim::model {
 
-MemoryBreakdown MemoryAtMicroBatch(const ModelSpec& m, ZeroConfig z, const ClusterSpec& c, int micro_batch) {
+MemoryBreakdown MemoryAtMicroBatch(const ModelSpec& m, ZeroConfig z, const ClusterSpec& c, int micro_batch,
+                                   const ParallelLayout& l) {
   z.train_micro_batch_size_per_gpu = micro_batch;
   z.gradient_accumulation_steps = 1;  // memory does not depend on it; the schedule is shorter
-  return EstimateMemory(m, z, c, BuildSchedule(m, z, c));
+  return EstimateMemory(m, z, c, BuildSchedule(m, z, RankShape(c, l)));
 }
 
 BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                              int64_t target_global_batch) {
+                              int64_t target_global_batch, const ParallelLayout& l) {
   BatchSearchResult r;
   r.micro_batch = z.train_micro_batch_size_per_gpu;
   r.gradient_accumulation_steps = z.gradient_accumulation_steps;
   const double hbm = c.gpu.hbm_bytes;
   auto fits = [&](int b, MemoryBreakdown* out) {
-    *out = MemoryAtMicroBatch(m, z, c, b);
+    *out = MemoryAtMicroBatch(m, z, c, b, l);
     return out->total_bytes <= hbm;
   };
   MemoryBreakdown at;
@@ -58,7 +59,7 @@ BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const Clu
   r.largest_micro_batch = static_cast<int>(lo);
   r.memory = lo_memory;
   r.next_total_bytes = hi <= kMaxMicroBatch ? hi_memory.total_bytes : 0;
-  const int64_t p = c.total_gpus();
+  const int64_t p = c.total_gpus() / l.tensor;  // the data-parallel ranks (P without tensor parallelism)
   r.micro_batch = r.largest_micro_batch;
   if (target_global_batch <= 0) {
     r.global_batch = static_cast<int64_t>(r.micro_batch) * r.gradient_accumulation_steps * p;

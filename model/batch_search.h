@@ -36,10 +36,13 @@ struct BatchSearchResult {
 
 // Searches `z` (its micro-batch and accumulation are replaced) on `c`. `target_global_batch` is in sequences
 // per optimizer step; 0: no target. Preconditions: model::Validate (validate.h) finds no problem.
+// With the layout `l`, each rank's memory is one tensor-parallel rank's, and the global batch counts the
+// d = P / t data-parallel ranks' micro-batches.
 BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                              int64_t target_global_batch);
+                              int64_t target_global_batch, const ParallelLayout& l = {});
 
 // The estimate of EstimateMemory at a micro-batch of `micro_batch` sequences (one accumulation step).
-MemoryBreakdown MemoryAtMicroBatch(const ModelSpec& m, ZeroConfig z, const ClusterSpec& c, int micro_batch);
+MemoryBreakdown MemoryAtMicroBatch(const ModelSpec& m, ZeroConfig z, const ClusterSpec& c, int micro_batch,
+                                   const ParallelLayout& l = {});
 
 }  // namespace zerosim::model

@@ -14,13 +14,12 @@
 namespace zerosim::model {
 namespace {
 
-// The data-parallel purposes. Tensor-parallel bytes (Purpose::kTensorParallel) have no report field yet:
-// a layout with tensor > 1 is not evaluated (feasibility.h CheckModelled), so they are zero here.
 PhaseBytes ToPhaseBytes(const std::array<double, kNumPurposes>& by_purpose) {
   PhaseBytes b;
   b.forward_allgather = by_purpose[static_cast<size_t>(Purpose::kForwardAllGather)];
   b.backward_allgather = by_purpose[static_cast<size_t>(Purpose::kBackwardAllGather)];
   b.gradient_reduce = by_purpose[static_cast<size_t>(Purpose::kGradientReduce)];
+  b.tensor_parallel = by_purpose[static_cast<size_t>(Purpose::kTensorParallel)];
   return b;
 }
 
@@ -60,12 +59,16 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.engine = engine;
   r.zero = z;
   r.model = m;
+  r.layout.tensor = s.tensor;
+  r.layout.sequence_parallel = s.sequence_parallel;
   r.iteration_time_s = t.iteration_s;
   const int p = c.total_gpus();
-  r.tflops_per_gpu = IterationFlops(m, z, p) / (t.iteration_s * p) / kTera;
-  r.tokens_per_s =
-      static_cast<double>(p) * z.train_micro_batch_size_per_gpu * m.seq_len * z.gradient_accumulation_steps /
-      t.iteration_s;
+  // The d = P / t data-parallel ranks each train their own micro-batches; a tensor group's t ranks share
+  // theirs (Megatron: global batch = micro-batch x accumulation x d).
+  const int d = p / s.tensor;
+  r.tflops_per_gpu = IterationFlops(m, z, d) / (t.iteration_s * p) / kTera;
+  r.tokens_per_s = static_cast<double>(d) * z.train_micro_batch_size_per_gpu * m.seq_len *
+                   z.gradient_accumulation_steps / t.iteration_s;
   const double peak = z.precision.fp8_gemms && c.gpu.fp8_peak_flops > 0 ? c.gpu.fp8_peak_flops : c.gpu.peak_flops;
   r.mfu = ModelFlopsPerToken(m) * r.tokens_per_s / p / peak;
   r.exposed_comm_s = t.exposed_comm_s;
@@ -100,8 +103,8 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
 }
 
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                      const ClusterSpec& c, const Calibration& cal) {
-  return EvaluateAnalyticVariant(name, m, z, c, cal, BuildSchedule(m, z, c));
+                                      const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l) {
+  return EvaluateAnalyticVariant(name, m, z, c, cal, BuildSchedule(m, z, RankShape(c, l)));
 }
 
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,

@@ -19,14 +19,16 @@
 namespace zerosim::model {
 
 // Turns a schedule's timing and volumes into a report. Feasibility: the memory estimate must fit the
-// GPU's HBM.
+// GPU's HBM. Throughput counts the micro-batches of the d = P / t data-parallel ranks (Schedule::tensor).
 VariantReport AssembleVariant(const std::string& name, const std::string& engine, const ModelSpec& m,
                               const ZeroConfig& z, const ClusterSpec& c, const Schedule& s, const Timing& t,
                               const TierVolumes& v);
 
-// BuildSchedule + EvaluateAnalytic + AssembleVariant.
+// BuildSchedule (for the layout `l`: one tensor-parallel rank's schedule) + EvaluateAnalytic +
+// AssembleVariant.
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                      const ClusterSpec& c, const Calibration& cal);
+                                      const ClusterSpec& c, const Calibration& cal,
+                                      const ParallelLayout& l = {});
 // The same with a schedule already built for (m, z) on the cluster's shape (BuildSchedule(m, z, c)).
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal, const Schedule& s);

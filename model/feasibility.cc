@@ -363,11 +363,29 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
   return out;
 }
 
-std::vector<Problem> CheckModelled(const ParallelLayout& l) {
+std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z, bool rlhf) {
   if (l.data_parallel_only()) return {};
-  return {{l.tensor > 1 ? "tensor" : "pipeline",
-           "tensor and pipeline parallelism are not modelled yet (issue 22): [parallel] tensor/pipeline must "
-           "be 1",
+  auto refuse = [](const char* key, std::string message) {
+    return std::vector<Problem>{{key, std::move(message), ProblemKind::kNotModelled}};
+  };
+  if (l.pipeline > 1) {
+    return refuse("pipeline",
+                  "pipeline parallelism is not modelled yet (issue 22): [parallel] pipeline must be 1");
+  }
+  if (HasShardGroup(z.strategy)) {
+    return refuse("tensor",
+                  fmt::format("strategy \"{}\" with tensor > 1 is not modelled yet (issue 22): its shard "
+                              "groups inside the data-parallel group",
+                              StrategyName(z.strategy)));
+  }
+  if (rlhf) return refuse("tensor", "RLHF phases with tensor > 1 are not modelled (issue 22)");
+  return {};
+}
+
+std::vector<Problem> CheckReplayable(const ParallelLayout& l) {
+  if (l.tensor == 1) return {};
+  return {{"tensor",
+           "the SimGrid replay does not model tensor parallelism yet (issue 22): use --engine analytic",
            ProblemKind::kNotModelled}};
 }
 

@@ -9,6 +9,7 @@
 #include "model/cluster_spec.h"
 #include "model/memory.h"
 #include "model/model_spec.h"
+#include "model/parallel_layout.h"
 #include "model/zero_config.h"
 
 namespace zerosim::model {
@@ -18,7 +19,8 @@ struct PhaseBytes {
   double forward_allgather = 0;
   double backward_allgather = 0;
   double gradient_reduce = 0;
-  double total() const { return forward_allgather + backward_allgather + gradient_reduce; }
+  double tensor_parallel = 0;  // Megatron's TP collectives (Purpose::kTensorParallel)
+  double total() const { return forward_allgather + backward_allgather + gradient_reduce + tensor_parallel; }
 };
 
 struct VolumeReport {
@@ -63,6 +65,7 @@ struct VariantReport {
   std::string engine;  // "analytic" or "sim"
   ModelSpec model;  // with the variant's seq_len
   ZeroConfig zero;
+  ParallelLayout layout;  // tensor (and pipeline) parallelism beside the data parallelism of `zero`
   bool feasible = true;
   std::string infeasible_reason;
   double iteration_time_s = 0;

@@ -79,6 +79,7 @@ StatusOr<PhaseTotals> TimePhase(const std::string& name, const std::vector<Segme
       b->forward_allgather += seg.count * tier[static_cast<size_t>(Purpose::kForwardAllGather)];
       b->backward_allgather += seg.count * tier[static_cast<size_t>(Purpose::kBackwardAllGather)];
       b->gradient_reduce += seg.count * tier[static_cast<size_t>(Purpose::kGradientReduce)];
+      b->tensor_parallel += seg.count * tier[static_cast<size_t>(Purpose::kTensorParallel)];
     };
     add(&p.report.bytes.cross_node, v.cross_node);
     add(&p.report.bytes.intra_node, v.intra_node);

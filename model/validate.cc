@@ -113,7 +113,7 @@ std::vector<Problem> Validate(const Configuration& c) {
     for (Problem& p : CheckRlhf(*c.rlhf, c.model)) out.push_back(std::move(p));
   }
   if (!out.empty()) return out;
-  return CheckModelled(c.layout);
+  return CheckModelled(c.layout, c.zero, c.rlhf != nullptr);
 }
 
 }  // namespace zerosim::model

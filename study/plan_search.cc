@@ -101,14 +101,15 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
       if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
       std::string name = settings[k].name;
       if (o.search_batch) {
-        const model::BatchSearchResult batch = model::SearchBatch(m, z, p.cluster, o.global_batch);
+        const model::BatchSearchResult batch =
+            model::SearchBatch(m, z, p.cluster, o.global_batch, v.parallel);
         if (!batch.fits) continue;  // not even one sequence per GPU fits
         z.train_micro_batch_size_per_gpu = batch.micro_batch;
         z.gradient_accumulation_steps = batch.gradient_accumulation_steps;
         if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
         name += fmt::format(" b{}x{}", batch.micro_batch, batch.gradient_accumulation_steps);
       }
-      const model::Schedule& schedule = schedules.Get(m, z, p.cluster);
+      const model::Schedule& schedule = schedules.Get(m, z, model::RankShape(p.cluster, v.parallel));
       model::VariantReport r = model::EvaluateAnalyticVariant(name, m, z, p.cluster, p.calibration, schedule);
       if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec.name, i, c.cluster), r);
           !st.ok()) {

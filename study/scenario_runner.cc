@@ -60,13 +60,15 @@ StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s, model::S
   return EvaluateScenario(uniform, Engine::kAnalytic, {}, nullptr, cache);
 }
 
-model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,
-                                       const model::ZeroConfig& z, const std::string& reason) {
+model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine,
+                                       const model::ModelSpec& m, const model::ZeroConfig& z,
+                                       const std::string& reason, const model::ParallelLayout& l) {
   model::VariantReport r;
   r.name = name;
   r.engine = engine;
   r.model = m;
   r.zero = z;
+  r.layout = l;
   r.feasible = false;
   r.infeasible_reason = reason;
   return r;
@@ -97,8 +99,12 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   if (simulated) r.provenance.simgrid_options = sim::SimGridOptions(sim_options);
   // The one feasibility check (model/validate.h) before any schedule is built.
   std::vector<std::string> problems;
+  std::vector<std::string> sim_problems;  // the replay's: the same, and what it does not model yet
   for (const io::Variant& v : s.variants) {
     problems.push_back(model::DescribeProblems(io::ValidateVariant(s, v)));
+    sim_problems.push_back(!problems.back().empty()
+                               ? problems.back()
+                               : model::DescribeProblems(model::CheckReplayable(v.parallel)));
   }
   // The feasible variants' replays, several at once (SimOptions::variant_jobs), each in its own process.
   std::vector<model::Schedule> schedules;
@@ -107,7 +113,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   if (simulated && !s.rlhf) {
     std::vector<std::string> names;
     for (size_t i = 0; i < s.variants.size(); ++i) {
-      if (!problems[i].empty()) continue;
+      if (!sim_problems[i].empty()) continue;
       slots[i] = {true, schedules.size()};
       schedules.push_back(model::BuildSchedule(s.variants[i].model, s.variants[i].zero, s.cluster));
       names.push_back(s.variants[i].name);
@@ -125,7 +131,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
       for (bool sim : {false, true}) {
         if ((sim && !simulated) || (!sim && !analytic)) continue;
         if (!problems[i].empty()) {
-          r.variants.push_back(InfeasibleVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, problems[i]));
+          r.variants.push_back(
+              InfeasibleVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, problems[i], v.parallel));
           continue;
         }
         StatusOr<model::VariantReport> rv = EvaluateRlhf(s, v, sim, perturbed);
@@ -137,13 +144,15 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
     }
     if (analytic) {
       if (!problems[i].empty()) {
-        r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems[i]));
+        r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems[i], v.parallel));
       } else if (cache != nullptr) {
-        const model::Schedule& schedule = cache->Get(v.model, v.zero, s.cluster);
+        const model::Schedule& schedule =
+            cache->Get(v.model, v.zero, model::RankShape(s.cluster, v.parallel));
         r.variants.push_back(
             model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration, schedule));
       } else {
-        r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration));
+        r.variants.push_back(
+            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration, v.parallel));
       }
     }
     if (simulated) {
@@ -154,7 +163,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
             sim::SimVariantReport(v.name, v.model, v.zero, s.cluster, schedule, replays[slots[i].index]));
         if (sim_runs != nullptr) run = {schedule, std::move(replays[slots[i].index])};
       } else {
-        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, problems[i]));
+        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, sim_problems[i], v.parallel));
       }
       if (sim_runs != nullptr) sim_runs->push_back(std::move(run));
     }

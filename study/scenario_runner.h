@@ -21,9 +21,10 @@ enum class Engine { kAnalytic, kSim, kBoth };
 // `path` empty: the embedded default scenario.
 StatusOr<io::Scenario> LoadScenarioOrDefault(const std::string& path, const io::LoadOptions& options = {});
 
-// The report of a variant that is not evaluated because it cannot run (`reason`).
-model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine, const model::ModelSpec& m,
-                                       const model::ZeroConfig& z, const std::string& reason);
+// The report of a variant (with its layout `l`) that is not evaluated because it cannot run (`reason`).
+model::VariantReport InfeasibleVariant(const std::string& name, const std::string& engine,
+                                       const model::ModelSpec& m, const model::ZeroConfig& z,
+                                       const std::string& reason, const model::ParallelLayout& l = {});
 
 // Every variant of `s` by the analytic engine; with `cache`, schedules come from it (a fit that changes
 // only bandwidth efficiencies builds each schedule once).

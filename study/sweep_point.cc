@@ -19,8 +19,11 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
     const std::string& why = !p.infeasible.empty()              ? p.infeasible
                              : i < p.variant_infeasible.size() ? p.variant_infeasible[i]
                                                                : p.infeasible;
-    if (!why.empty()) {
-      out.push_back(InfeasibleVariant(v.name, engine, v.model, v.zero, why));
+    const std::string replay =
+        sim && why.empty() ? model::DescribeProblems(model::CheckReplayable(v.parallel)) : "";
+    if (!why.empty() || !replay.empty()) {
+      out.push_back(
+          InfeasibleVariant(v.name, engine, v.model, v.zero, why.empty() ? replay : why, v.parallel));
       continue;
     }
     if (sim) {
@@ -30,7 +33,7 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
         return Status::Error(fmt::format("point {}, {}: {}", p.index, v.name, r.status().message()));
       out.push_back(std::move(r).value());
     } else {
-      const model::Schedule& s = cache->Get(v.model, v.zero, p.cluster);
+      const model::Schedule& s = cache->Get(v.model, v.zero, model::RankShape(p.cluster, v.parallel));
       out.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, s));
     }
     if (Status st = model::InvariantStatus(fmt::format("sweep point {}", p.index), out.back()); !st.ok())

@@ -1,6 +1,7 @@
 #include "model/io/report_fields.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -55,14 +56,14 @@ constexpr bool kNoRow = false;
 
 // Every member of the report's structs is shown by some output or named here as shown by none, so that a
 // member added to one of them and not to the list fails the build (model/aggregate_members.h). VariantReport:
-// its 29 members; name, engine, model and zero are the JSON document's own (report_json.cc) and the rows'
+// its 30 members; name, engine, model and zero are the JSON document's own (report_json.cc) and the rows'
 // variant, engine, model.* and zero.*; gpus only divides (bytes_per_gpu); phases are RLHF's (rlhf_report.h);
 // invariant_violation is never printed (the studies stop on it). PhaseBytes, VolumeReport, MemoryBreakdown,
 // Band and LinkLoadReport: each member below.
 static_assert(
-    model::AggregateMembers<VariantReport>() == 29,
+    model::AggregateMembers<VariantReport>() == 30,
     "VariantReport changed: show its new member in ReportFields() (or say above why none shows it)");
-static_assert(model::AggregateMembers<model::PhaseBytes>() == 3 &&
+static_assert(model::AggregateMembers<model::PhaseBytes>() == 4 &&
               model::AggregateMembers<model::VolumeReport>() == 2);
 static_assert(model::AggregateMembers<model::MemoryBreakdown>() == 14);
 static_assert(model::AggregateMembers<model::Band>() == 7);
@@ -107,6 +108,22 @@ const std::vector<ReportField>& ReportFields() {
          return Int(static_cast<long long>(V(r).model.seq_len) * V(r).zero.train_micro_batch_size_per_gpu);
        },
        kRow, {"tokens_per_gpu", 20}},
+      // The layout (model/parallel_layout.h): tensor parallelism beside the data parallelism of zero.*.
+      {"parallel.tensor", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.tensor); }, kRow,
+       {"parallel.tensor", 22}},
+      {"parallel.sequence_parallel", "", kAny,
+       [](const FieldRow& r) -> FieldValue { return V(r).layout.sequence_parallel; }, kRow,
+       {"parallel.sequence_parallel", 24}},
+      {"parallel.data", "", kAny,
+       [](const FieldRow& r) { return Int(V(r).gpus > 0 ? V(r).gpus / V(r).layout.tensor : 0); }, kNoRow,
+       {"parallel.data", 26}},
+      {"layout_text", "", kAny,
+       [](const FieldRow& r) -> FieldValue {
+         const model::ParallelLayout& l = V(r).layout;
+         const int gpus = C(r).total_gpus();
+         return fmt::format("{}x{}{}", l.tensor, gpus / l.tensor, l.sequence_parallel ? " SP" : "");
+       },
+       kNoRow, kNoJson, kNoCause, Text("tensor x data parallel", 5)},
       {"zero.zero_quantized_weights", "", kAny,
        [](const FieldRow& r) -> FieldValue { return V(r).zero.zero_quantized_weights; }},
       {"zero.zero_hpz_partition_size", "", kAny,
@@ -188,7 +205,13 @@ const std::vector<ReportField>& ReportFields() {
       {"speedup_text", "", kRan,
        [](const FieldRow& r) -> FieldValue {
          const VariantReport& base = r.baseline != nullptr ? *r.baseline : V(r);
-         return model::Ran(base) ? fmt::format("{:.2f}x", base.iteration_time_s / V(r).iteration_time_s) : "-";
+         if (!model::Ran(base)) return std::string("-");
+         // The iteration times' ratio when both iterations train the same tokens, else the throughputs'
+         // (a tensor-parallel variant trains d = P / t ranks' micro-batches per iteration).
+         const double a = base.tokens_per_s * base.iteration_time_s, b = V(r).tokens_per_s * V(r).iteration_time_s;
+         const bool same_tokens = std::abs(a - b) <= 1e-9 * std::max(a, b);
+         return fmt::format("{:.2f}x", same_tokens ? base.iteration_time_s / V(r).iteration_time_s
+                                                   : V(r).tokens_per_s / base.tokens_per_s);
        },
        kNoRow, kNoJson, kNoCause, Text("speedup vs {}", 80)},
       {"band_key", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).band.key; }, kNoRow,
@@ -251,6 +274,9 @@ const std::vector<ReportField>& ReportFields() {
       {"cross_node_gradient_reduce_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce; }, kRow,
        {"bytes.cross_node.gradient_reduce", 300}, kNoCause, Gb("gradient reduction", 220, kCrossNode), kHeadline},
+      {"cross_node_tensor_parallel_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.tensor_parallel; }, kRow,
+       {"bytes.cross_node.tensor_parallel", 305}, kNoCause, Gb("tensor parallel", 225, kCrossNode)},
       {"intra_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }, kRow,
        {"bytes.intra_node.forward_allgather", 320}, kNoCause, Gb("forward all-gather", 240, kIntraNode)},
@@ -260,6 +286,9 @@ const std::vector<ReportField>& ReportFields() {
       {"intra_node_gradient_reduce_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce; }, kRow,
        {"bytes.intra_node.gradient_reduce", 340}, kNoCause, Gb("gradient reduction", 260, kIntraNode)},
+      {"intra_node_tensor_parallel_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.tensor_parallel; }, kRow,
+       {"bytes.intra_node.tensor_parallel", 345}, kNoCause, Gb("tensor parallel", 265, kIntraNode)},
       // The same per GPU (the document only).
       {"cross_node_forward_allgather_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather * PerGpu(V(r)); },
@@ -270,6 +299,9 @@ const std::vector<ReportField>& ReportFields() {
       {"cross_node_gradient_reduce_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce * PerGpu(V(r)); },
        kNoRow, {"bytes_per_gpu.cross_node.gradient_reduce", 380}},
+      {"cross_node_tensor_parallel_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.tensor_parallel * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.cross_node.tensor_parallel", 385}},
       {"cross_node_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total() * PerGpu(V(r)); }, kNoRow,
        {"bytes_per_gpu.cross_node.total", 390}},
@@ -282,6 +314,9 @@ const std::vector<ReportField>& ReportFields() {
       {"intra_node_gradient_reduce_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce * PerGpu(V(r)); },
        kNoRow, {"bytes_per_gpu.intra_node.gradient_reduce", 420}},
+      {"intra_node_tensor_parallel_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.tensor_parallel * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.intra_node.tensor_parallel", 425}},
       {"intra_node_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total() * PerGpu(V(r)); }, kNoRow,
        {"bytes_per_gpu.intra_node.total", 430}},

@@ -67,7 +67,8 @@ TEST(ParallelLayout, DefaultsArePureDataParallelism) {
 TEST(ParallelLayout, TheDefaultLayoutChangesNothing) {
   const ZeroConfig z;
   EXPECT_TRUE(Check(ParallelLayout{}, testing::Gpt18B(), z).empty());
-  EXPECT_TRUE(CheckModelled(ParallelLayout{}).empty());
+  EXPECT_TRUE(CheckModelled(ParallelLayout{}, z, /*rlhf=*/false).empty());
+  EXPECT_TRUE(CheckReplayable(ParallelLayout{}).empty());
   EXPECT_TRUE(testing::Validate(testing::Gpt18B(), z, testing::PaperCluster(), ParallelLayout{}).empty());
 }
 
@@ -185,14 +186,26 @@ TEST(ParallelLayout, ShardGroupsMustDivideTheDataParallelSize) {
       std::string::npos);
 }
 
-TEST(ParallelLayout, AValidTensorOrPipelineLayoutIsNotModelledYet) {
-  const std::string reason =
-      "tensor and pipeline parallelism are not modelled yet (issue 22): [parallel] tensor/pipeline must be 1";
+TEST(ParallelLayout, TensorParallelismIsModelledAndPipelineParallelismIsNotYet) {
   const ModelSpec m = testing::Gpt18B();
   const ClusterSpec c = testing::PaperCluster();
   ASSERT_TRUE(Check(Layout(2), m, ZeroConfig{}).empty());
-  EXPECT_EQ(DescribeProblems(testing::Validate(m, ZeroConfig{}, c, Layout(2))), "tensor: " + reason);
-  EXPECT_EQ(DescribeProblems(testing::Validate(m, Zero1(), c, Layout(1, 2))), "pipeline: " + reason);
+  // Tensor parallelism under a strategy sharding over the whole DP group: the analytic engine models it,
+  // the replay not yet.
+  EXPECT_EQ(DescribeProblems(testing::Validate(m, ZeroConfig{}, c, Layout(2))), "");
+  EXPECT_EQ(
+      DescribeProblems(CheckReplayable(Layout(2))),
+      "tensor: the SimGrid replay does not model tensor parallelism yet (issue 22): use --engine analytic");
+  ZeroConfig hsdp;
+  hsdp.strategy = Strategy::kFsdpHybridShard;
+  hsdp.framework = Framework::kFsdp;
+  EXPECT_NE(MessageAt(CheckModelled(Layout(2), hsdp, false), "tensor").find("not modelled yet"),
+            std::string::npos);
+  EXPECT_NE(MessageAt(CheckModelled(Layout(2), ZeroConfig{}, /*rlhf=*/true), "tensor").find("RLHF"),
+            std::string::npos);
+  EXPECT_EQ(DescribeProblems(testing::Validate(m, Zero1(), c, Layout(1, 2))),
+            "pipeline: pipeline parallelism is not modelled yet (issue 22): [parallel] pipeline must be 1");
+  EXPECT_EQ(testing::Validate(m, Zero1(), c, Layout(1, 2))[0].kind, ProblemKind::kNotModelled);
   // An invalid layout gives its own reason first.
   EXPECT_EQ(MessageAt(testing::Validate(m, Zero1(), c, Layout(1, 3)), "pipeline").find("not modelled"),
             std::string::npos);

@@ -172,23 +172,36 @@ TEST(WhatIf, EveryAxisIsDocumented) {
   }
 }
 
-TEST(WhatIf, ATensorLayoutIsRefusedAtEvaluationNotEvaluatedAsDataParallel) {
-  // issue 22 step 1: the layout loads, but the engines do not model tensor or pipeline parallelism yet.
+TEST(WhatIf, ATensorLayoutIsEvaluatedByTheAnalyticEngineAndRefusedByTheReplay) {
+  // issue 22 steps 3-4: the analytic engine times one tensor-parallel rank's schedule; the replay does not
+  // model tensor parallelism yet, and says so rather than replaying it as data parallel.
   std::string text = testing::kScenario;
   text = text.substr(0, text.find("[[variant]]")) +
          "[parallel]\ntensor = 2\n\n[[variant]]\nname = \"TP2\"\n\n[[variant]]\nname = \"DP\"\ntensor = 1\n";
   const StatusOr<io::Scenario> s =
       io::LoadScenario(io::MemoryFileSource(testing::InputFiles(text)), "s.toml");
   ASSERT_TRUE(s.ok()) << s.status().message();
-  const StatusOr<model::Report> r = EvaluateAnalyticScenario(*s);
+  const StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kBoth);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->variants.size(), 2u);
-  EXPECT_FALSE(r->variants[0].feasible);
+  ASSERT_EQ(r->variants.size(), 4u);  // per variant: analytic, then sim
+  const model::VariantReport& tp = r->variants[0];
+  const model::VariantReport& dp = r->variants[2];
+  ASSERT_TRUE(model::Ran(tp)) << tp.infeasible_reason;
+  ASSERT_TRUE(model::Ran(dp)) << dp.infeasible_reason;
+  EXPECT_EQ(tp.invariant_violation, "");
+  // Half the data-parallel ranks: each TP pair trains one micro-batch, so with the same per-GPU settings
+  // the tokens per iteration halve.
+  EXPECT_DOUBLE_EQ(tp.tokens_per_s * tp.iteration_time_s * 2, dp.tokens_per_s * dp.iteration_time_s);
+  // Its TP collectives stay on the node's NVSwitch (t = 2 of 8 GPUs), and the report says so.
+  EXPECT_GT(tp.bytes.intra_node.tensor_parallel, 0);
+  EXPECT_EQ(tp.bytes.cross_node.tensor_parallel, 0);
+  EXPECT_EQ(dp.bytes.intra_node.tensor_parallel, 0);
+  EXPECT_EQ(tp.layout.tensor, 2);
+  EXPECT_FALSE(r->variants[1].feasible);
   EXPECT_EQ(
-      r->variants[0].infeasible_reason,
-      "tensor: tensor and pipeline parallelism are not modelled yet (issue 22): [parallel] tensor/pipeline "
-      "must be 1");
-  EXPECT_TRUE(model::Ran(r->variants[1])) << r->variants[1].infeasible_reason;
+      r->variants[1].infeasible_reason,
+      "tensor: the SimGrid replay does not model tensor parallelism yet (issue 22): use --engine analytic");
+  EXPECT_TRUE(model::Ran(r->variants[3])) << r->variants[3].infeasible_reason;
 }
 
 }  // namespace
