@@ -15,10 +15,10 @@ std::string GpuFamily(const std::string& gpu_name) {
   return family;
 }
 
-std::string BandKey(const std::string& gpu_family, const std::string& framework, double exposed_comm_s,
-                    double iteration_time_s) {
+std::string BandKey(const std::string& gpu_family, const std::string& framework, bool tensor_parallel,
+                    double exposed_comm_s, double iteration_time_s) {
   const bool compute = iteration_time_s > 0 && exposed_comm_s < kComputeBoundExposedShare * iteration_time_s;
-  return gpu_family + " " + framework + (compute ? " compute" : " comm");
+  return gpu_family + " " + framework + (tensor_parallel ? " tp" : "") + (compute ? " compute" : " comm");
 }
 
 namespace {

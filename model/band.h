@@ -46,9 +46,11 @@ struct Band {
 // "A100", "H100", "V100", ...: the GPU's family, the first letters-and-digits of its name ("A100-SXM4-80GB").
 std::string GpuFamily(const std::string& gpu_name);
 
-// "<family> <framework> <compute|comm>".
-std::string BandKey(const std::string& gpu_family, const std::string& framework, double exposed_comm_s,
-                    double iteration_time_s);
+// "<family> <framework> <compute|comm>", or "<family> <framework> tp <compute|comm>" for a variant with
+// tensor parallelism (`tensor_parallel`): Megatron-style runs are their own groups, never mixed with the
+// data- parallel runs of the same framework.
+std::string BandKey(const std::string& gpu_family, const std::string& framework, bool tensor_parallel,
+                    double exposed_comm_s, double iteration_time_s);
 
 // The band for `key`: its own group when validated; for a GPU whose compute is derived from another family's
 // fit (`derived_from`, e.g. "H100" for an H200), that family's group of the same framework and regime widened;

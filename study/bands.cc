@@ -21,7 +21,7 @@ void AttachBand(const model::BandTable& table, const model::Calibration& cal, co
                 model::VariantReport* v) {
   if (!model::Ran(*v)) return;
   const std::string key = model::BandKey(model::GpuFamily(gpu_name), model::FrameworkName(v->zero.framework),
-                                         v->exposed_comm_s, v->iteration_time_s);
+                                         v->layout.tensor > 1, v->exposed_comm_s, v->iteration_time_s);
   v->band = model::BandFor(table, key, cal.compute.derived_from);
 }
 

@@ -41,8 +41,11 @@ TEST(Band, OwnGroupDerivedGroupWidenedElseTheWidest) {
 TEST(Band, KeyFromGpuNameFrameworkAndExposedShare) {
   EXPECT_EQ(GpuFamily("A100-SXM4-80GB"), "A100");
   EXPECT_EQ(GpuFamily("H100-SXM5-80GB"), "H100");
-  EXPECT_EQ(BandKey("A100", "fsdp", 1.0, 10.0), "A100 fsdp compute");
-  EXPECT_EQ(BandKey("A100", "deepspeed", 2.0, 10.0), "A100 deepspeed comm");
+  EXPECT_EQ(BandKey("A100", "fsdp", false, 1.0, 10.0), "A100 fsdp compute");
+  EXPECT_EQ(BandKey("A100", "deepspeed", false, 2.0, 10.0), "A100 deepspeed comm");
+  // Tensor-parallel runs are their own groups.
+  EXPECT_EQ(BandKey("A100", "deepspeed", true, 2.0, 10.0), "A100 deepspeed tp comm");
+  EXPECT_EQ(BandKey("A100", "deepspeed", true, 1.0, 10.0), "A100 deepspeed tp compute");
 }
 
 TEST(Band, ShippedTableParsesAndRoundTrips) {
