@@ -382,13 +382,6 @@ std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z,
   return {};
 }
 
-std::vector<Problem> CheckReplayable(const ParallelLayout& l) {
-  if (l.tensor == 1) return {};
-  return {{"tensor",
-           "the SimGrid replay does not model tensor parallelism yet (issue 22): use --engine analytic",
-           ProblemKind::kNotModelled}};
-}
-
 std::vector<Problem> CheckCompute(const ModelSpec& m, const ZeroConfig& z, const ComputeEfficiency& compute) {
   std::vector<Problem> out;
   if (z.precision.fp8_gemms && !(compute.fp8_gemm > 0)) {

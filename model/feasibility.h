@@ -83,17 +83,13 @@ std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, cons
 std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, const ZeroConfig& z,
                                  const ClusterSpec& c);
 
-// What the engines model of a valid layout (issue 22): tensor parallelism (steps 3-4) without pipeline
+// What both engines model of a valid layout (issue 22): tensor parallelism (steps 3-4) without pipeline
 // parallelism, under a strategy that shards over the whole data-parallel group (zero1/2/3, FSDP but
 // HYBRID_SHARD, FSDP2); not pipeline parallelism, not MiCS's or HSDP's shard groups with t > 1, not the RLHF
 // phases (`rlhf`) with t > 1. Anything else is a kNotModelled problem (an infeasible result with the reason),
 // never evaluated as data parallel: a scenario with such a layout loads, and its variants' reports say why
 // they were not evaluated.
 std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z, bool rlhf);
-
-// What the SimGrid replay models beyond the analytic engine's rules: not tensor parallelism yet (its rank
-// classes and TP flows are issue 22's next step). A kNotModelled problem for the sim engine's paths.
-std::vector<Problem> CheckReplayable(const ParallelLayout& l);
 
 // The kernels the configuration runs against the calibration's compute set: FP8 GEMMs need its
 // `gemm_efficiency.fp8_gemm`, FlashAttention v1 its `attention_v1_*` (a zero efficiency would reach a

@@ -48,8 +48,7 @@ std::vector<Problem> CheckRlhf(const RlhfSpec& r, const ModelSpec& actor);
 // divide by what earlier ones check): the cluster and the model (CheckCluster, CheckModel); the training and
 // ZeRO settings against them (CheckTraining); the layout (CheckLayout); the calibration's kernels
 // (CheckCompute, kind kCalibration); the perturbations against the cluster (CheckPerturbations); the RLHF
-// phases (CheckRlhf); and last what the engines do not model yet (CheckModelled, kind kNotModelled; the
-// sim engine's paths add CheckReplayable).
+// phases (CheckRlhf); and last what the engines do not model yet (CheckModelled, kind kNotModelled).
 // Empty: the configuration can be evaluated (whether it fits in memory is the evaluation's answer).
 std::vector<Problem> Validate(const Configuration& c);
 

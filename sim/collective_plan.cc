@@ -25,7 +25,7 @@ const char* ReductionName(Reduction r) {
   return "?";
 }
 
-Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int shard) {
+Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int shard, int tensor) {
   Layout l;
   l.real_nodes = c.nodes;
   l.sim_nodes = c.nodes;
@@ -33,6 +33,7 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int
   l.nics = c.nic.count;
   l.hpz = hpz;
   l.shard = shard;
+  l.tensor = tensor;
   if (c.fabric.kind == model::FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0 &&
       c.fabric.nodes_per_leaf < c.nodes) {
     l.level_nodes.push_back(c.fabric.nodes_per_leaf);
@@ -48,7 +49,7 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int
   // ring keeps a cross-node edge out of every node as on the real cluster.
   const int shard_nodes = shard > c.gpus_per_node ? shard / c.gpus_per_node : 1;
   const bool can_shrink = c.nodes % unit == 0 && c.nodes >= 2 * unit && (2 * unit) % shard_nodes == 0 &&
-                          2 * unit >= 2 * shard_nodes;
+                          2 * unit >= 2 * shard_nodes && tensor <= c.gpus_per_node;
   int slow_classes = 1;
   if (!p.slow_nodes.empty()) {
     const std::vector<int> classes = SlowdownClasses(c.nodes, p.slow_nodes, nullptr);

@@ -31,6 +31,7 @@ struct Layout {
   int nics = 1;
   int hpz = 1;
   int shard = 0;                 // ranks of a MiCS / HSDP shard group (Schedule::shard_group_size); 0: none
+  int tensor = 1;                // Schedule::tensor: DP groups strided by it, kTensor's groups of it
   std::vector<int> level_nodes;  // nodes under one group of each fat-tree level, bottom-up (leaf, pod)
   bool symmetric = false;        // the platform's ranks stand for the real ones (shrunk, scaled)
   bool node_classes = false;     // equivalence classes of nodes on the whole platform (rank_classes.h)
@@ -39,7 +40,9 @@ struct Layout {
   bool folded = false;
   int sim_gpus() const { return sim_nodes * gpus_per_node; }
   // The platform's ranks and group sizes, for model/placement.h (its group instances and their members).
-  model::RankGrid grid() const { return {sim_nodes, gpus_per_node, hpz, shard}; }
+  model::RankGrid grid() const {
+    return {.nodes = sim_nodes, .gpus_per_node = gpus_per_node, .hpz = hpz, .shard = shard, .tensor = tensor};
+  }
   // Real bytes per simulated byte: the platform holds sim_nodes of the real_nodes.
   double scale() const { return static_cast<double>(real_nodes) / sim_nodes; }
   // Real bytes per byte of a started flow: scale(), twice that when folded (each flow stands for its
@@ -60,7 +63,9 @@ std::vector<int> SlowdownClasses(int nodes, const std::vector<SlowNode>& slow,
 // classes on the whole platform, as kClasses.
 // A shard group spanning several nodes keeps the platform whole unless two symmetry units hold at least two
 // whole shard groups.
-Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int shard = 0);
+// `tensor`: the schedule's tensor-parallel size (its DP groups strided by it, placement.h); a tensor group
+// larger than a node keeps the whole platform.
+Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int shard = 0, int tensor = 1);
 
 // The SimGrid platform of `layout`: links and efficiencies from `c`; every GPU computes at `gpu_flops`,
 // less on slow nodes; links degraded as `p` says. Errors: a perturbation naming a node, rail or fabric

@@ -13,8 +13,8 @@ namespace zerosim::sim {
 StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
                                                   const model::ZeroConfig& z, const model::ClusterSpec& c,
                                                   const model::Calibration& cal, const SimOptions& o,
-                                                  SimRun* run) {
-  model::Schedule s = model::BuildSchedule(m, z, c);
+                                                  SimRun* run, const model::ParallelLayout& l) {
+  model::Schedule s = model::BuildSchedule(m, z, model::RankShape(c, l));
   StatusOr<SimResult> r = SimulateIsolated(s, c, cal, o);
   if (!r.ok()) return Status::Error(fmt::format("{}: {}", name, r.status().message()));
   model::VariantReport v = SimVariantReport(name, m, z, c, s, *r);

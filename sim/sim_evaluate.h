@@ -23,11 +23,12 @@ struct SimRun {
   SimResult result;
 };
 
-// BuildSchedule + SimulateIsolated + AssembleVariant (engine "sim"). `run`, if given, receives both.
+// BuildSchedule (for the layout `l`: one tensor-parallel rank's schedule) + SimulateIsolated +
+// AssembleVariant (engine "sim"). `run`, if given, receives both.
 StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
                                                   const model::ZeroConfig& z, const model::ClusterSpec& c,
                                                   const model::Calibration& cal, const SimOptions& o,
-                                                  SimRun* run = nullptr);
+                                                  SimRun* run = nullptr, const model::ParallelLayout& l = {});
 
 // AssembleVariant (engine "sim") of one replay `r` of schedule `s`, with the link load SimGrid measured.
 model::VariantReport SimVariantReport(const std::string& name, const model::ModelSpec& m, const model::ZeroConfig& z,

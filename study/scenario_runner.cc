@@ -99,13 +99,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   if (simulated) r.provenance.simgrid_options = sim::SimGridOptions(sim_options);
   // The one feasibility check (model/validate.h) before any schedule is built.
   std::vector<std::string> problems;
-  std::vector<std::string> sim_problems;  // the replay's: the same, and what it does not model yet
-  for (const io::Variant& v : s.variants) {
+  for (const io::Variant& v : s.variants)
     problems.push_back(model::DescribeProblems(io::ValidateVariant(s, v)));
-    sim_problems.push_back(!problems.back().empty()
-                               ? problems.back()
-                               : model::DescribeProblems(model::CheckReplayable(v.parallel)));
-  }
   // The feasible variants' replays, several at once (SimOptions::variant_jobs), each in its own process.
   std::vector<model::Schedule> schedules;
   std::vector<SimRunSlot> slots(s.variants.size());
@@ -113,9 +108,10 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   if (simulated && !s.rlhf) {
     std::vector<std::string> names;
     for (size_t i = 0; i < s.variants.size(); ++i) {
-      if (!sim_problems[i].empty()) continue;
+      if (!problems[i].empty()) continue;
       slots[i] = {true, schedules.size()};
-      schedules.push_back(model::BuildSchedule(s.variants[i].model, s.variants[i].zero, s.cluster));
+      schedules.push_back(model::BuildSchedule(s.variants[i].model, s.variants[i].zero,
+                                               model::RankShape(s.cluster, s.variants[i].parallel)));
       names.push_back(s.variants[i].name);
     }
     std::vector<const model::Schedule*> pointers;
@@ -163,7 +159,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
             sim::SimVariantReport(v.name, v.model, v.zero, s.cluster, schedule, replays[slots[i].index]));
         if (sim_runs != nullptr) run = {schedule, std::move(replays[slots[i].index])};
       } else {
-        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, sim_problems[i], v.parallel));
+        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, problems[i], v.parallel));
       }
       if (sim_runs != nullptr) sim_runs->push_back(std::move(run));
     }

@@ -19,16 +19,13 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
     const std::string& why = !p.infeasible.empty()              ? p.infeasible
                              : i < p.variant_infeasible.size() ? p.variant_infeasible[i]
                                                                : p.infeasible;
-    const std::string replay =
-        sim && why.empty() ? model::DescribeProblems(model::CheckReplayable(v.parallel)) : "";
-    if (!why.empty() || !replay.empty()) {
-      out.push_back(
-          InfeasibleVariant(v.name, engine, v.model, v.zero, why.empty() ? replay : why, v.parallel));
+    if (!why.empty()) {
+      out.push_back(InfeasibleVariant(v.name, engine, v.model, v.zero, why, v.parallel));
       continue;
     }
     if (sim) {
-      StatusOr<model::VariantReport> r =
-          sim::EvaluateSimVariant(v.name, v.model, v.zero, p.cluster, p.calibration, sim_options);
+      StatusOr<model::VariantReport> r = sim::EvaluateSimVariant(
+          v.name, v.model, v.zero, p.cluster, p.calibration, sim_options, nullptr, v.parallel);
       if (!r.ok())
         return Status::Error(fmt::format("point {}, {}: {}", p.index, v.name, r.status().message()));
       out.push_back(std::move(r).value());

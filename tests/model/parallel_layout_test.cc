@@ -68,7 +68,6 @@ TEST(ParallelLayout, TheDefaultLayoutChangesNothing) {
   const ZeroConfig z;
   EXPECT_TRUE(Check(ParallelLayout{}, testing::Gpt18B(), z).empty());
   EXPECT_TRUE(CheckModelled(ParallelLayout{}, z, /*rlhf=*/false).empty());
-  EXPECT_TRUE(CheckReplayable(ParallelLayout{}).empty());
   EXPECT_TRUE(testing::Validate(testing::Gpt18B(), z, testing::PaperCluster(), ParallelLayout{}).empty());
 }
 
@@ -190,12 +189,8 @@ TEST(ParallelLayout, TensorParallelismIsModelledAndPipelineParallelismIsNotYet) 
   const ModelSpec m = testing::Gpt18B();
   const ClusterSpec c = testing::PaperCluster();
   ASSERT_TRUE(Check(Layout(2), m, ZeroConfig{}).empty());
-  // Tensor parallelism under a strategy sharding over the whole DP group: the analytic engine models it,
-  // the replay not yet.
+  // Tensor parallelism under a strategy sharding over the whole DP group: both engines model it.
   EXPECT_EQ(DescribeProblems(testing::Validate(m, ZeroConfig{}, c, Layout(2))), "");
-  EXPECT_EQ(
-      DescribeProblems(CheckReplayable(Layout(2))),
-      "tensor: the SimGrid replay does not model tensor parallelism yet (issue 22): use --engine analytic");
   ZeroConfig hsdp;
   hsdp.strategy = Strategy::kFsdpHybridShard;
   hsdp.framework = Framework::kFsdp;
