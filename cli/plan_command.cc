@@ -1,13 +1,13 @@
 // `zerosim plan <sweep.toml> [--budget-usd X] [--target-days D] [--top N]
-//                [--search-batch [--global-batch N]] [--jsonl FILE]`
+//                [--search-batch [--global-batch N]] [--search-layout] [--jsonl FILE]`
 //
 // Wiring for study/plan_search.h and study/plan_output.h: for each cluster configuration of a sweep (its
-// axes), the best setting that fits in HBM among every variant of the sweep (ZeRO, FSDP, HSDP, ... as written,
-// and each ZeRO-3 variant with every ZeRO++ setting), the clusters ranked by the expected value (under a
-// budget, by time to train; under a target time, by cost; otherwise by cost per million tokens) with their
-// bands and the ranks whose bands overlap. Prints the ranking and the Pareto front of throughput against
-// cost per token. With --search-batch every setting runs at its largest micro-batch that fits (and the
-// accumulation for --global-batch), so hpZ's secondary copy or qgZ's buffers cost batch size, not
+// axes), the best setting that fits in HBM among every variant of the sweep (ZeRO, FSDP, HSDP, ... as
+// written, and each ZeRO-3 variant with every ZeRO++ setting), the clusters ranked by the expected value
+// (under a budget, by time to train; under a target time, by cost; otherwise by cost per million tokens) with
+// their bands and the ranks whose bands overlap. Prints the ranking and the Pareto front of throughput
+// against cost per token. With --search-batch every setting runs at its largest micro-batch that fits (and
+// the accumulation for --global-batch), so hpZ's secondary copy or qgZ's buffers cost batch size, not
 // feasibility.
 #include <algorithm>
 #include <cmath>
@@ -32,6 +32,7 @@ int PlanCommand(int argc, char** argv) {
   double budget_usd = 0, target_days = 0;
   int top = 20;
   bool search_batch = false;
+  bool search_layout = false;
   int64_t global_batch = 0;
   std::string jsonl;
   po::options_description opts(
@@ -41,19 +42,24 @@ int PlanCommand(int argc, char** argv) {
       "ZeRO-3 variant with every ZeRO++ setting), under the HBM limit, with each cluster's band and the\n"
       "clusters whose bands overlap, and prints the Pareto front of throughput against cost per token. The\n"
       "sweep needs [cost]; `train_tokens` gives the time and cost of a training run.\n\noptions");
-  opts.add_options()("help,h", "print this help")
-      ("budget-usd", po::value<double>(&budget_usd)->value_name("X"), "keep clusters that train within X USD; rank by time")
-      ("target-days", po::value<double>(&target_days)->value_name("D"), "keep clusters that train within D days; rank by cost")
-      ("top", po::value<int>(&top)->value_name("N"), "rows of the ranking to print (default 20)")
-      ("search-batch", po::bool_switch(&search_batch),
-       "run each ZeRO setting at the largest micro-batch that fits HBM (model/batch_search.h): memory a "
-       "setting spends or frees shows as batch size")
-      ("global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
-       "with --search-batch: the target global batch in sequences per optimizer step (sets the "
-       "accumulation)")
-      ("jsonl", po::value<std::string>(&jsonl)->value_name("FILE"),
-       "also write every cluster that can train the model as one JSON line (its axes, best setting, "
-       "throughput, cost, rank and whether it is on the Pareto front; docs/sweeps.md), for plots");
+  opts.add_options()("help,h", "print this help")("budget-usd",
+                                                  po::value<double>(&budget_usd)->value_name("X"),
+                                                  "keep clusters that train within X USD; rank by time")(
+      "target-days", po::value<double>(&target_days)->value_name("D"),
+      "keep clusters that train within D days; rank by cost")("top", po::value<int>(&top)->value_name("N"),
+                                                              "rows of the ranking to print (default 20)")(
+      "search-batch", po::bool_switch(&search_batch),
+      "run each ZeRO setting at the largest micro-batch that fits HBM (model/batch_search.h): memory a "
+      "setting spends or frees shows as batch size")(
+      "search-layout", po::bool_switch(&search_layout),
+      "also try each variant with tensor parallelism (t = 2, 4, ... up to a node, with sequence "
+      "parallelism; study/plan_search.h PlanLayouts): the best layout per cluster")(
+      "global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
+      "with --search-batch: the target global batch in sequences per optimizer step (sets the "
+      "accumulation)")(
+      "jsonl", po::value<std::string>(&jsonl)->value_name("FILE"),
+      "also write every cluster that can train the model as one JSON line (its axes, best setting, "
+      "throughput, cost, rank and whether it is on the Pareto front; docs/sweeps.md), for plots");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>(&file));
   po::positional_options_description pos;
@@ -102,6 +108,7 @@ int PlanCommand(int argc, char** argv) {
   plan_options.budget_usd = budget_usd;
   plan_options.target_days = target_days;
   plan_options.search_batch = search_batch;
+  plan_options.search_layout = search_layout;
   plan_options.global_batch = global_batch;
   StatusOr<study::Plan> plan = study::PlanSweep(*spec, plan_options);
   if (!plan.ok()) {

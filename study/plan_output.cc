@@ -123,6 +123,7 @@ std::string PlanJsonl(const Plan& plan) {
     JsonLine line;
     line.Add("point", c.point).Add("axes", axes).Add("cluster", c.cluster).Add("best_setting", c.best.name);
     line.Add("strategy", std::string_view(model::StrategyName(c.best.zero.strategy)));
+    line.Add("tensor", c.best.layout.tensor).Add("sequence_parallel", c.best.layout.sequence_parallel);
     line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
     line.Add("tokens_per_s_low", c.tokens_per_s_low).Add("tokens_per_s_high", c.tokens_per_s_high);
     line.Add("band_group", c.best.band.group).Add("band_validated", c.best.band.validated);

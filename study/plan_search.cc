@@ -49,21 +49,43 @@ std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z)
   return s;
 }
 
-std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c) {
+std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c) {
+  std::vector<model::ParallelLayout> out;
+  for (int t = 2; t <= c.gpus_per_node; t *= 2) {
+    if (c.gpus_per_node % t != 0) continue;
+    model::ParallelLayout l;
+    l.tensor = t;
+    l.sequence_parallel = true;
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c,
+                                      bool search_layout) {
   std::vector<PlanSetting> out;
-  auto listed = [&](const io::Variant& v, const model::ZeroConfig& z) {
+  auto listed = [&](const io::Variant& v, const model::ZeroConfig& z, const model::ParallelLayout& l) {
     return std::any_of(out.begin(), out.end(), [&](const PlanSetting& s) {
-      return s.zero == z && s.variant->model == v.model;
+      return s.zero == z && s.layout == l && s.variant->model == v.model;
     });
   };
   for (const io::Variant& v : variants) {
-    if (!listed(v, v.zero)) out.push_back({v.name, &v, v.zero});
+    if (!listed(v, v.zero, v.parallel)) out.push_back({v.name, &v, v.zero, v.parallel});
   }
   // The ZeRO++ switches exist in DeepSpeed's stage 3 only (model/feasibility.h).
   for (const io::Variant& v : variants) {
     if (v.zero.strategy != model::Strategy::kZero3) continue;
     for (const model::ZeroConfig& z : PlanZeroSettings(v.zero, c)) {
-      if (!listed(v, z)) out.push_back({PlanSettingName(v, z), &v, z});
+      if (!listed(v, z, v.parallel)) out.push_back({PlanSettingName(v, z), &v, z, v.parallel});
+    }
+  }
+  if (search_layout) {
+    for (const io::Variant& v : variants) {
+      for (const model::ParallelLayout& l : PlanLayouts(c)) {
+        if (listed(v, v.zero, l)) continue;
+        out.push_back(
+            {fmt::format("{} TP{}{}", v.name, l.tensor, l.sequence_parallel ? " SP" : ""), &v, v.zero, l});
+      }
     }
   }
   return out;
@@ -92,10 +114,11 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     c.axes = p.axes;
     c.baseline = p.variants.front().name;
     bool found = false;
-    const std::vector<PlanSetting> settings = PlanSettings(p.variants, p.cluster);
+    const std::vector<PlanSetting> settings = PlanSettings(p.variants, p.cluster, o.search_layout);
     for (size_t k = 0; k < settings.size(); ++k) {
       io::Variant v = *settings[k].variant;
       v.zero = settings[k].zero;
+      v.parallel = settings[k].layout;
       const model::ModelSpec& m = v.model;
       model::ZeroConfig& z = v.zero;
       if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;

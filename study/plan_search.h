@@ -27,6 +27,9 @@ struct PlanOptions {
   double target_days = 0;     // > 0: keep clusters that train within it, rank by cost
   bool search_batch = false;  // each setting at its largest micro-batch that fits
   int64_t global_batch = 0;   // with search_batch: the target global batch in sequences (0: none)
+  // Each variant also with tensor parallelism (PlanLayouts: t = 2, 4, ... up to a node, with sequence
+  // parallelism), so the plan chooses the layout beside the ZeRO setting (issue 22 item 6).
+  bool search_layout = false;
 };
 
 // A setting plan tries: a variant of the sweep's base as written, or a ZeRO-3 variant with other ZeRO++
@@ -35,6 +38,7 @@ struct PlanSetting {
   std::string name;  // the variant's name, or the variant's name and the switches that differ ("ZeRO-3 +hpZ2")
   const io::Variant* variant = nullptr;  // the variant it comes from (its model)
   model::ZeroConfig zero;
+  model::ParallelLayout layout;  // the variant's, or a searched one (" TP<t> SP" in the name)
 };
 
 // A cluster configuration with its best setting.
@@ -69,7 +73,15 @@ struct Plan {
 // The settings plan tries on cluster `c`: every variant as written, in order (the first is the baseline),
 // then for each DeepSpeed ZeRO-3 variant every ZeRO++ setting of PlanZeroSettings not already listed (same
 // model and ZeRO config).
-std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c);
+// With `search_layout`, then every variant as written with each of PlanLayouts (the model validation drops
+// the layouts a strategy or the model cannot take).
+std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c,
+                                      bool search_layout = false);
+
+// The tensor-parallel layouts plan tries on cluster `c`: t = 2, 4, 8, ... dividing the GPUs per node, each
+// with sequence parallelism (Megatron's and torchtitan's pairing for TP; Korthikanti et al. 2022). Tensor
+// groups across nodes and pipeline parallelism are not searched.
+std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c);
 
 // The ZeRO++ settings of a ZeRO-3 config on cluster `c`, from `base`: qwZ x qgZ (qgZ only with two nodes or
 // more) x every hpZ size model::CheckZero allows (those dividing the GPUs per node); the first has every

@@ -166,5 +166,34 @@ TEST_F(PlanTest, ClustersCarryTheirBandAndTheRanksWhoseBandsOverlap) {
   EXPECT_EQ(line["best_setting"], plan.choices[0].best.name);
 }
 
+// --search-layout (issue 22 item 6): ZeRO-1 keeps Llama-3.1-70B's 16-bit parameters and gradients whole on
+// every GPU (282 GB), which no 80 GB H100 holds; with tensor parallelism each rank holds 1/t of them, so the
+// plan finds a layout that fits where the variant as written does not.
+TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit) {
+  const std::string scenario = Scenario("zero1", "[[variant]]\nname = \"ZeRO-1\"\n");
+  const Plan as_written = PlanOf(scenario);
+  EXPECT_TRUE(as_written.choices.empty());
+  PlanOptions o;
+  o.search_layout = true;
+  const Plan plan = PlanOf(scenario, o);
+  ASSERT_EQ(plan.choices.size(), 4u);
+  for (const PlanChoice& c : plan.choices) {
+    EXPECT_GT(c.best.layout.tensor, 1) << c.cluster;
+    EXPECT_TRUE(c.best.layout.sequence_parallel) << c.cluster;
+    EXPECT_EQ(c.best.name, fmt::format("ZeRO-1 TP{} SP", c.best.layout.tensor)) << c.cluster;
+    EXPECT_FALSE(c.baseline_fits);
+  }
+  // The layouts tried on 8-GPU nodes.
+  model::ClusterSpec c;
+  c.gpus_per_node = 8;
+  std::vector<int> t;
+  for (const model::ParallelLayout& l : PlanLayouts(c)) t.push_back(l.tensor);
+  EXPECT_EQ(t, (std::vector<int>{2, 4, 8}));
+  // The JSON lines carry the layout.
+  const std::string jsonl = PlanJsonl(plan);
+  const nlohmann::json line = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
+  EXPECT_EQ(line["tensor"], plan.choices[0].best.layout.tensor);
+}
+
 }  // namespace
 }  // namespace zerosim::study
