@@ -97,13 +97,18 @@ ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r) {
   return t;
 }
 
-ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r) {
+ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r, BackwardPart part) {
   ComputeTime t;
+  const bool input = part != BackwardPart::kWeightGradient;
+  const bool weight = part != BackwardPart::kInputGradient;
   for (const Gemm& g : w.gemms) {
-    t.gemm_s += GemmTime(Gemm{g.m, g.k, g.n, g.batch, g.fp8}, r);  // input gradient [m x k] = [m x n][n x k]
-    t.gemm_s += GemmTime(Gemm{g.n, g.k, g.m, g.batch, g.fp8}, r);  // weight gradient [n x k] = [n x m][m x k]
-    t.gemm_s += Fp8BackwardCastBytes(g) / ElementwiseBps(r);
+    // input gradient [m x k] = [m x n][n x k]
+    if (input) t.gemm_s += GemmTime(Gemm{g.m, g.k, g.n, g.batch, g.fp8}, r);
+    // weight gradient [n x k] = [n x m][m x k]
+    if (weight) t.gemm_s += GemmTime(Gemm{g.n, g.k, g.m, g.batch, g.fp8}, r);
+    if (input) t.gemm_s += Fp8BackwardCastBytes(g) / ElementwiseBps(r);
   }
+  if (!input) return t;  // the weight-gradient GEMMs alone
   if (w.attention.batch_heads > 0) {
     const double eff =
         w.attention.flash_v1 ? r.attention_v1_backward_efficiency : r.attention_backward_efficiency;

@@ -11,7 +11,8 @@ LocalCostModel MakeLocalCostModel(const Schedule& s, const ClusterSpec& c, const
   m.calibration = &cal;
   m.class_time.reserve(s.compute_classes.size());
   for (const ComputeClass& cc : s.compute_classes) {
-    m.class_time.push_back(cc.backward ? BackwardTime(cc.work, m.rates) : ForwardTime(cc.work, m.rates));
+    m.class_time.push_back(cc.backward ? BackwardTime(cc.work, m.rates, cc.part)
+                                       : ForwardTime(cc.work, m.rates));
   }
   return m;
 }

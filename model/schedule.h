@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "model/calibration.h"
+#include "model/compute_cost.h"
 #include "model/module_graph.h"
 
 namespace zerosim::model {
@@ -168,6 +169,7 @@ std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_collect
 struct ComputeClass {
   ModuleWork work;
   bool backward = false;
+  BackwardPart part = BackwardPart::kWhole;  // backward only: the whole pass, or one part (compute_cost.h)
   bool operator==(const ComputeClass&) const = default;
 };
 

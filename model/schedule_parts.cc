@@ -84,8 +84,8 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   s->ops.reserve(f.trace.size() * static_cast<size_t>(z.gradient_accumulation_steps) * 8 + 64);
 
   // One compute class per distinct module pass (the same submodule of every block shares one).
-  auto class_of = [s](const ModuleWork& work, bool backward) {
-    const ComputeClass cc{work, backward};
+  auto class_of = [s](const ModuleWork& work, bool backward, BackwardPart part = BackwardPart::kWhole) {
+    const ComputeClass cc{work, backward, part};
     for (size_t i = 0; i < s->compute_classes.size(); ++i) {
       if (s->compute_classes[i] == cc) return static_cast<int>(i);
     }
@@ -110,6 +110,10 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
       if (n == "embedding.word_embeddings") role = TpRole::kEmbedding;
       if (static_cast<int>(i) == g.head_module) role = TpRole::kHead;
       f.tp_role.push_back(role);
+      const bool split = role == TpRole::kColumn || role == TpRole::kHead;
+      const ModuleWork& work = g.modules[i].work;
+      f.tp_input_gradient_class.push_back(split ? class_of(work, true, BackwardPart::kInputGradient) : -1);
+      f.tp_weight_gradient_class.push_back(split ? class_of(work, true, BackwardPart::kWeightGradient) : -1);
     }
     f.tp_activation_bytes = 2.0 * s->tokens_per_micro_step * m.hidden;  // X: 16-bit activations
     f.tp_loss_bytes = 4.0 * s->tokens_per_micro_step;                   // one fp32 per token
@@ -145,8 +149,21 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
   const bool gathers_before =
       sp && (column || (backward && (role == TpRole::kRow || role == TpRole::kEmbedding)));
   if (gathers_before) TensorCollective(emit, CollectiveKind::kAllGather, x, 2.0, emit->tail(Queue::kCompute));
+  if (backward && column) {
+    // The input gradient's all-reduce (SP: reduce-scatter) overlaps the weight-gradient GEMM: launched after
+    // the input-gradient part, waited after the weight-gradient part (layers.py); Megatron's count splits
+    // evenly, a linear layer's two backward GEMMs having the same FLOPs.
+    const auto m = static_cast<size_t>(ts.module);
+    const int input = emit->Compute(flops / 2, f.tp_input_gradient_class[m], deps);
+    const int c =
+        emit->Collective(Queue::kNcclTp, sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+                         GroupKind::kTensor, x, 2.0, Purpose::kTensorParallel, {input});
+    const int weight = emit->Compute(flops / 2, f.tp_weight_gradient_class[m], {input});
+    emit->Wait(Queue::kCompute, {c});
+    return weight;
+  }
   const int compute = emit->Compute(flops, cls, deps);
-  const bool reduces_after = backward ? column : (role == TpRole::kRow || role == TpRole::kEmbedding);
+  const bool reduces_after = !backward && (role == TpRole::kRow || role == TpRole::kEmbedding);
   if (reduces_after) {
     TensorCollective(emit, sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, x, 2.0, compute);
   }

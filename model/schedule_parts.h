@@ -29,6 +29,11 @@ struct ScheduleFrame {
   // micro-batch's hidden state X (s b h 16-bit values, every TP collective's buffer) and of the
   // cross-entropy's fp32 value per token (its three all-reduces).
   std::vector<TpRole> tp_role;
+  // Per module, for the column-parallel layers and the logit layer: the compute classes of their backward's
+  // input-gradient and weight-gradient parts (BackwardPart), between which the input gradient's collective
+  // runs; -1 for the others.
+  std::vector<int> tp_input_gradient_class;
+  std::vector<int> tp_weight_gradient_class;
   double tp_activation_bytes = 0;
   double tp_loss_bytes = 0;
 };
@@ -47,9 +52,9 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
 //     (SP: reduce-scatter); with SP before them the re-gather of their saved input shard, and before a
 //     row-parallel layer and the embedding the all-gather of the arriving gradient.
 // The compute stream waits for every TP collective (Queue::kCompute Wait): the next module needs its
-// result. Megatron overlaps the backward's input-gradient collective with the weight-gradient GEMM of the
-// same layer; one compute op holds both here, so that overlap is not modelled (the TP time is an upper
-// bound until the backward splits, design sec. 5 step 3).
+// result, except the backward's input-gradient collective of a column-parallel layer and of the logit
+// layer: it overlaps that layer's weight-gradient GEMM, the backward being two compute ops there
+// (BackwardPart), as Megatron issues it; the wait comes after the weight-gradient op.
 int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
                       std::initializer_list<int> deps);
 
