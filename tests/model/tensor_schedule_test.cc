@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
 
 #include "model/feasibility.h"
 #include "model/memory.h"
@@ -95,6 +96,40 @@ TEST(TensorSchedule, EveryBlockMovesTheDesignsBytesPerPass) {
       }
     }
   }
+}
+
+// Megatron's async input-gradient collective (layers.py): in a column-parallel layer's backward, the
+// all-reduce depends on the input-gradient part and runs while the weight-gradient part computes; the compute
+// stream waits for it only after that part.
+TEST(TensorSchedule, TheInputGradientCollectiveOverlapsTheWeightGradientGemm) {
+  const Schedule s =
+      BuildSchedule(testing::Gpt18B(), ZeroConfig{}, RankShape(testing::PaperCluster(1, 4, 8), Tp(8, false)));
+  int checked = 0;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (op.kind != OpKind::kCollective || op.coll.group != GroupKind::kTensor || op.phase != Phase::kBackward)
+      continue;
+    const std::string& name = s.graph.modules[static_cast<size_t>(op.module)].name;
+    if (!name.ends_with("query_key_value") && !name.ends_with("dense_h_to_4h")) continue;
+    // Its dependency: the module's input-gradient part.
+    bool on_input_part = false;
+    for (int k = 0; k < op.num_deps; ++k) {
+      const Op& d = s.ops[static_cast<size_t>(op.deps[static_cast<size_t>(k)])];
+      if (d.kind == OpKind::kCompute) {
+        on_input_part =
+            s.compute_classes[static_cast<size_t>(d.compute_class)].part == BackwardPart::kInputGradient;
+      }
+    }
+    EXPECT_TRUE(on_input_part) << name;
+    // Next on the compute stream: the weight-gradient part, then the wait for the collective.
+    ASSERT_LT(i + 2, s.ops.size());
+    const Op& next = s.ops[i + 1];
+    ASSERT_EQ(next.kind, OpKind::kCompute) << name;
+    EXPECT_EQ(s.compute_classes[static_cast<size_t>(next.compute_class)].part, BackwardPart::kWeightGradient);
+    EXPECT_EQ(s.ops[i + 2].kind, OpKind::kWait);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2 * testing::Gpt18B().layers);
 }
 
 TEST(TensorSchedule, DataParallelCollectivesSpanTheDataParallelGroup) {
