@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "model/placement.h"
+
 namespace zerosim::model {
 namespace {
 
@@ -347,6 +349,20 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
             "_create_zero_param_parallel_group, coalesced_collectives.py all_to_all_quant_reduce); with "
             "tensor > 1 they mix tensor-parallel shards",
             key, t));
+  }
+  // Each pipeline stage holds whole nodes (placement.h StagesAlignWithNodes): the data-parallel groups'
+  // closed forms and the replay's symmetry assume it; stages that share a node are not modelled.
+  if (p > 1 && gpus % (t * p) == 0) {
+    RankGrid grid{.nodes = c.nodes, .gpus_per_node = c.gpus_per_node};
+    grid.tensor = static_cast<int>(t);
+    grid.pipeline = static_cast<int>(p);
+    if (!StagesAlignWithNodes(grid)) {
+      Add(&out, "pipeline",
+          fmt::format(
+              "a pipeline stage of tensor {} x data {} = {} ranks does not fill whole nodes of {} GPUs: "
+              "stages that share a node are not modelled",
+              t, gpus / (t * p), gpus / p, per_node));
+    }
   }
   // A shard group (MiCS, HSDP) partitions over the d data-parallel ranks (design sec. 5 step 1); t = p = 1 is
   // CheckZero's rule over all GPUs.

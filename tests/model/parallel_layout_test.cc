@@ -185,6 +185,17 @@ TEST(ParallelLayout, ShardGroupsMustDivideTheDataParallelSize) {
       std::string::npos);
 }
 
+TEST(ParallelLayout, PipelineStagesHoldWholeNodes) {
+  // 1 node of 8 GPUs, pipeline 2: each stage is 4 ranks of one node.
+  const ClusterSpec one = testing::PaperCluster(1, 1, 8);
+  ZeroConfig z = Zero1();
+  EXPECT_NE(
+      MessageAt(Check(Layout(1, 2), testing::Gpt18B(), z, one), "pipeline").find("does not fill whole nodes"),
+      std::string::npos);
+  // 2 nodes: a stage is one node.
+  EXPECT_EQ(DescribeProblems(Check(Layout(1, 2), testing::Gpt18B(), z, testing::PaperCluster(1, 2, 8))), "");
+}
+
 TEST(ParallelLayout, TensorParallelismIsModelledAndPipelineParallelismIsNotYet) {
   const ModelSpec m = testing::Gpt18B();
   const ClusterSpec c = testing::PaperCluster();
