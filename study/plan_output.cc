@@ -128,6 +128,10 @@ std::string PlanJsonl(const Plan& plan) {
     line.Add("tokens_per_s_low", c.tokens_per_s_low).Add("tokens_per_s_high", c.tokens_per_s_high);
     line.Add("band_group", c.best.band.group).Add("band_validated", c.best.band.validated);
     line.Add("baseline", c.baseline);
+    if (c.has_runner_up) {
+      line.Add("runner_up_setting", c.runner_up.name).Add("runner_up_tensor", c.runner_up.layout.tensor);
+      line.Add("runner_up_tokens_per_s", c.runner_up.tokens_per_s);
+    }
     if (c.baseline_fits) line.Add("baseline_tokens_per_s", c.baseline_tokens_per_s);
     line.Add("usd_per_million_tokens", c.cost.usd_per_million_tokens);
     line.Add("usd_per_million_tokens_low", c.usd_per_million_tokens_low);

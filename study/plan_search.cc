@@ -144,8 +144,15 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
         c.baseline_tokens_per_s = r.tokens_per_s;
       }
       if (!found || r.tokens_per_s > c.best.tokens_per_s) {
+        if (found) {
+          c.runner_up = std::move(c.best);
+          c.has_runner_up = true;
+        }
         c.best = std::move(r);
         found = true;
+      } else if (!c.has_runner_up || r.tokens_per_s > c.runner_up.tokens_per_s) {
+        c.runner_up = std::move(r);
+        c.has_runner_up = true;
       }
     }
     if (!found) {

@@ -47,6 +47,10 @@ struct PlanChoice {
   std::string cluster;                                    // axis values, "key=value key=value"
   std::vector<std::pair<std::string, std::string>> axes;  // the same, key by key
   model::VariantReport best;  // named as its setting, with its band
+  // The second-fastest setting that fits (its name, strategy and layout in `runner_up`; none: the best is the
+  // only one), so that a plot shows how close the choice was.
+  bool has_runner_up = false;
+  model::VariantReport runner_up;
   // The sweep's first variant as written on the same cluster (the baseline of "vs"); its throughput when it
   // fits (baseline_fits), else none.
   std::string baseline;

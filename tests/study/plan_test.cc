@@ -193,6 +193,13 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   const std::string jsonl = PlanJsonl(plan);
   const nlohmann::json line = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
   EXPECT_EQ(line["tensor"], plan.choices[0].best.layout.tensor);
+  // The runner-up, where another layout fits (the most GPUs leave room for more than one): no faster than the
+  // best, and in the JSON line of its cluster.
+  const PlanChoice& last = plan.choices.back();
+  ASSERT_TRUE(last.has_runner_up) << last.cluster;
+  EXPECT_NE(last.runner_up.name, last.best.name);
+  EXPECT_LE(last.runner_up.tokens_per_s, last.best.tokens_per_s);
+  EXPECT_NE(jsonl.find("\"runner_up_setting\":\"" + last.runner_up.name + "\""), std::string::npos);
 }
 
 }  // namespace
