@@ -59,17 +59,18 @@ Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const Rank
     emit.Memory(Queue::kCompute, kFp8AmaxBytes * fp8_partition, {});
   }
   // DeepSpeed stage 3's _post_step (v0.6 to v0.10): the persistent parameters (numel below
-  // stage3_param_persistence_threshold), just updated, are gathered again through _allgather_params_coalesced,
-  // which issues one fp16 all-gather per parameter (never quantized) over the partition group (MiCS: its
-  // shard group), then torch.cuda.synchronize(): tiny, latency-bound collectives in a row, exposed at the end
-  // of every step.
+  // stage3_param_persistence_threshold), just updated, are gathered again through
+  // _allgather_params_coalesced, which issues one all-gather per parameter in the model's dtype (never
+  // quantized) over the partition group (MiCS: its shard group), then torch.cuda.synchronize(): tiny,
+  // latency-bound collectives in a row, exposed at the end of every step.
   const GroupKind partition_group = mics ? GroupKind::kShard : GroupKind::kGlobal;
+  const double element_bytes = BytesPerElement(m.dtype);
   int last_gather = -1;
   for (const Param& p : s.graph.params) {
     if (p.numel() >= z.stage3_param_persistence_threshold) continue;
     last_gather = emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, partition_group,
-                                  std::ceil(p.numel() / shards) * shards * 2.0, 2.0, Purpose::kForwardAllGather,
-                                  {emit.tail(Queue::kCompute)});
+                                  std::ceil(p.numel() / shards) * shards * element_bytes, element_bytes,
+                                  Purpose::kForwardAllGather, {emit.tail(Queue::kCompute)});
   }
   if (last_gather >= 0) emit.Host(0.0, last_gather);
   FinishSchedule(&s);
