@@ -59,7 +59,7 @@ BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const Clu
   r.largest_micro_batch = static_cast<int>(lo);
   r.memory = lo_memory;
   r.next_total_bytes = hi <= kMaxMicroBatch ? hi_memory.total_bytes : 0;
-  const int64_t p = c.total_gpus() / l.tensor;  // the data-parallel ranks (P without tensor parallelism)
+  const int64_t p = l.data_parallel(c.total_gpus());  // the data-parallel ranks (P without TP)
   r.micro_batch = r.largest_micro_batch;
   if (target_global_batch <= 0) {
     r.global_batch = static_cast<int64_t>(r.micro_batch) * r.gradient_accumulation_steps * p;

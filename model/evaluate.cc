@@ -59,13 +59,12 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.engine = engine;
   r.zero = z;
   r.model = m;
-  r.layout.tensor = s.tensor;
-  r.layout.sequence_parallel = s.sequence_parallel;
+  r.layout = s.layout();
   r.iteration_time_s = t.iteration_s;
   const int p = c.total_gpus();
   // The d = P / t data-parallel ranks each train their own micro-batches; a tensor group's t ranks share
   // theirs (Megatron: global batch = micro-batch x accumulation x d).
-  const int d = p / s.tensor;
+  const int d = r.layout.data_parallel(p);
   r.tflops_per_gpu = IterationFlops(m, z, d) / (t.iteration_s * p) / kTera;
   r.tokens_per_s = static_cast<double>(d) * z.train_micro_batch_size_per_gpu * m.seq_len *
                    z.gradient_accumulation_steps / t.iteration_s;

@@ -353,10 +353,7 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
   // Each pipeline stage holds whole nodes (placement.h StagesAlignWithNodes): the data-parallel groups'
   // closed forms and the replay's symmetry assume it; stages that share a node are not modelled.
   if (p > 1 && gpus % (t * p) == 0) {
-    RankGrid grid{.nodes = c.nodes, .gpus_per_node = c.gpus_per_node};
-    grid.tensor = static_cast<int>(t);
-    grid.pipeline = static_cast<int>(p);
-    if (!StagesAlignWithNodes(grid)) {
+    if (!StagesAlignWithNodes(GridOf(c, 1, 0, l))) {
       Add(&out, "pipeline",
           fmt::format(
               "a pipeline stage of tensor {} x data {} = {} ranks does not fill whole nodes of {} GPUs: "

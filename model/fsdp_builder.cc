@@ -235,7 +235,7 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankSh
   FsdpEmulator fsdp(&s, z, &emit, BytesPerElement(m.dtype));
   const int shards = z.strategy == Strategy::kFsdpNoShard       ? 1
                      : z.strategy == Strategy::kFsdpHybridShard ? s.shard_group_size
-                                                                : s.data_parallel_size;
+                                                                : s.data_parallel_size();
   s.param_shards = s.gradient_shards = s.optimizer_shards = shards;
   s.reduce_buffer_elements = fsdp.largest_padded();
   const ModuleGraph& g = s.graph;

@@ -159,11 +159,9 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   const double b = z.train_micro_batch_size_per_gpu;
   // With tensor parallelism one rank's share (memory.h ActivationBytes) and its V/t logits (the logit layer
   // is vocabulary parallel).
-  ParallelLayout layout;
-  layout.tensor = s.tensor;
-  layout.sequence_parallel = s.sequence_parallel;
   const double logits = 6.0 * b * m.seq_len * m.vocab / s.tensor;
-  r.activations_bytes = ActivationBytes(m, b, RecomputeOf(z), z.recompute_block_interval, layout) + logits;
+  r.activations_bytes =
+      ActivationBytes(m, b, RecomputeOf(z), z.recompute_block_interval, s.layout()) + logits;
 
   // The process's own memory besides the tensors (runtime_memory.h): the tensors kept at the peak that take
   // large-pool blocks are the saved activations and the parameters whose partition (or shard) exceeds the

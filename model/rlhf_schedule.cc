@@ -51,7 +51,6 @@ void Begin(Schedule* s, const ModelSpec& m, const ZeroConfig& z, const RankShape
   s->nodes = c.nodes;
   s->gpus_per_node = c.gpus_per_node;
   s->world_size = c.total_gpus();
-  s->data_parallel_size = s->world_size;
   s->hardware_queues = z.cuda_device_max_connections;
   s->micro_steps = 1;
   s->tokens_per_micro_step = tokens;

@@ -24,6 +24,7 @@
 #include "model/calibration.h"
 #include "model/compute_cost.h"
 #include "model/module_graph.h"
+#include "model/parallel_layout.h"
 
 namespace zerosim::model {
 
@@ -187,10 +188,17 @@ struct Schedule {
   int gpus_per_node = 0;
   int world_size = 0;             // P = nodes x gpus_per_node
   // The layout the schedule's rank runs (RankShape): tensor-parallel size t (its module graph is one TP
-  // rank's: module_graph.h), sequence parallelism, and d = P / t, the ranks the strategy shards over.
+  // rank's: module_graph.h) and sequence parallelism.
   int tensor = 1;
   bool sequence_parallel = false;
-  int data_parallel_size = 0;
+  ParallelLayout layout() const {
+    ParallelLayout l;
+    l.tensor = tensor;
+    l.sequence_parallel = sequence_parallel;
+    return l;
+  }
+  // d = P / t, the ranks the strategy shards over.
+  int data_parallel_size() const { return layout().data_parallel(world_size); }
   int shard_group_size = 0;       // s of GroupKind::kShard / kReplica (MiCS, HSDP); 0 without such groups
   int hpz_group_size = 1;         // ranks of GroupKind::kHpz where the schedule has such collectives, else 1
   int hardware_queues = 8;        // ZeroConfig::cuda_device_max_connections (1: GPU ops dispatch in issue order)

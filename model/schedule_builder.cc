@@ -20,7 +20,7 @@ Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const Rank
   Schedule s;
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
   const bool mics = z.strategy == Strategy::kMics;
-  const int shards = mics ? s.shard_group_size : s.data_parallel_size;
+  const int shards = mics ? s.shard_group_size : s.data_parallel_size();
   s.param_shards = s.gradient_shards = s.optimizer_shards = shards;
   s.reduce_buffer_elements = z.contiguous_gradients ? z.reduce_bucket_size : 0;
   OpEmitter emit(&s, c, z.zero_hpz_partition_size);

@@ -16,14 +16,10 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   s->world_size = c.total_gpus();
   s->tensor = c.tensor;
   s->sequence_parallel = c.sequence_parallel;
-  s->data_parallel_size = c.total_gpus() / c.tensor;
   s->hardware_queues = z.cuda_device_max_connections;
   s->micro_steps = z.gradient_accumulation_steps;
   s->tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
-  ParallelLayout layout;
-  layout.tensor = c.tensor;
-  layout.sequence_parallel = c.sequence_parallel;
-  s->graph = BuildModuleGraph(m, s->tokens_per_micro_step, layout);
+  s->graph = BuildModuleGraph(m, s->tokens_per_micro_step, s->layout());
   ApplyFp8Gemms(z.precision, &s->graph);  // precision.h: FP8 linear layers
   // Selective recompute keeps everything but the unfused attention core's s^2 tensors, which the backward
   // recomputes (Korthikanti et al. 2022, sec. 4). FlashAttention never stores them and recomputes inside

@@ -25,8 +25,8 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z, const Rank
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
   const bool stage2 = z.strategy == Strategy::kZero2;
   s.param_shards = 1;
-  s.gradient_shards = stage2 ? s.data_parallel_size : 1;
-  s.optimizer_shards = s.data_parallel_size;
+  s.gradient_shards = stage2 ? s.data_parallel_size() : 1;
+  s.optimizer_shards = s.data_parallel_size();
   s.reduce_buffer_elements = z.contiguous_gradients ? z.reduce_bucket_size : 0;
   OpEmitter emit(&s, c, 1);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
@@ -59,15 +59,15 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z, const Rank
 
   const int step_op = EmitOptimizerStep(z, &s, &emit);
   // all_gather_dp_groups: pieces of the updated partitions, gathered on the default stream.
-  const double partition = std::ceil(s.partitioned_elements / s.data_parallel_size);
+  const double partition = std::ceil(s.partitioned_elements / s.data_parallel_size());
   const double pieces =
-      std::max(1.0, std::floor(partition * s.data_parallel_size / std::max(1.0, z.allgather_bucket_size)));
+      std::max(1.0, std::floor(partition * s.data_parallel_size() / std::max(1.0, z.allgather_bucket_size)));
   const double piece = std::ceil(partition / pieces);
   int last = step_op;
   for (int i = 0; i < static_cast<int>(pieces); ++i) {
     last = emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kGlobal,
-                           piece * s.data_parallel_size * BytesPerElement(m.dtype), BytesPerElement(m.dtype),
-                           Purpose::kForwardAllGather, {last});
+                           piece * s.data_parallel_size() * BytesPerElement(m.dtype),
+                           BytesPerElement(m.dtype), Purpose::kForwardAllGather, {last});
   }
   emit.Wait(Queue::kCompute, {last});
   FinishSchedule(&s);

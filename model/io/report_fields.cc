@@ -115,13 +115,13 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).layout.sequence_parallel; }, kRow,
        {"parallel.sequence_parallel", 24}},
       {"parallel.data", "", kAny,
-       [](const FieldRow& r) { return Int(V(r).gpus > 0 ? V(r).gpus / V(r).layout.tensor : 0); }, kNoRow,
+       [](const FieldRow& r) { return Int(V(r).layout.data_parallel(V(r).gpus)); }, kNoRow,
        {"parallel.data", 26}},
       {"layout_text", "", kAny,
        [](const FieldRow& r) -> FieldValue {
          const model::ParallelLayout& l = V(r).layout;
          const int gpus = C(r).total_gpus();
-         return fmt::format("{}x{}{}", l.tensor, gpus / l.tensor, l.sequence_parallel ? " SP" : "");
+         return fmt::format("{}x{}{}", l.tensor, l.data_parallel(gpus), l.sequence_parallel ? " SP" : "");
        },
        kNoRow, kNoJson, kNoCause, Text("tensor x data parallel", 5)},
       {"zero.zero_quantized_weights", "", kAny,

@@ -60,7 +60,7 @@ TEST(TensorSchedule, WithoutTensorParallelismThereAreNoTensorCollectives) {
     EXPECT_NE(op.purpose, Purpose::kTensorParallel);
   }
   EXPECT_EQ(s.tensor, 1);
-  EXPECT_EQ(s.data_parallel_size, s.world_size);
+  EXPECT_EQ(s.data_parallel_size(), s.world_size);
 }
 
 // Per block and micro-batch, per rank (design sec. 1.2): forward 4 (t-1)/t X, recompute the same, backward
@@ -137,7 +137,7 @@ TEST(TensorSchedule, DataParallelCollectivesSpanTheDataParallelGroup) {
   for (int t : {2, 8}) {
     const Schedule s = BuildSchedule(testing::Gpt18B(), ZeroConfig{}, RankShape(c, Tp(t, false)));
     const int d = c.total_gpus() / t;
-    EXPECT_EQ(s.data_parallel_size, d);
+    EXPECT_EQ(s.data_parallel_size(), d);
     EXPECT_EQ(s.param_shards, d);
     int dp = 0;
     for (const CollectiveSpec& k : s.collective_classes) {
