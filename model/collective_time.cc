@@ -95,9 +95,10 @@ double NvlsAllReduceSeconds(double bytes, int ranks, const ClusterSpec& c) {
   const int minor = NcclReleaseMinor(c.nccl.release);
   // NVLS arrived in NCCL 2.17 (tuning.cc v2.17.1-1: NCCL_ALGO_NVLS), needs an NVSwitch and compute capability
   // >= 9.0 (search.cc: `ccMin < 90` returns no NVLS graph); across nodes NCCL disables it without CollNet
-  // (tuning.cc: `collnetEnable == 0 && a == NCCL_ALGO_NVLS && nNodes > 1`).
+  // (tuning.cc: `collnetEnable == 0 && a == NCCL_ALGO_NVLS && nNodes > 1`); nor on two GPUs
+  // (transport/nvls.cc ncclNvlsInit: `gpuCount <= 2` returns without NVLS, as nccl_channels.cc counts).
   const double efficiency = NvlsEfficiency(c);
-  if (ranks < 2 || c.nodes != 1 || efficiency <= 0 || (minor >= 0 && minor < 17)) return 0;
+  if (ranks <= 2 || c.nodes != 1 || efficiency <= 0 || (minor >= 0 && minor < 17)) return 0;
   const double wire_bytes = bytes * (1.0 + 1.0 / ranks);
   return NvlsLatencySeconds(c) + wire_bytes / (efficiency * c.intra.bandwidth_Bps);
 }

@@ -44,7 +44,7 @@ double LeafUplinkBps(const ClusterSpec& c);
 
 // NVLink SHARP (NCCL's NVLS algorithm) all-reduce of `bytes` per rank over the `ranks` GPUs of one NVSwitch
 // node, seconds; 0 where NCCL offers no NVLS: more than one node (multi-node NVLS needs CollNet or NVLSTree,
-// not modelled), fewer than 2 ranks, a GPU older than Hopper, or an NCCL release before 2.17. Time = NCCL's
+// not modelled), two ranks or fewer, a GPU older than Hopper, or an NCCL release before 2.17. Time = NCCL's
 // NVLS latency (NvlsLatencySeconds) + the wire bytes of NCCL's single-node NVLS kernel, bytes * (1 + 1/ranks)
 // per GPU and direction, over NvlsEfficiency(c) * c.intra.bandwidth_Bps (collective_time.cc says where each
 // comes from).

@@ -221,12 +221,31 @@ CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const Cluste
   return best;
 }
 
+namespace {
+
+// A TP group of consecutive ranks (placement.h kTensor) that lies inside one node.
+bool TensorGroupInNode(const CollectiveSpec& s, const ClusterSpec& c) {
+  return s.group == GroupKind::kTensor && s.group_size > 1 && c.gpus_per_node > 0 &&
+         s.group_size <= c.gpus_per_node && c.gpus_per_node % s.group_size == 0;
+}
+
+}  // namespace
+
 bool IsTunedAllReduce(const CollectiveSpec& s, const ClusterSpec& c) {
+  if (s.kind != CollectiveKind::kAllReduce) return false;
+  if (TensorGroupInNode(s, c)) return true;
   // The communicator is every GPU: the global group, or a MiCS / HSDP replica group with shard groups of one
   // rank (its node-major ring is the global one, traffic.h).
-  return s.kind == CollectiveKind::kAllReduce &&
-         (s.group == GroupKind::kGlobal || s.group == GroupKind::kReplica) &&
-         s.group_size == c.total_gpus() && s.group_size > 1;
+  return (s.group == GroupKind::kGlobal || s.group == GroupKind::kReplica) && s.group_size == c.total_gpus() &&
+         s.group_size > 1;
+}
+
+ClusterSpec TunerView(const CollectiveSpec& s, const ClusterSpec& c) {
+  if (!TensorGroupInNode(s, c) || s.group_size == c.total_gpus()) return c;
+  ClusterSpec view = c;
+  view.nodes = 1;
+  view.gpus_per_node = s.group_size;
+  return view;
 }
 
 TierScale AllReduceTierScale(const Traffic& ring, double bytes, const char* algorithm, const ClusterSpec& c) {
@@ -264,7 +283,7 @@ namespace {
 TierScale TierScaleOf(const CollectiveSpec& s, const Traffic& ring, const CollectiveTime& tuned,
                       const ClusterSpec& c) {
   if (!IsTunedAllReduce(s, c) || tuned.algorithm == nullptr) return TierScale{};
-  return AllReduceTierScale(ring, s.buffer_bytes, tuned.algorithm, c);
+  return AllReduceTierScale(ring, s.buffer_bytes, tuned.algorithm, TunerView(s, c));
 }
 
 Traffic WireOf(const CollectiveSpec& s, const Traffic& ring, const CollectiveTime& tuned,
@@ -292,7 +311,7 @@ Traffic WireTraffic(const CollectiveSpec& s, const ClusterSpec& c) {
 CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c) {
   const Traffic ring = CollectiveTraffic(s, c);
   if (!IsTunedAllReduce(s, c)) return EstimateCollective(ring, c);
-  CollectiveTime t = EstimateAllReduce(ring, s.buffer_bytes, c);
+  CollectiveTime t = EstimateAllReduce(ring, s.buffer_bytes, TunerView(s, c));
   // The ring's step structure, carrying the tuner's latency in total (the replay delays by each step's).
   const NcclProtocol& p = t.params;
   const double ring_latency_s = p.base_latency_s + ring.intra_steps * p.intra_step_latency_s +

@@ -61,12 +61,20 @@ double TreeCorrectionFactor(int protocol, double bytes, int minor);
 CollectiveTime EstimateAllReduce(const Traffic& ring, double bytes, const ClusterSpec& c,
                                  unsigned algorithms = kNcclAllAlgorithms);
 
-// Whether `s` is timed as NCCL's tuner picks it (EstimateAllReduce): an all-reduce whose communicator is
-// every GPU of the cluster (GroupKind::kGlobal: FSDP NO_SHARD's gradient all-reduce; GroupKind::kReplica of
-// shard groups of one rank: MiCS with mics_shard_size = 1, the same communicator). Any other collective,
-// and an all-reduce over a smaller communicator (HSDP's and MiCS's replica groups, whose NCCL trees ZeroSim
-// does not model: EstimateAllReduce takes the cluster as the communicator), is EstimateCollective's ring.
+// Whether `s` is timed as NCCL's tuner picks it (EstimateAllReduce over TunerView(s, c)): an all-reduce
+// whose communicator is every GPU of the cluster (GroupKind::kGlobal: FSDP NO_SHARD's gradient all-reduce;
+// GroupKind::kReplica of shard groups of one rank: MiCS with mics_shard_size = 1, the same communicator), or
+// a tensor-parallel group inside one node (GroupKind::kTensor, t > 1 dividing the node's GPUs: Megatron's
+// row/column-parallel all-reduces, where NVLS on 4 or 8 Hopper GPUs beats the ring). Any other collective,
+// and an all-reduce over another smaller communicator (HSDP's and MiCS's replica groups and a TP group across
+// nodes, whose NCCL trees ZeroSim does not model), is EstimateCollective's ring.
 bool IsTunedAllReduce(const CollectiveSpec& s, const ClusterSpec& c);
+
+// The cluster NCCL's tuner sees for the communicator of a tuned all-reduce `s`: `c` itself where the
+// communicator is every GPU; for a TP group inside a node, one node of t GPUs with c's links and library
+// (NCCL builds a communicator's topology from its own ranks, src/graph/topo.cc ncclTopoGetSystem, so the
+// tuner's chain length, LL cap and NVLS rule (transport/nvls.cc: more than two GPUs) count t GPUs).
+ClusterSpec TunerView(const CollectiveSpec& s, const ClusterSpec& c);
 
 // How the bytes of NCCL's `algorithm` ("Ring", "Tree", "NVLS", "NVLSTree") for an all-reduce of `bytes` per
 // rank over every GPU differ from its ring's (`ring`, CollectiveTraffic of kAllReduce over all GPUs), per

@@ -161,6 +161,8 @@ TEST(CollectiveTime, NvlsOnlyWhereNcclHasIt) {
   c.gpu.name = "H100-SXM-80GB";
   EXPECT_GT(NvlsAllReduceSeconds(1e9, 8, c), 0.0);
   EXPECT_EQ(NvlsAllReduceSeconds(1e9, 1, c), 0.0);
+  EXPECT_EQ(NvlsAllReduceSeconds(1e9, 2, c), 0.0);  // transport/nvls.cc: no NVLS on two GPUs
+  EXPECT_GT(NvlsAllReduceSeconds(1e9, 3, c), 0.0);
   ASSERT_TRUE(NcclLibraryForRelease("2.16.5", &c.nccl));  // before NVLS
   EXPECT_EQ(NvlsAllReduceSeconds(1e9, 8, c), 0.0);
   // Release latencies (tuning.cc): 2.17 none, 2.18-2.20 23 us, 2.21 on 25 us.

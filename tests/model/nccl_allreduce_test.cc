@@ -205,6 +205,56 @@ CollectiveSpec WholeClusterAllReduce(double bytes, const ClusterSpec& c) {
   return s;
 }
 
+// A TP group inside a node is its own communicator (ncclTopoGetSystem builds it from its ranks): NCCL's tuner
+// times it as one node of t GPUs, so TP8 and TP4 on Hopper take NVLS for large activations (the single-node
+// NVLS kernel over t ranks), TP2 cannot (transport/nvls.cc: two GPUs or fewer), and a TP group spanning
+// nodes stays the placement's ring.
+TEST(NcclAllReduce, TensorGroupInsideANodeIsTunedAsOneNode) {
+  const ClusterSpec c = FourHopperNodes();
+  CollectiveSpec s;
+  s.kind = CollectiveKind::kAllReduce;
+  s.group = GroupKind::kTensor;
+  s.tensor = 8;
+  s.group_size = 8;
+  s.buffer_bytes = 64.0 * 1024 * 1024;  // one block's activations, b s h x 2 bytes, order of magnitude
+  ASSERT_TRUE(IsTunedAllReduce(s, c));
+  const ClusterSpec view = TunerView(s, c);
+  EXPECT_EQ(view.nodes, 1);
+  EXPECT_EQ(view.gpus_per_node, 8);
+  const CollectiveTime t8 = EstimateScheduledCollective(s, c);
+  EXPECT_STREQ(t8.algorithm, "NVLS");
+  EXPECT_NEAR(t8.seconds, NvlsAllReduceSeconds(s.buffer_bytes, 8, view), 1e-12);
+  // Faster than the ring EstimateCollective timed it as before.
+  EXPECT_LT(t8.seconds, EstimateCollective(CollectiveTraffic(s, c), c).seconds);
+  ExpectNoFasterThanTheLinks(s, c);
+
+  CollectiveSpec t4 = s;
+  t4.tensor = t4.group_size = 4;
+  EXPECT_STREQ(EstimateScheduledCollective(t4, c).algorithm, "NVLS");
+  EXPECT_NEAR(EstimateScheduledCollective(t4, c).seconds,
+              NvlsAllReduceSeconds(s.buffer_bytes, 4, TunerView(t4, c)), 1e-12);
+
+  CollectiveSpec t2 = s;
+  t2.tensor = t2.group_size = 2;
+  ASSERT_TRUE(IsTunedAllReduce(t2, c));
+  EXPECT_STRNE(EstimateScheduledCollective(t2, c).algorithm, "NVLS");
+
+  CollectiveSpec across = s;  // 16 ranks over two nodes
+  across.tensor = across.group_size = 16;
+  EXPECT_FALSE(IsTunedAllReduce(across, c));
+  EXPECT_EQ(EstimateScheduledCollective(across, c).seconds,
+            EstimateCollective(CollectiveTraffic(across, c), c).seconds);
+
+  CollectiveSpec gather = s;  // sequence parallelism's all-gathers are rings
+  gather.kind = CollectiveKind::kAllGather;
+  EXPECT_FALSE(IsTunedAllReduce(gather, c));
+
+  ClusterSpec ampere = c;  // no NVLS before Hopper: the tuner's ring or chain
+  ampere.gpu.name = "A100-SXM4-80GB";
+  ampere.intra.bandwidth_Bps = 300e9;
+  EXPECT_STRNE(EstimateScheduledCollective(s, ampere).algorithm, "NVLS");
+}
+
 // Tree (4 x 8, 1 MiB): every node's NICs and every GPU port carry 2 x bytes one way, the ring 2 x 31/32.
 // NVLSTree (2 x 8, 1 GiB, 2.19): NVLS's bytes x 9/8 per GPU port, the buffer once through each node's NICs
 // (tuning.cc: bwInter unhalved on two nodes), against the ring's 2 x 15/16. NVLS (1 x 8, 1 GiB): 9/8 of the
