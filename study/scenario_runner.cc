@@ -26,8 +26,9 @@ struct SimRunSlot {
 };
 
 constexpr const char* kAnalyticModel =
-    "analytic engine: NCCL's cost model per link tier (rings, all-to-all; the tuner's pick for a whole-cluster "
-    "all-reduce), each collective uncontended, link tiers shared by the queues";
+    "analytic engine: NCCL's cost model per link tier (rings, all-to-all; the tuner's pick for a "
+    "whole-cluster "
+    "or in-node TP all-reduce), each collective uncontended, link tiers shared by the queues";
 
 // An RLHF variant ([rlhf]) by phase (model/rlhf_evaluate.h), each pass timed by `engine`.
 StatusOr<model::VariantReport> EvaluateRlhf(const io::Scenario& s, const io::Variant& v, bool sim,
