@@ -7,6 +7,7 @@
 #include "model/invariants.h"
 #include "model/memory.h"
 #include "model/nccl_allreduce.h"
+#include "model/pipeline_evaluate.h"
 #include "model/placed_collectives.h"
 #include "model/schedule_builder.h"
 #include "model/units.h"
@@ -51,6 +52,20 @@ double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
   return TrainingFlops(m, tokens, false) + blocks * RecomputeFlopsPerLayer(m, tokens, policy);
 }
 
+void SetThroughput(VariantReport* r, const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                   int data_parallel) {
+  const int p = c.total_gpus();
+  const double t = r->iteration_time_s;
+  // The d data-parallel ranks each train their own micro-batches; a tensor group's t ranks and a pipeline's
+  // stages share theirs (Megatron: global batch = micro-batch x accumulation x d).
+  const int d = data_parallel;
+  r->tflops_per_gpu = IterationFlops(m, z, d) / (t * p) / kTera;
+  r->tokens_per_s =
+      static_cast<double>(d) * z.train_micro_batch_size_per_gpu * m.seq_len * z.gradient_accumulation_steps / t;
+  const double peak = z.precision.fp8_gemms && c.gpu.fp8_peak_flops > 0 ? c.gpu.fp8_peak_flops : c.gpu.peak_flops;
+  r->mfu = ModelFlopsPerToken(m) * r->tokens_per_s / p / peak;
+}
+
 VariantReport AssembleVariant(const std::string& name, const std::string& engine, const ModelSpec& m,
                               const ZeroConfig& z, const ClusterSpec& c, const Schedule& s, const Timing& t,
                               const TierVolumes& v) {
@@ -62,14 +77,7 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.layout = s.layout();
   r.iteration_time_s = t.iteration_s;
   const int p = c.total_gpus();
-  // The d = P / t data-parallel ranks each train their own micro-batches; a tensor group's t ranks share
-  // theirs (Megatron: global batch = micro-batch x accumulation x d).
-  const int d = r.layout.data_parallel(p);
-  r.tflops_per_gpu = IterationFlops(m, z, d) / (t.iteration_s * p) / kTera;
-  r.tokens_per_s = static_cast<double>(d) * z.train_micro_batch_size_per_gpu * m.seq_len *
-                   z.gradient_accumulation_steps / t.iteration_s;
-  const double peak = z.precision.fp8_gemms && c.gpu.fp8_peak_flops > 0 ? c.gpu.fp8_peak_flops : c.gpu.peak_flops;
-  r.mfu = ModelFlopsPerToken(m) * r.tokens_per_s / p / peak;
+  SetThroughput(&r, m, z, c, r.layout.data_parallel(p));
   r.exposed_comm_s = t.exposed_comm_s;
   r.compute_s = t.compute_s;
   r.optimizer_s = t.optimizer_s;
@@ -102,7 +110,10 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
 }
 
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                      const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l) {
+                                      const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l,
+                                      ScheduleCache* cache) {
+  if (l.pipeline > 1) return EvaluatePipelineVariant(name, m, z, c, cal, l, cache);
+  if (cache != nullptr) return EvaluateAnalyticVariant(name, m, z, c, cal, cache->Get(m, z, RankShape(c, l)));
   return EvaluateAnalyticVariant(name, m, z, c, cal, BuildSchedule(m, z, RankShape(c, l)));
 }
 

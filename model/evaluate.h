@@ -24,11 +24,19 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
                               const ZeroConfig& z, const ClusterSpec& c, const Schedule& s, const Timing& t,
                               const TierVolumes& v);
 
+// The throughput of `r` from its iteration_time_s: TFLOPs per GPU (IterationFlops over the cluster's P
+// GPUs), tokens per second of the `data_parallel` ranks' micro-batches and the MFU, for the whole model `m`.
+void SetThroughput(VariantReport* r, const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                   int data_parallel);
+
+class ScheduleCache;
+
 // BuildSchedule (for the layout `l`: one tensor-parallel rank's schedule) + EvaluateAnalytic +
-// AssembleVariant.
+// AssembleVariant; a pipelined layout (l.pipeline > 1) is its stages' schedules composed by the pipeline
+// (model/pipeline_evaluate.h). `cache` (optional) holds the schedules built.
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal,
-                                      const ParallelLayout& l = {});
+                                      const ParallelLayout& l = {}, ScheduleCache* cache = nullptr);
 // The same with a schedule already built for (m, z) on the cluster's shape (BuildSchedule(m, z, c)).
 VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal, const Schedule& s);

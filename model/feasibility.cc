@@ -381,10 +381,15 @@ std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z,
   auto refuse = [](const char* key, std::string message) {
     return std::vector<Problem>{{key, std::move(message), ProblemKind::kNotModelled}};
   };
-  if (l.pipeline > 1) {
-    return refuse("pipeline",
-                  "pipeline parallelism is not modelled yet (issue 22): [parallel] pipeline must be 1");
+  // Pipelines are the analytic engine's (model/pipeline_evaluate.h) under DeepSpeed's ZeRO-1 (CheckLayout
+  // refuses ZeRO-2 and ZeRO-3 there, as DeepSpeed's pipeline engine does); FSDP with a pipeline (torchtitan's
+  // 3D) is not modelled yet.
+  if (l.pipeline > 1 && z.framework == Framework::kFsdp) {
+    return refuse("pipeline", fmt::format("strategy \"{}\" with pipeline > 1 (torchtitan's FSDP + PP) is not "
+                                          "modelled yet (issue 22): ZeroSim's pipelines run DeepSpeed's zero1",
+                                          StrategyName(z.strategy)));
   }
+  if (l.pipeline > 1 && rlhf) return refuse("pipeline", "RLHF phases with pipeline > 1 are not modelled (issue 22)");
   if (HasShardGroup(z.strategy)) {
     return refuse("tensor",
                   fmt::format("strategy \"{}\" with tensor > 1 is not modelled yet (issue 22): its shard "

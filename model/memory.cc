@@ -54,51 +54,54 @@ int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_int
 }
 
 double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval,
-                       const ParallelLayout& layout) {
+                       const ParallelLayout& layout, double saved_copies) {
   // The checkpointed block input is the sequence shard with SP (Korthikanti sec. 5: 2sbhL / t).
   const double sp = layout.sequence_parallel ? layout.tensor : 1.0;
   const double layer_input = 2.0 * m.seq_len * micro_batch * m.hidden / sp;
   const double working_set = BlockActivationBytes(m, micro_batch, RecomputePolicy::kNone, layout);
+  const double n = saved_copies;
   switch (policy) {
     case RecomputePolicy::kNone:
     case RecomputePolicy::kSelective:
-      return m.layers * BlockActivationBytes(m, micro_batch, policy, layout);
+      return n * m.layers * BlockActivationBytes(m, micro_batch, policy, layout);
     case RecomputePolicy::kFull:
-      return m.layers * layer_input + working_set;
+      return n * m.layers * layer_input + working_set;
     case RecomputePolicy::kOffload:
       return working_set;
     case RecomputePolicy::kSelectiveOp:
-      return m.layers * BlockActivationBytes(m, micro_batch, policy, layout) + working_set;
+      return n * m.layers * BlockActivationBytes(m, micro_batch, policy, layout) + working_set;
     case RecomputePolicy::kSelectiveBlock: {
       const int k = CheckpointedBlocks(m, policy, block_interval);
-      return k * layer_input + (m.layers - k) * working_set + (k > 0 ? working_set : 0.0);
+      return n * (k * layer_input + (m.layers - k) * working_set) + (k > 0 ? working_set : 0.0);
     }
   }
   return 0.0;
 }
 
-double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int block_interval) {
+double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int block_interval,
+                              double saved_copies) {
   const double masks = m.dropout > 0 ? 2.0 : 0.0;
   const bool unfused = m.attention == AttentionImpl::kUnfused;
   const double core =
       unfused ? (policy == RecomputePolicy::kSelective ? 0.0 : 2.0 + (m.dropout > 0 ? 1.0 : 0.0)) : 1.0;
   const double block = 5.0 + 3.0 + 2.0 + masks + core;
+  const double n = saved_copies;
   switch (policy) {
     case RecomputePolicy::kNone:
     case RecomputePolicy::kSelective:
-      return m.layers * block;
+      return n * m.layers * block;
     case RecomputePolicy::kFull:
-      return m.layers + block;
+      return n * m.layers + block;
     case RecomputePolicy::kOffload:
       return block;
     case RecomputePolicy::kSelectiveOp: {
       // block input, wq, wv, the SDPA output and log-sum-exp (flash), the saved MLP matmuls
       const double saved = 1.0 + 2.0 + (unfused ? 0.0 : 2.0) + (m.mlp == MlpKind::kGelu ? 1.0 : 2.0);
-      return m.layers * saved + block;
+      return n * m.layers * saved + block;
     }
     case RecomputePolicy::kSelectiveBlock: {
       const int k = CheckpointedBlocks(m, policy, block_interval);
-      return k + (m.layers - k) * block + (k > 0 ? block : 0.0);
+      return n * (k + (m.layers - k) * block) + (k > 0 ? block : 0.0);
     }
   }
   return 0.0;
@@ -127,7 +130,7 @@ double LargeParameterTensors(const std::vector<Param>& params, double element_by
 }
 
 MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                               const Schedule& s) {
+                               const Schedule& s, const PipelineResidency& pipeline) {
   MemoryBreakdown r;
   const double psi = s.partitioned_elements;
   const double bytes = BytesPerElement(m.dtype);
@@ -159,14 +162,19 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   const double b = z.train_micro_batch_size_per_gpu;
   // With tensor parallelism one rank's share (memory.h ActivationBytes) and its V/t logits (the logit layer
   // is vocabulary parallel).
-  const double logits = 6.0 * b * m.seq_len * m.vocab / s.tensor;
+  // A pipeline stage keeps the saved activations of its chunks in flight, each chunk_layers blocks
+  // (PipelineResidency); only the last stage has logits, those of the micro-batch whose loss it computes.
+  ModelSpec chunk = m;
+  if (pipeline.chunk_layers > 0) chunk.layers = pipeline.chunk_layers;
+  const double copies = pipeline.chunk_layers > 0 ? pipeline.chunks_in_flight : 1.0;
+  const double logits = m.has_head ? 6.0 * b * m.seq_len * m.vocab / s.tensor : 0.0;
   r.activations_bytes =
-      ActivationBytes(m, b, RecomputeOf(z), z.recompute_block_interval, s.layout()) + logits;
+      ActivationBytes(chunk, b, RecomputeOf(z), z.recompute_block_interval, s.layout(), copies) + logits;
 
   // The process's own memory besides the tensors (runtime_memory.h): the tensors kept at the peak that take
   // large-pool blocks are the saved activations and the parameters whose partition (or shard) exceeds the
   // allocator's kSmallSize of 1 MiB (smaller ones come from 2 MiB small-pool segments, rounded to 512 B).
-  const double live_tensors = SavedActivationTensors(m, RecomputeOf(z), z.recompute_block_interval) +
+  const double live_tensors = SavedActivationTensors(chunk, RecomputeOf(z), z.recompute_block_interval, copies) +
                               LargeParameterTensors(s.graph.params, bytes, s.param_shards);
   const RuntimeMemory rt = EstimateRuntimeMemory(z, c, s, live_tensors);
   r.cuda_context_bytes = rt.cuda_context_bytes;

@@ -84,8 +84,11 @@ double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePol
 // while its backward recomputes the rest; selective_block keeps floor(L / n) block inputs and the full
 // activations of the other blocks, plus one block's working set (`block_interval` = n). With `layout`'s
 // tensor parallelism, BlockActivationBytes's shares, and the block inputs / t with sequence_parallel.
+// `saved_copies`: micro-batches (pipeline chunks) whose saved state is held at once (a pipeline stage's
+// chunks in flight, PipelineResidency); each keeps the saved part above, the one block's working set of a
+// recompute is counted once.
 double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval = 1,
-                       const ParallelLayout& layout = {});
+                       const ParallelLayout& layout = {}, double saved_copies = 1);
 
 // Blocks checkpointed whole under `policy`: every block with full and offload, floor(layers / n) with
 // selective_block, none otherwise.
@@ -95,8 +98,9 @@ int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_int
 // runtime_memory.h): per block kept whole, one per stored term of BlockActivationBytes (the QKV input, Q, K,
 // V, the core's output, FlashAttention's log-sum-exp or the unfused core's two s x s tensors, the MLP's input
 // and two intermediates, the two norm inputs, the dropout masks); with full recompute one input per block
-// plus one block's set; with offload one block's set.
-double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int block_interval = 1);
+// plus one block's set; with offload one block's set. `saved_copies` as ActivationBytes's.
+double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int block_interval = 1,
+                              double saved_copies = 1);
 
 // The parameter tensors of `params` whose partition (`element_bytes` x numel / `shards`) takes a large-pool
 // block of PyTorch's caching allocator: above its kSmallSize of 1 MiB (kAllocatorRoundingPerTensorBytes,
@@ -107,7 +111,16 @@ double LargeParameterTensors(const std::vector<Param>& params, double element_by
 // offload, offload; false means none or, with recompute = selective, selective_op or selective_block, that.
 RecomputePolicy RecomputeOf(const ZeroConfig& z);
 
+// What a pipeline stage's rank holds of its activations (model/pipeline_evaluate.h): `chunks_in_flight`
+// chunks of `chunk_layers` blocks each (L / (p v); the stage's schedule is built for its L / p layers). The
+// default (chunk_layers 0) is one micro-batch of the whole schedule's layers, every engine without a
+// pipeline.
+struct PipelineResidency {
+  int chunk_layers = 0;
+  double chunks_in_flight = 1;
+};
+
 MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
-                               const Schedule& s);
+                               const Schedule& s, const PipelineResidency& pipeline = {});
 
 }  // namespace zerosim::model

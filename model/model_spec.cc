@@ -96,8 +96,11 @@ double EmbeddingParams(const ModelSpec& m) {
 }
 
 double TotalParams(const ModelSpec& m) {
-  const double untied_head = m.tied_embeddings ? 0.0 : static_cast<double>(m.vocab) * m.hidden;
-  return m.layers * ParamsPerLayer(m) + EmbeddingParams(m) + NormParams(m) + untied_head;
+  const bool own_head = m.has_head && (!m.tied_embeddings || !m.has_embedding);
+  const double head = own_head ? static_cast<double>(m.vocab) * m.hidden : 0.0;
+  const double embedding = m.has_embedding ? EmbeddingParams(m) : 0.0;
+  const double final_norm = m.has_head ? NormParams(m) : 0.0;
+  return m.layers * ParamsPerLayer(m) + embedding + final_norm + head;
 }
 
 double ForwardFlopsPerLayer(const ModelSpec& m, double tokens) {

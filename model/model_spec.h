@@ -79,6 +79,13 @@ struct ModelSpec {
   NormKind norm = NormKind::kLayerNorm;
   PositionKind positions = PositionKind::kLearned;
   BiasKind biases = BiasKind::kAll;
+  // A pipeline stage's slice of the model (model/pipeline_evaluate.h StageModel; Megatron-LM's
+  // GPTModel(pre_process, post_process)): `layers` are the stage's, the embedding lives only on the first
+  // stage and the final norm and logit layer only on the last. A tied logit layer on a last stage without
+  // the embedding keeps its own copy of the word embedding (Megatron's shared embedding,
+  // LanguageModule.setup_embeddings_and_output_layer). Loaders never set them: a whole model holds both.
+  bool has_embedding = true;
+  bool has_head = true;
 
   bool operator==(const ModelSpec&) const = default;
 };
@@ -99,7 +106,10 @@ double ParamsPerLayer(const ModelSpec& m);
 // Word embedding V*h plus, for learned positions, the position embedding max_pos*h.
 double EmbeddingParams(const ModelSpec& m);
 
-// All parameters: l blocks + embeddings + the final norm + an untied logit layer (V*h) if any.
+// All parameters: l blocks + embeddings + the final norm + an untied logit layer (V*h) if any. A stage's
+// slice (has_embedding, has_head) counts what it holds: the embeddings only with has_embedding; the final
+// norm and the logit layer only with has_head, the logit layer's V*h whenever it is untied or the stage has
+// no embedding to tie it to.
 double TotalParams(const ModelSpec& m);
 
 // Forward FLOPs of one transformer block for `tokens` = micro-batch sequences * s tokens, Megatron's

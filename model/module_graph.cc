@@ -96,15 +96,19 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
   // With TP each rank looks up its V/t rows for every token (VocabParallelEmbedding: the others are
   // zeroed, then all-reduced or, with SP, reduce-scattered); the dropout after it runs on s/t with SP.
   // Learned position embeddings are replicated (Megatron's LanguageModelEmbedding).
-  const int word = b.AddParam("embedding.word_embeddings.weight", v_rank, h);
-  const bool learned = m.positions == PositionKind::kLearned;
-  const double embed_dropout_bytes = (!learned && dropout) ? th * (2.0 * kAct + 1.0) / sp : 0.0;
-  b.AddModule("embedding.word_embeddings", -1, {word}, 0.0,
-              ModuleWork{{}, {}, 2.0 * kAct * th + embed_dropout_bytes, embed_dropout_bytes > 0 ? 2 : 1});
-  if (learned) {
-    const int pos = b.AddParam("embedding.position_embeddings.weight", m.max_position_embeddings, h);
-    b.AddModule("embedding.position_embeddings", -1, {pos}, 0.0,
-                ModuleWork{{}, {}, bias_dropout_add_bytes / sp, 1});
+  // A pipeline stage without the embedding (ModelSpec::has_embedding) starts at its first block.
+  int word = -1;
+  if (m.has_embedding) {
+    word = b.AddParam("embedding.word_embeddings.weight", v_rank, h);
+    const bool learned = m.positions == PositionKind::kLearned;
+    const double embed_dropout_bytes = (!learned && dropout) ? th * (2.0 * kAct + 1.0) / sp : 0.0;
+    b.AddModule("embedding.word_embeddings", -1, {word}, 0.0,
+                ModuleWork{{}, {}, 2.0 * kAct * th + embed_dropout_bytes, embed_dropout_bytes > 0 ? 2 : 1});
+    if (learned) {
+      const int pos = b.AddParam("embedding.position_embeddings.weight", m.max_position_embeddings, h);
+      b.AddModule("embedding.position_embeddings", -1, {pos}, 0.0,
+                  ModuleWork{{}, {}, bias_dropout_add_bytes / sp, 1});
+    }
   }
 
   g.num_blocks = m.layers;
@@ -172,6 +176,8 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
     g.block_end.push_back(static_cast<int>(g.modules.size()));
   }
 
+  // A pipeline stage without the head (ModelSpec::has_head) ends at its last block.
+  if (!m.has_head) return g;
   b.AddNorm("final_layernorm", -1, h, norm_bias, tokens / sp);
   // The logit GEMM [tokens x V] = [tokens x h][h x V], then the cross-entropy in fp32 (Megatron's
   // vocab_parallel_cross_entropy: cast, max, subtract and exponentiate, sum, gather the target): about five
@@ -182,8 +188,14 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
   head.elementwise_bytes = 18.0 * tokens * static_cast<double>(v_rank);
   head.kernels = 6;
   const double logit_flops = LogitForwardFlops(m, tokens) / tp;
-  if (m.tied_embeddings) {
+  if (m.tied_embeddings && word >= 0) {
     g.head_module = b.AddModule("output_layer(tied)", -1, {word}, logit_flops, std::move(head));
+  } else if (m.tied_embeddings) {
+    // The last stage's copy of the word embedding (Megatron's shared embedding: megatron/core/models/common/
+    // language_module/language_module.py setup_embeddings_and_output_layer; its gradient all-reduce with the
+    // first stage's is not timed).
+    const int copy = b.AddParam("output_layer.weight(shared embedding copy)", v_rank, h);
+    g.head_module = b.AddModule("output_layer(tied)", -1, {copy}, logit_flops, std::move(head));
   } else {
     const int out = b.AddParam("output_layer.weight", v_rank, h);
     g.head_module = b.AddModule("output_layer", -1, {out}, logit_flops, std::move(head));

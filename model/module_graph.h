@@ -117,8 +117,9 @@ struct ModuleGraph {
 // row-parallel biases and learned position embeddings stay whole. The memory-bound work outside the TP
 // regions (norms, bias-dropout-adds, embedding dropout) is divided by t only with sequence_parallel.
 // forward_flops is each module's share per rank (Megatron's count / t). Preconditions: CheckLayout's (t
-// divides the heads, key/value heads and ffn_hidden). The pipeline split is not the graph's: every layer is
-// built. t = 1 is the whole model.
+// divides the heads, key/value heads and ffn_hidden). A pipeline stage's graph is that of its slice
+// (ModelSpec::has_embedding, has_head, its layers): the embedding modules only on the first stage, the final
+// norm and the logit layer only on the last (head_module -1 elsewhere). t = 1 is the whole model.
 ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLayout& layout = {});
 
 }  // namespace zerosim::model

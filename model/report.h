@@ -20,7 +20,10 @@ struct PhaseBytes {
   double backward_allgather = 0;
   double gradient_reduce = 0;
   double tensor_parallel = 0;  // Megatron's TP collectives (Purpose::kTensorParallel)
-  double total() const { return forward_allgather + backward_allgather + gradient_reduce + tensor_parallel; }
+  double pipeline = 0;         // point-to-point sends between pipeline stages (model/pipeline_evaluate.h)
+  double total() const {
+    return forward_allgather + backward_allgather + gradient_reduce + tensor_parallel + pipeline;
+  }
 };
 
 struct VolumeReport {
@@ -87,6 +90,11 @@ struct VariantReport {
   double kernel_gaps_s = 0;      // idle GPU time between kernels
   double queue_blocking_s = 0;   // compute held behind other streams' ops by one hardware queue (each engine)
   double waiting_for_data_s = 0; // the rest of exposed_comm_s: waiting for gathers, reductions and host syncs
+  // Pipeline parallelism (model/pipeline_evaluate.h): the critical stage's idle time in the pipeline (its
+  // iteration minus its serial schedule's time), and its (makespan - busy) / busy of the pipeline's passes
+  // ((p - 1) / (m v) for uniform stages and free sends); 0 without a pipeline.
+  double pipeline_bubble_s = 0;
+  double pipeline_bubble_fraction = 0;
   int gpus = 0;                 // P, for per-GPU figures
   VolumeReport bytes;           // summed over all GPUs
   MemoryBreakdown memory;

@@ -101,7 +101,11 @@ std::vector<Problem> Validate(const Configuration& c) {
   std::vector<Problem> out = CheckCluster(c.cluster);
   for (Problem& p : CheckModel(c.model)) out.push_back(std::move(p));
   if (!out.empty()) return out;  // the rules below divide by the sizes above
-  out = CheckTraining(c.model, c.zero, c.cluster);
+  // A pipelined layout builds one schedule per stage of L / p layers (model/pipeline_evaluate.h): the
+  // schedule-size rule counts a stage's layers (CheckLayout judges whether p divides L).
+  ModelSpec built = c.model;
+  if (c.layout.pipeline > 1 && c.model.layers % c.layout.pipeline == 0) built.layers /= c.layout.pipeline;
+  out = CheckTraining(built, c.zero, c.cluster);
   if (!out.empty()) return out;
   out = CheckLayout(c.layout, c.model, c.zero, c.cluster);
   if (!out.empty()) return out;

@@ -14,6 +14,7 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
                                                   const model::ZeroConfig& z, const model::ClusterSpec& c,
                                                   const model::Calibration& cal, const SimOptions& o,
                                                   SimRun* run, const model::ParallelLayout& l) {
+  if (std::string why = NotReplayed(l); !why.empty()) return Status::Error(fmt::format("{}: {}", name, why));
   model::Schedule s = model::BuildSchedule(m, z, model::RankShape(c, l));
   StatusOr<SimResult> r = SimulateIsolated(s, c, cal, o);
   if (!r.ok()) return Status::Error(fmt::format("{}: {}", name, r.status().message()));
@@ -23,6 +24,14 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
     run->result = std::move(r).value();
   }
   return v;
+}
+
+std::string NotReplayed(const model::ParallelLayout& l) {
+  if (l.pipeline <= 1) return "";
+  return fmt::format(
+      "the SimGrid replay does not run pipeline stages yet (issue 22 item 4): pipeline {} is evaluated by the "
+      "analytic engine only (--engine analytic)",
+      l.pipeline);
 }
 
 model::VariantReport SimVariantReport(const std::string& name, const model::ModelSpec& m, const model::ZeroConfig& z,

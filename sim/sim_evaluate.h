@@ -23,8 +23,12 @@ struct SimRun {
   SimResult result;
 };
 
+// Why the replay does not run layout `l` ("" when it does): pipeline stages are the analytic engine's only
+// (model/pipeline_evaluate.h; issue 22 item 4). The caller reports the variant infeasible with the reason.
+std::string NotReplayed(const model::ParallelLayout& l);
+
 // BuildSchedule (for the layout `l`: one tensor-parallel rank's schedule) + SimulateIsolated +
-// AssembleVariant (engine "sim"). `run`, if given, receives both.
+// AssembleVariant (engine "sim"). `run`, if given, receives both. An error for a layout NotReplayed refuses.
 StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
                                                   const model::ZeroConfig& z, const model::ClusterSpec& c,
                                                   const model::Calibration& cal, const SimOptions& o,

@@ -132,8 +132,8 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
         if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
         name += fmt::format(" b{}x{}", batch.micro_batch, batch.gradient_accumulation_steps);
       }
-      const model::Schedule& schedule = schedules.Get(m, z, model::RankShape(p.cluster, v.parallel));
-      model::VariantReport r = model::EvaluateAnalyticVariant(name, m, z, p.cluster, p.calibration, schedule);
+      model::VariantReport r =
+          model::EvaluateAnalyticVariant(name, m, z, p.cluster, p.calibration, v.parallel, &schedules);
       if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec.name, i, c.cluster), r);
           !st.ok()) {
         return st;

@@ -13,6 +13,7 @@
 #include "model/schedule_builder.h"
 #include "model/version.h"
 #include "sim/isolation.h"
+#include "sim/sim_evaluate.h"
 #include "sim/simgrid_platform.h"
 
 namespace zerosim::study {
@@ -109,7 +110,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   if (simulated && !s.rlhf) {
     std::vector<std::string> names;
     for (size_t i = 0; i < s.variants.size(); ++i) {
-      if (!problems[i].empty()) continue;
+      if (!problems[i].empty() || !sim::NotReplayed(s.variants[i].parallel).empty()) continue;
       slots[i] = {true, schedules.size()};
       schedules.push_back(model::BuildSchedule(s.variants[i].model, s.variants[i].zero,
                                                model::RankShape(s.cluster, s.variants[i].parallel)));
@@ -142,14 +143,9 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
     if (analytic) {
       if (!problems[i].empty()) {
         r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems[i], v.parallel));
-      } else if (cache != nullptr) {
-        const model::Schedule& schedule =
-            cache->Get(v.model, v.zero, model::RankShape(s.cluster, v.parallel));
-        r.variants.push_back(
-            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration, schedule));
       } else {
         r.variants.push_back(
-            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration, v.parallel));
+            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration, v.parallel, cache));
       }
     }
     if (simulated) {
@@ -160,7 +156,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
             sim::SimVariantReport(v.name, v.model, v.zero, s.cluster, schedule, replays[slots[i].index]));
         if (sim_runs != nullptr) run = {schedule, std::move(replays[slots[i].index])};
       } else {
-        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, problems[i], v.parallel));
+        const std::string why = problems[i].empty() ? sim::NotReplayed(v.parallel) : problems[i];
+        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, why, v.parallel));
       }
       if (sim_runs != nullptr) sim_runs->push_back(std::move(run));
     }

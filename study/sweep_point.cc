@@ -16,9 +16,10 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
   const char* engine = sim ? "sim" : "analytic";
   for (size_t i = 0; i < p.variants.size(); ++i) {
     const io::Variant& v = p.variants[i];
-    const std::string& why = !p.infeasible.empty()              ? p.infeasible
-                             : i < p.variant_infeasible.size() ? p.variant_infeasible[i]
-                                                               : p.infeasible;
+    std::string why = !p.infeasible.empty()              ? p.infeasible
+                      : i < p.variant_infeasible.size() ? p.variant_infeasible[i]
+                                                        : p.infeasible;
+    if (why.empty() && sim) why = sim::NotReplayed(v.parallel);
     if (!why.empty()) {
       out.push_back(InfeasibleVariant(v.name, engine, v.model, v.zero, why, v.parallel));
       continue;
@@ -30,8 +31,8 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
         return Status::Error(fmt::format("point {}, {}: {}", p.index, v.name, r.status().message()));
       out.push_back(std::move(r).value());
     } else {
-      const model::Schedule& s = cache->Get(v.model, v.zero, model::RankShape(p.cluster, v.parallel));
-      out.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, s));
+      out.push_back(
+          model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, v.parallel, cache));
     }
     if (Status st = model::InvariantStatus(fmt::format("sweep point {}", p.index), out.back()); !st.ok())
       return st;

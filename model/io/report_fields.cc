@@ -56,14 +56,14 @@ constexpr bool kNoRow = false;
 
 // Every member of the report's structs is shown by some output or named here as shown by none, so that a
 // member added to one of them and not to the list fails the build (model/aggregate_members.h). VariantReport:
-// its 30 members; name, engine, model and zero are the JSON document's own (report_json.cc) and the rows'
+// its 32 members; name, engine, model and zero are the JSON document's own (report_json.cc) and the rows'
 // variant, engine, model.* and zero.*; gpus only divides (bytes_per_gpu); phases are RLHF's (rlhf_report.h);
 // invariant_violation is never printed (the studies stop on it). PhaseBytes, VolumeReport, MemoryBreakdown,
 // Band and LinkLoadReport: each member below.
 static_assert(
-    model::AggregateMembers<VariantReport>() == 30,
+    model::AggregateMembers<VariantReport>() == 32,
     "VariantReport changed: show its new member in ReportFields() (or say above why none shows it)");
-static_assert(model::AggregateMembers<model::PhaseBytes>() == 4 &&
+static_assert(model::AggregateMembers<model::PhaseBytes>() == 5 &&
               model::AggregateMembers<model::VolumeReport>() == 2);
 static_assert(model::AggregateMembers<model::MemoryBreakdown>() == 14);
 static_assert(model::AggregateMembers<model::Band>() == 7);
@@ -117,11 +117,24 @@ const std::vector<ReportField>& ReportFields() {
       {"parallel.data", "", kAny,
        [](const FieldRow& r) { return Int(V(r).layout.data_parallel(V(r).gpus)); }, kNoRow,
        {"parallel.data", 26}},
+      {"parallel.pipeline", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.pipeline); }, kRow,
+       {"parallel.pipeline", 27}},
+      {"parallel.virtual_stages", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.virtual_stages); },
+       kRow, {"parallel.virtual_stages", 28}},
+      {"parallel.schedule", "", kAny,
+       [](const FieldRow& r) -> FieldValue { return std::string(model::PipelineScheduleName(V(r).layout.schedule)); },
+       kRow, {"parallel.schedule", 29}},
       {"layout_text", "", kAny,
        [](const FieldRow& r) -> FieldValue {
          const model::ParallelLayout& l = V(r).layout;
          const int gpus = C(r).total_gpus();
-         return fmt::format("{}x{}{}", l.tensor, l.data_parallel(gpus), l.sequence_parallel ? " SP" : "");
+         std::string pipeline;
+         if (l.pipeline > 1) {
+           pipeline = l.virtual_stages > 1 ? fmt::format(" PP{}x{}", l.pipeline, l.virtual_stages)
+                                           : fmt::format(" PP{}", l.pipeline);
+         }
+         return fmt::format("{}x{}{}{}", l.tensor, l.data_parallel(gpus), l.sequence_parallel ? " SP" : "",
+                            pipeline);
        },
        kNoRow, kNoJson, kNoCause, Text("tensor x data parallel", 5)},
       {"zero.zero_quantized_weights", "", kAny,
@@ -265,6 +278,12 @@ const std::vector<ReportField>& ReportFields() {
       {"queue_blocking_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).queue_blocking_s; }, kRow,
        {"exposed_parts_s.one_hardware_queue", 270}, {"exposed.one_hardware_queue", 90},
        Seconds("  one hardware queue", 190)},
+      // Pipeline parallelism (model/pipeline_evaluate.h): a part of the iteration beside the exposed time.
+      {"pipeline_bubble_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).pipeline_bubble_s; },
+       kRow, {"pipeline_bubble_s", 275}, {"pipeline.bubble", 95}, Seconds("pipeline bubble (s)", 195)},
+      {"pipeline_bubble_fraction", "", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).pipeline_bubble_fraction; }, kRow,
+       {"pipeline_bubble_fraction", 276}},
       {"cross_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather; }, kRow,
        {"bytes.cross_node.forward_allgather", 280}, kNoCause, Gb("forward all-gather", 200, kCrossNode), kHeadline},
@@ -277,6 +296,9 @@ const std::vector<ReportField>& ReportFields() {
       {"cross_node_tensor_parallel_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.tensor_parallel; }, kRow,
        {"bytes.cross_node.tensor_parallel", 305}, kNoCause, Gb("tensor parallel", 225, kCrossNode)},
+      {"cross_node_pipeline_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.pipeline; }, kRow,
+       {"bytes.cross_node.pipeline", 306}, kNoCause, Gb("pipeline sends", 226, kCrossNode)},
       {"intra_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }, kRow,
        {"bytes.intra_node.forward_allgather", 320}, kNoCause, Gb("forward all-gather", 240, kIntraNode)},
@@ -289,6 +311,9 @@ const std::vector<ReportField>& ReportFields() {
       {"intra_node_tensor_parallel_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.tensor_parallel; }, kRow,
        {"bytes.intra_node.tensor_parallel", 345}, kNoCause, Gb("tensor parallel", 265, kIntraNode)},
+      {"intra_node_pipeline_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.pipeline; }, kRow,
+       {"bytes.intra_node.pipeline", 346}, kNoCause, Gb("pipeline sends", 266, kIntraNode)},
       // The same per GPU (the document only).
       {"cross_node_forward_allgather_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather * PerGpu(V(r)); },
@@ -302,6 +327,9 @@ const std::vector<ReportField>& ReportFields() {
       {"cross_node_tensor_parallel_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.tensor_parallel * PerGpu(V(r)); },
        kNoRow, {"bytes_per_gpu.cross_node.tensor_parallel", 385}},
+      {"cross_node_pipeline_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.pipeline * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.cross_node.pipeline", 386}},
       {"cross_node_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total() * PerGpu(V(r)); }, kNoRow,
        {"bytes_per_gpu.cross_node.total", 390}},
@@ -317,6 +345,9 @@ const std::vector<ReportField>& ReportFields() {
       {"intra_node_tensor_parallel_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.tensor_parallel * PerGpu(V(r)); },
        kNoRow, {"bytes_per_gpu.intra_node.tensor_parallel", 425}},
+      {"intra_node_pipeline_per_gpu_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.pipeline * PerGpu(V(r)); },
+       kNoRow, {"bytes_per_gpu.intra_node.pipeline", 426}},
       {"intra_node_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total() * PerGpu(V(r)); }, kNoRow,
        {"bytes_per_gpu.intra_node.total", 430}},

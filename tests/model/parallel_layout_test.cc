@@ -196,7 +196,7 @@ TEST(ParallelLayout, PipelineStagesHoldWholeNodes) {
   EXPECT_EQ(DescribeProblems(Check(Layout(1, 2), testing::Gpt18B(), z, testing::PaperCluster(1, 2, 8))), "");
 }
 
-TEST(ParallelLayout, TensorParallelismIsModelledAndPipelineParallelismIsNotYet) {
+TEST(ParallelLayout, TensorAndPipelineParallelismAreModelledWhereTheEnginesHaveThem) {
   const ModelSpec m = testing::Gpt18B();
   const ClusterSpec c = testing::PaperCluster();
   ASSERT_TRUE(Check(Layout(2), m, ZeroConfig{}).empty());
@@ -209,9 +209,15 @@ TEST(ParallelLayout, TensorParallelismIsModelledAndPipelineParallelismIsNotYet) 
             std::string::npos);
   EXPECT_NE(MessageAt(CheckModelled(Layout(2), ZeroConfig{}, /*rlhf=*/true), "tensor").find("RLHF"),
             std::string::npos);
-  EXPECT_EQ(DescribeProblems(testing::Validate(m, Zero1(), c, Layout(1, 2))),
-            "pipeline: pipeline parallelism is not modelled yet (issue 22): [parallel] pipeline must be 1");
-  EXPECT_EQ(testing::Validate(m, Zero1(), c, Layout(1, 2))[0].kind, ProblemKind::kNotModelled);
+  // Pipelines under DeepSpeed's ZeRO-1: the analytic engine's (model/pipeline_evaluate.h).
+  EXPECT_EQ(DescribeProblems(testing::Validate(m, Zero1(), c, Layout(1, 2))), "");
+  // FSDP with a pipeline and RLHF with one are not modelled.
+  ZeroConfig fsdp2;
+  fsdp2.strategy = Strategy::kFsdp2;
+  fsdp2.framework = Framework::kFsdp;
+  EXPECT_EQ(testing::Validate(m, fsdp2, c, Layout(1, 2))[0].kind, ProblemKind::kNotModelled);
+  EXPECT_NE(MessageAt(CheckModelled(Layout(1, 2), Zero1(), /*rlhf=*/true), "pipeline").find("RLHF"),
+            std::string::npos);
   // An invalid layout gives its own reason first.
   EXPECT_EQ(MessageAt(testing::Validate(m, Zero1(), c, Layout(1, 3)), "pipeline").find("not modelled"),
             std::string::npos);

@@ -1,0 +1,71 @@
+// Pipeline parallelism in the analytic engine (issue 22 item 2; docs/design/tensor_pipeline.md sec. 2):
+// a layout of p > 1 stages is evaluated as its stages' own schedules composed by the pipeline schedule.
+//
+//  1. Each stage is a slice of the model (StageModel: L / p layers, the embedding on the first stage, the
+//     final norm and logit layer on the last) trained by one stage's t d ranks on the nodes it holds
+//     (StageCluster: stages hold whole nodes, model/feasibility.h), with the layout's tensor parallelism
+//     and the data-parallel strategy over its d ranks. Its schedule is the ordinary one (BuildSchedule) with
+//     the iteration's m = gradient_accumulation_steps micro-batches run back to back: the serial time T_i,
+//     its data-parallel traffic and its memory.
+//  2. From that schedule's timeline, the stage's pass times: f_i and b_i, the mean span of one micro-batch's
+//     forward and of its backward (recompute included) on the compute stream, from its first compute op's
+//     start to its last's end (tensor-parallel collectives the compute waits for included).
+//  3. RunPipeline (model/pipeline_schedule.h) executes the schedule's orders with chunk passes f_i / v and
+//     b_i / v and one point-to-point time per activation (or gradient) send, P2pSeconds: the bubble, the
+//     flush and the chunks in flight come out of the orders.
+//  4. Stage i's iteration is its pipeline finish + what its serial schedule spends beyond its passes
+//     (T_i - m (f_i + b_i): the data-parallel reduction left after the last backward, the optimizer, the
+//     host's per-step work); the iteration is the slowest stage's. Its idle time in the pipeline is the
+//     report's pipeline_bubble_s.
+// Memory is the binding stage's: its slice's states over its data-parallel group, and the saved activations
+// of the chunks it holds in flight (model/memory.h PipelineResidency). Volumes are the stages' summed, plus
+// the point-to-point bytes (bytes.*.pipeline).
+//
+// Not modelled (stated in the report's description, docs/inputs.md): the shared-embedding gradient
+// all-reduce between the first and last stage, Megatron's cross-stage gradient-norm all-reduce before the
+// optimizer, contention between stages on the fabric's spine and between point-to-point sends and the
+// stage's own collectives, the head's and the embedding's work put on one chunk (it is spread over the
+// stage's v chunks), and the SimGrid replay of pipelines (the sim engine refuses p > 1).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/calibration.h"
+#include "model/cluster_spec.h"
+#include "model/model_spec.h"
+#include "model/parallel_layout.h"
+#include "model/report.h"
+#include "model/zero_config.h"
+
+namespace zerosim::model {
+
+class ScheduleCache;
+
+// Stage `stage` (0 <= stage < p) of `m` split into l.pipeline stages: L / p layers, has_embedding on stage
+// 0, has_head on stage p - 1 (Megatron's GPTModel pre_process / post_process). Precondition: p divides L.
+ModelSpec StageModel(const ModelSpec& m, const ParallelLayout& l, int stage);
+
+// The nodes one stage holds: `c` with nodes / p nodes (stages hold whole nodes, consecutive in the tp-dp-pp
+// rank order: placement.h). Precondition: StagesAlignWithNodes.
+ClusterSpec StageCluster(const ClusterSpec& c, const ParallelLayout& l);
+
+// Bytes of one point-to-point send between stages per rank: a micro-batch's activation (or its gradient)
+// b s h in the model's 16-bit dtype, / t per tensor-parallel rank: sequence parallelism sends the rank's
+// s / t shard (Megatron-core p2p_communication.py), and without it Megatron's scatter-gather optimization
+// sends 1 / t and all-gathers inside the node (Narayanan et al. 2021 sec. 4.1; the all-gather is not timed).
+double P2pBytes(const ModelSpec& m, const ZeroConfig& z, const ParallelLayout& l);
+
+// Time of one send of `bytes` per rank from a stage to the next when every rank of the stage's nodes sends
+// at once (the 1F1B steady state): one network step of NCCL's cost model (collective_time.h, the fastest
+// protocol) with the node's NICs carrying the node's GPUs' sends, and the fat-tree leaves' uplinks those of
+// the nodes whose peer is under another leaf.
+double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l);
+
+// The analytic engine's report of a pipelined layout (l.pipeline > 1). `cache` (optional) holds the stages'
+// schedules. Preconditions: model/validate.h's Validate found no problem.
+VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
+                                      const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l,
+                                      ScheduleCache* cache = nullptr);
+
+}  // namespace zerosim::model

@@ -1,0 +1,186 @@
+// Pipeline parallelism in the analytic engine (model/pipeline_evaluate.h, issue 22 item 2): each stage is
+// its slice of the model on its nodes, the bubble comes out of the pipeline schedule run with the stages'
+// measured pass times, memory is the binding stage's with its chunks in flight, and the point-to-point
+// bytes are counted.
+#include <gtest/gtest.h>
+
+#include "model/evaluate.h"
+#include "model/memory.h"
+#include "model/pipeline_evaluate.h"
+#include "test_util.h"
+
+namespace zerosim::model {
+namespace {
+
+// A small GPT whose logit layer is light (vocabulary 1024), so that its stages are nearly uniform.
+ModelSpec SmallGpt() {
+  ModelSpec m = testing::Gpt(16, 2048, 16);
+  m.vocab = 1024;
+  return m;
+}
+
+ZeroConfig Zero1(int micro_batches) {
+  ZeroConfig z;
+  z.strategy = Strategy::kZero1;
+  z.gradient_accumulation_steps = micro_batches;
+  z.train_micro_batch_size_per_gpu = 1;
+  z.activation_checkpointing = false;
+  return z;
+}
+
+ParallelLayout Pp(int t, int p, int v = 1) {
+  ParallelLayout l;
+  l.tensor = t;
+  l.pipeline = p;
+  l.virtual_stages = v;
+  l.schedule = v > 1 ? PipelineSchedule::kInterleaved1F1B : PipelineSchedule::k1F1B;
+  return l;
+}
+
+// 8 nodes of 8 V100, 4 x 100 Gbps per node.
+ClusterSpec Cluster() { return testing::PaperCluster(4, 8, 8); }
+
+VariantReport Evaluate(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, const ParallelLayout& l) {
+  EXPECT_TRUE(testing::Validate(m, z, c, l).empty()) << DescribeProblems(testing::Validate(m, z, c, l));
+  VariantReport r = EvaluateAnalyticVariant("pp", m, z, c, testing::TestCalibration(), l);
+  EXPECT_TRUE(r.invariant_violation.empty()) << r.invariant_violation;
+  return r;
+}
+
+TEST(PipelineEvaluate, StagesHoldTheirSliceOfTheParameters) {
+  for (bool tied : {true, false}) {
+    ModelSpec m = testing::Gpt(16, 2048, 16);
+    m.tied_embeddings = tied;
+    const ParallelLayout l = Pp(1, 4);
+    double sum = 0;
+    for (int i = 0; i < 4; ++i) {
+      const ModelSpec s = StageModel(m, l, i);
+      EXPECT_EQ(s.layers, 4);
+      EXPECT_EQ(s.has_embedding, i == 0);
+      EXPECT_EQ(s.has_head, i == 3);
+      sum += TotalParams(s);
+    }
+    // A tied logit layer on the last stage keeps its own copy of the word embedding (Megatron's shared
+    // embedding): V h more than the model.
+    const double copy = tied ? static_cast<double>(m.vocab) * m.hidden : 0.0;
+    EXPECT_DOUBLE_EQ(sum, TotalParams(m) + copy) << "tied " << tied;
+  }
+}
+
+TEST(PipelineEvaluate, BubbleIsTheSchedulesAndShrinksWithMicroBatchesAndChunks) {
+  const ModelSpec m = SmallGpt();
+  // Fast NICs (8 x 400 Gbps per node), so that the sends stay about 1% of a pass.
+  ClusterSpec c = Cluster();
+  c.nic = {8, 400e9 / 8};
+  const int p = 4;
+  double last_fraction = 1;
+  for (int micro : {4, 8, 16, 32}) {
+    const ZeroConfig z = Zero1(micro);
+    const VariantReport r = Evaluate(m, z, c, Pp(1, p));
+    ASSERT_TRUE(Ran(r));
+    // Uneven stages and the sends only add to (p - 1) / m. Blocking sends (Megatron's default) hold a
+    // stage for each of its sends, which its busy time does not count: 2 per micro-batch in the steady
+    // state, `sends` of its passes' time (its m passes take no more than its serial schedule, iteration -
+    // bubble), plus as much on the ramp's (p - 1) / m. The last stage's head (a vocabulary of 1024: its
+    // logit GEMM and loss are about 1% of four blocks) paces the other stages: up to 1% more.
+    const double ideal = (p - 1.0) / micro;
+    const double p2p_s = P2pSeconds(P2pBytes(m, z, Pp(1, p)), c, Pp(1, p));
+    const double sends = 2.0 * micro * p2p_s / (r.iteration_time_s - r.pipeline_bubble_s);
+    EXPECT_LT(sends, 0.01) << micro;  // the sends stay a small part of a pass on these NICs
+    EXPECT_GE(r.pipeline_bubble_fraction, ideal * 0.999) << micro;
+    EXPECT_LE(r.pipeline_bubble_fraction, ideal * (1 + sends) + sends + 0.01) << micro;
+    EXPECT_LT(r.pipeline_bubble_fraction, last_fraction);
+    last_fraction = r.pipeline_bubble_fraction;
+    EXPECT_GT(r.pipeline_bubble_s, 0);
+    EXPECT_LT(r.pipeline_bubble_s, r.iteration_time_s);
+  }
+  // Interleaving v chunks divides the bubble by about v (Narayanan et al. 2021 sec. 2.2.2).
+  const VariantReport flat = Evaluate(m, Zero1(8), c, Pp(1, p));
+  const VariantReport interleaved = Evaluate(m, Zero1(8), c, Pp(1, p, 2));
+  EXPECT_LT(interleaved.pipeline_bubble_s, 0.7 * flat.pipeline_bubble_s);
+  EXPECT_LT(interleaved.iteration_time_s, flat.iteration_time_s);
+}
+
+TEST(PipelineEvaluate, AStagesMemoryIsItsSliceAndItsChunksInFlight) {
+  const ModelSpec m = SmallGpt();
+  const ClusterSpec c = Cluster();
+  const ZeroConfig z = Zero1(8);
+  const VariantReport whole = Evaluate(m, z, c, Pp(1, 1));
+  const VariantReport piped = Evaluate(m, z, c, Pp(1, 4));
+  // Parameters: a quarter of the blocks (plus the embedding on the first stage, the binding one).
+  EXPECT_LT(piped.memory.parameters_bytes, 0.3 * whole.memory.parameters_bytes);
+  EXPECT_GT(piped.memory.parameters_bytes, 0.25 * whole.memory.parameters_bytes);
+  // 1F1B's first stage holds p micro-batches of its L / p blocks (no recompute): as many blocks as the
+  // whole model's one micro-batch, without the logits.
+  ModelSpec stage = m;
+  stage.layers = m.layers / 4;
+  EXPECT_DOUBLE_EQ(piped.memory.activations_bytes,
+                   4 * ActivationBytes(stage, 1, RecomputePolicy::kNone, 1, ParallelLayout{}));
+  // GPipe holds all m micro-batches.
+  ParallelLayout gpipe = Pp(1, 4);
+  gpipe.schedule = PipelineSchedule::kGPipe;
+  const VariantReport g = Evaluate(m, z, c, gpipe);
+  EXPECT_DOUBLE_EQ(g.memory.activations_bytes,
+                   8 * ActivationBytes(stage, 1, RecomputePolicy::kNone, 1, ParallelLayout{}));
+}
+
+TEST(PipelineEvaluate, SendsAreCountedAcrossNodes) {
+  const ModelSpec m = SmallGpt();
+  const ClusterSpec c = Cluster();
+  for (const ParallelLayout& l : {Pp(1, 4), Pp(2, 2), Pp(1, 2, 2)}) {
+    const ZeroConfig z = Zero1(8);
+    const VariantReport r = Evaluate(m, z, c, l);
+    const int d = l.data_parallel(c.total_gpus());
+    // Per (tp, dp) chain (t d of them), (p v - 1) m activations forward and as many gradients back, each
+    // b s h 2 / t bytes.
+    const double per_send = 1.0 * m.seq_len * m.hidden * 2 / l.tensor;
+    EXPECT_DOUBLE_EQ(r.bytes.cross_node.pipeline,
+                     2.0 * (l.pipeline * l.virtual_stages - 1) * 8 * per_send * l.tensor * d);
+    EXPECT_EQ(r.bytes.intra_node.pipeline, 0);
+    EXPECT_EQ(r.layout, l);
+    EXPECT_EQ(r.gpus, c.total_gpus());
+  }
+}
+
+TEST(PipelineEvaluate, MoreBandwidthIsNeverSlower) {
+  const ModelSpec m = SmallGpt();
+  ClusterSpec c = Cluster();
+  const ZeroConfig z = Zero1(8);
+  double last = Evaluate(m, z, c, Pp(1, 4)).iteration_time_s;
+  for (double scale : {2.0, 4.0}) {
+    c.nic.bandwidth_Bps = 100e9 / 8 * scale;
+    const double t = Evaluate(m, z, c, Pp(1, 4)).iteration_time_s;
+    EXPECT_LE(t, last * (1 + 1e-12)) << scale;
+    last = t;
+  }
+}
+
+TEST(PipelineEvaluate, ThroughputCountsOneCopyOfTheModel) {
+  // The d = P / (t p) data-parallel replicas each train their micro-batches: tokens per iteration are
+  // d m b s, and the TFLOPs are the whole model's over all P GPUs.
+  const ModelSpec m = SmallGpt();
+  const ClusterSpec c = Cluster();
+  const ZeroConfig z = Zero1(8);
+  const VariantReport r = Evaluate(m, z, c, Pp(1, 4));
+  const double d = c.total_gpus() / 4.0;
+  EXPECT_DOUBLE_EQ(r.tokens_per_s, d * 8 * m.seq_len / r.iteration_time_s);
+  EXPECT_DOUBLE_EQ(r.tflops_per_gpu * 1e12,
+                   IterationFlops(m, z, static_cast<int>(d)) / (r.iteration_time_s * c.total_gpus()));
+  EXPECT_EQ(r.model, m);
+}
+
+TEST(PipelineEvaluate, OnlyDeepSpeedsZero1RunsPipelines) {
+  const ModelSpec m = SmallGpt();
+  const ClusterSpec c = Cluster();
+  ZeroConfig fsdp = Zero1(8);
+  fsdp.strategy = Strategy::kFsdp2;
+  fsdp.framework = Framework::kFsdp;
+  const std::vector<Problem> problems = testing::Validate(m, fsdp, c, Pp(1, 4));
+  ASSERT_FALSE(problems.empty());
+  EXPECT_EQ(problems.front().kind, ProblemKind::kNotModelled);
+  EXPECT_NE(problems.front().message.find("FSDP + PP"), std::string::npos) << problems.front().message;
+  EXPECT_TRUE(testing::Validate(m, Zero1(8), c, Pp(1, 4)).empty());
+}
+
+}  // namespace
+}  // namespace zerosim::model
