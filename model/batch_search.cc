@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/feasibility.h"
+#include "model/pipeline_evaluate.h"
 #include "model/schedule_builder.h"
 #include "model/units.h"
 
@@ -11,7 +12,15 @@ namespace zerosim::model {
 MemoryBreakdown MemoryAtMicroBatch(const ModelSpec& m, ZeroConfig z, const ClusterSpec& c, int micro_batch,
                                    const ParallelLayout& l) {
   z.train_micro_batch_size_per_gpu = micro_batch;
+  const int micro_batches = z.gradient_accumulation_steps;
   z.gradient_accumulation_steps = 1;  // memory does not depend on it; the schedule is shorter
+  if (l.pipeline > 1) {
+    // A stage holds the activations of its chunks in flight, which grow with the micro-batches per iteration
+    // until 2 p for the 1F1B schedules (model/pipeline_schedule.h MaxChunksInFlight); GPipe holds them all.
+    // The accumulation is chosen after the micro-batch, so the 1F1B schedules count the most they can hold.
+    const int held = l.schedule == PipelineSchedule::kGPipe ? micro_batches : std::max(micro_batches, 2 * l.pipeline);
+    return PipelineMemory(m, z, c, l, held);
+  }
   return EstimateMemory(m, z, c, BuildSchedule(m, z, RankShape(c, l)));
 }
 
@@ -59,7 +68,7 @@ BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const Clu
   r.largest_micro_batch = static_cast<int>(lo);
   r.memory = lo_memory;
   r.next_total_bytes = hi <= kMaxMicroBatch ? hi_memory.total_bytes : 0;
-  const int64_t p = l.data_parallel(c.total_gpus());  // the data-parallel ranks (P without TP)
+  const int64_t p = l.data_parallel(c.total_gpus());  // the data-parallel ranks, P / (t p)
   r.micro_batch = r.largest_micro_batch;
   if (target_global_batch <= 0) {
     r.global_batch = static_cast<int64_t>(r.micro_batch) * r.gradient_accumulation_steps * p;
@@ -70,6 +79,8 @@ BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const Clu
     if (target_global_batch % (b * p) != 0) continue;
     const int64_t steps = target_global_batch / (b * p);
     if (steps > kMaxGradientAccumulation) break;  // smaller b only needs more steps
+    // Megatron's interleaved schedule runs a multiple of p micro-batches (model/feasibility.h CheckLayout).
+    if (l.virtual_stages > 1 && steps % l.pipeline != 0) continue;
     r.micro_batch = static_cast<int>(b);
     r.gradient_accumulation_steps = static_cast<int>(steps);
     r.global_batch = target_global_batch;

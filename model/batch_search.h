@@ -37,11 +37,13 @@ struct BatchSearchResult {
 // Searches `z` (its micro-batch and accumulation are replaced) on `c`. `target_global_batch` is in sequences
 // per optimizer step; 0: no target. Preconditions: model::Validate (validate.h) finds no problem.
 // With the layout `l`, each rank's memory is one tensor-parallel rank's, and the global batch counts the
-// d = P / t data-parallel ranks' micro-batches.
+// d = P / (t p) data-parallel ranks' micro-batches (with interleaving, a multiple of p micro-batches).
 BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
                               int64_t target_global_batch, const ParallelLayout& l = {});
 
-// The estimate of EstimateMemory at a micro-batch of `micro_batch` sequences (one accumulation step).
+// The estimate of EstimateMemory at a micro-batch of `micro_batch` sequences (one accumulation step); for a
+// pipelined layout the fullest stage's (model/pipeline_evaluate.h PipelineMemory) with as many chunks in
+// flight as the schedule can hold (GPipe: the configuration's micro-batches).
 MemoryBreakdown MemoryAtMicroBatch(const ModelSpec& m, ZeroConfig z, const ClusterSpec& c, int micro_batch,
                                    const ParallelLayout& l = {});
 

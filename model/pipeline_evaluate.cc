@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -51,11 +52,57 @@ StagePassTimes MeasurePasses(const Schedule& s, const Timing& t, int micro_batch
 // One distinct stage: its slice's schedule, serial timing, pass times and report.
 struct StageRun {
   ModelSpec model;
-  Schedule schedule;
+  std::unique_ptr<Schedule> own;      // the schedule when no cache holds it
+  const Schedule* schedule = nullptr;  // the cache's or `own`
   Timing timing;
   StagePassTimes passes;
   TierVolumes volumes;
 };
+
+// The stages whose slices differ: the first, a middle one (p > 2) and the last; kind_of[i] indexes
+// `representative`, the stage each distinct slice is built for.
+struct DistinctStages {
+  std::vector<int> kind_of;
+  std::vector<int> representative;
+};
+
+DistinctStages Distinct(int p) {
+  DistinctStages d;
+  d.kind_of.resize(static_cast<size_t>(p));
+  for (int i = 0; i < p; ++i) {
+    const int kind = i == 0 ? 0 : (i == p - 1 ? (p > 2 ? 2 : 1) : 1);
+    d.kind_of[static_cast<size_t>(i)] = kind;
+    if (kind == static_cast<int>(d.representative.size())) d.representative.push_back(i);
+  }
+  return d;
+}
+
+// One stage's ranks: the layout's tensor parallelism, no pipeline.
+RankShape StageShape(const ClusterSpec& stage_cluster, const ParallelLayout& l) {
+  ParallelLayout stage_layout = l;
+  stage_layout.pipeline = 1;
+  stage_layout.virtual_stages = 1;
+  stage_layout.schedule = PipelineSchedule::k1F1B;
+  return RankShape(stage_cluster, stage_layout);
+}
+
+const Schedule& StageSchedule(const ModelSpec& stage_model, const ZeroConfig& z, const RankShape& shape,
+                              ScheduleCache* cache, Schedule* own) {
+  if (cache != nullptr) return cache->Get(stage_model, z, shape);
+  *own = BuildSchedule(stage_model, z, shape);
+  return *own;
+}
+
+// Stage `stage`'s memory: its slice's states on its cluster, the saved activations of the chunks it holds in
+// flight over `micro_batches` (MaxChunksInFlight of the layout's schedule).
+MemoryBreakdown StageMemory(const ModelSpec& m, const ModelSpec& stage_model, const ZeroConfig& z,
+                            const ClusterSpec& stage_cluster, const Schedule& s, const ParallelLayout& l,
+                            int stage, int micro_batches) {
+  const PipelineResidency residency{
+      m.layers / (l.pipeline * l.virtual_stages),
+      static_cast<double>(MaxChunksInFlight(l.schedule, l.pipeline, l.virtual_stages, micro_batches, stage))};
+  return EstimateMemory(stage_model, z, stage_cluster, s, residency);
+}
 
 PhaseBytes Plus(const PhaseBytes& a, const PhaseBytes& b) {
   return PhaseBytes{a.forward_allgather + b.forward_allgather, a.backward_allgather + b.backward_allgather,
@@ -99,33 +146,44 @@ double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) {
   return EstimateCollective(t, c).seconds;
 }
 
+MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                               const ParallelLayout& l, int micro_batches, ScheduleCache* cache) {
+  const ClusterSpec stage_cluster = StageCluster(c, l);
+  const RankShape shape = StageShape(stage_cluster, l);
+  MemoryBreakdown fullest;
+  for (int stage : Distinct(l.pipeline).representative) {
+    const ModelSpec stage_model = StageModel(m, l, stage);
+    Schedule own;
+    const Schedule& s = StageSchedule(stage_model, z, shape, cache, &own);
+    const MemoryBreakdown b = StageMemory(m, stage_model, z, stage_cluster, s, l, stage, micro_batches);
+    if (b.total_bytes > fullest.total_bytes) fullest = b;
+  }
+  return fullest;
+}
+
 VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l,
                                       ScheduleCache* cache) {
   const int p = l.pipeline, v = l.virtual_stages, mb = z.gradient_accumulation_steps;
   const ClusterSpec stage_cluster = StageCluster(c, l);
-  ParallelLayout stage_layout = l;  // one stage's ranks: its tensor parallelism, no pipeline
-  stage_layout.pipeline = 1;
-  stage_layout.virtual_stages = 1;
-  stage_layout.schedule = PipelineSchedule::k1F1B;
-  const RankShape shape(stage_cluster, stage_layout);
-
-  // The distinct stages: the first, a middle one (p > 2) and the last; kind_of[i] indexes `runs`.
-  std::vector<int> kind_of(static_cast<size_t>(p));
-  std::vector<int> representative;
-  for (int i = 0; i < p; ++i) {
-    const int kind = i == 0 ? 0 : (i == p - 1 ? (p > 2 ? 2 : 1) : 1);
-    kind_of[static_cast<size_t>(i)] = kind;
-    if (kind == static_cast<int>(representative.size())) representative.push_back(i);
-  }
+  const RankShape shape = StageShape(stage_cluster, l);
+  const DistinctStages distinct = Distinct(p);
+  const std::vector<int>& kind_of = distinct.kind_of;
+  const std::vector<int>& representative = distinct.representative;
   std::vector<StageRun> runs;
   for (int stage : representative) {
     StageRun r;
     r.model = StageModel(m, l, stage);
-    r.schedule = cache != nullptr ? cache->Get(r.model, z, shape) : BuildSchedule(r.model, z, shape);
-    r.timing = EvaluateAnalytic(r.schedule, stage_cluster, cal, /*timeline=*/true);
-    r.passes = MeasurePasses(r.schedule, r.timing, mb);
-    r.volumes = WireVolumes(r.schedule, stage_cluster);
+    // The cache keeps at least its capacity's last schedules (model/evaluate.h), more than the three here.
+    if (cache != nullptr) {
+      r.schedule = &cache->Get(r.model, z, shape);
+    } else {
+      r.own = std::make_unique<Schedule>(BuildSchedule(r.model, z, shape));
+      r.schedule = r.own.get();
+    }
+    r.timing = EvaluateAnalytic(*r.schedule, stage_cluster, cal, /*timeline=*/true);
+    r.passes = MeasurePasses(*r.schedule, r.timing, mb);
+    r.volumes = WireVolumes(*r.schedule, stage_cluster);
     runs.push_back(std::move(r));
   }
 
@@ -163,11 +221,9 @@ VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& 
     t.iteration_s = iteration_s;
     const double bubble = iteration_s - r.timing.iteration_s;
     t.exposed_comm_s = r.timing.exposed_comm_s;
-    VariantReport sr = AssembleVariant(name, "analytic", r.model, z, stage_cluster, r.schedule, t, r.volumes);
+    VariantReport sr = AssembleVariant(name, "analytic", r.model, z, stage_cluster, *r.schedule, t, r.volumes);
     sr.pipeline_bubble_s = std::max(0.0, bubble);
-    const PipelineResidency residency{m.layers / (p * v),
-                                      static_cast<double>(pipe.max_in_flight[static_cast<size_t>(stage)])};
-    sr.memory = EstimateMemory(r.model, z, stage_cluster, r.schedule, residency);
+    sr.memory = StageMemory(m, r.model, z, stage_cluster, *r.schedule, l, stage, mb);
     stage_reports.push_back(std::move(sr));
   }
   VariantReport out = stage_reports[static_cast<size_t>(kind_of[static_cast<size_t>(critical)])];
@@ -196,7 +252,7 @@ VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& 
     }
   }
   out.num_ops = 0;
-  for (const StageRun& r : runs) out.num_ops += static_cast<int>(r.schedule.ops.size());
+  for (const StageRun& r : runs) out.num_ops += static_cast<int>(r.schedule->ops.size());
   out.pipeline_bubble_s = stage_reports[static_cast<size_t>(kind_of[static_cast<size_t>(critical)])]
                               .pipeline_bubble_s;
   out.pipeline_bubble_fraction = pipe.stage_bubble_fraction[static_cast<size_t>(critical)];

@@ -62,6 +62,13 @@ double P2pBytes(const ModelSpec& m, const ZeroConfig& z, const ParallelLayout& l
 // the nodes whose peer is under another leaf.
 double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l);
 
+// The memory per GPU of the pipelined layout `l` with `micro_batches` per iteration: the fullest stage's,
+// each distinct stage (the first, a middle one, the last) its slice's states on its nodes and the saved
+// activations of the chunks it holds in flight (MaxChunksInFlight of the layout's schedule). `cache`
+// (optional) holds the stages' schedules.
+MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                               const ParallelLayout& l, int micro_batches, ScheduleCache* cache = nullptr);
+
 // The analytic engine's report of a pipelined layout (l.pipeline > 1). `cache` (optional) holds the stages'
 // schedules. Preconditions: model/validate.h's Validate found no problem.
 VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,

@@ -60,6 +60,15 @@ std::vector<PipelinePass> PipelineOrder(PipelineSchedule schedule, int stages, i
   return OneFOneB(p, m, stage);
 }
 
+int MaxChunksInFlight(PipelineSchedule schedule, int stages, int virtual_stages, int micro_batches, int stage) {
+  int in_flight = 0, most = 0;
+  for (const PipelinePass& pass : PipelineOrder(schedule, stages, virtual_stages, micro_batches, stage)) {
+    in_flight += pass.backward ? -1 : 1;
+    most = std::max(most, in_flight);
+  }
+  return most;
+}
+
 PipelineTimeline RunPipeline(PipelineSchedule schedule, int stages, int virtual_stages, int micro_batches,
                              const std::vector<StagePassTimes>& times, double p2p_s, bool blocking_sends) {
   const int p = stages, v = virtual_stages, m = micro_batches;
@@ -79,12 +88,7 @@ PipelineTimeline RunPipeline(PipelineSchedule schedule, int stages, int virtual_
   out.max_in_flight.assign(static_cast<size_t>(p), 0);
   for (int i = 0; i < p; ++i) {
     orders.push_back(PipelineOrder(schedule, p, v, m, i));
-    int in_flight = 0;
-    for (const PipelinePass& pass : orders.back()) {
-      in_flight += pass.backward ? -1 : 1;
-      out.max_in_flight[static_cast<size_t>(i)] =
-          std::max(out.max_in_flight[static_cast<size_t>(i)], in_flight);
-    }
+    out.max_in_flight[static_cast<size_t>(i)] = MaxChunksInFlight(schedule, p, v, m, i);
   }
   std::vector<size_t> next(static_cast<size_t>(p), 0);
   std::vector<double> free_at(static_cast<size_t>(p), 0);

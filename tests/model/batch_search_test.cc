@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "model/batch_search.h"
+#include "model/pipeline_evaluate.h"
 #include "test_util.h"
 
 namespace zerosim::model {
@@ -84,6 +85,61 @@ TEST(BatchSearch, HpzSecondaryCopyCostsMicroBatches) {
   ASSERT_GT(secondary, 0);
   const BatchSearchResult r = SearchBatch(k.m, hpz, k.c, 0);
   EXPECT_EQ(r.largest_micro_batch, static_cast<int>(7.5 - secondary / k.slope));
+}
+
+}  // namespace
+}  // namespace zerosim::model
+
+namespace zerosim::model {
+namespace {
+
+ParallelLayout Pipeline(int p, int v) {
+  ParallelLayout l;
+  l.pipeline = p;
+  l.virtual_stages = v;
+  l.schedule = v > 1 ? PipelineSchedule::kInterleaved1F1B : PipelineSchedule::k1F1B;
+  return l;
+}
+
+// A pipeline stage's memory grows with the chunks it holds in flight, which the accumulation (chosen after the
+// micro-batch) decides: the search counts the most a 1F1B schedule can hold (2 p micro-batches and more give
+// the same), not the one micro-batch of the configuration as written.
+TEST(BatchSearch, APipelineStageCountsTheChunksItCanHold) {
+  // A small vocabulary, so that the first stage, which holds the most micro-batches, binds (the last stage's
+  // logits do not).
+  ModelSpec m = testing::Gpt(8, 2048, 16);
+  m.vocab = 1024;
+  const ClusterSpec c = testing::PaperCluster(1, 4, 8);
+  ZeroConfig z;
+  z.strategy = Strategy::kZero1;
+  z.activation_checkpointing = false;
+  z.gradient_accumulation_steps = 1;
+  const ParallelLayout l = Pipeline(2, 1);
+  const MemoryBreakdown searched = MemoryAtMicroBatch(m, z, c, 2, l);
+  z.train_micro_batch_size_per_gpu = 2;
+  EXPECT_EQ(searched.activations_bytes, PipelineMemory(m, z, c, l, 4).activations_bytes);
+  EXPECT_EQ(searched.activations_bytes, PipelineMemory(m, z, c, l, 40).activations_bytes);
+  EXPECT_GT(searched.activations_bytes, PipelineMemory(m, z, c, l, 1).activations_bytes);
+}
+
+// Megatron's interleaved schedule runs a multiple of p micro-batches: the accumulation the search picks for a
+// target global batch is one.
+TEST(BatchSearch, AnInterleavedPipelineRunsMultiplesOfItsStages) {
+  const ModelSpec m = testing::Gpt(8, 2048, 16);
+  const ClusterSpec c = testing::PaperCluster(1, 4, 8);
+  ZeroConfig z;
+  z.strategy = Strategy::kZero1;
+  const ParallelLayout l = Pipeline(2, 2);
+  // 16 data-parallel ranks; 64 sequences are 4 per rank: b = 4 would run 1 micro-batch, so b = 2 runs 2.
+  const BatchSearchResult r = SearchBatch(m, z, c, 64, l);
+  ASSERT_TRUE(r.fits) << r.reason;
+  ASSERT_GE(r.largest_micro_batch, 4);
+  EXPECT_TRUE(r.reason.empty()) << r.reason;
+  EXPECT_EQ(r.micro_batch, 2);
+  EXPECT_EQ(r.gradient_accumulation_steps, 2);
+  EXPECT_EQ(r.global_batch, 64);
+  // 48 sequences are 3 per rank: 1 x 3 and 3 x 1 both run an odd number of micro-batches.
+  EXPECT_FALSE(SearchBatch(m, z, c, 48, l).reason.empty());
 }
 
 }  // namespace
