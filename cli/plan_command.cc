@@ -53,10 +53,11 @@ int PlanCommand(int argc, char** argv) {
       "setting spends or frees shows as batch size")(
       "search-layout", po::bool_switch(&search_layout),
       "also try each variant with tensor parallelism (t = 2, 4, ... up to a node, with sequence "
-      "parallelism; study/plan_search.h PlanLayouts): the best layout per cluster")(
+      "parallelism) and pipelines (p = 2, 4, ... dividing the nodes, 1F1B and interleaved; "
+      "study/plan_search.h PlanLayouts): the best layout per cluster")(
       "global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
       "with --search-batch: the target global batch in sequences per optimizer step (sets the "
-      "accumulation)")(
+      "accumulation; a setting that cannot train exactly N is not a candidate)")(
       "jsonl", po::value<std::string>(&jsonl)->value_name("FILE"),
       "also write every cluster that can train the model as one JSON line (its axes, best setting, "
       "throughput, cost, rank and whether it is on the Pareto front; docs/sweeps.md), for plots");

@@ -124,14 +124,29 @@ std::string PlanJsonl(const Plan& plan) {
     line.Add("point", c.point).Add("axes", axes).Add("cluster", c.cluster).Add("best_setting", c.best.name);
     line.Add("strategy", std::string_view(model::StrategyName(c.best.zero.strategy)));
     line.Add("tensor", c.best.layout.tensor).Add("sequence_parallel", c.best.layout.sequence_parallel);
+    line.Add("pipeline", c.best.layout.pipeline).Add("virtual_stages", c.best.layout.virtual_stages);
     line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
     line.Add("tokens_per_s_low", c.tokens_per_s_low).Add("tokens_per_s_high", c.tokens_per_s_high);
     line.Add("band_group", c.best.band.group).Add("band_validated", c.best.band.validated);
     line.Add("baseline", c.baseline);
     if (c.has_runner_up) {
       line.Add("runner_up_setting", c.runner_up.name).Add("runner_up_tensor", c.runner_up.layout.tensor);
+      line.Add("runner_up_pipeline", c.runner_up.layout.pipeline);
       line.Add("runner_up_tokens_per_s", c.runner_up.tokens_per_s);
     }
+    // Every layout that fits with its fastest setting, fastest first.
+    std::string layouts = "[";
+    for (const PlanLayoutBest& b : c.layouts) {
+      JsonLine l;
+      l.Add("tensor", b.layout.tensor).Add("sequence_parallel", b.layout.sequence_parallel);
+      l.Add("pipeline", b.layout.pipeline).Add("virtual_stages", b.layout.virtual_stages);
+      l.Add("setting", b.setting).Add("strategy", std::string_view(model::StrategyName(b.strategy)));
+      l.Add("tokens_per_s", b.tokens_per_s).Add("tflops_per_gpu", b.tflops_per_gpu);
+      l.Add("pipeline_bubble_fraction", b.pipeline_bubble_fraction);
+      if (layouts.size() > 1) layouts += ',';
+      layouts += l.str();
+    }
+    line.Raw("layouts", layouts + "]");
     if (c.baseline_fits) line.Add("baseline_tokens_per_s", c.baseline_tokens_per_s);
     line.Add("usd_per_million_tokens", c.cost.usd_per_million_tokens);
     line.Add("usd_per_million_tokens_low", c.usd_per_million_tokens_low);

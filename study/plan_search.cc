@@ -51,14 +51,34 @@ std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z)
 
 std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c) {
   std::vector<model::ParallelLayout> out;
-  for (int t = 2; t <= c.gpus_per_node; t *= 2) {
+  for (int t = 1; t <= c.gpus_per_node; t *= 2) {
     if (c.gpus_per_node % t != 0) continue;
-    model::ParallelLayout l;
-    l.tensor = t;
-    l.sequence_parallel = true;
-    out.push_back(l);
+    // Stages hold whole nodes (model/placement.h StagesAlignWithNodes): with t inside a node, p divides the
+    // node count.
+    for (int p = 1; p <= c.nodes; p *= 2) {
+      if (c.nodes % p != 0) continue;
+      for (int v : {1, 2}) {
+        if (t == 1 && p == 1) continue;  // the variant as written
+        if (v > 1 && p == 1) continue;
+        model::ParallelLayout l;
+        l.tensor = t;
+        l.sequence_parallel = t > 1;
+        l.pipeline = p;
+        l.virtual_stages = v;
+        l.schedule = v > 1 ? model::PipelineSchedule::kInterleaved1F1B : model::PipelineSchedule::k1F1B;
+        out.push_back(l);
+      }
+    }
   }
   return out;
+}
+
+std::string PlanLayoutName(const model::ParallelLayout& l) {
+  std::string s;
+  if (l.tensor > 1) s += fmt::format(" TP{}{}", l.tensor, l.sequence_parallel ? " SP" : "");
+  if (l.pipeline > 1) s += fmt::format(" PP{}", l.pipeline);
+  if (l.virtual_stages > 1) s += fmt::format("x{}", l.virtual_stages);
+  return s;
 }
 
 std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c,
@@ -83,8 +103,7 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
     for (const io::Variant& v : variants) {
       for (const model::ParallelLayout& l : PlanLayouts(c)) {
         if (listed(v, v.zero, l)) continue;
-        out.push_back(
-            {fmt::format("{} TP{}{}", v.name, l.tensor, l.sequence_parallel ? " SP" : ""), &v, v.zero, l});
+        out.push_back({v.name + PlanLayoutName(l), &v, v.zero, l});
       }
     }
   }
@@ -115,33 +134,15 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     c.baseline = p.variants.front().name;
     bool found = false;
     const std::vector<PlanSetting> settings = PlanSettings(p.variants, p.cluster, o.search_layout);
-    for (size_t k = 0; k < settings.size(); ++k) {
-      io::Variant v = *settings[k].variant;
-      v.zero = settings[k].zero;
-      v.parallel = settings[k].layout;
-      const model::ModelSpec& m = v.model;
-      model::ZeroConfig& z = v.zero;
-      if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
-      std::string name = settings[k].name;
-      if (o.search_batch) {
-        const model::BatchSearchResult batch =
-            model::SearchBatch(m, z, p.cluster, o.global_batch, v.parallel);
-        if (!batch.fits) continue;  // not even one sequence per GPU fits
-        z.train_micro_batch_size_per_gpu = batch.micro_batch;
-        z.gradient_accumulation_steps = batch.gradient_accumulation_steps;
-        if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
-        name += fmt::format(" b{}x{}", batch.micro_batch, batch.gradient_accumulation_steps);
-      }
-      model::VariantReport r =
-          model::EvaluateAnalyticVariant(name, m, z, p.cluster, p.calibration, v.parallel, &schedules);
-      if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec.name, i, c.cluster), r);
-          !st.ok()) {
-        return st;
-      }
-      if (!model::Ran(r)) continue;
-      if (k == 0) {  // the first variant as written
-        c.baseline_fits = true;
-        c.baseline_tokens_per_s = r.tokens_per_s;
+    auto consider = [&](model::VariantReport&& r) {
+      // The fastest setting of each layout (PlanChoice::layouts).
+      auto same = std::find_if(c.layouts.begin(), c.layouts.end(),
+                               [&](const PlanLayoutBest& b) { return b.layout == r.layout; });
+      if (same == c.layouts.end()) {
+        c.layouts.push_back({r.layout, r.name, r.zero.strategy, r.tokens_per_s, r.tflops_per_gpu,
+                             r.pipeline_bubble_fraction});
+      } else if (r.tokens_per_s > same->tokens_per_s) {
+        *same = {r.layout, r.name, r.zero.strategy, r.tokens_per_s, r.tflops_per_gpu, r.pipeline_bubble_fraction};
       }
       if (!found || r.tokens_per_s > c.best.tokens_per_s) {
         if (found) {
@@ -154,7 +155,67 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
         c.runner_up = std::move(r);
         c.has_runner_up = true;
       }
+    };
+    for (size_t k = 0; k < settings.size(); ++k) {
+      io::Variant v = *settings[k].variant;
+      v.zero = settings[k].zero;
+      v.parallel = settings[k].layout;
+      const model::ModelSpec& m = v.model;
+      if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
+      // The (micro-batch, accumulation) pairs to run: as written, or the batch search's; a pipeline with a
+      // target global batch also at halves of its micro-batch, whose more micro-batches per iteration shrink
+      // the bubble (Narayanan et al. 2021 sec. 3.4), while each half is faster than the one before.
+      std::vector<std::pair<int, int>> batches{{v.zero.train_micro_batch_size_per_gpu,
+                                                v.zero.gradient_accumulation_steps}};
+      if (o.search_batch) {
+        const model::BatchSearchResult batch =
+            model::SearchBatch(m, v.zero, p.cluster, o.global_batch, v.parallel);
+        if (!batch.fits) continue;  // not even one sequence per GPU fits
+        // A target global batch is the training run asked about: a setting that cannot reach it (more
+        // data-parallel ranks than sequences, or no micro-batch x accumulation that makes it) trains another
+        // run.
+        if (o.global_batch > 0 && batch.global_batch != o.global_batch) continue;
+        batches = {{batch.micro_batch, batch.gradient_accumulation_steps}};
+        if (v.parallel.pipeline > 1 && o.global_batch > 0) {
+          const int64_t d = v.parallel.data_parallel(p.cluster.total_gpus());
+          for (int b = batch.micro_batch / 2; b >= 1; b /= 2) {
+            if (o.global_batch % (b * d) != 0) continue;
+            const int64_t steps = o.global_batch / (b * d);
+            if (steps > model::kMaxGradientAccumulation) break;
+            batches.emplace_back(b, static_cast<int>(steps));
+          }
+        }
+      }
+      double last_tokens_per_s = 0;
+      for (const auto& [micro, steps] : batches) {
+        io::Variant run = v;
+        run.zero.train_micro_batch_size_per_gpu = micro;
+        run.zero.gradient_accumulation_steps = steps;
+        std::string name = settings[k].name;
+        if (o.search_batch) {
+          if (!io::ValidateVariant(spec.base, run, p.cluster, p.calibration).empty()) continue;
+          name += fmt::format(" b{}x{}", micro, steps);
+        }
+        model::VariantReport r =
+            model::EvaluateAnalyticVariant(name, m, run.zero, p.cluster, p.calibration, run.parallel, &schedules);
+        if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec.name, i, c.cluster), r);
+            !st.ok()) {
+          return st;
+        }
+        if (!model::Ran(r)) continue;
+        if (k == 0 && !c.baseline_fits) {  // the first variant as written
+          c.baseline_fits = true;
+          c.baseline_tokens_per_s = r.tokens_per_s;
+        }
+        const bool slower = r.tokens_per_s <= last_tokens_per_s;
+        last_tokens_per_s = r.tokens_per_s;
+        consider(std::move(r));
+        if (slower) break;  // a smaller micro-batch no longer pays for itself
+      }
     }
+    std::stable_sort(c.layouts.begin(), c.layouts.end(), [](const PlanLayoutBest& a, const PlanLayoutBest& b) {
+      return a.tokens_per_s > b.tokens_per_s;
+    });
     if (!found) {
       ++plan.infeasible;
       continue;

@@ -27,8 +27,8 @@ struct PlanOptions {
   double target_days = 0;     // > 0: keep clusters that train within it, rank by cost
   bool search_batch = false;  // each setting at its largest micro-batch that fits
   int64_t global_batch = 0;   // with search_batch: the target global batch in sequences (0: none)
-  // Each variant also with tensor parallelism (PlanLayouts: t = 2, 4, ... up to a node, with sequence
-  // parallelism), so the plan chooses the layout beside the ZeRO setting (issue 22 item 6).
+  // Each variant also with tensor and pipeline parallelism (PlanLayouts), so the plan chooses the layout
+  // beside the ZeRO setting (issue 22 item 6).
   bool search_layout = false;
 };
 
@@ -41,6 +41,16 @@ struct PlanSetting {
   model::ParallelLayout layout;  // the variant's, or a searched one (" TP<t> SP" in the name)
 };
 
+// The fastest setting of one layout on a cluster (PlanChoice::layouts).
+struct PlanLayoutBest {
+  model::ParallelLayout layout;
+  std::string setting;  // its name, as PlanChoice::best's
+  model::Strategy strategy = model::Strategy::kZero3;
+  double tokens_per_s = 0;
+  double tflops_per_gpu = 0;
+  double pipeline_bubble_fraction = 0;
+};
+
 // A cluster configuration with its best setting.
 struct PlanChoice {
   size_t point = 0;
@@ -51,6 +61,9 @@ struct PlanChoice {
   // only one), so that a plot shows how close the choice was.
   bool has_runner_up = false;
   model::VariantReport runner_up;
+  // Every layout that fits with its fastest setting, fastest first (the first is the best's): the runner-up
+  // layouts beside the choice (issue 22 item 6).
+  std::vector<PlanLayoutBest> layouts;
   // The sweep's first variant as written on the same cluster (the baseline of "vs"); its throughput when it
   // fits (baseline_fits), else none.
   std::string baseline;
@@ -82,10 +95,16 @@ struct Plan {
 std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c,
                                       bool search_layout = false);
 
-// The tensor-parallel layouts plan tries on cluster `c`: t = 2, 4, 8, ... dividing the GPUs per node, each
-// with sequence parallelism (Megatron's and torchtitan's pairing for TP; Korthikanti et al. 2022). Tensor
-// groups across nodes and pipeline parallelism are not searched.
+// The layouts plan tries on cluster `c` beside data parallelism alone: tensor parallelism t = 1, 2, 4, ...
+// dividing the GPUs per node (t > 1 with sequence parallelism: Megatron's and torchtitan's pairing for TP,
+// Korthikanti et al. 2022) times pipelines of p = 1, 2, 4, ... stages dividing the node count (stages hold
+// whole nodes), each with 1F1B and with two model chunks per stage (interleaved 1F1B). The model validation
+// drops those the model or the strategy cannot take (p v dividing the layers; DeepSpeed's pipelines run
+// ZeRO-1 only). Not searched: tensor groups across nodes, p that are not powers of two, more chunks.
 std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c);
+
+// A searched layout's suffix of a setting's name: " TP8 SP", " PP4", " TP8 SP PP4x2" (p x v).
+std::string PlanLayoutName(const model::ParallelLayout& l);
 
 // The ZeRO++ settings of a ZeRO-3 config on cluster `c`, from `base`: qwZ x qgZ (qgZ only with two nodes or
 // more) x every hpZ size model::CheckZero allows (those dividing the GPUs per node); the first has every

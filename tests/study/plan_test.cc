@@ -167,8 +167,8 @@ TEST_F(PlanTest, ClustersCarryTheirBandAndTheRanksWhoseBandsOverlap) {
 }
 
 // --search-layout (issue 22 item 6): ZeRO-1 keeps Llama-3.1-70B's 16-bit parameters and gradients whole on
-// every GPU (282 GB), which no 80 GB H100 holds; with tensor parallelism each rank holds 1/t of them, so the
-// plan finds a layout that fits where the variant as written does not.
+// every GPU (282 GB), which no 80 GB H100 holds; with tensor parallelism each rank holds 1/t of them and with
+// a pipeline each stage 1/p, so the plan finds a layout that fits where the variant as written does not.
 TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit) {
   const std::string scenario = Scenario("zero1", "[[variant]]\nname = \"ZeRO-1\"\n");
   const Plan as_written = PlanOf(scenario);
@@ -178,21 +178,42 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   const Plan plan = PlanOf(scenario, o);
   ASSERT_EQ(plan.choices.size(), 4u);
   for (const PlanChoice& c : plan.choices) {
-    EXPECT_GT(c.best.layout.tensor, 1) << c.cluster;
-    EXPECT_TRUE(c.best.layout.sequence_parallel) << c.cluster;
-    EXPECT_EQ(c.best.name, fmt::format("ZeRO-1 TP{} SP", c.best.layout.tensor)) << c.cluster;
+    EXPECT_GT(c.best.layout.tensor * c.best.layout.pipeline, 1) << c.cluster;
+    EXPECT_EQ(c.best.layout.sequence_parallel, c.best.layout.tensor > 1) << c.cluster;
+    EXPECT_EQ(c.best.name, "ZeRO-1" + PlanLayoutName(c.best.layout)) << c.cluster;
     EXPECT_FALSE(c.baseline_fits);
+    // Every layout that fits, fastest first, the best's first.
+    ASSERT_FALSE(c.layouts.empty()) << c.cluster;
+    EXPECT_EQ(c.layouts.front().layout, c.best.layout);
+    EXPECT_EQ(c.layouts.front().setting, c.best.name);
+    for (size_t k = 1; k < c.layouts.size(); ++k) {
+      EXPECT_LE(c.layouts[k].tokens_per_s, c.layouts[k - 1].tokens_per_s) << c.cluster;
+      EXPECT_FALSE(c.layouts[k].layout == c.layouts[k - 1].layout) << c.cluster;
+    }
   }
-  // The layouts tried on 8-GPU nodes.
+  // The layouts tried on 4 nodes of 8 GPUs: t in {1, 2, 4, 8} (with SP above 1) x p in {1, 2, 4} x v in {1,
+  // 2} (v = 2 with p > 1 only), data parallelism alone (t = p = 1) left out.
   model::ClusterSpec c;
   c.gpus_per_node = 8;
-  std::vector<int> t;
-  for (const model::ParallelLayout& l : PlanLayouts(c)) t.push_back(l.tensor);
-  EXPECT_EQ(t, (std::vector<int>{2, 4, 8}));
+  c.nodes = 4;
+  const std::vector<model::ParallelLayout> layouts = PlanLayouts(c);
+  EXPECT_EQ(layouts.size(), 4u + 3u * 5u);
+  std::set<std::string> names;
+  for (const model::ParallelLayout& l : layouts) {
+    EXPECT_EQ(c.nodes % l.pipeline, 0);
+    EXPECT_EQ(l.sequence_parallel, l.tensor > 1);
+    EXPECT_EQ(l.schedule == model::PipelineSchedule::kInterleaved1F1B, l.virtual_stages > 1);
+    names.insert(PlanLayoutName(l));
+  }
+  EXPECT_EQ(names.size(), layouts.size());
+  EXPECT_TRUE(names.count(" TP8 SP") && names.count(" PP4") && names.count(" TP2 SP PP2x2")) << names.size();
   // The JSON lines carry the layout.
   const std::string jsonl = PlanJsonl(plan);
   const nlohmann::json line = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
   EXPECT_EQ(line["tensor"], plan.choices[0].best.layout.tensor);
+  EXPECT_EQ(line["pipeline"], plan.choices[0].best.layout.pipeline);
+  ASSERT_EQ(line["layouts"].size(), plan.choices[0].layouts.size());
+  EXPECT_EQ(line["layouts"][0]["setting"], plan.choices[0].best.name);
   // The runner-up, where another layout fits (the most GPUs leave room for more than one): no faster than the
   // best, and in the JSON line of its cluster.
   const PlanChoice& last = plan.choices.back();
@@ -200,6 +221,28 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   EXPECT_NE(last.runner_up.name, last.best.name);
   EXPECT_LE(last.runner_up.tokens_per_s, last.best.tokens_per_s);
   EXPECT_NE(jsonl.find("\"runner_up_setting\":\"" + last.runner_up.name + "\""), std::string::npos);
+}
+
+// A target global batch is the run asked about: settings that cannot train it (64 or 128 data-parallel
+// ranks for 32 sequences) are not candidates, so the plan picks among layouts with at most 32 replicas.
+TEST_F(PlanTest, EverySettingOfAPlanTrainsTheTargetGlobalBatch) {
+  PlanOptions o;
+  o.search_layout = true;
+  o.search_batch = true;
+  o.global_batch = 32;
+  const Plan plan = PlanOf(Scenario("zero3", "[[variant]]\nname = \"ZeRO-3\"\n[[variant]]\nname = \"ZeRO-1\"\n"
+                                             "strategy = \"zero1\"\n"),
+                           o);
+  ASSERT_EQ(plan.choices.size(), 4u);
+  for (const PlanChoice& c : plan.choices) {
+    const model::VariantReport& b = c.best;
+    const int d = b.layout.data_parallel(b.gpus);
+    EXPECT_LE(d, 32) << c.cluster;
+    EXPECT_EQ(b.zero.train_micro_batch_size_per_gpu * b.zero.gradient_accumulation_steps * d, 32) << c.cluster;
+    EXPECT_NEAR(b.tokens_per_s * b.iteration_time_s, 32.0 * 4096, 1e-6 * 32 * 4096) << c.cluster;
+    EXPECT_FALSE(c.baseline_fits) << c.cluster;  // ZeRO-3 over every GPU trains 64 or 128 sequences
+    for (const PlanLayoutBest& l : c.layouts) EXPECT_LE(l.layout.data_parallel(b.gpus), 32) << l.setting;
+  }
 }
 
 }  // namespace
