@@ -131,7 +131,7 @@ double P2pBytes(const ModelSpec& m, const ZeroConfig& z, const ParallelLayout& l
          BytesPerElement(m.dtype) / l.tensor;
 }
 
-double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) {
+Traffic P2pTraffic(double bytes, const ClusterSpec& c, const ParallelLayout& l) {
   const int stage_nodes = c.nodes / l.pipeline;
   Traffic t;
   t.cross_total_bytes = bytes * c.total_gpus();
@@ -143,7 +143,11 @@ double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) {
     t.max_leaf_uplink_bytes = bytes * c.gpus_per_node * std::min(stage_nodes, leaf);
   }
   t.inter_steps = 1;
-  return EstimateCollective(t, c).seconds;
+  return t;
+}
+
+double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) {
+  return EstimateCollective(P2pTraffic(bytes, c, l), c).seconds;
 }
 
 MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
@@ -161,9 +165,36 @@ MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   return fullest;
 }
 
+namespace {
+
+class AnalyticPipelineEngine : public PipelineEngine {
+ public:
+  explicit AnalyticPipelineEngine(const Calibration& cal) : cal_(cal) {}
+  const char* name() const override { return "analytic"; }
+  StatusOr<StageTiming> TimeStage(const Schedule& s, const ClusterSpec& stage_cluster) override {
+    return StageTiming{EvaluateAnalytic(s, stage_cluster, cal_, /*timeline=*/true), WireVolumes(s, stage_cluster)};
+  }
+  StatusOr<double> SendSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) override {
+    return P2pSeconds(bytes, c, l);
+  }
+
+ private:
+  const Calibration& cal_;
+};
+
+}  // namespace
+
 VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l,
                                       ScheduleCache* cache) {
+  AnalyticPipelineEngine engine(cal);
+  // The analytic engine's stage timings and send times cannot fail.
+  return ComposePipeline(name, m, z, c, l, engine, cache).value();
+}
+
+StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
+                                        const ClusterSpec& c, const ParallelLayout& l, PipelineEngine& engine,
+                                        ScheduleCache* cache) {
   const int p = l.pipeline, v = l.virtual_stages, mb = z.gradient_accumulation_steps;
   const ClusterSpec stage_cluster = StageCluster(c, l);
   const RankShape shape = StageShape(stage_cluster, l);
@@ -181,15 +212,19 @@ VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& 
       r.own = std::make_unique<Schedule>(BuildSchedule(r.model, z, shape));
       r.schedule = r.own.get();
     }
-    r.timing = EvaluateAnalytic(*r.schedule, stage_cluster, cal, /*timeline=*/true);
+    StatusOr<StageTiming> timed = engine.TimeStage(*r.schedule, stage_cluster);
+    if (!timed.ok()) return Status::Error(fmt::format("pipeline stage {}: {}", stage, timed.status().message()));
+    r.timing = std::move(timed->timing);
+    r.volumes = timed->volumes;
     r.passes = MeasurePasses(*r.schedule, r.timing, mb);
-    r.volumes = WireVolumes(*r.schedule, stage_cluster);
     runs.push_back(std::move(r));
   }
 
   // The pipeline of chunk passes (model/pipeline_schedule.h).
   const double p2p_bytes = P2pBytes(m, z, l);
-  const double p2p_s = P2pSeconds(p2p_bytes, c, l);
+  StatusOr<double> sent = engine.SendSeconds(p2p_bytes, c, l);
+  if (!sent.ok()) return Status::Error(fmt::format("pipeline sends: {}", sent.status().message()));
+  const double p2p_s = *sent;
   std::vector<StagePassTimes> chunk_times;
   for (int i = 0; i < p; ++i) {
     const StagePassTimes& s = runs[static_cast<size_t>(kind_of[static_cast<size_t>(i)])].passes;
@@ -221,7 +256,7 @@ VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& 
     t.iteration_s = iteration_s;
     const double bubble = iteration_s - r.timing.iteration_s;
     t.exposed_comm_s = r.timing.exposed_comm_s;
-    VariantReport sr = AssembleVariant(name, "analytic", r.model, z, stage_cluster, *r.schedule, t, r.volumes);
+    VariantReport sr = AssembleVariant(name, engine.name(), r.model, z, stage_cluster, *r.schedule, t, r.volumes);
     sr.pipeline_bubble_s = std::max(0.0, bubble);
     sr.memory = StageMemory(m, r.model, z, stage_cluster, *r.schedule, l, stage, mb);
     stage_reports.push_back(std::move(sr));

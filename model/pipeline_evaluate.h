@@ -1,18 +1,21 @@
-// Pipeline parallelism in the analytic engine (issue 22 item 2; docs/design/tensor_pipeline.md sec. 2):
-// a layout of p > 1 stages is evaluated as its stages' own schedules composed by the pipeline schedule.
+// Pipeline parallelism (issue 22 items 2 and 4; docs/design/tensor_pipeline.md sec. 2): a layout of p > 1
+// stages is evaluated as its stages' own schedules composed by the pipeline schedule, by either engine
+// (PipelineEngine: the analytic one here, the SimGrid replay's in sim/sim_evaluate.cc).
 //
 //  1. Each stage is a slice of the model (StageModel: L / p layers, the embedding on the first stage, the
 //     final norm and logit layer on the last) trained by one stage's t d ranks on the nodes it holds
 //     (StageCluster: stages hold whole nodes, model/feasibility.h), with the layout's tensor parallelism
 //     and the data-parallel strategy over its d ranks. Its schedule is the ordinary one (BuildSchedule) with
-//     the iteration's m = gradient_accumulation_steps micro-batches run back to back: the serial time T_i,
-//     its data-parallel traffic and its memory.
+//     the iteration's m = gradient_accumulation_steps micro-batches run back to back, timed by the engine on
+//     the stage's nodes (the replay: TP and DP traffic contending on the stage's ports): the serial time
+//     T_i, its data-parallel traffic and its memory. The middle stages are alike: one stands for them all.
 //  2. From that schedule's timeline, the stage's pass times: f_i and b_i, the mean span of one micro-batch's
 //     forward and of its backward (recompute included) on the compute stream, from its first compute op's
 //     start to its last's end (tensor-parallel collectives the compute waits for included).
 //  3. RunPipeline (model/pipeline_schedule.h) executes the schedule's orders with chunk passes f_i / v and
-//     b_i / v and one point-to-point time per activation (or gradient) send, P2pSeconds: the bubble, the
-//     flush and the chunks in flight come out of the orders.
+//     b_i / v and one point-to-point time per activation (or gradient) send (the engine's: P2pSeconds, or
+//     the replay of one steady-state exchange on the whole cluster): the bubble, the flush and the chunks
+//     in flight come out of the orders.
 //  4. Stage i's iteration is its pipeline finish + what its serial schedule spends beyond its passes
 //     (T_i - m (f_i + b_i): the data-parallel reduction left after the last backward, the optimizer, the
 //     host's per-step work); the iteration is the slowest stage's. Its idle time in the pipeline is the
@@ -25,17 +28,21 @@
 // all-reduce between the first and last stage, Megatron's cross-stage gradient-norm all-reduce before the
 // optimizer, contention between stages on the fabric's spine and between point-to-point sends and the
 // stage's own collectives, the head's and the embedding's work put on one chunk (it is spread over the
-// stage's v chunks), and the SimGrid replay of pipelines (the sim engine refuses p > 1).
+// stage's v chunks), and in the replay the stages' traffic and the sends sharing links with one another
+// (each is replayed on its own platform) and perturbations (sim::NotReplayed refuses them).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "model/analytic.h"
 #include "model/calibration.h"
 #include "model/cluster_spec.h"
 #include "model/model_spec.h"
 #include "model/parallel_layout.h"
+#include "model/placed_collectives.h"
 #include "model/report.h"
+#include "model/status.h"
 #include "model/zero_config.h"
 
 namespace zerosim::model {
@@ -56,10 +63,12 @@ ClusterSpec StageCluster(const ClusterSpec& c, const ParallelLayout& l);
 // sends 1 / t and all-gathers inside the node (Narayanan et al. 2021 sec. 4.1; the all-gather is not timed).
 double P2pBytes(const ModelSpec& m, const ZeroConfig& z, const ParallelLayout& l);
 
-// Time of one send of `bytes` per rank from a stage to the next when every rank of the stage's nodes sends
-// at once (the 1F1B steady state): one network step of NCCL's cost model (collective_time.h, the fastest
-// protocol) with the node's NICs carrying the node's GPUs' sends, and the fat-tree leaves' uplinks those of
-// the nodes whose peer is under another leaf.
+// The traffic of one send of `bytes` per rank from a stage to the next when every rank of the stage's nodes
+// sends at once (the 1F1B steady state), as one network step: the node's NICs carry the node's GPUs' sends,
+// and the fat-tree leaves' uplinks those of the nodes whose peer is under another leaf.
+Traffic P2pTraffic(double bytes, const ClusterSpec& c, const ParallelLayout& l);
+
+// Its time alone on the fabric: NCCL's cost model (collective_time.h, the fastest protocol).
 double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l);
 
 // The memory per GPU of the pipelined layout `l` with `micro_batches` per iteration: the fullest stage's,
@@ -68,6 +77,33 @@ double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l);
 // (optional) holds the stages' schedules.
 MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
                                const ParallelLayout& l, int micro_batches, ScheduleCache* cache = nullptr);
+
+// What an engine gives the pipeline composition (ComposePipeline): a stage's schedule timed on its nodes
+// and the time of a point-to-point send between stages. The analytic engine's is this file's; the SimGrid
+// replay's is sim/sim_evaluate.cc's (each stage replayed on a platform of its nodes, the sends on one of the
+// whole cluster).
+struct StageTiming {
+  Timing timing;        // with every op's start and finish (Timing::start_s, finish_s)
+  TierVolumes volumes;  // the bytes per tier the engine counted
+};
+class PipelineEngine {
+ public:
+  virtual ~PipelineEngine() = default;
+  // The reports' engine: "analytic" or "sim".
+  virtual const char* name() const = 0;
+  // Schedule `s` of one stage (its m micro-batches back to back) on the stage's nodes `stage_cluster`.
+  virtual StatusOr<StageTiming> TimeStage(const Schedule& s, const ClusterSpec& stage_cluster) = 0;
+  // One send of `bytes` per rank from each stage of layout `l` to the next on cluster `c`, every rank of the
+  // stages sending at once (the 1F1B steady state).
+  virtual StatusOr<double> SendSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) = 0;
+};
+
+// The report of the pipelined layout `l` (p > 1) timed by `engine`: steps 1-4 above. `cache` (optional) holds
+// the stages' schedules. Errors: the engine's, naming the stage or the sends. Preconditions: model/
+// validate.h's Validate found no problem.
+StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
+                                        const ClusterSpec& c, const ParallelLayout& l, PipelineEngine& engine,
+                                        ScheduleCache* cache = nullptr);
 
 // The analytic engine's report of a pipelined layout (l.pipeline > 1). `cache` (optional) holds the stages'
 // schedules. Preconditions: model/validate.h's Validate found no problem.

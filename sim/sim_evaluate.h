@@ -23,12 +23,16 @@ struct SimRun {
   SimResult result;
 };
 
-// Why the replay does not run layout `l` ("" when it does): pipeline stages are the analytic engine's only
-// (model/pipeline_evaluate.h; issue 22 item 4). The caller reports the variant infeasible with the reason.
-std::string NotReplayed(const model::ParallelLayout& l);
+// Why the replay does not run layout `l` with options `o` ("" when it does): a pipeline with perturbations
+// (its stages are replayed on platforms of their own nodes, the middle ones as one: a slow node or a
+// degraded link belongs to one stage). The caller reports the variant infeasible with the reason.
+std::string NotReplayed(const model::ParallelLayout& l, const SimOptions& o);
 
 // BuildSchedule (for the layout `l`: one tensor-parallel rank's schedule) + SimulateIsolated +
-// AssembleVariant (engine "sim"). `run`, if given, receives both. An error for a layout NotReplayed refuses.
+// AssembleVariant (engine "sim"). `run`, if given, receives both. A pipelined layout (p > 1) is the pipeline
+// composition (model/pipeline_evaluate.h ComposePipeline) of its stages' replays and of the sends' replay
+// (pipeline_sends.h), each in its own process; `run` is left empty. An error for a layout NotReplayed
+// refuses.
 StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
                                                   const model::ZeroConfig& z, const model::ClusterSpec& c,
                                                   const model::Calibration& cal, const SimOptions& o,

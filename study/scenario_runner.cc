@@ -110,7 +110,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   if (simulated && !s.rlhf) {
     std::vector<std::string> names;
     for (size_t i = 0; i < s.variants.size(); ++i) {
-      if (!problems[i].empty() || !sim::NotReplayed(s.variants[i].parallel).empty()) continue;
+      // A pipeline is composed of several replays (sim::EvaluateSimVariant), below.
+      if (!problems[i].empty() || s.variants[i].parallel.pipeline > 1) continue;
       slots[i] = {true, schedules.size()};
       schedules.push_back(model::BuildSchedule(s.variants[i].model, s.variants[i].zero,
                                                model::RankShape(s.cluster, s.variants[i].parallel)));
@@ -156,8 +157,16 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
             sim::SimVariantReport(v.name, v.model, v.zero, s.cluster, schedule, replays[slots[i].index]));
         if (sim_runs != nullptr) run = {schedule, std::move(replays[slots[i].index])};
       } else {
-        const std::string why = problems[i].empty() ? sim::NotReplayed(v.parallel) : problems[i];
-        r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, why, v.parallel));
+        const std::string why = problems[i].empty() ? sim::NotReplayed(v.parallel, perturbed) : problems[i];
+        if (why.empty()) {  // a pipeline: its stages' and its sends' replays
+          StatusOr<model::VariantReport> rv =
+              sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, perturbed, nullptr,
+                                      v.parallel);
+          if (!rv.ok()) return Status::Error(fmt::format("variant '{}': {}", v.name, rv.status().message()));
+          r.variants.push_back(std::move(rv).value());
+        } else {
+          r.variants.push_back(InfeasibleVariant(v.name, "sim", v.model, v.zero, why, v.parallel));
+        }
       }
       if (sim_runs != nullptr) sim_runs->push_back(std::move(run));
     }

@@ -19,7 +19,7 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
     std::string why = !p.infeasible.empty()              ? p.infeasible
                       : i < p.variant_infeasible.size() ? p.variant_infeasible[i]
                                                         : p.infeasible;
-    if (why.empty() && sim) why = sim::NotReplayed(v.parallel);
+    if (why.empty() && sim) why = sim::NotReplayed(v.parallel, sim_options);
     if (!why.empty()) {
       out.push_back(InfeasibleVariant(v.name, engine, v.model, v.zero, why, v.parallel));
       continue;

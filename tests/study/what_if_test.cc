@@ -210,5 +210,43 @@ TEST(WhatIf, ATensorLayoutIsEvaluatedByBothEngines) {
   EXPECT_TRUE(model::Ran(r->variants[3])) << r->variants[3].infeasible_reason;
 }
 
+TEST(WhatIf, APipelineIsEvaluatedByBothEngines) {
+  // issue 22 item 4: the SimGrid replay composes a pipeline as the analytic engine does, from its stages'
+  // replays (each on a platform of its nodes) and a replay of the sends between stages on the whole
+  // cluster. Two stages of two nodes, ZeRO-1, 8 micro-batches; with TP2 as well.
+  std::string text = testing::kScenario;
+  text = text.substr(0, text.find("[zero]")) +
+         "[zero]\nstrategy = \"zero1\"\n\n[parallel]\npipeline = 2\n\n[[variant]]\nname = \"PP2\"\n"
+         "gradient_accumulation_steps = 8\n\n[[variant]]\nname = \"TP2 PP2\"\ntensor = 2\n"
+         "gradient_accumulation_steps = 8\n";
+  const StatusOr<io::Scenario> s =
+      io::LoadScenario(io::MemoryFileSource(testing::InputFiles(text)), "s.toml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kBoth);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->variants.size(), 4u);  // per variant: analytic, then sim
+  for (size_t k = 0; k < 4; k += 2) {
+    const model::VariantReport& a = r->variants[k];
+    const model::VariantReport& sim = r->variants[k + 1];
+    SCOPED_TRACE(a.name);
+    ASSERT_TRUE(model::Ran(a)) << a.infeasible_reason;
+    ASSERT_TRUE(model::Ran(sim)) << sim.infeasible_reason;
+    EXPECT_EQ(sim.engine, "sim");
+    EXPECT_EQ(sim.layout, a.layout);
+    EXPECT_EQ(a.invariant_violation, "");
+    EXPECT_EQ(sim.invariant_violation, "");
+    EXPECT_GT(sim.pipeline_bubble_s, 0);
+    // The same bytes on every tier, the sends' among them, and with no link shared differently the same
+    // time within 2% (issue 22's engine-agreement target).
+    EXPECT_GT(a.bytes.cross_node.pipeline, 0);
+    EXPECT_NEAR(sim.bytes.cross_node.pipeline, a.bytes.cross_node.pipeline, 1e-9 * a.bytes.cross_node.pipeline);
+    EXPECT_NEAR(sim.bytes.cross_node.total(), a.bytes.cross_node.total(), 1e-9 * a.bytes.cross_node.total());
+    EXPECT_NEAR(sim.bytes.intra_node.total(), a.bytes.intra_node.total(), 1e-9 * a.bytes.intra_node.total() + 1);
+    EXPECT_NEAR(sim.iteration_time_s, a.iteration_time_s, 0.02 * a.iteration_time_s);
+    EXPECT_NEAR(sim.pipeline_bubble_fraction, a.pipeline_bubble_fraction, 0.02 * a.pipeline_bubble_fraction);
+  }
+  EXPECT_GT(r->variants[2].bytes.intra_node.tensor_parallel, 0);
+}
+
 }  // namespace
 }  // namespace zerosim::study
