@@ -21,4 +21,13 @@ std::optional<PipelineSchedule> ParsePipelineSchedule(std::string_view name) {
   return std::nullopt;
 }
 
+void ParallelLayout::SetVirtualStages(int v) {
+  virtual_stages = v;
+  if (v > 1) {
+    schedule = PipelineSchedule::kInterleaved1F1B;
+  } else if (schedule == PipelineSchedule::kInterleaved1F1B) {
+    schedule = PipelineSchedule::k1F1B;
+  }
+}
+
 }  // namespace zerosim::model

@@ -1,10 +1,11 @@
 // ParallelLayout: how a variant's GPUs split the model beside data parallelism: Megatron-LM's tensor (t) and
 // pipeline (p) parallelism, with the data-parallel size d = P / (t p) derived (docs/design/tensor_pipeline.md
 // sec. 5 step 1). Read from a scenario's `[parallel]` table and each `[[variant]]`
-// (model/io/parallel_keys.h); judged by model::CheckLayout (model/feasibility.h). A plain aggregate with
-// in-class defaults: the default layout (t = p = 1) is pure data parallelism, what every engine models today.
-// The engines do not simulate tensor or pipeline parallelism yet (issue 22 steps 2-8), so any other valid
-// layout is refused at evaluation (model::CheckModelled), never evaluated as data parallel.
+// (model/io/parallel_keys.h) and the sweep axes of the same names (model/io/sweep.cc); judged by
+// model::CheckLayout (model/feasibility.h). A plain aggregate with in-class defaults: the default layout
+// (t = p = 1) is pure data parallelism. What the engines model of the others is model::CheckModelled's
+// (tensor parallelism under ZeRO and FSDP, pipelines under ZeRO-1: model/pipeline_evaluate.h); the rest is
+// refused at evaluation with its reason, never evaluated as data parallel.
 #pragma once
 
 #include <optional>
@@ -40,11 +41,15 @@ struct ParallelLayout {
   // the NICs; Narayanan et al. 2021 sec. 3.2 takeaway 1 shows it slow). Off: t must divide gpus_per_node.
   bool tensor_across_nodes = false;
 
+  // Sets `virtual_stages` = v and the schedule Megatron runs with it: interleaved 1F1B when v > 1
+  // (schedules.py get_forward_backward_func), back to 1F1B when v = 1 after an interleaved one; GPipe stays.
+  void SetVirtualStages(int v);
+
   // Ranks holding one copy of the model: t p.
   int model_parallel() const { return tensor * pipeline; }
   // The data-parallel size d = P / (t p) for P GPUs (the caller checks that t p divides P).
   int data_parallel(int gpus) const { return gpus / model_parallel(); }
-  // Whether it is ZeroSim's pure data parallelism (t = p = 1, the only layout the engines model yet).
+  // Whether it is pure data parallelism (t = p = 1).
   bool data_parallel_only() const { return tensor == 1 && pipeline == 1; }
 
   bool operator==(const ParallelLayout&) const = default;

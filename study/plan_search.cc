@@ -64,8 +64,7 @@ std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c) {
         l.tensor = t;
         l.sequence_parallel = t > 1;
         l.pipeline = p;
-        l.virtual_stages = v;
-        l.schedule = v > 1 ? model::PipelineSchedule::kInterleaved1F1B : model::PipelineSchedule::k1F1B;
+        l.SetVirtualStages(v);
         out.push_back(l);
       }
     }

@@ -23,13 +23,7 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
       t->Fail("schedule", fmt::format("unknown schedule \"{}\" (1f1b, interleaved_1f1b, gpipe)", *name));
     }
   } else if (t->Has("virtual_stages")) {
-    // "interleaved_1f1b" is implied by virtual_stages > 1 (Megatron picks the interleaved schedule exactly
-    // then: megatron/core/pipeline_parallel/schedules.py get_forward_backward_func).
-    if (l.virtual_stages > 1) {
-      l.schedule = model::PipelineSchedule::kInterleaved1F1B;
-    } else if (l.schedule == model::PipelineSchedule::kInterleaved1F1B) {
-      l.schedule = model::PipelineSchedule::k1F1B;
-    }
+    l.SetVirtualStages(l.virtual_stages);  // the schedule virtual_stages implies
   }
   return l;
 }

@@ -83,6 +83,23 @@ const std::map<std::string, AxisRule>& AxisRules() {
        {Kind::kCount, 0, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
           var->zero.stage3_max_live_parameters = v.number;
         })}},
+      // The layout ([parallel], model/io/parallel_keys.cc: the same ranges; virtual_stages sets the schedule
+      // it implies) and the micro-batches per iteration ([training], zero_keys.cc).
+      {"tensor", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
+                    var->parallel.tensor = Int(v);
+                  })}},
+      {"sequence_parallel", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+                               var->parallel.sequence_parallel = v.boolean;
+                             })}},
+      {"pipeline", {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
+                      var->parallel.pipeline = Int(v);
+                    })}},
+      {"virtual_stages", {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
+                            var->parallel.SetVirtualStages(Int(v));
+                          })}},
+      {"gradient_accumulation_steps",
+       {Kind::kInt, 1, static_cast<double>(model::kMaxGradientAccumulation),
+        EachVariant([](const AxisValue& v, Variant* var) { var->zero.gradient_accumulation_steps = Int(v); })}},
       // [runtime] memory_reserve's range (zero_keys.cc).
       {"memory_reserve", {Kind::kNumber, 0, 0.49, EachVariant([](const AxisValue& v, Variant* var) {
                             var->zero.memory_reserve = v.number;

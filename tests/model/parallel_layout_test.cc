@@ -225,3 +225,21 @@ TEST(ParallelLayout, TensorAndPipelineParallelismAreModelledWhereTheEnginesHaveT
 
 }  // namespace
 }  // namespace zerosim::model
+
+namespace zerosim::model {
+namespace {
+
+TEST(ParallelLayout, VirtualStagesSetTheScheduleTheyImply) {
+  ParallelLayout l;
+  l.SetVirtualStages(2);
+  EXPECT_EQ(l.virtual_stages, 2);
+  EXPECT_EQ(l.schedule, PipelineSchedule::kInterleaved1F1B);
+  l.SetVirtualStages(1);
+  EXPECT_EQ(l.schedule, PipelineSchedule::k1F1B);
+  l.schedule = PipelineSchedule::kGPipe;
+  l.SetVirtualStages(1);
+  EXPECT_EQ(l.schedule, PipelineSchedule::kGPipe);
+}
+
+}  // namespace
+}  // namespace zerosim::model

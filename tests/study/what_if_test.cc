@@ -153,6 +153,39 @@ TEST(WhatIf, TheMemoryReserveIsASettingAndAnAxis) {
   EXPECT_NE(bad.status().message().find("memory_reserve"), std::string::npos) << bad.status().message();
 }
 
+TEST(WhatIf, TheLayoutIsASetting) {
+  // `--set pipeline=2 --set virtual_stages=... --set gradient_accumulation_steps=4` on a ZeRO-1 base: the
+  // layout and the micro-batches per iteration as in a file, virtual_stages choosing the schedule.
+  std::string text = testing::kScenario;
+  text = text.substr(0, text.find("[zero]")) + "[zero]\nstrategy = \"zero1\"\n\n[[variant]]\nname = \"Z1\"\n";
+  const io::MemoryFileSource fs(testing::InputFiles(text));
+  const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml");
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  StatusOr<io::Scenario> s =
+      ApplySettings(fs, *base, {"pipeline=2", "virtual_stages=1", "gradient_accumulation_steps=4", "tensor=2",
+                                "sequence_parallel=true"});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const model::ParallelLayout& l = s->variants[0].parallel;
+  EXPECT_EQ(l.pipeline, 2);
+  EXPECT_EQ(l.tensor, 2);
+  EXPECT_TRUE(l.sequence_parallel);
+  EXPECT_EQ(l.schedule, model::PipelineSchedule::k1F1B);
+  EXPECT_EQ(s->variants[0].zero.gradient_accumulation_steps, 4);
+  const StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kAnalytic);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(model::Ran(r->variants[0])) << r->variants[0].infeasible_reason;
+  EXPECT_GT(r->variants[0].pipeline_bubble_s, 0);
+  // The tiny model's 2 layers take two stages of one chunk, not of two.
+  s = ApplySettings(fs, *base, {"pipeline=2", "virtual_stages=2", "gradient_accumulation_steps=4"});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("do not divide the model's 2 layers"), std::string::npos)
+      << s.status().message();
+  // virtual_stages alone picks the interleaved schedule (on a base whose layout allows it).
+  StatusOr<io::Scenario> v = ApplySettings(fs, *base, {"virtual_stages=2"});
+  ASSERT_FALSE(v.ok());  // v > 1 needs a pipeline: refused with its key
+  EXPECT_NE(v.status().message().find("virtual_stages"), std::string::npos) << v.status().message();
+}
+
 TEST(WhatIf, EveryAxisSetsExactlyOneThing) {
   // An axis is one entry (model/io/sweep.cc AxisRules): its range and its target. One that the parser
   // accepted and nothing applied would be a what-if that changes nothing (as the link latencies were).
