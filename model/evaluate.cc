@@ -68,7 +68,7 @@ void SetThroughput(VariantReport* r, const ModelSpec& m, const ZeroConfig& z, co
 
 VariantReport AssembleVariant(const std::string& name, const std::string& engine, const ModelSpec& m,
                               const ZeroConfig& z, const ClusterSpec& c, const Schedule& s, const Timing& t,
-                              const TierVolumes& v) {
+                              const TierVolumes& v, const PipelineResidency& residency) {
   VariantReport r;
   r.name = name;
   r.engine = engine;
@@ -98,7 +98,7 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.gpus = p;
   r.bytes.cross_node = ToPhaseBytes(v.cross_node);
   r.bytes.intra_node = ToPhaseBytes(v.intra_node);
-  r.memory = EstimateMemory(m, z, c, s);
+  r.memory = EstimateMemory(m, z, c, s, residency);
   r.num_ops = static_cast<int>(s.ops.size());
   if (r.memory.total_bytes > r.memory.hbm_bytes) {
     r.feasible = false;

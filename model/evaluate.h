@@ -9,6 +9,7 @@
 #include "model/analytic.h"
 #include "model/calibration.h"
 #include "model/cluster_spec.h"
+#include "model/memory.h"
 #include "model/model_spec.h"
 #include "model/placement.h"
 #include "model/report.h"
@@ -20,9 +21,10 @@ namespace zerosim::model {
 
 // Turns a schedule's timing and volumes into a report. Feasibility: the memory estimate must fit the
 // GPU's HBM. Throughput counts the micro-batches of the d = P / t data-parallel ranks (Schedule::tensor).
+// `residency`: a pipeline stage's activations in flight (memory.h; the default: none, one micro-batch).
 VariantReport AssembleVariant(const std::string& name, const std::string& engine, const ModelSpec& m,
                               const ZeroConfig& z, const ClusterSpec& c, const Schedule& s, const Timing& t,
-                              const TierVolumes& v);
+                              const TierVolumes& v, const PipelineResidency& residency = {});
 
 // The throughput of `r` from its iteration_time_s: TFLOPs per GPU (IterationFlops over the cluster's P
 // GPUs), tokens per second of the `data_parallel` ranks' micro-batches and the MFU, for the whole model `m`.

@@ -93,15 +93,11 @@ const Schedule& StageSchedule(const ModelSpec& stage_model, const ZeroConfig& z,
   return *own;
 }
 
-// Stage `stage`'s memory: its slice's states on its cluster, the saved activations of the chunks it holds in
-// flight over `micro_batches` (MaxChunksInFlight of the layout's schedule).
-MemoryBreakdown StageMemory(const ModelSpec& m, const ModelSpec& stage_model, const ZeroConfig& z,
-                            const ClusterSpec& stage_cluster, const Schedule& s, const ParallelLayout& l,
-                            int stage, int micro_batches) {
-  const PipelineResidency residency{
-      m.layers / (l.pipeline * l.virtual_stages),
-      static_cast<double>(MaxChunksInFlight(l.schedule, l.pipeline, l.virtual_stages, micro_batches, stage))};
-  return EstimateMemory(stage_model, z, stage_cluster, s, residency);
+// What stage `stage` holds of its activations: the chunks in flight over `micro_batches` (MaxChunksInFlight
+// of the layout's schedule), each L / (p v) blocks.
+PipelineResidency StageResidency(const ModelSpec& m, const ParallelLayout& l, int stage, int micro_batches) {
+  return {m.layers / (l.pipeline * l.virtual_stages),
+          static_cast<double>(MaxChunksInFlight(l.schedule, l.pipeline, l.virtual_stages, micro_batches, stage))};
 }
 
 PhaseBytes Plus(const PhaseBytes& a, const PhaseBytes& b) {
@@ -159,7 +155,8 @@ MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
     const ModelSpec stage_model = StageModel(m, l, stage);
     Schedule own;
     const Schedule& s = StageSchedule(stage_model, z, shape, cache, &own);
-    const MemoryBreakdown b = StageMemory(m, stage_model, z, stage_cluster, s, l, stage, micro_batches);
+    const MemoryBreakdown b =
+        EstimateMemory(stage_model, z, stage_cluster, s, StageResidency(m, l, stage, micro_batches));
     if (b.total_bytes > fullest.total_bytes) fullest = b;
   }
   return fullest;
@@ -256,9 +253,9 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
     t.iteration_s = iteration_s;
     const double bubble = iteration_s - r.timing.iteration_s;
     t.exposed_comm_s = r.timing.exposed_comm_s;
-    VariantReport sr = AssembleVariant(name, engine.name(), r.model, z, stage_cluster, *r.schedule, t, r.volumes);
+    VariantReport sr = AssembleVariant(name, engine.name(), r.model, z, stage_cluster, *r.schedule, t, r.volumes,
+                                       StageResidency(m, l, stage, mb));
     sr.pipeline_bubble_s = std::max(0.0, bubble);
-    sr.memory = StageMemory(m, r.model, z, stage_cluster, *r.schedule, l, stage, mb);
     stage_reports.push_back(std::move(sr));
   }
   VariantReport out = stage_reports[static_cast<size_t>(kind_of[static_cast<size_t>(critical)])];

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <tuple>
+#include <vector>
 
 #include "model/collective_time.h"
 #include "model/nccl_channels.h"
@@ -13,11 +13,16 @@ namespace zerosim::model {
 double NcclBufferBytes(const Schedule& s, const ClusterSpec& c) {
   // One communicator per distinct group (kind and size); an all-to-all group is one too (qgZ's hops run on
   // their own process groups, model/schedule.h Queue).
-  std::set<std::tuple<GroupKind, int, bool>> comms;
+  // A schedule has a handful of distinct groups among tens of thousands of collectives: a small sorted list
+  // (the order a std::set would give, so the sum below is the same) instead of a tree insert per op.
+  using Comm = std::tuple<GroupKind, int, bool>;
+  std::vector<Comm> comms;
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective || op.coll.group_size <= 1) continue;
-    comms.insert({op.coll.group, op.coll.group_size, op.coll.kind == CollectiveKind::kAllToAll});
+    const Comm comm{op.coll.group, op.coll.group_size, op.coll.kind == CollectiveKind::kAllToAll};
+    if (std::find(comms.begin(), comms.end(), comm) == comms.end()) comms.push_back(comm);
   }
+  std::sort(comms.begin(), comms.end());
   const double per_channel = kNcclLlBufferBytes + kNcclLl128BufferBytes + kNcclSimpleBufferBytes;
   double bytes = 0;
   for (const auto& [group, size, all_to_all] : comms) {
