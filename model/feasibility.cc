@@ -381,12 +381,13 @@ std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z,
   auto refuse = [](const char* key, std::string message) {
     return std::vector<Problem>{{key, std::move(message), ProblemKind::kNotModelled}};
   };
-  // Pipelines are the analytic engine's (model/pipeline_evaluate.h) under DeepSpeed's ZeRO-1 (CheckLayout
-  // refuses ZeRO-2 and ZeRO-3 there, as DeepSpeed's pipeline engine does); FSDP with a pipeline (torchtitan's
-  // 3D) is not modelled yet.
-  if (l.pipeline > 1 && z.framework == Framework::kFsdp) {
-    return refuse("pipeline", fmt::format("strategy \"{}\" with pipeline > 1 (torchtitan's FSDP + PP) is not "
-                                          "modelled yet (issue 22): ZeroSim's pipelines run DeepSpeed's zero1",
+  // Pipelines (model/pipeline_evaluate.h) under DeepSpeed's ZeRO-1 (CheckLayout refuses ZeRO-2 and ZeRO-3
+  // there, as DeepSpeed's pipeline engine does) and FSDP2.
+  // torch.distributed.pipelining composes with FSDP2 (fully_shard: stage.py backward_maybe_with_nosync's
+  // FSDPModule branch) and DDP, and torchtitan's 3D is FSDP2; FSDP1's strategies are not modelled with it.
+  if (l.pipeline > 1 && z.framework == Framework::kFsdp && z.strategy != Strategy::kFsdp2) {
+    return refuse("pipeline", fmt::format("strategy \"{}\" with pipeline > 1 is not modelled: ZeroSim's "
+                                          "pipelines run DeepSpeed's zero1 and FSDP2 (torchtitan's 3D)",
                                           StrategyName(z.strategy)));
   }
   if (l.pipeline > 1 && rlhf) return refuse("pipeline", "RLHF phases with pipeline > 1 are not modelled (issue 22)");

@@ -24,6 +24,16 @@
 //    over the replicate group (_inter_node_pg); NO_SHARD all-reduces the whole gradient.
 //  - end of backward (_post_backward_final_callback): the compute stream waits for the post-backward
 //    stream; every micro-step reduces (no no_sync).
+//
+// FSDP2 in a pipeline stage (RankShape::pipeline_stage; torchtitan's 3D, the layout's stages built by
+// model/pipeline_evaluate.h): torchtitan's apply_fsdp does not reshard after forward when the pipeline is on
+// (`reshard_after_forward = not pp_enabled`, models/llama3/infra/parallelize.py), and torch.distributed.
+// pipelining runs every backward with set_reshard_after_backward(False) and set_requires_gradient_sync(False),
+// then, after the last micro-batch's backward, calls every param group's post_backward (reshard and reduce-
+// scatter) and the final callback (stage.py backward_maybe_with_nosync, run_post_backward). So each unit is
+// gathered once per iteration (the first micro-batch's forward), its unsharded gradients accumulate over the
+// micro-batches (in the reduce dtype: FSDPParam.unsharded_accumulated_grad), and the reduce-scatters run
+// after the last backward, unit by unit in registration order (root first).
 // The all-gathers and reduce-scatters of one process group share its NCCL stream ("for NCCL backend, any
 // collectives, even if issued in different streams, contend for the same per-device NCCL stream":
 // torch/distributed/fsdp/api.py BackwardPrefetch; ProcessGroupNCCL keeps one stream per device and
@@ -70,7 +80,7 @@ namespace {
 
 class FsdpEmulator {
  public:
-  FsdpEmulator(const Schedule* s, const ZeroConfig& z, OpEmitter* emit, double element_bytes)
+  FsdpEmulator(const Schedule* s, const ZeroConfig& z, OpEmitter* emit, double element_bytes, bool pipeline_stage)
       : z_(z), emit_(emit), bytes_(element_bytes), reduce_bytes_(GradientReduceBytes(z.precision)) {
     const ModuleGraph& g = s->graph;
     const int units = g.num_blocks + 1;  // unit 0: the root; unit b + 1: block b
@@ -83,6 +93,7 @@ class FsdpEmulator {
     hybrid_ = z.strategy == Strategy::kFsdpHybridShard;
     no_shard_ = z.strategy == Strategy::kFsdpNoShard;
     fsdp2_ = z.strategy == Strategy::kFsdp2;
+    pipelined_ = fsdp2_ && pipeline_stage;
     shard_group_ = hybrid_ ? GroupKind::kShard : GroupKind::kGlobal;
     shards_ = no_shard_ ? 1 : emit->group_size(shard_group_);
     std::vector<int> unit_of_param(g.params.size(), 0);
@@ -124,7 +135,15 @@ class FsdpEmulator {
   int units() const { return static_cast<int>(unit_numel_.size()); }
   double peak_live_bytes() const { return peak_live_; }
   double largest_padded() const { return largest_padded_; }
-  bool reshard_after_forward() const { return z_.strategy != Strategy::kFsdpShardGradOp; }
+  bool reshard_after_forward() const { return z_.strategy != Strategy::kFsdpShardGradOp && !pipelined_; }
+  // FSDP2 in a pipeline stage: no reshard or gradient sync in the backward but after the last one's.
+  bool pipelined() const { return pipelined_; }
+  // Every unit's unsharded numel together (the gradients a pipelined stage accumulates).
+  double total_numel() const {
+    double e = 0;
+    for (double x : unit_numel_) e += x;
+    return e;
+  }
 
   void Hook() { emit_->Host(z_.host_overhead_per_module_s); }
 
@@ -214,7 +233,7 @@ class FsdpEmulator {
   OpEmitter* emit_;
   double bytes_;
   double reduce_bytes_;  // the gradient reduction's element bytes (communication_data_type)
-  bool hybrid_ = false, no_shard_ = false, fsdp2_ = false;
+  bool hybrid_ = false, no_shard_ = false, fsdp2_ = false, pipelined_ = false;
   GroupKind shard_group_ = GroupKind::kGlobal;
   int shards_ = 1;
   std::vector<double> unit_numel_, unit_shard_, unit_padded_;
@@ -232,7 +251,7 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankSh
   Schedule s;
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
   OpEmitter emit(&s, c, 1);
-  FsdpEmulator fsdp(&s, z, &emit, BytesPerElement(m.dtype));
+  FsdpEmulator fsdp(&s, z, &emit, BytesPerElement(m.dtype), c.pipeline_stage);
   const int shards = z.strategy == Strategy::kFsdpNoShard       ? 1
                      : z.strategy == Strategy::kFsdpHybridShard ? s.shard_group_size
                                                                 : s.data_parallel_size();
@@ -276,7 +295,8 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankSh
         if (fsdp.reshard_after_forward()) fsdp.Reshard(u);
         current = -1;
       }
-      if (ts.phase == Phase::kBackward && b >= 0 && ts.module == g.block_begin[static_cast<size_t>(b)]) {
+      if (ts.phase == Phase::kBackward && b >= 0 && ts.module == g.block_begin[static_cast<size_t>(b)] &&
+          !fsdp.pipelined()) {
         fsdp.Hook();  // post-backward
         fsdp.Reshard(u);
         if (z.fsdp_backward_prefetch == FsdpBackwardPrefetch::kBackwardPost) {
@@ -286,8 +306,20 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankSh
         current = -1;
       }
     }
-    // The root's post-backward after the last backward module, then the final callback.
     emit.SetContext(Phase::kBackward, micro, -1);
+    if (fsdp.pipelined()) {
+      // torch.distributed.pipelining: after the last micro-batch's backward, every param group's
+      // post_backward in registration order (the root, then the blocks), then the final callback.
+      if (micro + 1 < z.gradient_accumulation_steps) continue;
+      for (int u = 0; u < fsdp.units(); ++u) {
+        fsdp.Hook();
+        fsdp.Reshard(u);
+        fsdp.Reduce(u, compute);
+      }
+      emit.Wait(Queue::kCompute, {emit.tail(Queue::kReduceStream)});
+      continue;
+    }
+    // The root's post-backward after the last backward module, then the final callback.
     fsdp.Hook();
     fsdp.Reshard(0);
     fsdp.Reduce(0, compute);
@@ -301,6 +333,13 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankSh
   }
   FinishSchedule(&s);
   s.peak_gathered_bytes = fsdp.peak_live_bytes();
+  if (fsdp.pipelined()) {
+    // The stage's unsharded gradients, kept to the last backward: in the reduce dtype once a second
+    // micro-batch accumulates into them (FSDPParam.unsharded_accumulated_grad), the model's dtype otherwise.
+    const double grad_bytes =
+        z.gradient_accumulation_steps > 1 ? GradientReduceBytes(z.precision) : BytesPerElement(m.dtype);
+    s.accumulated_gradient_bytes = grad_bytes * fsdp.total_numel();
+  }
   s.peak_gathered_elements = fsdp.peak_live_bytes() / BytesPerElement(m.dtype);
   return s;
 }

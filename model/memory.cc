@@ -146,7 +146,7 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   r.gathered_parameters_bytes =
       s.peak_gathered_bytes > 0 ? s.peak_gathered_bytes : bytes * s.peak_gathered_elements;
 
-  r.buffers_bytes = bytes * s.reduce_buffer_elements;
+  r.buffers_bytes = bytes * s.reduce_buffer_elements + s.accumulated_gradient_bytes;
   // communication_data_type wider than the model's: DeepSpeed casts the bucket to it before the reduce
   // (stage3.py __avg_scatter_grads), a second buffer of the bucket in that format; FSDP1 casts the unit's
   // unsharded gradient (grad.to(reduce_dtype)) and FSDP2 copies it into a reduce-dtype reduce-scatter input

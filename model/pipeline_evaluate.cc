@@ -83,7 +83,9 @@ RankShape StageShape(const ClusterSpec& stage_cluster, const ParallelLayout& l) 
   stage_layout.pipeline = 1;
   stage_layout.virtual_stages = 1;
   stage_layout.schedule = PipelineSchedule::k1F1B;
-  return RankShape(stage_cluster, stage_layout);
+  RankShape shape(stage_cluster, stage_layout);
+  shape.pipeline_stage = true;
+  return shape;
 }
 
 const Schedule& StageSchedule(const ModelSpec& stage_model, const ZeroConfig& z, const RankShape& shape,

@@ -66,8 +66,11 @@ struct RankShape {
         sequence_parallel(l.sequence_parallel) {}
   int nodes = 1;
   int gpus_per_node = 1;
-  int tensor = 1;                  // ParallelLayout::tensor (pipeline parallelism is not modelled yet)
+  int tensor = 1;                  // ParallelLayout::tensor
   bool sequence_parallel = false;  // ParallelLayout::sequence_parallel
+  // The ranks are one stage of a pipeline (model/pipeline_evaluate.h, which builds each stage's schedule on
+  // the stage's nodes): the runtime's pipeline rules apply (FSDP2: fsdp_builder.cc).
+  bool pipeline_stage = false;
   int total_gpus() const { return nodes * gpus_per_node; }
   bool operator==(const RankShape&) const = default;
 };

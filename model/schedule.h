@@ -218,6 +218,9 @@ struct Schedule {
   int optimizer_shards = 1;
   double reduce_buffer_elements = 0;  // gradient elements held for reduction beside the partition (a bucket,
                                       // or FSDP's unsharded gradient of the largest unit)
+  // Unsharded gradients kept across the micro-batches, in bytes (FSDP2 in a pipeline stage: no gradient
+  // sync until the last backward, fsdp_builder.cc); 0 otherwise.
+  double accumulated_gradient_bytes = 0;
 };
 
 // Sets `coll->collective_class` to the class of `s` equal to it (CollectiveSpec::SameCollective), adding the

@@ -211,11 +211,16 @@ TEST(ParallelLayout, TensorAndPipelineParallelismAreModelledWhereTheEnginesHaveT
             std::string::npos);
   // Pipelines under DeepSpeed's ZeRO-1: the analytic engine's (model/pipeline_evaluate.h).
   EXPECT_EQ(DescribeProblems(testing::Validate(m, Zero1(), c, Layout(1, 2))), "");
-  // FSDP with a pipeline and RLHF with one are not modelled.
+  // FSDP2 with a pipeline is modelled (torchtitan's 3D); FSDP1 with one and RLHF with one are not.
   ZeroConfig fsdp2;
   fsdp2.strategy = Strategy::kFsdp2;
   fsdp2.framework = Framework::kFsdp;
-  EXPECT_EQ(testing::Validate(m, fsdp2, c, Layout(1, 2))[0].kind, ProblemKind::kNotModelled);
+  EXPECT_EQ(DescribeProblems(testing::Validate(m, fsdp2, c, Layout(1, 2))), "");
+  ZeroConfig fsdp1 = fsdp2;
+  fsdp1.strategy = Strategy::kFsdpFullShard;
+  const std::vector<Problem> fsdp1_problems = testing::Validate(m, fsdp1, c, Layout(1, 2));
+  ASSERT_FALSE(fsdp1_problems.empty());
+  EXPECT_EQ(fsdp1_problems[0].kind, ProblemKind::kNotModelled);
   EXPECT_NE(MessageAt(CheckModelled(Layout(1, 2), Zero1(), /*rlhf=*/true), "pipeline").find("RLHF"),
             std::string::npos);
   // An invalid layout gives its own reason first.

@@ -7,6 +7,8 @@
 #include "model/evaluate.h"
 #include "model/memory.h"
 #include "model/pipeline_evaluate.h"
+#include "model/precision.h"
+#include "model/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {
@@ -169,17 +171,75 @@ TEST(PipelineEvaluate, ThroughputCountsOneCopyOfTheModel) {
   EXPECT_EQ(r.model, m);
 }
 
-TEST(PipelineEvaluate, OnlyDeepSpeedsZero1RunsPipelines) {
+TEST(PipelineEvaluate, PipelinesRunDeepSpeedsZero1AndFsdp2) {
   const ModelSpec m = SmallGpt();
   const ClusterSpec c = Cluster();
-  ZeroConfig fsdp = Zero1(8);
-  fsdp.strategy = Strategy::kFsdp2;
-  fsdp.framework = Framework::kFsdp;
-  const std::vector<Problem> problems = testing::Validate(m, fsdp, c, Pp(1, 4));
+  EXPECT_TRUE(testing::Validate(m, Zero1(8), c, Pp(1, 4)).empty());
+  ZeroConfig fsdp2 = Zero1(8);
+  fsdp2.strategy = Strategy::kFsdp2;
+  fsdp2.framework = Framework::kFsdp;
+  EXPECT_TRUE(testing::Validate(m, fsdp2, c, Pp(2, 4)).empty()) << DescribeProblems(testing::Validate(m, fsdp2, c, Pp(2, 4)));
+  // FSDP1's strategies: torch.distributed.pipelining composes with FSDP2 (and DDP) only.
+  ZeroConfig fsdp1 = fsdp2;
+  fsdp1.strategy = Strategy::kFsdpFullShard;
+  const std::vector<Problem> problems = testing::Validate(m, fsdp1, c, Pp(1, 4));
   ASSERT_FALSE(problems.empty());
   EXPECT_EQ(problems.front().kind, ProblemKind::kNotModelled);
-  EXPECT_NE(problems.front().message.find("FSDP + PP"), std::string::npos) << problems.front().message;
-  EXPECT_TRUE(testing::Validate(m, Zero1(8), c, Pp(1, 4)).empty());
+  EXPECT_NE(problems.front().message.find("FSDP2"), std::string::npos) << problems.front().message;
+}
+
+// FSDP2 in a pipeline stage (torchtitan's 3D; fsdp_builder.cc): each unit gathered once per iteration, in
+// the first micro-batch's forward; no backward all-gather; the gradients kept unsharded to the last
+// micro-batch's backward, then every unit reduce-scattered once.
+TEST(PipelineEvaluate, Fsdp2InAStageGathersOnceAndReducesAfterTheLastBackward) {
+  const ModelSpec m = SmallGpt();
+  const ClusterSpec c = Cluster();
+  ZeroConfig z = Zero1(4);
+  z.strategy = Strategy::kFsdp2;
+  z.framework = Framework::kFsdp;
+  const ParallelLayout l = Pp(1, 4);
+  const ModelSpec stage = StageModel(m, l, 1);  // a middle stage: 4 blocks, no embedding or head
+  RankShape shape(StageCluster(c, l), ParallelLayout{});
+  shape.pipeline_stage = true;
+  const Schedule s = BuildSchedule(stage, z, shape);
+  const int units = stage.layers + 1;  // the blocks and the (empty) root
+  int gathers = 0, reduces = 0, last_backward_compute = -1;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (op.kind == OpKind::kCompute && op.phase == Phase::kBackward) last_backward_compute = static_cast<int>(i);
+  }
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (op.kind != OpKind::kCollective) continue;
+    if (op.coll.kind == CollectiveKind::kAllGather) {
+      ++gathers;
+      EXPECT_EQ(op.micro_step, 0);
+      EXPECT_EQ(op.purpose, Purpose::kForwardAllGather);
+    }
+    if (op.coll.kind == CollectiveKind::kReduceScatter) {
+      ++reduces;
+      EXPECT_EQ(op.micro_step, 3);
+      EXPECT_GT(static_cast<int>(i), last_backward_compute);
+    }
+  }
+  EXPECT_EQ(gathers, stage.layers);  // the root holds no parameters on a middle stage
+  EXPECT_EQ(reduces, stage.layers);
+  EXPECT_LE(gathers, units);
+  // The whole stage stays gathered, and its gradients accumulate unsharded in the reduce dtype (the model's
+  // 16 bits by default).
+  EXPECT_DOUBLE_EQ(s.peak_gathered_bytes, 2.0 * TotalParams(stage));
+  EXPECT_DOUBLE_EQ(s.accumulated_gradient_bytes, GradientReduceBytes(z.precision) * TotalParams(stage));
+  // The same stage outside a pipeline: gathers in every micro-batch's forward and backward, reduces in each.
+  const Schedule plain = BuildSchedule(stage, z, RankShape(StageCluster(c, l), ParallelLayout{}));
+  int plain_gathers = 0;
+  for (const Op& op : plain.ops) plain_gathers += op.kind == OpKind::kCollective && op.coll.kind == CollectiveKind::kAllGather;
+  EXPECT_EQ(plain_gathers, 2 * 4 * stage.layers);
+  EXPECT_EQ(plain.accumulated_gradient_bytes, 0);
+  // Evaluated as a pipeline, both engines' composition runs it.
+  const VariantReport r = Evaluate(m, z, c, l);
+  ASSERT_TRUE(Ran(r)) << r.infeasible_reason;
+  EXPECT_GT(r.pipeline_bubble_s, 0);
+  EXPECT_GE(r.memory.buffers_bytes, 2.0 * TotalParams(stage));
 }
 
 }  // namespace
