@@ -111,6 +111,10 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
 
 namespace {
 
+// A pipeline's micro-batch is halved only while its bubble is more than this share of the iteration: the
+// halving gains at most half of it, and the bands (model/band.h) are several percent wide.
+constexpr double kHalvedBubbleWorthIt = 0.02;
+
 bool Intersect(double lo_a, double hi_a, double lo_b, double hi_b) { return lo_a <= hi_b && lo_b <= hi_a; }
 
 }  // namespace
@@ -162,8 +166,9 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
       const model::ModelSpec& m = v.model;
       if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
       // The (micro-batch, accumulation) pairs to run: as written, or the batch search's; a pipeline with a
-      // target global batch also at halves of its micro-batch, whose more micro-batches per iteration shrink
-      // the bubble (Narayanan et al. 2021 sec. 3.4), while each half is faster than the one before.
+      // target global batch also at halves of its micro-batch, whose twice as many micro-batches per
+      // iteration halve the bubble (Narayanan et al. 2021 sec. 3.4), while each half is faster than the one
+      // before and the bubble it halves is more than kHalvedBubbleWorthIt of the iteration.
       std::vector<std::pair<int, int>> batches{{v.zero.train_micro_batch_size_per_gpu,
                                                 v.zero.gradient_accumulation_steps}};
       if (o.search_batch) {
@@ -207,9 +212,11 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
           c.baseline_tokens_per_s = r.tokens_per_s;
         }
         const bool slower = r.tokens_per_s <= last_tokens_per_s;
+        // Halving the micro-batch gains at most half the bubble: not worth the longer schedule below 1%.
+        const bool small_bubble = r.pipeline_bubble_s < kHalvedBubbleWorthIt * r.iteration_time_s;
         last_tokens_per_s = r.tokens_per_s;
         consider(std::move(r));
-        if (slower) break;  // a smaller micro-batch no longer pays for itself
+        if (slower || small_bubble) break;  // a smaller micro-batch no longer pays for itself
       }
     }
     std::stable_sort(c.layouts.begin(), c.layouts.end(), [](const PlanLayoutBest& a, const PlanLayoutBest& b) {
