@@ -1,6 +1,7 @@
 #include "model/pipeline_evaluate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 
@@ -144,6 +145,29 @@ Traffic P2pTraffic(double bytes, const ClusterSpec& c, const ParallelLayout& l) 
   return t;
 }
 
+Traffic EmbeddingSyncTraffic(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                             const ParallelLayout& l) {
+  Traffic t;
+  if (!m.tied_embeddings || l.pipeline < 2) return t;
+  // V / t rows of h (the vocabulary rounded up to a multiple of t, as the module graph splits it) in the
+  // gradient's reduce format; a two-rank ring all-reduce sends 2 (2 - 1) / 2 of the buffer per rank.
+  const double rows = std::ceil(static_cast<double>(m.vocab) / l.tensor);
+  const double buffer = rows * m.hidden * GradientReduceBytes(z.precision);
+  const int stage_ranks = c.total_gpus() / l.pipeline;
+  t.cross_total_bytes = 2.0 * stage_ranks * buffer;
+  t.max_node_nic_bytes = buffer * c.gpus_per_node;
+  t.ring_rank_bytes = buffer;
+  // Fat tree: the first stage's nodes and the last's sit p - 1 stages apart, under other leaves unless a
+  // leaf holds them both.
+  const int stage_nodes = c.nodes / l.pipeline;
+  const int leaf = c.fabric.nodes_per_leaf;
+  if (c.fabric.kind == FabricKind::kFatTree && leaf > 0 && c.nodes > leaf) {
+    t.max_leaf_uplink_bytes = buffer * c.gpus_per_node * std::min(stage_nodes, leaf);
+  }
+  t.inter_steps = 2;  // 2 (g - 1) ring steps
+  return t;
+}
+
 double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) {
   return EstimateCollective(P2pTraffic(bytes, c, l), c).seconds;
 }
@@ -231,6 +255,12 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
   }
   const PipelineTimeline pipe = RunPipeline(l.schedule, p, v, mb, chunk_times, p2p_s);
 
+  // The shared embedding's gradient all-reduce ends the first and the last stage's iteration (Megatron's
+  // finalize_model_grads: after the data-parallel reduction). NCCL's cost model in either engine.
+  const Traffic sync = EmbeddingSyncTraffic(m, z, c, l);
+  const double sync_s = sync.cross_total_bytes > 0 ? EstimateCollective(sync, c).seconds : 0.0;
+  auto sync_of_stage = [&](int i) { return i == 0 || i == p - 1 ? sync_s : 0.0; };
+
   // Each stage's iteration: its pipeline finish + what its serial schedule spends beyond its passes.
   int critical = 0;
   double iteration_s = 0;
@@ -238,7 +268,7 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
     const auto si = static_cast<size_t>(i);
     const StageRun& r = runs[static_cast<size_t>(kind_of[si])];
     const double beyond = std::max(0.0, r.timing.iteration_s - pipe.busy_s[si]);
-    const double stage_s = pipe.finish_s[si] + beyond;
+    const double stage_s = pipe.finish_s[si] + beyond + sync_of_stage(i);
     if (stage_s > iteration_s) {
       iteration_s = stage_s;
       critical = i;
@@ -253,8 +283,9 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
     const int stage = representative[k];
     Timing t = r.timing;
     t.iteration_s = iteration_s;
-    const double bubble = iteration_s - r.timing.iteration_s;
-    t.exposed_comm_s = r.timing.exposed_comm_s;
+    // The embedding's all-reduce is exposed communication of the first and last stage, not bubble.
+    const double bubble = iteration_s - r.timing.iteration_s - sync_of_stage(stage);
+    t.exposed_comm_s = r.timing.exposed_comm_s + sync_of_stage(stage);
     VariantReport sr = AssembleVariant(name, engine.name(), r.model, z, stage_cluster, *r.schedule, t, r.volumes,
                                        StageResidency(m, l, stage, mb));
     sr.pipeline_bubble_s = std::max(0.0, bubble);
@@ -275,7 +306,7 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
     out.bytes.intra_node = Plus(out.bytes.intra_node, sr.bytes.intra_node);
   }
   out.bytes.cross_node.pipeline =
-      2.0 * (p * v - 1) * mb * p2p_bytes * l.tensor * l.data_parallel(c.total_gpus());
+      2.0 * (p * v - 1) * mb * p2p_bytes * l.tensor * l.data_parallel(c.total_gpus()) + sync.cross_total_bytes;
   out.memory = {};
   out.feasible = true;
   out.infeasible_reason.clear();

@@ -24,8 +24,10 @@
 // of the chunks it holds in flight (model/memory.h PipelineResidency). Volumes are the stages' summed, plus
 // the point-to-point bytes (bytes.*.pipeline).
 //
-// Not modelled (stated in the report's description, docs/inputs.md): the shared-embedding gradient
-// all-reduce between the first and last stage, Megatron's cross-stage gradient-norm all-reduce before the
+// The tied logit layer's gradient all-reduce between the first and last stage ends their iterations
+// (EmbeddingSyncTraffic, timed by NCCL's cost model in both engines; its bytes among bytes.*.pipeline).
+//
+// Not modelled (docs/inputs.md): Megatron's cross-stage gradient-norm all-reduce before the
 // optimizer, contention between stages on the fabric's spine and between point-to-point sends and the
 // stage's own collectives, the head's and the embedding's work put on one chunk (it is spread over the
 // stage's v chunks), and in the replay the stages' traffic and the sends sharing links with one another
@@ -67,6 +69,13 @@ double P2pBytes(const ModelSpec& m, const ZeroConfig& z, const ParallelLayout& l
 // sends at once (the 1F1B steady state), as one network step: the node's NICs carry the node's GPUs' sends,
 // and the fat-tree leaves' uplinks those of the nodes whose peer is under another leaf.
 Traffic P2pTraffic(double bytes, const ClusterSpec& c, const ParallelLayout& l);
+
+// The tied logit layer's gradient all-reduce between the first and the last stage (Megatron-LM
+// finalize_model_grads.py _allreduce_word_embedding_grads over the embedding group, once per iteration after
+// the data-parallel reduction): V / t x h elements in the gradient's reduce format per rank, a two-rank ring
+// across nodes, every rank of the two stages at once. Empty (no bytes) without tied embeddings or a pipeline.
+Traffic EmbeddingSyncTraffic(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                             const ParallelLayout& l);
 
 // Its time alone on the fabric: NCCL's cost model (collective_time.h, the fastest protocol).
 double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l);

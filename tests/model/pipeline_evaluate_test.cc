@@ -134,14 +134,38 @@ TEST(PipelineEvaluate, SendsAreCountedAcrossNodes) {
     const VariantReport r = Evaluate(m, z, c, l);
     const int d = l.data_parallel(c.total_gpus());
     // Per (tp, dp) chain (t d of them), (p v - 1) m activations forward and as many gradients back, each
-    // b s h 2 / t bytes.
+    // b s h 2 / t bytes; and the tied embedding's gradient all-reduce between the first and the last stage,
+    // V / t x h 16-bit elements per rank of the two stages.
     const double per_send = 1.0 * m.seq_len * m.hidden * 2 / l.tensor;
+    const double sync = 2.0 * l.tensor * d * (m.vocab / l.tensor) * m.hidden * 2;
+    EXPECT_DOUBLE_EQ(EmbeddingSyncTraffic(m, z, c, l).cross_total_bytes, sync);
     EXPECT_DOUBLE_EQ(r.bytes.cross_node.pipeline,
-                     2.0 * (l.pipeline * l.virtual_stages - 1) * 8 * per_send * l.tensor * d);
+                     2.0 * (l.pipeline * l.virtual_stages - 1) * 8 * per_send * l.tensor * d + sync);
     EXPECT_EQ(r.bytes.intra_node.pipeline, 0);
     EXPECT_EQ(r.layout, l);
     EXPECT_EQ(r.gpus, c.total_gpus());
   }
+}
+
+TEST(PipelineEvaluate, ATiedEmbeddingIsAllReducedBetweenTheFirstAndLastStage) {
+  // Megatron's finalize_model_grads: the shared word embedding's gradient, V / t x h per rank, once per
+  // iteration between the first and the last stage. Untied, there is none; tied, it ends the first and
+  // last stage's iteration as exposed communication (the heavy logit layer of a 51,200 vocabulary).
+  ModelSpec tied = testing::Gpt(16, 2048, 16);
+  ModelSpec untied = tied;
+  untied.tied_embeddings = false;
+  const ClusterSpec c = Cluster();
+  const ZeroConfig z = Zero1(8);
+  EXPECT_EQ(EmbeddingSyncTraffic(untied, z, c, Pp(1, 4)).cross_total_bytes, 0);
+  EXPECT_EQ(EmbeddingSyncTraffic(tied, z, c, Pp(1, 1)).cross_total_bytes, 0);
+  const Traffic sync = EmbeddingSyncTraffic(tied, z, c, Pp(1, 4));
+  EXPECT_GT(sync.cross_total_bytes, 0);
+  EXPECT_EQ(sync.inter_steps, 2);
+  const VariantReport r = Evaluate(tied, z, c, Pp(1, 4));
+  const VariantReport u = Evaluate(untied, z, c, Pp(1, 4));
+  EXPECT_GT(r.bytes.cross_node.pipeline, u.bytes.cross_node.pipeline);
+  EXPECT_NEAR(r.bytes.cross_node.pipeline - u.bytes.cross_node.pipeline, sync.cross_total_bytes,
+              1e-9 * sync.cross_total_bytes);
 }
 
 TEST(PipelineEvaluate, MoreBandwidthIsNeverSlower) {
