@@ -145,7 +145,7 @@ std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
   }
   if (HasShardGroup(z.strategy) && c.gpus_per_node >= 1 && c.total_gpus() >= 1) {
     const int s = z.shard_group_size() > 0 ? z.shard_group_size() : c.gpus_per_node;
-    const char* key = z.strategy == Strategy::kMics ? "mics_shard_size" : "hsdp_shard_size";
+    const char* key = TraitsOf(z.strategy).shard_size_key;
     const bool within = s <= c.gpus_per_node && c.gpus_per_node % s == 0;
     const bool across = s > c.gpus_per_node && s % c.gpus_per_node == 0 && c.total_gpus() % s == 0;
     if (!within && !across) {
@@ -367,7 +367,7 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
       z.shard_group_size() > 0) {
     const int64_t d = gpus / (t * p);
     if (d % z.shard_group_size() != 0) {
-      Add(&out, z.strategy == Strategy::kMics ? "mics_shard_size" : "hsdp_shard_size",
+      Add(&out, TraitsOf(z.strategy).shard_size_key,
           fmt::format("a shard group of {} ranks does not divide the data-parallel size {} (GPUs / (tensor x "
                       "pipeline))",
                       z.shard_group_size(), d));

@@ -169,7 +169,7 @@ FetchCoordinator::PerRankOps FetchCoordinator::CoalescedPerRankOps(const std::ve
 void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondary, Purpose purpose,
                                    bool stored_quantized) {
   // MiCS partitions over its shard group instead of the world (mics.py MiCS_Init.num_partitions).
-  const bool mics = z_.strategy == Strategy::kMics;
+  const bool mics = TraitsOf(z_.strategy).parameters == ShardOver::kShardGroup;
   const int world = emit_->group_size(mics ? GroupKind::kShard : GroupKind::kGlobal);
   const GroupKind group = secondary ? GroupKind::kHpz : mics ? GroupKind::kShard : GroupKind::kGlobal;
   const int group_size = emit_->group_size(group);

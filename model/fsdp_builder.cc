@@ -90,8 +90,9 @@ class FsdpEmulator {
     unit_fp8_shard_.assign(static_cast<size_t>(units), 0);
     unsharded_.assign(static_cast<size_t>(units), false);
     ready_.assign(static_cast<size_t>(units), -1);
-    hybrid_ = z.strategy == Strategy::kFsdpHybridShard;
-    no_shard_ = z.strategy == Strategy::kFsdpNoShard;
+    const StrategyTraits& traits = TraitsOf(z.strategy);
+    hybrid_ = traits.parameters == ShardOver::kShardGroup;
+    no_shard_ = traits.parameters == ShardOver::kNone;
     fsdp2_ = z.strategy == Strategy::kFsdp2;
     pipelined_ = fsdp2_ && pipeline_stage;
     shard_group_ = hybrid_ ? GroupKind::kShard : GroupKind::kGlobal;
@@ -252,10 +253,6 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankSh
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
   OpEmitter emit(&s, c, 1);
   FsdpEmulator fsdp(&s, z, &emit, BytesPerElement(m.dtype), c.pipeline_stage);
-  const int shards = z.strategy == Strategy::kFsdpNoShard       ? 1
-                     : z.strategy == Strategy::kFsdpHybridShard ? s.shard_group_size
-                                                                : s.data_parallel_size();
-  s.param_shards = s.gradient_shards = s.optimizer_shards = shards;
   s.reduce_buffer_elements = fsdp.largest_padded();
   const ModuleGraph& g = s.graph;
   const int n = static_cast<int>(f.trace.size());

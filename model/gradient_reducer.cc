@@ -20,7 +20,7 @@ GradientReducer::GradientReducer(const ModuleGraph& g, const ZeroConfig& z, int 
                                  OpEmitter* emit)
     : g_(g), z_(z), nodes_(nodes), gpus_per_node_(gpus_per_node), emit_(emit) {
   partitions_ = emit->group_size(GroupKind::kGlobal);  // P, or the DP group's d ranks with TP
-  if (z.strategy == Strategy::kMics) {
+  if (TraitsOf(z.strategy).gradients == ShardOver::kShardGroup) {  // MiCS
     group_ = GroupKind::kShard;
     partitions_ = emit->group_size(GroupKind::kShard);
   }
@@ -94,7 +94,7 @@ void GradientReducer::ReduceBucket() {
     const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, group_, bytes, wire,
                                      Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
     emit_->Wait(Queue::kReduceStream, {rs});
-    if (z_.strategy == Strategy::kMics && boundary_ && emit_->group_size(GroupKind::kReplica) > 1) {
+    if (group_ == GroupKind::kShard && boundary_ && emit_->group_size(GroupKind::kReplica) > 1) {
       // allreduce_mics_shard_grads: the bucket's partitions (bytes / s per rank) over the replicas, on the
       // replication group's own communicator.
       const int ar = emit_->Collective(Queue::kNcclCrossNode, CollectiveKind::kAllReduce, GroupKind::kReplica,

@@ -19,9 +19,8 @@ namespace {
 Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c) {
   Schedule s;
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
-  const bool mics = z.strategy == Strategy::kMics;
-  const int shards = mics ? s.shard_group_size : s.data_parallel_size();
-  s.param_shards = s.gradient_shards = s.optimizer_shards = shards;
+  const bool mics = TraitsOf(z.strategy).parameters == ShardOver::kShardGroup;
+  const int shards = s.param_shards;  // the shard group (MiCS) or the data-parallel group
   s.reduce_buffer_elements = z.contiguous_gradients ? z.reduce_bucket_size : 0;
   OpEmitter emit(&s, c, z.zero_hpz_partition_size);
   FetchCoordinator fetch(s.graph, z, &emit);
@@ -82,18 +81,12 @@ Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const Rank
 }  // namespace
 
 Schedule BuildSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c) {
-  switch (z.strategy) {
-    case Strategy::kZero1:
-    case Strategy::kZero2:
+  switch (TraitsOf(z.strategy).builder) {
+    case StrategyTraits::Builder::kZero12:
       return BuildZero12Schedule(m, z, c);
-    case Strategy::kZero3:
-    case Strategy::kMics:
+    case StrategyTraits::Builder::kStage3:
       return BuildStage3Schedule(m, z, c);
-    case Strategy::kFsdpFullShard:
-    case Strategy::kFsdpShardGradOp:
-    case Strategy::kFsdpNoShard:
-    case Strategy::kFsdpHybridShard:
-    case Strategy::kFsdp2:
+    case StrategyTraits::Builder::kFsdp:
       return BuildFsdpSchedule(m, z, c);
   }
   return BuildStage3Schedule(m, z, c);

@@ -57,6 +57,14 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   for (const Param& p : s->graph.params) s->partitioned_elements += p.numel();
   if (HasShardGroup(z.strategy))
     s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());
+  // Each state over the ranks the strategy divides it across (strategy.h TraitsOf).
+  const StrategyTraits& traits = TraitsOf(z.strategy);
+  auto shards = [s](ShardOver over) {
+    return over == ShardOver::kNone ? 1 : over == ShardOver::kShardGroup ? s->shard_group_size : s->data_parallel_size();
+  };
+  s->param_shards = shards(traits.parameters);
+  s->gradient_shards = shards(traits.gradients);
+  s->optimizer_shards = shards(traits.optimizer_states);
 
   ScheduleFrame f;
   // Blocks with a recompute pass: every block with activation checkpointing; selective_block every n-th

@@ -39,7 +39,8 @@ struct ScheduleFrame {
 };
 
 // Fills the schedule's frame fields (world size, hardware queues, micro-steps, tokens, graph, partitioned
-// elements, the shard group size) and returns the trace and compute classes.
+// elements, the shard group size, the states' shards from the strategy's traits) and returns the trace and
+// compute classes.
 ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s);
 
 // Emits trace step `ts`'s compute (Megatron's count: backward twice the forward, a recompute once) after

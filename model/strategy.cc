@@ -5,36 +5,50 @@
 namespace zerosim::model {
 namespace {
 
-constexpr std::array<const char*, kNumStrategies> kNames = {"zero1",
-                                                            "zero2",
-                                                            "zero3",
-                                                            "mics",
-                                                            "fsdp_full_shard",
-                                                            "fsdp_shard_grad_op",
-                                                            "fsdp_no_shard",
-                                                            "fsdp_hybrid_shard",
-                                                            "fsdp2"};
+using B = StrategyTraits::Builder;
+constexpr ShardOver kNone = ShardOver::kNone, kData = ShardOver::kDataParallel, kGroup = ShardOver::kShardGroup;
+
+// One row per Strategy, in its order. The sharding of each state: DeepSpeed's stages (stage_1_and_2.py,
+// stage3.py: 1 the optimizer states, 2 and the gradients, 3 and the parameters; mics.py over the shard
+// group); FSDP's sharding strategies (fsdp/api.py ShardingStrategy: FULL_SHARD and SHARD_GRAD_OP shard all
+// three, the latter keeping the parameters unsharded between forward and backward; NO_SHARD none;
+// HYBRID_SHARD over the shard group; FSDP2's fully_shard all three).
+constexpr std::array<StrategyTraits, kNumStrategies> kTraits = {{
+    {"zero1", "ZeRO-1", Framework::kDeepSpeed, 1, kNone, kNone, kData, nullptr, B::kZero12},
+    {"zero2", "ZeRO-2", Framework::kDeepSpeed, 2, kNone, kData, kData, nullptr, B::kZero12},
+    {"zero3", "ZeRO-3", Framework::kDeepSpeed, 3, kData, kData, kData, nullptr, B::kStage3},
+    {"mics", "MiCS", Framework::kDeepSpeed, 3, kGroup, kGroup, kGroup, "mics_shard_size", B::kStage3},
+    {"fsdp_full_shard", "FULL_SHARD", Framework::kFsdp, 0, kData, kData, kData, nullptr, B::kFsdp},
+    {"fsdp_shard_grad_op", "SHARD_GRAD_OP", Framework::kFsdp, 0, kData, kData, kData, nullptr, B::kFsdp},
+    {"fsdp_no_shard", "NO_SHARD", Framework::kFsdp, 0, kNone, kNone, kNone, nullptr, B::kFsdp},
+    {"fsdp_hybrid_shard", "HYBRID", Framework::kFsdp, 0, kGroup, kGroup, kGroup, "hsdp_shard_size", B::kFsdp},
+    {"fsdp2", "FSDP2", Framework::kFsdp, 0, kData, kData, kData, nullptr, B::kFsdp},
+}};
 
 }  // namespace
 
-const char* StrategyName(Strategy s) { return kNames[static_cast<size_t>(s)]; }
+const StrategyTraits& TraitsOf(Strategy s) { return kTraits[static_cast<size_t>(s)]; }
+
+const char* StrategyName(Strategy s) { return TraitsOf(s).name; }
 
 std::optional<Strategy> ParseStrategy(std::string_view name) {
-  for (size_t i = 0; i < kNames.size(); ++i) {
-    if (name == kNames[i]) return static_cast<Strategy>(i);
+  for (size_t i = 0; i < kTraits.size(); ++i) {
+    if (name == kTraits[i].name) return static_cast<Strategy>(i);
   }
   return std::nullopt;
 }
 
-const char* StrategyLabel(Strategy s) {
-  constexpr std::array<const char*, kNumStrategies> kLabels = {
-      "ZeRO-1", "ZeRO-2", "ZeRO-3", "MiCS", "FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID", "FSDP2"};
-  return kLabels[static_cast<size_t>(s)];
-}
+const char* StrategyLabel(Strategy s) { return TraitsOf(s).label; }
 
 const char* StrategyNames() {
   return "zero1, zero2, zero3, mics, fsdp_full_shard, fsdp_shard_grad_op, fsdp_no_shard, fsdp_hybrid_shard, "
          "fsdp2";
+}
+
+Strategy DeepSpeedStrategyOfStage(int stage, bool mics) {
+  if (stage == 1) return Strategy::kZero1;
+  if (stage == 2) return Strategy::kZero2;
+  return mics ? Strategy::kMics : Strategy::kZero3;
 }
 
 const char* FrameworkName(Framework f) { return f == Framework::kFsdp ? "fsdp" : "deepspeed"; }
@@ -45,20 +59,9 @@ std::optional<Framework> ParseFramework(std::string_view name) {
   return std::nullopt;
 }
 
-bool IsFsdp(Strategy s) {
-  switch (s) {
-    case Strategy::kFsdpFullShard:
-    case Strategy::kFsdpShardGradOp:
-    case Strategy::kFsdpNoShard:
-    case Strategy::kFsdpHybridShard:
-    case Strategy::kFsdp2:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsFsdp(Strategy s) { return TraitsOf(s).framework == Framework::kFsdp; }
 
-Framework FrameworkOf(Strategy s) { return IsFsdp(s) ? Framework::kFsdp : Framework::kDeepSpeed; }
+Framework FrameworkOf(Strategy s) { return TraitsOf(s).framework; }
 
 const char* LauncherName(Launcher l) {
   switch (l) {
@@ -110,6 +113,6 @@ int LauncherHardwareQueues(Launcher l) {
   return 8;
 }
 
-bool HasShardGroup(Strategy s) { return s == Strategy::kMics || s == Strategy::kFsdpHybridShard; }
+bool HasShardGroup(Strategy s) { return TraitsOf(s).shard_size_key != nullptr; }
 
 }  // namespace zerosim::model

@@ -80,10 +80,41 @@ bool LauncherRuns(Launcher l, Framework f);
 // Megatron-DeepSpeed, CUDA's default 8 for the others, which do not set the variable.
 int LauncherHardwareQueues(Launcher l);
 
+// Over which ranks a strategy divides one of the model states (parameters, gradients, optimizer states).
+enum class ShardOver : uint8_t {
+  kNone,           // whole on every rank
+  kDataParallel,   // over the d ranks of the data-parallel group
+  kShardGroup,     // over a shard group of `shard_size_key` ranks, replicated across the groups
+};
+
+// What a strategy is, one row per strategy (strategy.cc): the builders, the memory and the loaders read it
+// instead of testing strategies one by one.
+struct StrategyTraits {
+  const char* name;   // the input spelling ("zero3", "fsdp_full_shard")
+  const char* label;  // for tables, at most 13 characters ("ZeRO-3", "FULL_SHARD")
+  Framework framework;
+  // DeepSpeed's zero_optimization.stage it is (1, 2, 3; MiCS 3), 0 for FSDP.
+  int zero_stage;
+  ShardOver parameters;  // the 16-bit parameters (the forward gathers them unless kNone)
+  ShardOver gradients;
+  ShardOver optimizer_states;
+  // The key sizing its shard group ("mics_shard_size", "hsdp_shard_size"); nullptr: no shard group.
+  const char* shard_size_key;
+  // The schedule builder that emulates it (schedule_builder.cc).
+  enum class Builder : uint8_t { kZero12, kStage3, kFsdp } builder;
+};
+
+const StrategyTraits& TraitsOf(Strategy s);
+
+// DeepSpeed's strategy for zero_optimization.stage 1, 2 or 3 (MiCS at stage 3 when `mics`); the inverse of
+// TraitsOf(s).zero_stage. Precondition: 1 <= stage <= 3.
+Strategy DeepSpeedStrategyOfStage(int stage, bool mics);
+
+// Whether it runs under FSDP (TraitsOf(s).framework).
 bool IsFsdp(Strategy s);
 
 // The strategy shards parameters over a group smaller than the world and replicates across groups
-// (MiCS, HSDP).
+// (MiCS, HSDP): TraitsOf(s).shard_size_key is set.
 bool HasShardGroup(Strategy s);
 
 }  // namespace zerosim::model

@@ -23,10 +23,8 @@ namespace zerosim::model {
 Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c) {
   Schedule s;
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
-  const bool stage2 = z.strategy == Strategy::kZero2;
-  s.param_shards = 1;
-  s.gradient_shards = stage2 ? s.data_parallel_size() : 1;
-  s.optimizer_shards = s.data_parallel_size();
+  // Stage 2 reduces in every backward as its gradients are partitioned (strategy.h TraitsOf).
+  const bool stage2 = TraitsOf(z.strategy).gradients != ShardOver::kNone;
   s.reduce_buffer_elements = z.contiguous_gradients ? z.reduce_bucket_size : 0;
   OpEmitter emit(&s, c, 1);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);

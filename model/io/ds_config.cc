@@ -157,10 +157,8 @@ class DsReader {
     // The schedule follows the stage (zero_keys.cc does the same for a scenario's [zero] stage): 1 and 2 are
     // stage_1_and_2.py, 3 is stage3.py, or MiCS with a shard size.
     if (status_->ok() && sets_schedule) {
-      z.strategy = z.stage == 1                                ? model::Strategy::kZero1
-                   : z.stage == 2                              ? model::Strategy::kZero2
-                   : z.mics_shard_size > 0 || z.strategy == model::Strategy::kMics ? model::Strategy::kMics
-                                                                                    : model::Strategy::kZero3;
+      z.strategy = model::DeepSpeedStrategyOfStage(
+          z.stage, z.mics_shard_size > 0 || z.strategy == model::Strategy::kMics);
     }
   }
 

@@ -120,7 +120,7 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
     j["mics_hierarchical_params_gather"] = z.mics_hierarchical_params_gather;
   }
   if (z.strategy == model::Strategy::kFsdpHybridShard) j["hsdp_shard_size"] = z.hsdp_shard_size;
-  if (z.strategy == model::Strategy::kZero1 || z.strategy == model::Strategy::kZero2) {
+  if (model::TraitsOf(z.strategy).builder == model::StrategyTraits::Builder::kZero12) {
     j["allgather_bucket_size"] = z.allgather_bucket_size;
   }
   if (model::IsFsdp(z.strategy)) {

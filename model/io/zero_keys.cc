@@ -14,7 +14,7 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   model::ZeroConfig z = base;
   // `strategy` (model/strategy.h) picks the schedule; DeepSpeed's `stage` 1/2/3 alone means zero1/2/3.
   const bool had_zero12 =
-      base.strategy == model::Strategy::kZero1 || base.strategy == model::Strategy::kZero2;
+      model::TraitsOf(base.strategy).builder == model::StrategyTraits::Builder::kZero12;
   if (std::optional<std::string> name = t->OptionalString("strategy")) {
     if (std::optional<model::Strategy> st = model::ParseStrategy(*name)) {
       z.strategy = *st;
@@ -23,25 +23,19 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
               fmt::format("unknown strategy \"{}\" (supported: {})", *name, model::StrategyNames()));
     }
   }
-  const int stage_of_strategy = z.strategy == model::Strategy::kZero1   ? 1
-                                : z.strategy == model::Strategy::kZero2 ? 2
-                                                                        : 3;
+  const int stage_of_strategy = model::TraitsOf(z.strategy).zero_stage;
   if (t->Has("stage")) {
     z.stage = static_cast<int>(t->IntOr("stage", z.stage, 0));
     if (z.stage < 1 || z.stage > 3) {
       t->Fail("stage", fmt::format("ZeroSim models ZeRO stages 1 to 3, got {}", z.stage));
-    } else if (!t->Has("strategy") && !model::IsFsdp(z.strategy) && z.strategy != model::Strategy::kMics) {
-      z.strategy = z.stage == 1   ? model::Strategy::kZero1
-                   : z.stage == 2 ? model::Strategy::kZero2
-                                  : model::Strategy::kZero3;
+    } else if (!t->Has("strategy") && !model::IsFsdp(z.strategy) && !model::HasShardGroup(z.strategy)) {
+      z.strategy = model::DeepSpeedStrategyOfStage(z.stage, /*mics=*/false);
     } else if (z.stage != stage_of_strategy && !model::IsFsdp(z.strategy)) {
       t->Fail("stage", fmt::format("stage {} contradicts strategy \"{}\" (stage {})", z.stage,
                                    model::StrategyName(z.strategy), stage_of_strategy));
     }
   }
-  if (!model::IsFsdp(z.strategy)) {
-    z.stage = z.strategy == model::Strategy::kZero1 ? 1 : z.strategy == model::Strategy::kZero2 ? 2 : 3;
-  }
+  if (!model::IsFsdp(z.strategy)) z.stage = model::TraitsOf(z.strategy).zero_stage;
   // The framework follows the strategy; [runtime] framework, where given, must agree (ApplyRuntime, then
   // model::CheckZero).
   z.framework = model::FrameworkOf(z.strategy);
@@ -92,7 +86,7 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   z.reduce_bucket_size = t->CountOr("reduce_bucket_size", z.reduce_bucket_size, 1);
   // DeepSpeed's overlap_comm default is true for stage 3 and false for stages 1 and 2 (zero/config.py
   // overlap_comm_valid).
-  const bool zero12 = z.strategy == model::Strategy::kZero1 || z.strategy == model::Strategy::kZero2;
+  const bool zero12 = model::TraitsOf(z.strategy).builder == model::StrategyTraits::Builder::kZero12;
   if (zero12 != had_zero12) z.overlap_comm = !zero12;
   z.overlap_comm = t->BoolOr("overlap_comm", z.overlap_comm);
   if (!z.overlap_comm && !zero12) {
