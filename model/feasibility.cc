@@ -131,11 +131,12 @@ std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
                       StrategyName(z.strategy)));
     }
   }
-  if (z.launcher && !LauncherRuns(*z.launcher, FrameworkOf(z.strategy))) {
+  if (z.runtime.launcher && !LauncherRuns(*z.runtime.launcher, FrameworkOf(z.strategy))) {
     Add(&out, "strategy",
         fmt::format("strategy \"{}\" runs under framework \"{}\", which launcher \"{}\" does not run "
                     "([runtime] launcher)",
-                    StrategyName(z.strategy), FrameworkName(FrameworkOf(z.strategy)), LauncherName(*z.launcher)));
+                    StrategyName(z.strategy), FrameworkName(FrameworkOf(z.strategy)),
+                    LauncherName(*z.runtime.launcher)));
   }
   if (FrameworkOf(z.strategy) != z.framework) {
     Add(&out, "strategy",

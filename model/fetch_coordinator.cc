@@ -233,7 +233,7 @@ void FetchCoordinator::IssueGather(const std::vector<int>& params, bool secondar
                                    fp8_shard > 0 ? kFp8Bytes : 2.0, purpose, {dep});
     } else {
       const PerRankOps per_rank = CoalescedPerRankOps(params, world, group_size, secondary, false);
-      emit_->Host(per_rank.issue * z_.host_tensor_view_s);
+      emit_->Host(per_rank.issue * z_.runtime.host_tensor_view_s);
       h.wait_host_ops = per_rank.wait;
       h.ops[0] = emit_->Collective(q, CollectiveKind::kAllGather, group, shard * group_size * 2.0, 2.0,
                                    purpose, {emit_->tail(Queue::kAllGatherStream)});
@@ -262,7 +262,7 @@ void FetchCoordinator::WaitHandle(int id) {
     emit_->Wait(Queue::kAllGatherStream, {h.ops[0]});
   }
   // The per-parameter, per-rank split after the stream wait (CoalescedPerRankOps).
-  emit_->Host(h.wait_host_ops * z_.host_tensor_view_s);
+  emit_->Host(h.wait_host_ops * z_.runtime.host_tensor_view_s);
 }
 
 int FetchCoordinator::Fetch(int step) {

@@ -146,7 +146,7 @@ class FsdpEmulator {
     return e;
   }
 
-  void Hook() { emit_->Host(z_.host_overhead_per_module_s); }
+  void Hook() { emit_->Host(z_.runtime.host_overhead_per_module_s); }
 
   // _unshard: all-gather unit `u` if it is sharded.
   void Unshard(int u, Purpose purpose) {
@@ -161,7 +161,7 @@ class FsdpEmulator {
                       {last_copy_out_});
       }
       emit_->Memory(Queue::kAllGatherStream, 2.0 * shard_bytes(i), {last_copy_out_});
-    } else if (z_.fsdp_limit_all_gathers && free_events_.size() >= 2) {
+    } else if (z_.fsdp.limit_all_gathers && free_events_.size() >= 2) {
       emit_->Host(0.0, free_events_.front());  // event.synchronize() on the oldest free
       free_events_.pop_front();
     }
@@ -193,7 +193,7 @@ class FsdpEmulator {
     if (!unsharded_[i]) return;
     unsharded_[i] = false;
     live_ -= gathered_bytes(i);
-    if (!fsdp2_ && z_.fsdp_limit_all_gathers) free_events_.push_back(emit_->tail(Queue::kCompute));
+    if (!fsdp2_ && z_.fsdp.limit_all_gathers) free_events_.push_back(emit_->tail(Queue::kCompute));
   }
 
   // The post-backward reduction of unit `u`'s gradient, produced by compute op `compute`.
@@ -279,8 +279,8 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankSh
         // The compute stream waits for this unit before the prefetch is issued (FSDP1 _pre_backward_hook:
         // wait_stream, then _prefetch_handle; FSDP2 pre_backward: wait_for_unshard, then _backward_prefetch).
         wait = fsdp.Ready(u);
-        if (forward && z.fsdp_forward_prefetch) fsdp.Unshard(u + 1, purpose);
-        if (!forward && z.fsdp_backward_prefetch == FsdpBackwardPrefetch::kBackwardPre) {
+        if (forward && z.fsdp.forward_prefetch) fsdp.Unshard(u + 1, purpose);
+        if (!forward && z.fsdp.backward_prefetch == FsdpBackwardPrefetch::kBackwardPre) {
           fsdp.Unshard(u - 1, purpose);
         }
       }
@@ -296,7 +296,7 @@ Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankSh
           !fsdp.pipelined()) {
         fsdp.Hook();  // post-backward
         fsdp.Reshard(u);
-        if (z.fsdp_backward_prefetch == FsdpBackwardPrefetch::kBackwardPost) {
+        if (z.fsdp.backward_prefetch == FsdpBackwardPrefetch::kBackwardPost) {
           fsdp.Unshard(u - 1, Purpose::kBackwardAllGather);
         }
         fsdp.Reduce(u, compute);

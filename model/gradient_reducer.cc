@@ -65,7 +65,7 @@ void GradientReducer::ReduceBucket() {
   // reduce_scatter_coalesced's Python loop: one slice per rank and tensor, on the host, before the call (with
   // qgZ, all_to_all_quant_reduce calls it for each 1-D tensor alone).
   if (!(z_.zero_quantized_gradients && nodes_ > 1)) {
-    emit_->Host(world * static_cast<double>(bucket_.size()) * z_.host_tensor_view_s);
+    emit_->Host(world * static_cast<double>(bucket_.size()) * z_.runtime.host_tensor_view_s);
   }
   // communication_data_type (precision.h): the bucket is cast to it and reduced in it (stage3.py
   // __avg_scatter_grads); a wider format costs one cast pass over the bucket (read 2, write `wire`).
@@ -80,7 +80,7 @@ void GradientReducer::ReduceBucket() {
       if (g_.params[static_cast<size_t>(p)].is_matrix()) {
         ReduceMatrixQuantized(p);
       } else {
-        emit_->Host(world * z_.host_tensor_view_s);
+        emit_->Host(world * z_.runtime.host_tensor_view_s);
         const int rs = emit_->Collective(Queue::kNcclWorld, CollectiveKind::kReduceScatter, GroupKind::kGlobal,
                                          padded_bytes(p), wire, Purpose::kGradientReduce,
                                          {emit_->tail(Queue::kReduceStream)});

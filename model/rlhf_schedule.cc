@@ -51,7 +51,7 @@ void Begin(Schedule* s, const ModelSpec& m, const ZeroConfig& z, const RankShape
   s->nodes = c.nodes;
   s->gpus_per_node = c.gpus_per_node;
   s->world_size = c.total_gpus();
-  s->hardware_queues = z.cuda_device_max_connections;
+  s->hardware_queues = z.runtime.cuda_device_max_connections;
   s->micro_steps = 1;
   s->tokens_per_micro_step = tokens;
   s->graph = std::move(graph);
@@ -241,7 +241,7 @@ Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const Ran
     const int module = trace[static_cast<size_t>(step)].module;
     const Module& mod = g.modules[static_cast<size_t>(module)];
     emit.SetContext(Phase::kForward, 0, module);
-    emit.Host(z.host_overhead_per_module_s);
+    emit.Host(z.runtime.host_overhead_per_module_s);
     int gathered = -1;
     if (gather == ForwardGather::kCoordinator) {
       gathered = fetch.Fetch(step);
@@ -350,7 +350,7 @@ Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, cons
     const TraceStep& ts = trace[static_cast<size_t>(step)];
     const Module& mod = g.modules[static_cast<size_t>(ts.module)];
     emit.SetContext(ts.phase, 0, ts.module);
-    emit.Host(z.host_overhead_per_module_s);
+    emit.Host(z.runtime.host_overhead_per_module_s);
     const int gathered = fetch.Fetch(step);
     const bool backward = ts.phase == Phase::kBackward;
     // Reported FLOPs: the forward's, the input gradient's (as many) and the adapters' weight gradients.
@@ -372,7 +372,7 @@ Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, cons
   fetch.EndPass();
   reduce.Epilogue();
   emit.SetContext(Phase::kOptimizer, 0, -1);
-  emit.Host(z.host_overhead_per_module_s);
+  emit.Host(z.runtime.host_overhead_per_module_s);
   emit.Memory(Queue::kCompute, kAdamBytesPerParam * std::ceil(lora_elements / s.world_size), {});
   s.peak_gathered_elements = fetch.peak_live_elements();
   s.persistent_elements = fetch.persistent_elements();

@@ -53,7 +53,7 @@ RuntimeMemory EstimateRuntimeMemory(const ZeroConfig& z, const ClusterSpec& c, c
   r.cublas_workspace_bytes = CublasWorkspaceBytes(c);
   r.allocator_rounding_bytes = kAllocatorRoundingPerTensorBytes * live_tensors;
   // Whole bytes, at least the fraction asked for (a reserve of 0.5% of 141 GiB is not 0.48 of a byte more).
-  r.reserve_bytes = std::ceil(z.memory_reserve * c.gpu.hbm_bytes);
+  r.reserve_bytes = std::ceil(z.runtime.memory_reserve * c.gpu.hbm_bytes);
   return r;
 }
 

@@ -33,7 +33,7 @@ Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const Rank
     for (int step = 0; step < static_cast<int>(f.trace.size()); ++step) {
       const TraceStep& ts = f.trace[static_cast<size_t>(step)];
       emit.SetContext(ts.phase, micro, ts.module);
-      emit.Host(z.host_overhead_per_module_s);
+      emit.Host(z.runtime.host_overhead_per_module_s);
       const int gathered = fetch.Fetch(step);
       const int compute = EmitModuleCompute(s, f, ts, &emit, {gathered});
       fetch.Release(step);

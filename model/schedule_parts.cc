@@ -16,7 +16,7 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   s->world_size = c.total_gpus();
   s->tensor = c.tensor;
   s->sequence_parallel = c.sequence_parallel;
-  s->hardware_queues = z.cuda_device_max_connections;
+  s->hardware_queues = z.runtime.cuda_device_max_connections;
   s->micro_steps = z.gradient_accumulation_steps;
   s->tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
   s->graph = BuildModuleGraph(m, s->tokens_per_micro_step, s->layout());
@@ -191,7 +191,7 @@ void ReadyGradients(const Schedule& s, const ScheduleFrame& f, int step, std::ve
 
 int EmitOptimizerStep(const ZeroConfig& z, Schedule* s, OpEmitter* emit) {
   emit->SetContext(Phase::kOptimizer, z.gradient_accumulation_steps - 1, -1);
-  emit->Host(z.host_overhead_per_module_s);
+  emit->Host(z.runtime.host_overhead_per_module_s);
   const double partition = std::ceil(s->partitioned_elements / s->optimizer_shards);
   return emit->Memory(Queue::kCompute, AdamStepBytesPerParam(z.precision) * partition, {});
 }

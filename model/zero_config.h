@@ -1,6 +1,8 @@
-// ZeroConfig: how DeepSpeed trains, with DeepSpeed's own key names (docs/config-json and
-// deepspeed/runtime/zero/config.py) and DeepSpeed's defaults. ZeRO-3 and ZeRO++ differ only in the three
-// ZeRO++ switches below. Fields that are not DeepSpeed keys are marked "ZeroSim:" and name their source.
+// ZeroConfig: how a variant trains. Its own fields are DeepSpeed's keys, with DeepSpeed's names
+// (docs/config-json and deepspeed/runtime/zero/config.py) and defaults, and the training loop's; PyTorch
+// FSDP's arguments are `fsdp` (FsdpArguments), the runtime around either framework `runtime`
+// (RuntimeSettings), the number formats `precision`. ZeRO-3 and ZeRO++ differ only in the three ZeRO++
+// switches below. Fields that are not DeepSpeed keys are marked "ZeroSim:" and name their source.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,49 @@ namespace zerosim::model {
 // BACKWARD_POST (after it).
 enum class FsdpBackwardPrefetch { kNone, kBackwardPre, kBackwardPost };
 
+// PyTorch FSDP's own arguments (torch/distributed/fsdp/api.py, fully_sharded_data_parallel.py), PyTorch's
+// defaults, and the HSDP mesh's shard dimension.
+struct FsdpArguments {
+  // limit_all_gathers: at most two unshards outstanding (_limiter_utils.py _FreeEventQueue).
+  bool limit_all_gathers = true;
+  bool forward_prefetch = false;
+  FsdpBackwardPrefetch backward_prefetch = FsdpBackwardPrefetch::kBackwardPre;
+  // `hsdp_shard_size`: the shard dimension of HYBRID_SHARD's (replicate, shard) device mesh, PyTorch's
+  // default being one node (fsdp/_init_utils.py _init_intra_and_inter_node_groups). 0: one node.
+  int hsdp_shard_size = 0;
+  bool operator==(const FsdpArguments&) const = default;
+};
+
+// How the job runs around its framework: `[runtime]` in a scenario (model/io/zero_keys.h ReadRuntimeKeys).
+struct RuntimeSettings {
+  // How the job is launched ([runtime] launcher; model/strategy.h): sets cuda_device_max_connections's
+  // default. Unset: the framework's default launcher (ZeroConfig::effective_launcher()).
+  std::optional<Launcher> launcher;
+  // CUDA_DEVICE_MAX_CONNECTIONS: hardware work queues the GPU feeds its streams through (CUDA's default 8).
+  // With 1, kernels of every stream are dispatched in issue order through one queue, so a kernel waiting for
+  // another stream or a busy NCCL stream holds back everything issued after it. Default by launcher
+  // (LauncherHardwareQueues): 1 for Megatron-DeepSpeed, 8 for plain DeepSpeed, DeepSpeed-Chat and torchrun.
+  int cuda_device_max_connections = 8;
+  // ZeroSim: `[runtime] memory_reserve`, the fraction of the GPU's memory kept free for what the memory
+  // estimate does not count (fragmentation across the caching allocator's segments, other libraries' scratch;
+  // model/runtime_memory.h), on top of the CUDA context, NCCL's buffers, cuBLAS's workspaces and the block
+  // rounding it does count. 0.005 by default (kDefaultMemoryReserve: the most that keeps every published run
+  // that ran feasible, runtime_memory.h).
+  double memory_reserve = 0.005;
+  // ZeroSim: host (Python) time per module hook (fetch + release). DeepSpeed's hooks run on the host;
+  // kernels are issued asynchronously, so this matters only where the host falls behind the GPU.
+  double host_overhead_per_module_s = 0;
+  // ZeroSim: host time of one Python-level PyTorch view op on a CUDA tensor (a slice `t[a:b]`). DeepSpeed's
+  // reduce_scatter_coalesced (runtime/comm/coalesced_collectives.py, v0.6 to v0.10) slices every gradient of
+  // a bucket once per rank in a Python loop before the reduce-scatter, so a bucket of n tensors costs
+  // world_size x n of these on the host (qgZ's all_to_all_quant_reduce sends each 1-D tensor through it).
+  // all_gather_coalesced's multi-parameter gathers loop over the ranks too (model/fetch_coordinator.cc).
+  // 2 us: PyTorch's operator_benchmark for torch.split of a CUDA tensor into two views, 2.3-3.4 us per call
+  // (pytorch/pytorch PR #32194's timings).
+  double host_tensor_view_s = 2e-6;
+  bool operator==(const RuntimeSettings&) const = default;
+};
+
 struct ZeroConfig {
   // zero_optimization.stage (DeepSpeed's key; `strategy` below decides the schedule: zero1/zero2/zero3/mics
   // imply stage 1/2/3/3).
@@ -26,12 +71,9 @@ struct ZeroConfig {
   // ---
   Strategy strategy = Strategy::kZero3;
   Framework framework = Framework::kDeepSpeed;  // FrameworkOf(strategy) (the loaders check it)
-  // Ranks one parameter is partitioned over (consecutive ranks) for the strategies with a shard group:
-  // MiCS `mics_shard_size` (DeepSpeed zero/config.py; -1 = MiCS off there) and the HSDP shard group
-  // (`hsdp_shard_size`: the shard dimension of FSDP's (replicate, shard) device mesh, PyTorch's default for
-  // HYBRID_SHARD being one node, fsdp/_init_utils.py _init_intra_and_inter_node_groups). 0: one node.
+  // MiCS `mics_shard_size` (DeepSpeed zero/config.py; -1 = MiCS off there): ranks one parameter is
+  // partitioned over (consecutive ranks); HSDP's is FsdpArguments::hsdp_shard_size. 0: one node.
   int mics_shard_size = 0;
-  int hsdp_shard_size = 0;
   // MiCS `mics_hierarchical_params_gather` (DeepSpeed default false): gather a shard group that spans nodes
   // in two hops, across nodes among same-local-rank GPUs, then inside each node (mics.py
   // _hierarchical_all_gather_params).
@@ -40,12 +82,6 @@ struct ZeroConfig {
   // updated fp16 partitions runs in max(1, partition * P / this) pieces (stage_1_and_2.py
   // all_gather_dp_groups).
   double allgather_bucket_size = 5e8;
-  // FSDP (torch/distributed/fsdp/api.py, fully_sharded_data_parallel.py) arguments, PyTorch's defaults:
-  // limit_all_gathers (at most two unshards outstanding: _limiter_utils.py _FreeEventQueue), forward_prefetch
-  // (off), backward_prefetch (BACKWARD_PRE).
-  bool fsdp_limit_all_gathers = true;
-  bool fsdp_forward_prefetch = false;
-  FsdpBackwardPrefetch fsdp_backward_prefetch = FsdpBackwardPrefetch::kBackwardPre;
 
   // --- ZeRO++ (DeepSpeed v0.10.0, PR #3784) ---
   bool zero_quantized_weights = false;    // qwZ: int8 block-quantized weight all-gather
@@ -99,44 +135,21 @@ struct ZeroConfig {
   // checkpointed whole. torchtitan's default selective_ac_option is "2".
   int recompute_block_interval = 2;
 
-  // ZeroSim: host (Python) time per module hook (fetch + release). DeepSpeed's hooks run on the host;
-  // kernels are issued asynchronously, so this matters only where the host falls behind the GPU.
-  double host_overhead_per_module_s = 0;
-  // ZeroSim: host time of one Python-level PyTorch view op on a CUDA tensor (a slice `t[a:b]`). DeepSpeed's
-  // reduce_scatter_coalesced (runtime/comm/coalesced_collectives.py, v0.6 to v0.10) slices every gradient of a
-  // bucket once per rank in a Python loop before the reduce-scatter, so a bucket of n tensors costs
-  // world_size x n of these on the host (qgZ's all_to_all_quant_reduce sends each 1-D tensor through it).
-  // all_gather_coalesced's multi-parameter gathers loop over the ranks too (model/fetch_coordinator.cc).
-  // 2 us: PyTorch's operator_benchmark for torch.split of a CUDA tensor into two views, 2.3-3.4 us per call
-  // (pytorch/pytorch PR #32194's timings).
-  double host_tensor_view_s = 2e-6;
-
-  // --- the runtime ([runtime] in a scenario) ---
-  // How the job is launched ([runtime] launcher; model/strategy.h): sets the default below. Unset: the
-  // framework's default launcher (effective_launcher()).
-  std::optional<Launcher> launcher;
-  // CUDA_DEVICE_MAX_CONNECTIONS: hardware work queues the GPU feeds its streams through (CUDA's default 8).
-  // With 1, kernels of every stream are dispatched in issue order through one queue, so a kernel waiting for
-  // another stream or a busy NCCL stream holds back everything issued after it. Default by launcher
-  // (LauncherHardwareQueues): 1 for Megatron-DeepSpeed, 8 for plain DeepSpeed, DeepSpeed-Chat and torchrun.
-  int cuda_device_max_connections = 8;
-  // ZeroSim: `[runtime] memory_reserve`, the fraction of the GPU's memory kept free for what the memory
-  // estimate does not count (fragmentation across the caching allocator's segments, other libraries' scratch;
-  // model/runtime_memory.h), on top of the CUDA context, NCCL's buffers, cuBLAS's workspaces and the block
-  // rounding it does count. 0.005 by default (kDefaultMemoryReserve: the most that keeps every published run
-  // that ran feasible, runtime_memory.h).
-  double memory_reserve = 0.005;
+  // PyTorch FSDP's arguments (the fsdp_* strategies).
+  FsdpArguments fsdp;
+  // The runtime around the framework ([runtime]).
+  RuntimeSettings runtime;
 
   // Number formats beyond the 16-bit dtype: gradient reduction and accumulation, optimizer states, FP8 GEMMs
   // and the FP8 weight all-gather (model/precision.h, DeepSpeed's and torchao's keys).
   Precision precision;
 
   bool hpz_enabled() const { return zero_hpz_partition_size > 1; }
-  Launcher effective_launcher() const { return launcher.value_or(DefaultLauncher(framework)); }
+  Launcher effective_launcher() const { return runtime.launcher.value_or(DefaultLauncher(framework)); }
   // The shard group size of the strategy (0: one node; meaningless without HasShardGroup(strategy)).
   int shard_group_size() const {
     return strategy == Strategy::kMics              ? mics_shard_size
-           : strategy == Strategy::kFsdpHybridShard ? hsdp_shard_size
+           : strategy == Strategy::kFsdpHybridShard ? fsdp.hsdp_shard_size
                                                     : 0;
   }
   bool operator==(const ZeroConfig&) const = default;

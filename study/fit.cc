@@ -91,16 +91,17 @@ const std::vector<FitKnob>& FitKnobs() {
       {"nccl.intra_bandwidth_efficiency", "topology: [nccl] intra_bandwidth_efficiency", 0.05, 1.0,
        [](const io::Scenario& s) { return s.cluster.nccl.intra_bandwidth_efficiency; },
        [](io::Scenario& s, double v) { s.cluster.nccl.intra_bandwidth_efficiency = v; }},
-      // The compute of one GPU and software generation, fitted on the calibration set (scenarios/calibration/,
-      // single-node runs only): the calibration file's set of that generation (docs/fitted_parameters.md).
+      // The compute of one GPU and software generation, fitted on the calibration set
+      // (scenarios/calibration/, single-node runs only): the calibration file's set of that generation
+      // (docs/fitted_parameters.md).
       {"compute.gemm", "calibration: gemm_efficiency.gemm (the scenario's software generation)", 0.3, 1.0,
        [](const io::Scenario& s) { return s.calibration.compute.gemm; },
        [](io::Scenario& s, double v) { s.calibration.compute.gemm = v; }},
       {"compute.gemm_k_half", "calibration: gemm_efficiency.gemm_k_half (elements)", 0.0, 8192.0,
        [](const io::Scenario& s) { return s.calibration.compute.gemm_k_half; },
        [](io::Scenario& s, double v) { s.calibration.compute.gemm_k_half = v; }},
-      {"compute.attention_v1", "calibration: gemm_efficiency.attention_v1_forward and _backward (one value)", 0.05,
-       1.0, [](const io::Scenario& s) { return s.calibration.compute.attention_v1_forward; },
+      {"compute.attention_v1", "calibration: gemm_efficiency.attention_v1_forward and _backward (one value)",
+       0.05, 1.0, [](const io::Scenario& s) { return s.calibration.compute.attention_v1_forward; },
        [](io::Scenario& s, double v) {
          s.calibration.compute.attention_v1_forward = v;
          s.calibration.compute.attention_v1_backward = v;
@@ -116,10 +117,10 @@ const std::vector<FitKnob>& FitKnobs() {
        [](io::Scenario& s, double v) { s.calibration.compute.fp8_gemm = v; }},
       {"host_overhead_per_module", "scenario: [zero] host_overhead_per_module (seconds)", 0.0, 0.05,
        [](const io::Scenario& s) {
-         return s.variants.empty() ? 0.0 : s.variants.front().zero.host_overhead_per_module_s;
+         return s.variants.empty() ? 0.0 : s.variants.front().zero.runtime.host_overhead_per_module_s;
        },
        [](io::Scenario& s, double v) {
-         for (io::Variant& var : s.variants) var.zero.host_overhead_per_module_s = v;
+         for (io::Variant& var : s.variants) var.zero.runtime.host_overhead_per_module_s = v;
        }},
   };
   return knobs;

@@ -154,9 +154,9 @@ const std::vector<ReportField>& ReportFields() {
          return std::string(model::LauncherName(V(r).zero.effective_launcher()));
        }},
       {"zero.cuda_device_max_connections", "", kAny,
-       [](const FieldRow& r) { return Int(V(r).zero.cuda_device_max_connections); }},
+       [](const FieldRow& r) { return Int(V(r).zero.runtime.cuda_device_max_connections); }},
       {"zero.memory_reserve", "", kAny,
-       [](const FieldRow& r) -> FieldValue { return V(r).zero.memory_reserve; }},
+       [](const FieldRow& r) -> FieldValue { return V(r).zero.runtime.memory_reserve; }},
       {"zero.communication_data_type", "", kAny,
        [](const FieldRow& r) -> FieldValue {
          return std::string(model::FloatFormatName(V(r).zero.precision.gradient_reduce_dtype));

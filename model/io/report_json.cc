@@ -105,7 +105,7 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   j["max_ongoing_fetch_events"] = z.max_ongoing_fetch_events;
   j["max_param_reduce_events"] = z.max_param_reduce_events;
   j["hpz_recompute_uses_secondary"] = z.hpz_recompute_uses_secondary;
-  j["host_overhead_per_module_s"] = z.host_overhead_per_module_s;
+  j["host_overhead_per_module_s"] = z.runtime.host_overhead_per_module_s;
   j["train_micro_batch_size_per_gpu"] = z.train_micro_batch_size_per_gpu;
   j["gradient_accumulation_steps"] = z.gradient_accumulation_steps;
   j["activation_checkpointing"] = z.activation_checkpointing;
@@ -113,21 +113,21 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   if (model::RecomputeOf(z) == model::RecomputePolicy::kSelectiveBlock)
     j["recompute_block_interval"] = z.recompute_block_interval;
   j["launcher"] = model::LauncherName(z.effective_launcher());
-  j["cuda_device_max_connections"] = z.cuda_device_max_connections;
-  j["memory_reserve"] = z.memory_reserve;
+  j["cuda_device_max_connections"] = z.runtime.cuda_device_max_connections;
+  j["memory_reserve"] = z.runtime.memory_reserve;
   if (z.strategy == model::Strategy::kMics) {
     j["mics_shard_size"] = z.mics_shard_size;
     j["mics_hierarchical_params_gather"] = z.mics_hierarchical_params_gather;
   }
-  if (z.strategy == model::Strategy::kFsdpHybridShard) j["hsdp_shard_size"] = z.hsdp_shard_size;
+  if (z.strategy == model::Strategy::kFsdpHybridShard) j["hsdp_shard_size"] = z.fsdp.hsdp_shard_size;
   if (model::TraitsOf(z.strategy).builder == model::StrategyTraits::Builder::kZero12) {
     j["allgather_bucket_size"] = z.allgather_bucket_size;
   }
   if (model::IsFsdp(z.strategy)) {
-    j["limit_all_gathers"] = z.fsdp_limit_all_gathers;
-    j["forward_prefetch"] = z.fsdp_forward_prefetch;
-    j["backward_prefetch"] = z.fsdp_backward_prefetch == model::FsdpBackwardPrefetch::kNone ? "none"
-                             : z.fsdp_backward_prefetch == model::FsdpBackwardPrefetch::kBackwardPost
+    j["limit_all_gathers"] = z.fsdp.limit_all_gathers;
+    j["forward_prefetch"] = z.fsdp.forward_prefetch;
+    j["backward_prefetch"] = z.fsdp.backward_prefetch == model::FsdpBackwardPrefetch::kNone ? "none"
+                             : z.fsdp.backward_prefetch == model::FsdpBackwardPrefetch::kBackwardPost
                                  ? "backward_post"
                                  : "backward_pre";
   }

@@ -153,7 +153,7 @@ std::string FormatReportTable(const model::Report& r) {
     return std::string(model::LauncherName(v.zero.effective_launcher()));
   });
   t.Line("  CUDA_DEVICE_MAX_CONNECTIONS",
-         [](const VariantReport& v) { return std::to_string(v.zero.cuda_device_max_connections); });
+         [](const VariantReport& v) { return std::to_string(v.zero.runtime.cuda_device_max_connections); });
   t.Line("tokens per GPU (seq x micro)", [](const VariantReport& v) {
     return fmt::format("{}x{}", v.model.seq_len, v.zero.train_micro_batch_size_per_gpu);
   });

@@ -55,7 +55,7 @@ std::string FormatRlhfPhases(const std::vector<VariantReport>& v) {
                        r.zero.zero_quantized_nontrainable_weights ? "on" : "-");
   });
   shown("  CUDA_DEVICE_MAX_CONNECTIONS",
-        [](const VariantReport& r) { return std::to_string(r.zero.cuda_device_max_connections); });
+        [](const VariantReport& r) { return std::to_string(r.zero.runtime.cuda_device_max_connections); });
   shown("  launcher", [](const VariantReport& r) {
     return fmt::format(" {}", model::LauncherName(r.zero.effective_launcher()));
   });

@@ -59,7 +59,8 @@ const std::map<std::string, AxisRule>& AxisRules() {
       {"fabric.nodes_per_leaf",
        {Kind::kInt, 1, model::kMaxNodes,
         Cluster([](const AxisValue& v, ClusterSpec* c) { c->fabric.nodes_per_leaf = Int(v); })}},
-      {"tokens_per_gpu", {Kind::kInt, 1, static_cast<double>(model::kMaxSequence * model::kMaxMicroBatch), {}}},
+      {"tokens_per_gpu",
+       {Kind::kInt, 1, static_cast<double>(model::kMaxSequence * model::kMaxMicroBatch), {}}},
       {"seq_len", {Kind::kInt, 1, model::kMaxSequence, EachVariant([](const AxisValue& v, Variant* var) {
                      var->model.seq_len = Int(v);
                    })}},
@@ -99,10 +100,11 @@ const std::map<std::string, AxisRule>& AxisRules() {
                           })}},
       {"gradient_accumulation_steps",
        {Kind::kInt, 1, static_cast<double>(model::kMaxGradientAccumulation),
-        EachVariant([](const AxisValue& v, Variant* var) { var->zero.gradient_accumulation_steps = Int(v); })}},
+        EachVariant(
+            [](const AxisValue& v, Variant* var) { var->zero.gradient_accumulation_steps = Int(v); })}},
       // [runtime] memory_reserve's range (zero_keys.cc).
       {"memory_reserve", {Kind::kNumber, 0, 0.49, EachVariant([](const AxisValue& v, Variant* var) {
-                            var->zero.memory_reserve = v.number;
+                            var->zero.runtime.memory_reserve = v.number;
                           })}},
   };
   return rules;

@@ -40,19 +40,19 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   // model::CheckZero).
   z.framework = model::FrameworkOf(z.strategy);
   z.mics_shard_size = static_cast<int>(t->IntOr("mics_shard_size", z.mics_shard_size, 1, 1 << 20));
-  z.hsdp_shard_size = static_cast<int>(t->IntOr("hsdp_shard_size", z.hsdp_shard_size, 1, 1 << 20));
+  z.fsdp.hsdp_shard_size = static_cast<int>(t->IntOr("hsdp_shard_size", z.fsdp.hsdp_shard_size, 1, 1 << 20));
   z.mics_hierarchical_params_gather =
       t->BoolOr("mics_hierarchical_params_gather", z.mics_hierarchical_params_gather);
   z.allgather_bucket_size = t->CountOr("allgather_bucket_size", z.allgather_bucket_size, 1);
-  z.fsdp_limit_all_gathers = t->BoolOr("limit_all_gathers", z.fsdp_limit_all_gathers);
-  z.fsdp_forward_prefetch = t->BoolOr("forward_prefetch", z.fsdp_forward_prefetch);
+  z.fsdp.limit_all_gathers = t->BoolOr("limit_all_gathers", z.fsdp.limit_all_gathers);
+  z.fsdp.forward_prefetch = t->BoolOr("forward_prefetch", z.fsdp.forward_prefetch);
   if (std::optional<std::string> bp = t->OptionalString("backward_prefetch")) {
     if (*bp == "none") {
-      z.fsdp_backward_prefetch = model::FsdpBackwardPrefetch::kNone;
+      z.fsdp.backward_prefetch = model::FsdpBackwardPrefetch::kNone;
     } else if (*bp == "backward_pre") {
-      z.fsdp_backward_prefetch = model::FsdpBackwardPrefetch::kBackwardPre;
+      z.fsdp.backward_prefetch = model::FsdpBackwardPrefetch::kBackwardPre;
     } else if (*bp == "backward_post") {
-      z.fsdp_backward_prefetch = model::FsdpBackwardPrefetch::kBackwardPost;
+      z.fsdp.backward_prefetch = model::FsdpBackwardPrefetch::kBackwardPost;
     } else {
       t->Fail("backward_prefetch",
               fmt::format("unknown backward_prefetch \"{}\" (backward_pre, backward_post, none)", *bp));
@@ -98,9 +98,10 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   z.max_ongoing_fetch_events = static_cast<int>(t->IntOr("max_ongoing_fetch_events", z.max_ongoing_fetch_events, 0));
   z.max_param_reduce_events = static_cast<int>(t->IntOr("max_param_reduce_events", z.max_param_reduce_events, 0));
   z.hpz_recompute_uses_secondary = t->BoolOr("hpz_recompute_uses_secondary", z.hpz_recompute_uses_secondary);
-  z.host_overhead_per_module_s =
-      t->QuantityOr("host_overhead_per_module", Dimension::kTime, z.host_overhead_per_module_s, false);
-  z.host_tensor_view_s = t->QuantityOr("host_tensor_view", Dimension::kTime, z.host_tensor_view_s, false);
+  z.runtime.host_overhead_per_module_s = t->QuantityOr("host_overhead_per_module", Dimension::kTime,
+                                                       z.runtime.host_overhead_per_module_s, false);
+  z.runtime.host_tensor_view_s =
+      t->QuantityOr("host_tensor_view", Dimension::kTime, z.runtime.host_tensor_view_s, false);
   ReadPrecisionKeys(t, &z.precision);  // number formats (precision_keys.h)
   // The settings against the cluster (model::CheckZero) are checked once, with the rest of the configuration,
   // where the scenario is complete (scenario_loader.cc), or after the what-ifs (io::LoadOptions).
@@ -198,20 +199,21 @@ RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
     r.software = *sw;
     if (sw->empty()) t->Fail("software", "empty: name one of the calibration's software generations");
   }
-  z->host_overhead_per_module_s =
-      t->QuantityOr("host_overhead_per_module", Dimension::kTime, z->host_overhead_per_module_s, false);
-  z->host_tensor_view_s = t->QuantityOr("host_tensor_view", Dimension::kTime, z->host_tensor_view_s, false);
+  z->runtime.host_overhead_per_module_s = t->QuantityOr("host_overhead_per_module", Dimension::kTime,
+                                                        z->runtime.host_overhead_per_module_s, false);
+  z->runtime.host_tensor_view_s =
+      t->QuantityOr("host_tensor_view", Dimension::kTime, z->runtime.host_tensor_view_s, false);
   // memory_reserve: a fraction of the GPU's memory (model/runtime_memory.h), below one half so that a
   // reserve cannot make every configuration infeasible by itself.
-  z->memory_reserve = t->NumberOr("memory_reserve", z->memory_reserve, 0.0, 0.49);
+  z->runtime.memory_reserve = t->NumberOr("memory_reserve", z->runtime.memory_reserve, 0.0, 0.49);
   ApplyRuntime(r, z);
   return r;
 }
 
 void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z) {
   z->framework = r.framework.value_or(model::FrameworkOf(z->strategy));
-  z->launcher = r.launcher;
-  z->cuda_device_max_connections =
+  z->runtime.launcher = r.launcher;
+  z->runtime.cuda_device_max_connections =
       r.cuda_device_max_connections.value_or(model::LauncherHardwareQueues(z->effective_launcher()));
 }
 

@@ -33,9 +33,9 @@ TEST(Launcher, PlainDeepSpeedRunsOnCudasEightQueues) {
   StatusOr<Scenario> s = Load("", kMixed);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(LauncherOf(s->variants[0]), "deepspeed");
-  EXPECT_EQ(s->variants[0].zero.cuda_device_max_connections, 8);
+  EXPECT_EQ(s->variants[0].zero.runtime.cuda_device_max_connections, 8);
   EXPECT_EQ(LauncherOf(s->variants[1]), "torchrun");
-  EXPECT_EQ(s->variants[1].zero.cuda_device_max_connections, 8);
+  EXPECT_EQ(s->variants[1].zero.runtime.cuda_device_max_connections, 8);
 }
 
 TEST(Launcher, MegatronDeepSpeedExportsOne) {
@@ -45,7 +45,7 @@ TEST(Launcher, MegatronDeepSpeedExportsOne) {
   ASSERT_TRUE(s.ok()) << s.status().message();
   for (const Variant& v : s->variants) {
     EXPECT_EQ(LauncherOf(v), "megatron-deepspeed");
-    EXPECT_EQ(v.zero.cuda_device_max_connections, 1);
+    EXPECT_EQ(v.zero.runtime.cuda_device_max_connections, 1);
   }
   EXPECT_EQ(ZeroToJson(s->variants[0].zero)["cuda_device_max_connections"], 1);  // the report says so
 }
@@ -55,7 +55,7 @@ TEST(Launcher, TheQueueKeyWinsOverTheLaunchersDefault) {
                               "[[variant]]\nname = \"ZeRO-3\"\n");
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(LauncherOf(s->variants[0]), "deepspeed-chat");
-  EXPECT_EQ(s->variants[0].zero.cuda_device_max_connections, 2);
+  EXPECT_EQ(s->variants[0].zero.runtime.cuda_device_max_connections, 2);
 }
 
 TEST(Launcher, ALauncherThatDoesNotRunTheStrategyIsAnError) {
@@ -84,8 +84,9 @@ TEST(Launcher, ShippedScenariosKeepTheirRunsQueues) {
   auto queues = [&](const std::string& rel, size_t variant) {
     StatusOr<Scenario> s = LoadScenario(disk, std::string(ZEROSIM_SOURCE_DIR) + "/" + rel);
     EXPECT_TRUE(s.ok()) << rel << ": " << s.status().message();
-    return s.ok() && variant < s->variants.size() ? s->variants[variant].zero.cuda_device_max_connections
-                                                  : -1;
+    return s.ok() && variant < s->variants.size()
+               ? s->variants[variant].zero.runtime.cuda_device_max_connections
+               : -1;
   };
   // The ZeRO++ paper's runs and the Azure runs: Megatron-DeepSpeed.
   EXPECT_EQ(queues("scenarios/default.toml", 0), 1);
@@ -104,10 +105,10 @@ TEST(Launcher, ShippedScenariosKeepTheirRunsQueues) {
 TEST(Launcher, MemoryReserveReachesEveryVariant) {
   StatusOr<Scenario> d = Load("", kMixed);
   ASSERT_TRUE(d.ok()) << d.status().message();
-  for (const Variant& v : d->variants) EXPECT_DOUBLE_EQ(v.zero.memory_reserve, 0.005);
+  for (const Variant& v : d->variants) EXPECT_DOUBLE_EQ(v.zero.runtime.memory_reserve, 0.005);
   StatusOr<Scenario> s = Load("[runtime]\nmemory_reserve = 0.1\n\n", kMixed);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  for (const Variant& v : s->variants) EXPECT_DOUBLE_EQ(v.zero.memory_reserve, 0.1);
+  for (const Variant& v : s->variants) EXPECT_DOUBLE_EQ(v.zero.runtime.memory_reserve, 0.1);
   StatusOr<Scenario> bad = Load("[runtime]\nmemory_reserve = 0.6\n\n", kMixed);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("memory_reserve"), std::string::npos) << bad.status().message();

@@ -61,7 +61,7 @@ TEST(Loaders, NcclReleaseSelectsItsTablesAndExplicitSettingsWin) {
   EXPECT_DOUBLE_EQ(s->cluster.nccl.simple.base_latency_s, 5e-6);
   StatusOr<Scenario> r = LoadEdited("s.toml", "[zero]", "[runtime]\nhost_tensor_view = \"3us\"\n\n[zero]");
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_DOUBLE_EQ(r->variants[0].zero.host_tensor_view_s, 3e-6);
+  EXPECT_DOUBLE_EQ(r->variants[0].zero.runtime.host_tensor_view_s, 3e-6);
 }
 
 TEST(Loaders, AScenarioNeedsAVariant) {

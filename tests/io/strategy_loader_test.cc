@@ -34,10 +34,11 @@ TEST(StrategyLoader, VariantsMixStrategiesEachUnderItsFramework) {
   const auto& v = s->variants;
   EXPECT_EQ(v[0].zero.strategy, Strategy::kZero3);
   EXPECT_EQ(v[0].zero.framework, Framework::kDeepSpeed);
-  EXPECT_EQ(v[0].zero.cuda_device_max_connections, 8);  // plain DeepSpeed does not set it (model/strategy.h)
+  EXPECT_EQ(v[0].zero.runtime.cuda_device_max_connections,
+            8);  // plain DeepSpeed does not set it (model/strategy.h)
   EXPECT_EQ(v[1].zero.strategy, Strategy::kFsdpFullShard);
   EXPECT_EQ(v[1].zero.framework, Framework::kFsdp);
-  EXPECT_EQ(v[1].zero.cuda_device_max_connections, 8);  // CUDA's default: FSDP does not set it
+  EXPECT_EQ(v[1].zero.runtime.cuda_device_max_connections, 8);  // CUDA's default: FSDP does not set it
   EXPECT_EQ(v[2].zero.shard_group_size(), 16);
   EXPECT_EQ(v[3].zero.strategy, Strategy::kZero2);
   EXPECT_FALSE(v[3].zero.overlap_comm);  // DeepSpeed's default for stages 1 and 2
@@ -50,7 +51,7 @@ TEST(StrategyLoader, FrameworkFsdpMakesFullShardTheDefault) {
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->variants[0].zero.strategy, Strategy::kFsdpFullShard);
   EXPECT_EQ(s->variants[1].zero.strategy, Strategy::kFsdp2);
-  EXPECT_EQ(s->variants[1].zero.cuda_device_max_connections, 2);  // the [runtime] key wins
+  EXPECT_EQ(s->variants[1].zero.runtime.cuda_device_max_connections, 2);  // the [runtime] key wins
 }
 
 void ExpectError(const StatusOr<Scenario>& s, const std::string& where, const std::string& what) {

@@ -23,7 +23,7 @@ struct Case {
   Case() {
     // The reserve is a fraction of the GPU's memory, which these cases move after computing `fixed`
     // (runtime_memory_test.cc covers it); the other runtime parts do not depend on the micro-batch.
-    z.memory_reserve = 0;
+    z.runtime.memory_reserve = 0;
     const double s = m.seq_len, h = m.hidden, a = m.heads, l = m.layers, v = m.vocab;
     slope = s * (2 * h * l + 34 * h + 4 * a + 6 * v);
     fixed = MemoryAtMicroBatch(m, z, c, 1).total_bytes - slope;

@@ -29,7 +29,7 @@ std::vector<double> FetchHostOps(int n, double numel, int gpus, Phase phase, Zer
     mod.params.push_back(i);
   }
   g.modules.push_back(mod);
-  if (!model_view_cost) z.host_tensor_view_s = kView;
+  if (!model_view_cost) z.runtime.host_tensor_view_s = kView;
   const ClusterSpec c = testing::PaperCluster(1, gpus / 16, 16);
   Schedule s;
   OpEmitter emit(&s, c, z.zero_hpz_partition_size);

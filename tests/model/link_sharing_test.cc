@@ -61,7 +61,7 @@ TEST(LinkSharing, HsdpSmallShardGroupsTakeAtLeastTheNicTimeOfTheirBytes) {
   const io::Scenario s = Reproducer();
   ASSERT_EQ(s.variants.size(), 1u);
   const io::Variant& v = s.variants[0];
-  ASSERT_EQ(v.zero.cuda_device_max_connections, 8);  // torchrun: concurrent NCCL streams
+  ASSERT_EQ(v.zero.runtime.cuda_device_max_connections, 8);  // torchrun: concurrent NCCL streams
   const VariantReport a = EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration);
   ASSERT_TRUE(a.feasible) << a.infeasible_reason;
   EXPECT_EQ(a.invariant_violation, "");

@@ -178,7 +178,7 @@ TEST(ParallelLayout, ShardGroupsMustDivideTheDataParallelSize) {
   ZeroConfig z;
   z.strategy = Strategy::kFsdpHybridShard;
   z.framework = Framework::kFsdp;
-  z.hsdp_shard_size = 128;  // divides the 384 GPUs, not d = 192
+  z.fsdp.hsdp_shard_size = 128;  // divides the 384 GPUs, not d = 192
   EXPECT_TRUE(Check(ParallelLayout{}, testing::Gpt18B(), z).empty());
   EXPECT_NE(
       MessageAt(Check(Layout(2), testing::Gpt18B(), z), "hsdp_shard_size").find("data-parallel size 192"),

@@ -63,7 +63,7 @@ Config Draw(std::mt19937_64& rng) {
   z.reduce_bucket_size = pick({1, 1000, 500000000});
   z.stage3_prefetch_bucket_size = pick({0, 1000, 50000000});
   z.stage3_param_persistence_threshold = pick({0, 100000});
-  z.cuda_device_max_connections = pick({1, 8});
+  z.runtime.cuda_device_max_connections = pick({1, 8});
   return x;
 }
 

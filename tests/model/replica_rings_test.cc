@@ -103,7 +103,7 @@ TEST(ReplicaRings, LeafUplinksCarryAnEdgeOfEveryReplicaInstanceUnderTheLeaf) {
   ZeroConfig z;
   z.strategy = Strategy::kFsdpHybridShard;
   z.framework = Framework::kFsdp;
-  z.hsdp_shard_size = 2;
+  z.fsdp.hsdp_shard_size = 2;
   z.activation_checkpointing = false;
   const Calibration cal = testing::TestCalibration();
   const VariantReport a = EvaluateAnalyticVariant("HSDP-2", m, z, c, cal);

@@ -58,7 +58,7 @@ TEST(RuntimeMemory, EveryPartIsInTheTotalWithTheReserveOfTheGpusMemory) {
   const ClusterSpec c = testing::PaperCluster(1, 2, 8);
   for (double reserve : {0.0, 0.05, 0.2}) {
     ZeroConfig z;
-    z.memory_reserve = reserve;
+    z.runtime.memory_reserve = reserve;
     const Schedule s = BuildSchedule(m, z, c);
     const MemoryBreakdown r = EstimateMemory(m, z, c, s);
     EXPECT_DOUBLE_EQ(r.cuda_context_bytes, 512 * kMiBytes);
@@ -88,7 +88,7 @@ TEST(RuntimeMemory, TensorsAtNinetySevenPercentOfTheGpuDoNotFit) {
   ClusterSpec c = testing::PaperCluster(1, 2, 8);
   for (double reserve : {kDefaultMemoryReserve, 0.05}) {
     ZeroConfig z;
-    z.memory_reserve = reserve;
+    z.runtime.memory_reserve = reserve;
     const MemoryBreakdown r = EstimateMemory(m, z, c, BuildSchedule(m, z, c));
     const double runtime = r.cuda_context_bytes + r.nccl_buffers_bytes + r.cublas_workspace_bytes +
                            r.allocator_rounding_bytes;
@@ -108,7 +108,7 @@ TEST(RuntimeMemory, BatchSearchKeepsTheHeadroom) {
   const ModelSpec m = testing::Gpt(4, 1024, 16);
   ClusterSpec c = testing::PaperCluster(1, 2, 8);
   ZeroConfig z;
-  z.memory_reserve = 0.05;
+  z.runtime.memory_reserve = 0.05;
   // The GPU holds six sequences' tensors at 96% of its memory: too little room for the runtime parts and
   // the 5% reserve, so the search stops below six.
   const MemoryBreakdown six = MemoryAtMicroBatch(m, z, c, 6);

@@ -96,7 +96,7 @@ TEST(Schedule, ReduceScatterCoalescedSlicesEveryGradientOncePerRankOnTheHost) {
   // per-rank host loop (coalesced_gather_test.cc), so all host time here is the reduction's.
   z.stage3_prefetch_bucket_size = 0;
   auto host_s = [&](double view_s) {
-    z.host_tensor_view_s = view_s;
+    z.runtime.host_tensor_view_s = view_s;
     double sum = 0;
     for (const Op& op : BuildSchedule(m, z, c).ops) sum += op.kind == OpKind::kHost ? op.host_s : 0.0;
     return sum;

@@ -46,7 +46,7 @@ TEST(StrategyMemory, ModelStatesFollowEachStrategysDivisors) {
     for (Strategy s : AllStrategies()) {
       model::ZeroConfig z = StrategyConfig(s);
       const int shard = 2 * c.gpus_per_node < p ? 2 * c.gpus_per_node : c.gpus_per_node;
-      z.mics_shard_size = z.hsdp_shard_size = shard;
+      z.mics_shard_size = z.fsdp.hsdp_shard_size = shard;
       const Divisors d = DivisorsOf(s, p, shard);
       const model::MemoryBreakdown r = MemoryOf(m, z, c);
       const char* name = model::StrategyName(s);

@@ -132,14 +132,14 @@ Config Draw(std::mt19937_64& rng, bool small, int strategy = -1) {
   }
   z.mics_shard_size = Pick(rng, {0, 1, 2, 4, 8, 16, 32});
   z.mics_hierarchical_params_gather = Pick(rng, {0, 1}) == 1;
-  z.hsdp_shard_size = Pick(rng, {0, 1, 2, 4, 8, 16, 32});
+  z.fsdp.hsdp_shard_size = Pick(rng, {0, 1, 2, 4, 8, 16, 32});
   if (current_nccl) {
     EXPECT_TRUE(NcclLibraryForRelease(Pick(rng, {0, 1}) == 1 ? "2.27.7" : "2.19.3", &c.nccl));
   }
-  z.fsdp_limit_all_gathers = Pick(rng, {0, 1}) == 1;
-  z.fsdp_forward_prefetch = Pick(rng, {0, 1}) == 1;
-  z.fsdp_backward_prefetch = Pick(rng, {FsdpBackwardPrefetch::kNone, FsdpBackwardPrefetch::kBackwardPre,
-                                         FsdpBackwardPrefetch::kBackwardPost});
+  z.fsdp.limit_all_gathers = Pick(rng, {0, 1}) == 1;
+  z.fsdp.forward_prefetch = Pick(rng, {0, 1}) == 1;
+  z.fsdp.backward_prefetch = Pick(rng, {FsdpBackwardPrefetch::kNone, FsdpBackwardPrefetch::kBackwardPre,
+                                        FsdpBackwardPrefetch::kBackwardPost});
   z.train_micro_batch_size_per_gpu = Pick(rng, {1, 2, 4});
   z.gradient_accumulation_steps = Pick(rng, {1, 2});
   // [training] recompute (model/io/zero_keys.cc): none, full, selective, offload.
@@ -167,11 +167,12 @@ Config Draw(std::mt19937_64& rng, bool small, int strategy = -1) {
   // [runtime] launcher: its CUDA_DEVICE_MAX_CONNECTIONS (a launcher that does not run the strategy's
   // framework is refused).
   if (Pick(rng, {0, 1, 2, 3}) > 0) {
-    z.launcher = Pick(rng, {Launcher::kMegatronDeepSpeed, Launcher::kDeepSpeed, Launcher::kDeepSpeedChat,
-                            Launcher::kTorchrun});
-    if (!LauncherRuns(*z.launcher, z.framework) && Pick(rng, {0, 1, 2, 3}) > 0) z.launcher = Launcher::kTorchrun;
+    z.runtime.launcher = Pick(rng, {Launcher::kMegatronDeepSpeed, Launcher::kDeepSpeed,
+                                    Launcher::kDeepSpeedChat, Launcher::kTorchrun});
+    if (!LauncherRuns(*z.runtime.launcher, z.framework) && Pick(rng, {0, 1, 2, 3}) > 0)
+      z.runtime.launcher = Launcher::kTorchrun;
   }
-  z.cuda_device_max_connections = LauncherHardwareQueues(z.effective_launcher());
+  z.runtime.cuda_device_max_connections = LauncherHardwareQueues(z.effective_launcher());
   Precision& p = z.precision;
   // The number formats: mostly the model's 16-bit dtype (the FSDP strategies refuse the others at 402d782).
   if (Pick(rng, {0, 1, 2}) > 0) return x;
@@ -247,9 +248,10 @@ std::string Violations(const Config& x, const Schedule& s, const VariantReport& 
 std::string Describe(const Config& x) {
   return std::string(StrategyName(x.z.strategy)) + " on " + std::to_string(x.c.nodes) + " x " +
          std::to_string(x.c.gpus_per_node) + " GPUs, " + std::to_string(x.c.nic.count) + " NICs, queues " +
-         std::to_string(x.z.cuda_device_max_connections) + ", shard " + std::to_string(x.z.shard_group_size()) +
-         ", qwZ/hpZ/qgZ " + std::to_string(x.z.zero_quantized_weights) + "/" +
-         std::to_string(x.z.zero_hpz_partition_size) + "/" + std::to_string(x.z.zero_quantized_gradients);
+         std::to_string(x.z.runtime.cuda_device_max_connections) + ", shard " +
+         std::to_string(x.z.shard_group_size()) + ", qwZ/hpZ/qgZ " +
+         std::to_string(x.z.zero_quantized_weights) + "/" + std::to_string(x.z.zero_hpz_partition_size) +
+         "/" + std::to_string(x.z.zero_quantized_gradients);
 }
 
 // Whether `wide` (twice the NIC bandwidth or count) is no slower than `base`. With `[nccl] channels` set (NCCL_MIN/MAX_NCHANNELS) the channels

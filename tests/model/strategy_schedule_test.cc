@@ -194,7 +194,7 @@ TEST(StrategySchedule, EveryStrategyPassesTheInvariants) {
       z.strategy = st;
       z.framework = model::FrameworkOf(st);
       z.gradient_accumulation_steps = 2;
-      z.mics_shard_size = z.hsdp_shard_size = 2 * c.gpus_per_node;
+      z.mics_shard_size = z.fsdp.hsdp_shard_size = 2 * c.gpus_per_node;
       z.mics_hierarchical_params_gather = true;
       const model::VariantReport r = model::EvaluateAnalyticVariant("v", m, z, c, TestCalibration());
       EXPECT_EQ(r.invariant_violation, "")

@@ -125,7 +125,7 @@ TEST(StrategyVolume, HybridShardsInsideTheGroupAndAllReducesAShardAcross) {
     for (int shard : {n, 2 * n}) {
       if (p % shard != 0 || shard == p) continue;
       model::ZeroConfig z = StrategyConfig(Strategy::kFsdpHybridShard);
-      z.hsdp_shard_size = shard;
+      z.fsdp.hsdp_shard_size = shard;
       const int span = shard > n ? shard / n : 1;  // nodes one shard group covers
       const int replicas = p / shard;
       Tiers t;

@@ -56,7 +56,7 @@ TEST(Iteration, AnalyticWithinTwoPercentOfTheReplayForAnyBucketSize) {
       for (const io::Variant& v : s.variants) {
         model::ZeroConfig z = v.zero;
         z.reduce_bucket_size = bucket;
-        z.cuda_device_max_connections = queues;
+        z.runtime.cuda_device_max_connections = queues;
         const model::VariantReport a =
             model::EvaluateAnalyticVariant(v.name, v.model, z, s.cluster, s.calibration);
         StatusOr<model::VariantReport> d =

@@ -22,7 +22,7 @@ std::vector<std::pair<std::string, model::ZeroConfig>> Configs(int gpus_per_node
     z.strategy = st;
     z.framework = model::FrameworkOf(st);
     z.mics_shard_size = gpus_per_node;
-    z.hsdp_shard_size = gpus_per_node / 2;
+    z.fsdp.hsdp_shard_size = gpus_per_node / 2;
     out.emplace_back(model::StrategyName(st), z);
   }
   return out;

@@ -80,7 +80,7 @@ TEST(QueueBlocking, BothEnginesMeasureTheSameOnARealSchedule) {
       for (auto& k : cal.kernels) k.fit = {0, 1e18};
     }
     for (model::ZeroConfig z : {model::ZeroConfig{}, ZeroPlusPlus(8)}) {
-      z.cuda_device_max_connections = 1;
+      z.runtime.cuda_device_max_connections = 1;
       const model::Schedule s = model::BuildSchedule(Gpt(8, 2048, 16), z, c);
       ASSERT_EQ(s.hardware_queues, 1);
       const model::Timing a = model::EvaluateAnalytic(s, c, cal);

@@ -29,10 +29,10 @@ std::vector<model::ZeroConfig> Configs(int gpus_per_node) {
   mics.mics_hierarchical_params_gather = true;
   out.push_back(mics);
   model::ZeroConfig hsdp = out[static_cast<int>(model::Strategy::kFsdpHybridShard)];
-  hsdp.hsdp_shard_size = 2 * gpus_per_node;
+  hsdp.fsdp.hsdp_shard_size = 2 * gpus_per_node;
   out.push_back(hsdp);
   model::ZeroConfig small = hsdp;  // a shard group of half a node: replica rings with two ranks per node
-  small.hsdp_shard_size = gpus_per_node / 2;
+  small.fsdp.hsdp_shard_size = gpus_per_node / 2;
   out.push_back(small);
   return out;
 }
