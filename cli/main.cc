@@ -53,10 +53,10 @@ std::string Usage() {
 int main(int argc, char** argv) {
 #if defined(__GLIBC__)
   // Studies build and drop schedules of tens of megabytes by the thousand (plan --search-layout: a pipeline's
-  // stages at each micro-batch). glibc maps such blocks afresh and unmaps them on free, and the page faults of
-  // touching them again cost more CPU than the work (perf: 30% of a 70B layout plan in the kernel). Keeping
-  // them in the heap: the 70B layout plan (scenarios/procurement/llama70b_h100_layouts.sweep.toml) from 8.5 to
-  // 5.9 s of CPU. Memory stays at the peak the process reached.
+  // stages at each micro-batch). glibc maps such blocks afresh and unmaps them on free, and the page faults
+  // of touching them again cost more CPU than the work (perf: 30% of a 70B layout plan in the kernel).
+  // Keeping them in the heap: the 70B layout plan (scenarios/procurement/llama70b_h100_layouts.sweep.toml)
+  // from 8.5 to 5.9 s of CPU. Memory stays at the peak the process reached.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif

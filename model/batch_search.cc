@@ -18,7 +18,8 @@ MemoryBreakdown MemoryAtMicroBatch(const ModelSpec& m, ZeroConfig z, const Clust
     // A stage holds the activations of its chunks in flight, which grow with the micro-batches per iteration
     // until 2 p for the 1F1B schedules (model/pipeline_schedule.h MaxChunksInFlight); GPipe holds them all.
     // The accumulation is chosen after the micro-batch, so the 1F1B schedules count the most they can hold.
-    const int held = l.schedule == PipelineSchedule::kGPipe ? micro_batches : std::max(micro_batches, 2 * l.pipeline);
+    const int held =
+        l.schedule == PipelineSchedule::kGPipe ? micro_batches : std::max(micro_batches, 2 * l.pipeline);
     return PipelineMemory(m, z, c, l, held);
   }
   return EstimateMemory(m, z, c, BuildSchedule(m, z, RankShape(c, l)));

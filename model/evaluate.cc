@@ -60,9 +60,10 @@ void SetThroughput(VariantReport* r, const ModelSpec& m, const ZeroConfig& z, co
   // stages share theirs (Megatron: global batch = micro-batch x accumulation x d).
   const int d = data_parallel;
   r->tflops_per_gpu = IterationFlops(m, z, d) / (t * p) / kTera;
-  r->tokens_per_s =
-      static_cast<double>(d) * z.train_micro_batch_size_per_gpu * m.seq_len * z.gradient_accumulation_steps / t;
-  const double peak = z.precision.fp8_gemms && c.gpu.fp8_peak_flops > 0 ? c.gpu.fp8_peak_flops : c.gpu.peak_flops;
+  r->tokens_per_s = static_cast<double>(d) * z.train_micro_batch_size_per_gpu * m.seq_len *
+                    z.gradient_accumulation_steps / t;
+  const double peak =
+      z.precision.fp8_gemms && c.gpu.fp8_peak_flops > 0 ? c.gpu.fp8_peak_flops : c.gpu.peak_flops;
   r->mfu = ModelFlopsPerToken(m) * r->tokens_per_s / p / peak;
 }
 

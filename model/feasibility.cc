@@ -391,7 +391,8 @@ std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z,
                                           "pipelines run DeepSpeed's zero1 and FSDP2 (torchtitan's 3D)",
                                           StrategyName(z.strategy)));
   }
-  if (l.pipeline > 1 && rlhf) return refuse("pipeline", "RLHF phases with pipeline > 1 are not modelled (issue 22)");
+  if (l.pipeline > 1 && rlhf)
+    return refuse("pipeline", "RLHF phases with pipeline > 1 are not modelled (issue 22)");
   if (HasShardGroup(z.strategy)) {
     return refuse("tensor",
                   fmt::format("strategy \"{}\" with tensor > 1 is not modelled yet (issue 22): its shard "

@@ -28,17 +28,17 @@
 // FSDP2 in a pipeline stage (RankShape::pipeline_stage; torchtitan's 3D, the layout's stages built by
 // model/pipeline_evaluate.h): torchtitan's apply_fsdp does not reshard after forward when the pipeline is on
 // (`reshard_after_forward = not pp_enabled`, models/llama3/infra/parallelize.py), and torch.distributed.
-// pipelining runs every backward with set_reshard_after_backward(False) and set_requires_gradient_sync(False),
-// then, after the last micro-batch's backward, calls every param group's post_backward (reshard and reduce-
-// scatter) and the final callback (stage.py backward_maybe_with_nosync, run_post_backward). So each unit is
-// gathered once per iteration (the first micro-batch's forward), its unsharded gradients accumulate over the
-// micro-batches (in the reduce dtype: FSDPParam.unsharded_accumulated_grad), and the reduce-scatters run
-// after the last backward, unit by unit in registration order (root first).
-// The all-gathers and reduce-scatters of one process group share its NCCL stream ("for NCCL backend, any
-// collectives, even if issued in different streams, contend for the same per-device NCCL stream":
-// torch/distributed/fsdp/api.py BackwardPrefetch; ProcessGroupNCCL keeps one stream per device and
-// communicator), so they queue on kNcclDp; the replicate group's all-reduce has its own communicator
-// (kNcclCrossNode).
+// pipelining runs every backward with set_reshard_after_backward(False) and
+// set_requires_gradient_sync(False), then, after the last micro-batch's backward, calls every param group's
+// post_backward (reshard and reduce- scatter) and the final callback (stage.py backward_maybe_with_nosync,
+// run_post_backward). So each unit is gathered once per iteration (the first micro-batch's forward), its
+// unsharded gradients accumulate over the micro-batches (in the reduce dtype:
+// FSDPParam.unsharded_accumulated_grad), and the reduce-scatters run after the last backward, unit by unit in
+// registration order (root first). The all-gathers and reduce-scatters of one process group share its NCCL
+// stream ("for NCCL backend, any collectives, even if issued in different streams, contend for the same
+// per-device NCCL stream": torch/distributed/fsdp/api.py BackwardPrefetch; ProcessGroupNCCL keeps one stream
+// per device and communicator), so they queue on kNcclDp; the replicate group's all-reduce has its own
+// communicator (kNcclCrossNode).
 //
 // FSDP2 differs where its code does (_fsdp_param_group.py, _fsdp_collectives.py): the all-gather input is
 // copied in (foreach_all_gather copy-in, on the all-gather copy-in stream) and the output copied out into
@@ -80,7 +80,8 @@ namespace {
 
 class FsdpEmulator {
  public:
-  FsdpEmulator(const Schedule* s, const ZeroConfig& z, OpEmitter* emit, double element_bytes, bool pipeline_stage)
+  FsdpEmulator(const Schedule* s, const ZeroConfig& z, OpEmitter* emit, double element_bytes,
+               bool pipeline_stage)
       : z_(z), emit_(emit), bytes_(element_bytes), reduce_bytes_(GradientReduceBytes(z.precision)) {
     const ModuleGraph& g = s->graph;
     const int units = g.num_blocks + 1;  // unit 0: the root; unit b + 1: block b

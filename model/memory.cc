@@ -174,8 +174,9 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   // The process's own memory besides the tensors (runtime_memory.h): the tensors kept at the peak that take
   // large-pool blocks are the saved activations and the parameters whose partition (or shard) exceeds the
   // allocator's kSmallSize of 1 MiB (smaller ones come from 2 MiB small-pool segments, rounded to 512 B).
-  const double live_tensors = SavedActivationTensors(chunk, RecomputeOf(z), z.recompute_block_interval, copies) +
-                              LargeParameterTensors(s.graph.params, bytes, s.param_shards);
+  const double live_tensors =
+      SavedActivationTensors(chunk, RecomputeOf(z), z.recompute_block_interval, copies) +
+      LargeParameterTensors(s.graph.params, bytes, s.param_shards);
   const RuntimeMemory rt = EstimateRuntimeMemory(z, c, s, live_tensors);
   r.cuda_context_bytes = rt.cuda_context_bytes;
   r.nccl_buffers_bytes = rt.nccl_buffers_bytes;

@@ -53,7 +53,7 @@ StagePassTimes MeasurePasses(const Schedule& s, const Timing& t, int micro_batch
 // One distinct stage: its slice's schedule, serial timing, pass times and report.
 struct StageRun {
   ModelSpec model;
-  std::unique_ptr<Schedule> own;      // the schedule when no cache holds it
+  std::unique_ptr<Schedule> own;       // the schedule when no cache holds it
   const Schedule* schedule = nullptr;  // the cache's or `own`
   Timing timing;
   StagePassTimes passes;
@@ -99,8 +99,9 @@ const Schedule& StageSchedule(const ModelSpec& stage_model, const ZeroConfig& z,
 // What stage `stage` holds of its activations: the chunks in flight over `micro_batches` (MaxChunksInFlight
 // of the layout's schedule), each L / (p v) blocks.
 PipelineResidency StageResidency(const ModelSpec& m, const ParallelLayout& l, int stage, int micro_batches) {
-  return {m.layers / (l.pipeline * l.virtual_stages),
-          static_cast<double>(MaxChunksInFlight(l.schedule, l.pipeline, l.virtual_stages, micro_batches, stage))};
+  return {
+      m.layers / (l.pipeline * l.virtual_stages),
+      static_cast<double>(MaxChunksInFlight(l.schedule, l.pipeline, l.virtual_stages, micro_batches, stage))};
 }
 
 PhaseBytes Plus(const PhaseBytes& a, const PhaseBytes& b) {
@@ -195,7 +196,8 @@ class AnalyticPipelineEngine : public PipelineEngine {
   explicit AnalyticPipelineEngine(const Calibration& cal) : cal_(cal) {}
   const char* name() const override { return "analytic"; }
   StatusOr<StageTiming> TimeStage(const Schedule& s, const ClusterSpec& stage_cluster) override {
-    return StageTiming{EvaluateAnalytic(s, stage_cluster, cal_, /*timeline=*/true), WireVolumes(s, stage_cluster)};
+    return StageTiming{EvaluateAnalytic(s, stage_cluster, cal_, /*timeline=*/true),
+                       WireVolumes(s, stage_cluster)};
   }
   StatusOr<double> SendSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) override {
     return P2pSeconds(bytes, c, l);
@@ -236,7 +238,8 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
       r.schedule = r.own.get();
     }
     StatusOr<StageTiming> timed = engine.TimeStage(*r.schedule, stage_cluster);
-    if (!timed.ok()) return Status::Error(fmt::format("pipeline stage {}: {}", stage, timed.status().message()));
+    if (!timed.ok())
+      return Status::Error(fmt::format("pipeline stage {}: {}", stage, timed.status().message()));
     r.timing = std::move(timed->timing);
     r.volumes = timed->volumes;
     r.passes = MeasurePasses(*r.schedule, r.timing, mb);
@@ -286,8 +289,8 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
     // The embedding's all-reduce is exposed communication of the first and last stage, not bubble.
     const double bubble = iteration_s - r.timing.iteration_s - sync_of_stage(stage);
     t.exposed_comm_s = r.timing.exposed_comm_s + sync_of_stage(stage);
-    VariantReport sr = AssembleVariant(name, engine.name(), r.model, z, stage_cluster, *r.schedule, t, r.volumes,
-                                       StageResidency(m, l, stage, mb));
+    VariantReport sr = AssembleVariant(name, engine.name(), r.model, z, stage_cluster, *r.schedule, t,
+                                       r.volumes, StageResidency(m, l, stage, mb));
     sr.pipeline_bubble_s = std::max(0.0, bubble);
     stage_reports.push_back(std::move(sr));
   }
@@ -306,7 +309,8 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
     out.bytes.intra_node = Plus(out.bytes.intra_node, sr.bytes.intra_node);
   }
   out.bytes.cross_node.pipeline =
-      2.0 * (p * v - 1) * mb * p2p_bytes * l.tensor * l.data_parallel(c.total_gpus()) + sync.cross_total_bytes;
+      2.0 * (p * v - 1) * mb * p2p_bytes * l.tensor * l.data_parallel(c.total_gpus()) +
+      sync.cross_total_bytes;
   out.memory = {};
   out.feasible = true;
   out.infeasible_reason.clear();
@@ -318,8 +322,8 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
   }
   out.num_ops = 0;
   for (const StageRun& r : runs) out.num_ops += static_cast<int>(r.schedule->ops.size());
-  out.pipeline_bubble_s = stage_reports[static_cast<size_t>(kind_of[static_cast<size_t>(critical)])]
-                              .pipeline_bubble_s;
+  out.pipeline_bubble_s =
+      stage_reports[static_cast<size_t>(kind_of[static_cast<size_t>(critical)])].pipeline_bubble_s;
   out.pipeline_bubble_fraction = pipe.stage_bubble_fraction[static_cast<size_t>(critical)];
   if (out.memory.total_bytes > out.memory.hbm_bytes) {
     out.feasible = false;

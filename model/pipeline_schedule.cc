@@ -60,7 +60,8 @@ std::vector<PipelinePass> PipelineOrder(PipelineSchedule schedule, int stages, i
   return OneFOneB(p, m, stage);
 }
 
-int MaxChunksInFlight(PipelineSchedule schedule, int stages, int virtual_stages, int micro_batches, int stage) {
+int MaxChunksInFlight(PipelineSchedule schedule, int stages, int virtual_stages, int micro_batches,
+                      int stage) {
   int in_flight = 0, most = 0;
   for (const PipelinePass& pass : PipelineOrder(schedule, stages, virtual_stages, micro_batches, stage)) {
     in_flight += pass.backward ? -1 : 1;

@@ -42,7 +42,8 @@ std::vector<PipelinePass> PipelineOrder(PipelineSchedule schedule, int stages, i
 // The most chunk-forwards stage `stage` has done whose backward has not begun, over its order
 // (PipelineOrder): the chunks of saved activations it holds at its peak. min(m, p - stage) for 1F1B, m v for
 // GPipe (Narayanan et al. 2021 sec. 2.2).
-int MaxChunksInFlight(PipelineSchedule schedule, int stages, int virtual_stages, int micro_batches, int stage);
+int MaxChunksInFlight(PipelineSchedule schedule, int stages, int virtual_stages, int micro_batches,
+                      int stage);
 
 // Seconds of one pass of one micro-batch on one model chunk of each stage.
 struct StagePassTimes {

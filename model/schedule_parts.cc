@@ -60,7 +60,9 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   // Each state over the ranks the strategy divides it across (strategy.h TraitsOf).
   const StrategyTraits& traits = TraitsOf(z.strategy);
   auto shards = [s](ShardOver over) {
-    return over == ShardOver::kNone ? 1 : over == ShardOver::kShardGroup ? s->shard_group_size : s->data_parallel_size();
+    return over == ShardOver::kNone         ? 1
+           : over == ShardOver::kShardGroup ? s->shard_group_size
+                                            : s->data_parallel_size();
   };
   s->param_shards = shards(traits.parameters);
   s->gradient_shards = shards(traits.gradients);

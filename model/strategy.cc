@@ -6,7 +6,8 @@ namespace zerosim::model {
 namespace {
 
 using B = StrategyTraits::Builder;
-constexpr ShardOver kNone = ShardOver::kNone, kData = ShardOver::kDataParallel, kGroup = ShardOver::kShardGroup;
+constexpr ShardOver kNone = ShardOver::kNone, kData = ShardOver::kDataParallel,
+                    kGroup = ShardOver::kShardGroup;
 
 // One row per Strategy, in its order. The sharding of each state: DeepSpeed's stages (stage_1_and_2.py,
 // stage3.py: 1 the optimizer states, 2 and the gradients, 3 and the parameters; mics.py over the shard

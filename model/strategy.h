@@ -82,9 +82,9 @@ int LauncherHardwareQueues(Launcher l);
 
 // Over which ranks a strategy divides one of the model states (parameters, gradients, optimizer states).
 enum class ShardOver : uint8_t {
-  kNone,           // whole on every rank
-  kDataParallel,   // over the d ranks of the data-parallel group
-  kShardGroup,     // over a shard group of `shard_size_key` ranks, replicated across the groups
+  kNone,          // whole on every rank
+  kDataParallel,  // over the d ranks of the data-parallel group
+  kShardGroup,    // over a shard group of `shard_size_key` ranks, replicated across the groups
 };
 
 // What a strategy is, one row per strategy (strategy.cc): the builders, the memory and the loaders read it

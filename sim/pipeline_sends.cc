@@ -18,8 +18,8 @@ namespace zerosim::sim {
 StatusOr<double> SimulateSendStep(const model::ClusterSpec& c, const model::ParallelLayout& l, double bytes,
                                   const SimOptions& o) {
   if (l.pipeline < 2 || c.nodes % l.pipeline != 0) {
-    return Status::Error(fmt::format("pipeline sends: {} stages on {} nodes do not hold whole nodes", l.pipeline,
-                                     c.nodes));
+    return Status::Error(
+        fmt::format("pipeline sends: {} stages on {} nodes do not hold whole nodes", l.pipeline, c.nodes));
   }
   SimOptions whole = o;
   whole.reduction = Reduction::kFull;

@@ -21,12 +21,14 @@ class SimPipelineEngine : public model::PipelineEngine {
  public:
   SimPipelineEngine(const model::Calibration& cal, const SimOptions& o) : cal_(cal), o_(o) {}
   const char* name() const override { return "sim"; }
-  StatusOr<model::StageTiming> TimeStage(const model::Schedule& s, const model::ClusterSpec& stage_cluster) override {
+  StatusOr<model::StageTiming> TimeStage(const model::Schedule& s,
+                                         const model::ClusterSpec& stage_cluster) override {
     StatusOr<SimResult> r = SimulateIsolated(s, stage_cluster, cal_, o_);
     if (!r.ok()) return r.status();
     return model::StageTiming{std::move(r->timing), r->volumes};
   }
-  StatusOr<double> SendSeconds(double bytes, const model::ClusterSpec& c, const model::ParallelLayout& l) override {
+  StatusOr<double> SendSeconds(double bytes, const model::ClusterSpec& c,
+                               const model::ParallelLayout& l) override {
     return SimulateSendStepIsolated(c, l, bytes, o_);
   }
 
@@ -41,7 +43,8 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
                                                   const model::ZeroConfig& z, const model::ClusterSpec& c,
                                                   const model::Calibration& cal, const SimOptions& o,
                                                   SimRun* run, const model::ParallelLayout& l) {
-  if (std::string why = NotReplayed(l, o); !why.empty()) return Status::Error(fmt::format("{}: {}", name, why));
+  if (std::string why = NotReplayed(l, o); !why.empty())
+    return Status::Error(fmt::format("{}: {}", name, why));
   if (l.pipeline > 1) {
     SimPipelineEngine engine(cal, o);
     StatusOr<model::VariantReport> v = model::ComposePipeline(name, m, z, c, l, engine);

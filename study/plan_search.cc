@@ -145,7 +145,8 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
         c.layouts.push_back({r.layout, r.name, r.zero.strategy, r.tokens_per_s, r.tflops_per_gpu,
                              r.pipeline_bubble_fraction});
       } else if (r.tokens_per_s > same->tokens_per_s) {
-        *same = {r.layout, r.name, r.zero.strategy, r.tokens_per_s, r.tflops_per_gpu, r.pipeline_bubble_fraction};
+        *same = {r.layout,       r.name,           r.zero.strategy,
+                 r.tokens_per_s, r.tflops_per_gpu, r.pipeline_bubble_fraction};
       }
       if (!found || r.tokens_per_s > c.best.tokens_per_s) {
         if (found) {
@@ -169,8 +170,8 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
       // target global batch also at halves of its micro-batch, whose twice as many micro-batches per
       // iteration halve the bubble (Narayanan et al. 2021 sec. 3.4), while each half is faster than the one
       // before and the bubble it halves is more than kHalvedBubbleWorthIt of the iteration.
-      std::vector<std::pair<int, int>> batches{{v.zero.train_micro_batch_size_per_gpu,
-                                                v.zero.gradient_accumulation_steps}};
+      std::vector<std::pair<int, int>> batches{
+          {v.zero.train_micro_batch_size_per_gpu, v.zero.gradient_accumulation_steps}};
       if (o.search_batch) {
         const model::BatchSearchResult batch =
             model::SearchBatch(m, v.zero, p.cluster, o.global_batch, v.parallel);
@@ -200,8 +201,8 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
           if (!io::ValidateVariant(spec.base, run, p.cluster, p.calibration).empty()) continue;
           name += fmt::format(" b{}x{}", micro, steps);
         }
-        model::VariantReport r =
-            model::EvaluateAnalyticVariant(name, m, run.zero, p.cluster, p.calibration, run.parallel, &schedules);
+        model::VariantReport r = model::EvaluateAnalyticVariant(name, m, run.zero, p.cluster, p.calibration,
+                                                                run.parallel, &schedules);
         if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec.name, i, c.cluster), r);
             !st.ok()) {
           return st;
@@ -219,9 +220,9 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
         if (slower || small_bubble) break;  // a smaller micro-batch no longer pays for itself
       }
     }
-    std::stable_sort(c.layouts.begin(), c.layouts.end(), [](const PlanLayoutBest& a, const PlanLayoutBest& b) {
-      return a.tokens_per_s > b.tokens_per_s;
-    });
+    std::stable_sort(
+        c.layouts.begin(), c.layouts.end(),
+        [](const PlanLayoutBest& a, const PlanLayoutBest& b) { return a.tokens_per_s > b.tokens_per_s; });
     if (!found) {
       ++plan.infeasible;
       continue;

@@ -145,8 +145,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
       if (!problems[i].empty()) {
         r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems[i], v.parallel));
       } else {
-        r.variants.push_back(
-            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration, v.parallel, cache));
+        r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration,
+                                                            v.parallel, cache));
       }
     }
     if (simulated) {
@@ -159,9 +159,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
       } else {
         const std::string why = problems[i].empty() ? sim::NotReplayed(v.parallel, perturbed) : problems[i];
         if (why.empty()) {  // a pipeline: its stages' and its sends' replays
-          StatusOr<model::VariantReport> rv =
-              sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, perturbed, nullptr,
-                                      v.parallel);
+          StatusOr<model::VariantReport> rv = sim::EvaluateSimVariant(
+              v.name, v.model, v.zero, s.cluster, s.calibration, perturbed, nullptr, v.parallel);
           if (!rv.ok()) return Status::Error(fmt::format("variant '{}': {}", v.name, rv.status().message()));
           r.variants.push_back(std::move(rv).value());
         } else {

@@ -16,7 +16,7 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
   const char* engine = sim ? "sim" : "analytic";
   for (size_t i = 0; i < p.variants.size(); ++i) {
     const io::Variant& v = p.variants[i];
-    std::string why = !p.infeasible.empty()              ? p.infeasible
+    std::string why = !p.infeasible.empty()             ? p.infeasible
                       : i < p.variant_infeasible.size() ? p.variant_infeasible[i]
                                                         : p.infeasible;
     if (why.empty() && sim) why = sim::NotReplayed(v.parallel, sim_options);
@@ -31,8 +31,8 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
         return Status::Error(fmt::format("point {}, {}: {}", p.index, v.name, r.status().message()));
       out.push_back(std::move(r).value());
     } else {
-      out.push_back(
-          model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, v.parallel, cache));
+      out.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration,
+                                                   v.parallel, cache));
     }
     if (Status st = model::InvariantStatus(fmt::format("sweep point {}", p.index), out.back()); !st.ok())
       return st;

@@ -13,8 +13,7 @@ namespace zerosim::io {
 model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   model::ZeroConfig z = base;
   // `strategy` (model/strategy.h) picks the schedule; DeepSpeed's `stage` 1/2/3 alone means zero1/2/3.
-  const bool had_zero12 =
-      model::TraitsOf(base.strategy).builder == model::StrategyTraits::Builder::kZero12;
+  const bool had_zero12 = model::TraitsOf(base.strategy).builder == model::StrategyTraits::Builder::kZero12;
   if (std::optional<std::string> name = t->OptionalString("strategy")) {
     if (std::optional<model::Strategy> st = model::ParseStrategy(*name)) {
       z.strategy = *st;

@@ -101,9 +101,9 @@ ParallelLayout Pipeline(int p, int v) {
   return l;
 }
 
-// A pipeline stage's memory grows with the chunks it holds in flight, which the accumulation (chosen after the
-// micro-batch) decides: the search counts the most a 1F1B schedule can hold (2 p micro-batches and more give
-// the same), not the one micro-batch of the configuration as written.
+// A pipeline stage's memory grows with the chunks it holds in flight, which the accumulation (chosen after
+// the micro-batch) decides: the search counts the most a 1F1B schedule can hold (2 p micro-batches and more
+// give the same), not the one micro-batch of the configuration as written.
 TEST(BatchSearch, APipelineStageCountsTheChunksItCanHold) {
   // A small vocabulary, so that the first stage, which holds the most micro-batches, binds (the last stage's
   // logits do not).

@@ -42,7 +42,8 @@ ParallelLayout Pp(int t, int p, int v = 1) {
 // 8 nodes of 8 V100, 4 x 100 Gbps per node.
 ClusterSpec Cluster() { return testing::PaperCluster(4, 8, 8); }
 
-VariantReport Evaluate(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c, const ParallelLayout& l) {
+VariantReport Evaluate(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                       const ParallelLayout& l) {
   EXPECT_TRUE(testing::Validate(m, z, c, l).empty()) << DescribeProblems(testing::Validate(m, z, c, l));
   VariantReport r = EvaluateAnalyticVariant("pp", m, z, c, testing::TestCalibration(), l);
   EXPECT_TRUE(r.invariant_violation.empty()) << r.invariant_violation;
@@ -202,7 +203,8 @@ TEST(PipelineEvaluate, PipelinesRunDeepSpeedsZero1AndFsdp2) {
   ZeroConfig fsdp2 = Zero1(8);
   fsdp2.strategy = Strategy::kFsdp2;
   fsdp2.framework = Framework::kFsdp;
-  EXPECT_TRUE(testing::Validate(m, fsdp2, c, Pp(2, 4)).empty()) << DescribeProblems(testing::Validate(m, fsdp2, c, Pp(2, 4)));
+  EXPECT_TRUE(testing::Validate(m, fsdp2, c, Pp(2, 4)).empty())
+      << DescribeProblems(testing::Validate(m, fsdp2, c, Pp(2, 4)));
   // FSDP1's strategies: torch.distributed.pipelining composes with FSDP2 (and DDP) only.
   ZeroConfig fsdp1 = fsdp2;
   fsdp1.strategy = Strategy::kFsdpFullShard;
@@ -230,7 +232,8 @@ TEST(PipelineEvaluate, Fsdp2InAStageGathersOnceAndReducesAfterTheLastBackward) {
   int gathers = 0, reduces = 0, last_backward_compute = -1;
   for (size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
-    if (op.kind == OpKind::kCompute && op.phase == Phase::kBackward) last_backward_compute = static_cast<int>(i);
+    if (op.kind == OpKind::kCompute && op.phase == Phase::kBackward)
+      last_backward_compute = static_cast<int>(i);
   }
   for (size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
@@ -256,7 +259,8 @@ TEST(PipelineEvaluate, Fsdp2InAStageGathersOnceAndReducesAfterTheLastBackward) {
   // The same stage outside a pipeline: gathers in every micro-batch's forward and backward, reduces in each.
   const Schedule plain = BuildSchedule(stage, z, RankShape(StageCluster(c, l), ParallelLayout{}));
   int plain_gathers = 0;
-  for (const Op& op : plain.ops) plain_gathers += op.kind == OpKind::kCollective && op.coll.kind == CollectiveKind::kAllGather;
+  for (const Op& op : plain.ops)
+    plain_gathers += op.kind == OpKind::kCollective && op.coll.kind == CollectiveKind::kAllGather;
   EXPECT_EQ(plain_gathers, 2 * 4 * stage.layers);
   EXPECT_EQ(plain.accumulated_gradient_bytes, 0);
   // Evaluated as a pipeline, both engines' composition runs it.

@@ -31,7 +31,8 @@ TEST(StrategyTraits, EveryRowIsConsistent) {
     const bool group = t.parameters == ShardOver::kShardGroup || t.gradients == ShardOver::kShardGroup ||
                        t.optimizer_states == ShardOver::kShardGroup;
     EXPECT_EQ(t.shard_size_key != nullptr, group);
-    EXPECT_LE(static_cast<int>(t.parameters != ShardOver::kNone), static_cast<int>(t.gradients != ShardOver::kNone));
+    EXPECT_LE(static_cast<int>(t.parameters != ShardOver::kNone),
+              static_cast<int>(t.gradients != ShardOver::kNone));
     EXPECT_LE(static_cast<int>(t.gradients != ShardOver::kNone),
               static_cast<int>(t.optimizer_states != ShardOver::kNone));
   }
@@ -48,7 +49,9 @@ TEST(StrategyTraits, SchedulesDivideTheStatesAsTheTableSays) {
     const StrategyTraits& t = TraitsOf(z.strategy);
     SCOPED_TRACE(t.name);
     const Schedule s = BuildSchedule(m, z, RankShape(c));
-    auto expected = [](ShardOver over) { return over == ShardOver::kNone ? 1 : over == ShardOver::kShardGroup ? 8 : 16; };
+    auto expected = [](ShardOver over) {
+      return over == ShardOver::kNone ? 1 : over == ShardOver::kShardGroup ? 8 : 16;
+    };
     EXPECT_EQ(s.param_shards, expected(t.parameters));
     EXPECT_EQ(s.gradient_shards, expected(t.gradients));
     EXPECT_EQ(s.optimizer_shards, expected(t.optimizer_states));

@@ -230,15 +230,17 @@ TEST_F(PlanTest, EverySettingOfAPlanTrainsTheTargetGlobalBatch) {
   o.search_layout = true;
   o.search_batch = true;
   o.global_batch = 32;
-  const Plan plan = PlanOf(Scenario("zero3", "[[variant]]\nname = \"ZeRO-3\"\n[[variant]]\nname = \"ZeRO-1\"\n"
-                                             "strategy = \"zero1\"\n"),
+  const Plan plan = PlanOf(Scenario("zero3",
+                                    "[[variant]]\nname = \"ZeRO-3\"\n[[variant]]\nname = \"ZeRO-1\"\n"
+                                    "strategy = \"zero1\"\n"),
                            o);
   ASSERT_EQ(plan.choices.size(), 4u);
   for (const PlanChoice& c : plan.choices) {
     const model::VariantReport& b = c.best;
     const int d = b.layout.data_parallel(b.gpus);
     EXPECT_LE(d, 32) << c.cluster;
-    EXPECT_EQ(b.zero.train_micro_batch_size_per_gpu * b.zero.gradient_accumulation_steps * d, 32) << c.cluster;
+    EXPECT_EQ(b.zero.train_micro_batch_size_per_gpu * b.zero.gradient_accumulation_steps * d, 32)
+        << c.cluster;
     EXPECT_NEAR(b.tokens_per_s * b.iteration_time_s, 32.0 * 4096, 1e-6 * 32 * 4096) << c.cluster;
     EXPECT_FALSE(c.baseline_fits) << c.cluster;  // ZeRO-3 over every GPU trains 64 or 128 sequences
     for (const PlanLayoutBest& l : c.layouts) EXPECT_LE(l.layout.data_parallel(b.gpus), 32) << l.setting;

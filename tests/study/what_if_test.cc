@@ -161,9 +161,9 @@ TEST(WhatIf, TheLayoutIsASetting) {
   const io::MemoryFileSource fs(testing::InputFiles(text));
   const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml");
   ASSERT_TRUE(base.ok()) << base.status().message();
-  StatusOr<io::Scenario> s =
-      ApplySettings(fs, *base, {"pipeline=2", "virtual_stages=1", "gradient_accumulation_steps=4", "tensor=2",
-                                "sequence_parallel=true"});
+  StatusOr<io::Scenario> s = ApplySettings(fs, *base,
+                                           {"pipeline=2", "virtual_stages=1", "gradient_accumulation_steps=4",
+                                            "tensor=2", "sequence_parallel=true"});
   ASSERT_TRUE(s.ok()) << s.status().message();
   const model::ParallelLayout& l = s->variants[0].parallel;
   EXPECT_EQ(l.pipeline, 2);
@@ -272,9 +272,11 @@ TEST(WhatIf, APipelineIsEvaluatedByBothEngines) {
     // The same bytes on every tier, the sends' among them, and with no link shared differently the same
     // time within 2% (issue 22's engine-agreement target).
     EXPECT_GT(a.bytes.cross_node.pipeline, 0);
-    EXPECT_NEAR(sim.bytes.cross_node.pipeline, a.bytes.cross_node.pipeline, 1e-9 * a.bytes.cross_node.pipeline);
+    EXPECT_NEAR(sim.bytes.cross_node.pipeline, a.bytes.cross_node.pipeline,
+                1e-9 * a.bytes.cross_node.pipeline);
     EXPECT_NEAR(sim.bytes.cross_node.total(), a.bytes.cross_node.total(), 1e-9 * a.bytes.cross_node.total());
-    EXPECT_NEAR(sim.bytes.intra_node.total(), a.bytes.intra_node.total(), 1e-9 * a.bytes.intra_node.total() + 1);
+    EXPECT_NEAR(sim.bytes.intra_node.total(), a.bytes.intra_node.total(),
+                1e-9 * a.bytes.intra_node.total() + 1);
     EXPECT_NEAR(sim.iteration_time_s, a.iteration_time_s, 0.02 * a.iteration_time_s);
     EXPECT_NEAR(sim.pipeline_bubble_fraction, a.pipeline_bubble_fraction, 0.02 * a.pipeline_bubble_fraction);
   }
