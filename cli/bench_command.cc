@@ -7,12 +7,12 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "study/scenario_runner.h"
 #include "model/io/embedded.h"
-#include "model/schedule_builder.h"
+#include "model/schedule/schedule_builder.h"
 #include "model/units.h"
 #include "sim/isolation.h"
 #include "sim/replay.h"
+#include "study/scenario_runner.h"
 
 namespace zerosim::cli {
 

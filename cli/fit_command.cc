@@ -95,7 +95,7 @@ int FitCommand(int argc, char** argv) {
   }
 
   std::vector<const study::FitKnob*> knobs;
-  std::vector<model::FitParameter> params;
+  std::vector<study::FitParameter> params;
   for (const std::string& arg : param_args) {
     const size_t eq = arg.find('=');
     const std::string name = arg.substr(0, eq);
@@ -129,7 +129,7 @@ int FitCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim fit: error: {}\n", outcome.status().message());
     return kExitFailed;
   }
-  const model::FitResult& fit = outcome->fit;
+  const study::FitResult& fit = outcome->fit;
   const std::vector<double>& file_values = outcome->file_values;
 
   std::string out = fmt::format("fitted {} parameter(s) to {} published values ({} iterations{}):\n",

@@ -49,7 +49,8 @@ int PlanCommand(int argc, char** argv) {
       "keep clusters that train within D days; rank by cost")("top", po::value<int>(&top)->value_name("N"),
                                                               "rows of the ranking to print (default 20)")(
       "search-batch", po::bool_switch(&search_batch),
-      "run each ZeRO setting at the largest micro-batch that fits HBM (model/batch_search.h): memory a "
+      "run each ZeRO setting at the largest micro-batch that fits HBM (model/report/batch_search.h): memory "
+      "a "
       "setting spends or frees shows as batch size")(
       "search-layout", po::bool_switch(&search_layout),
       "also try each variant with tensor parallelism (t = 2, 4, ... up to a node, with sequence "

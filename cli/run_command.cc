@@ -9,18 +9,18 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "study/output_format.h"
-#include "study/scenario_runner.h"
-#include "model/batch_search.h"
-#include "model/feasibility.h"
 #include "model/io/ds_config.h"
 #include "model/io/hf_config.h"
-#include "model/units.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
 #include "model/io/sweep.h"
-#include "study/sweep_grid.h"
+#include "model/report/batch_search.h"
+#include "model/spec/feasibility.h"
+#include "model/units.h"
 #include "sim/chrome_trace.h"
+#include "study/output_format.h"
+#include "study/scenario_runner.h"
+#include "study/sweep_grid.h"
 
 namespace zerosim::cli {
 
@@ -36,7 +36,7 @@ struct RunArgs {
   std::string trace_ranks;  // empty: not given (rank 0)
   std::string hf_config;    // a Hugging Face config.json whose shape replaces every variant's model
   std::string ds_config;    // a DeepSpeed ds_config.json applied over every variant (model/io/ds_config.h)
-  bool search_batch = false;  // per variant, the largest micro-batch that fits (model/batch_search.h)
+  bool search_batch = false;  // per variant, the largest micro-batch that fits (model/report/batch_search.h)
   int64_t global_batch = 0;   // with search_batch: the target sequences per optimizer step
   std::vector<std::string> settings;  // --set KEY=VALUE
   std::string format = "table";       // --format: table, json, jsonl or csv (study/output_format.h)
@@ -85,8 +85,9 @@ Status ResolveRunEngine(const RunArgs& a, study::Engine* engine, sim::SimOptions
   return Status::Ok();
 }
 
-// --search-batch: replaces each variant's micro-batch and accumulation by the search's (model/batch_search.h)
-// and returns the table of what was found. A variant that cannot be evaluated keeps its settings.
+// --search-batch: replaces each variant's micro-batch and accumulation by the search's
+// (model/report/batch_search.h) and returns the table of what was found. A variant that cannot be evaluated
+// keeps its settings.
 std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
   std::string out = fmt::format(
       "batch search: the largest micro-batch (sequences per GPU) that fits {:.1f} GiB of HBM{}\n"

@@ -121,12 +121,14 @@ int ValidateCommand(int argc, char** argv) {
                        out_of_sample);
   }
   if (!write_bands.empty() &&
-      !WriteTextFile(write_bands,
-                     io::BandsJson(study::BuildBandTable(points),
-                                   "Bands on every answer (model/band.h): per GPU family x framework x regime, the 5th "
-                                   "and 95th percentiles of published / simulated throughput over the analytic engine's "
-                                   "validation points. Written by `zerosim validate --write-bands "
-                                   "kernels/calibration/bands.json` (every scenario); do not edit."))) {
+      !WriteTextFile(
+          write_bands,
+          io::BandsJson(
+              study::BuildBandTable(points),
+              "Bands on every answer (model/report/band.h): per GPU family x framework x regime, the 5th "
+              "and 95th percentiles of published / simulated throughput over the analytic engine's "
+              "validation points. Written by `zerosim validate --write-bands "
+              "kernels/calibration/bands.json` (every scenario); do not edit."))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", write_bands);
     return kExitFailed;
   }

@@ -6,8 +6,8 @@
 // kernels/calibration/ a calibration, *.sweep.toml a sweep, any other scenarios/*.toml a scenario); a
 // scenario's variants and a sweep's first points are then checked with model::Validate (io::ValidateVariant,
 // a sweep point's reasons) and evaluated analytically. Anything but a clean Status or an infeasible result is
-// a finding: a crash, a sanitizer report, an exception, or a broken invariant (model/invariants.h), which
-// aborts here.
+// a finding: a crash, a sanitizer report, an exception, or a broken invariant (model/report/invariants.h),
+// which aborts here.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -16,12 +16,12 @@
 #include <map>
 #include <string>
 
-#include "model/evaluate.h"
-#include "model/feasibility.h"
-#include "model/invariants.h"
 #include "model/io/loaders.h"
 #include "model/io/report_json.h"
 #include "model/io/sweep.h"
+#include "model/report/evaluate.h"
+#include "model/report/invariants.h"
+#include "model/spec/feasibility.h"
 #include "study/sweep_grid.h"
 
 namespace {

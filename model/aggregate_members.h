@@ -1,7 +1,8 @@
 // AggregateMembers<T>(): how many members an aggregate struct has, counted at compile time (the largest
 // number of initializers T{...} accepts from a value convertible to anything; Boost.PFR's technique). A
 // field list that must name every member of a struct asserts the count beside the list, so a member added to
-// the struct and not to the list fails the build instead of being dropped silently (model/timing_fields.cc).
+// the struct and not to the list fails the build instead of being dropped silently
+// (model/analytic/timing_fields.cc).
 #pragma once
 
 #include <cstddef>

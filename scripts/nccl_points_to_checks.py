@@ -4,7 +4,7 @@ ZeroSim can express, for `zerosim validate --nccl-points`.
 
 A point is expressible when its GPU type, GPU and node counts, message size and (across nodes) the NICs per node
 and their rate are known, and its algorithm is one ZeroSim models: NCCL's ring and all-to-all, and for all-reduce
-also tree, single-node NVLS and NVLSTree (model/nccl_allreduce.h); not NVLS all-gather or reduce-scatter.
+also tree, single-node NVLS and NVLSTree (model/cost/nccl_allreduce.h); not NVLS all-gather or reduce-scatter.
 Each point also carries what the source says about how it was measured: the benchmark, its own per-call cost
 that the timing includes (BENCHMARKS below), the NCCL release when stated, the algorithm when forced, and the
 network plugin's reported latency where the point names an EC2 platform (PLATFORM_NET_LATENCY_S). Node fabrics are read from the point's own description (gpu string and notes, e.g. "8 x 400 Gb RoCE per
@@ -49,7 +49,7 @@ BENCHMARKS = {"nccl-tests": 0.0, "all_reduce_bench.py": 17.3e-6, "unknown": 0.0}
 
 
 # The latency the network plugin reports to NCCL (ncclNetProperties_t.latency), which NCCL's tuner adds to each
-# network step (model/collective_time.h NetworkStepLatencySeconds). aws-ofi-nccl sets it per EC2 platform
+# network step (model/cost/collective_time.h NetworkStepLatencySeconds). aws-ofi-nccl sets it per EC2 platform
 # (src/platform-aws.cpp, platform table, at aws/aws-ofi-nccl 2daf7d3; 35 us since 2496e7de, 2025-05-23, "Updating
 # latency value for p5en and p6 based on empirical search"): p5en and p6-b200 35 us, p5 and p5e 75 us. NCCL's own
 # IB and socket transports report 0 ("Not set"). Only a platform the point names explicitly gets a value.

@@ -6,7 +6,7 @@ case with its own model and training settings, one [[expect]] per case on the me
 form that needs no FLOPs formula of ours where possible:
   - llm-foundry (PyTorch FSDP) cases: tokens per second per GPU (printed by the source);
   - DeepSpeed-on-Azure cases: TFLOPs per GPU in Megatron's formula with the recompute term, which is the formula
-    the source states and the one ZeroSim reports (model/model_spec.h MegatronPaperFlops).
+    the source states and the one ZeroSim reports (model/spec/model_spec.h MegatronPaperFlops).
 Topologies go to topologies/published/, models to scenarios/published/models/. Cases of grade C (qualitative)
 are counted and skipped. Everything a case needs that ZeroSim cannot express is written as a comment in its
 scenario (and counted in the summary this script prints): the files are evidence, never bent to fit.
@@ -86,7 +86,7 @@ kind = "single_switch"       # not stated; non-blocking assumed
 
 def nccl_text(cluster):
     """The [nccl] release the source states ("NCCL 2.12.10" in the cluster notes): NCCL's tuning tables of that
-    release (model/cluster_spec.h NcclLibraryForRelease). Nothing when the source is silent (ZeroSim's default)."""
+    release (model/spec/cluster_spec.h NcclLibraryForRelease). Nothing when the source is silent (ZeroSim's default)."""
     m = re.search(r"NCCL (2\.[0-9]+(\.[0-9]+)?)", cluster.get("notes") or "")
     if not m:
         return ""
@@ -248,7 +248,7 @@ def main():
             "[runtime]",
             'framework = "deepspeed"',
             'launcher = "megatron-deepspeed"   # the runs used Megatron-DeepSpeed (examples/azure): 1 hardware queue',
-            "# (model/strategy.h LauncherHardwareQueues; kept as the validated assumption: the 2022-23 scripts themselves",
+            "# (model/spec/strategy.h LauncherHardwareQueues; kept as the validated assumption: the 2022-23 scripts themselves",
             "# do not export CUDA_DEVICE_MAX_CONNECTIONS, docs/inputs.md)",
             software_line,
             "",

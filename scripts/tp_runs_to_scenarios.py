@@ -2,7 +2,7 @@
 """Writes scenarios/published/megatron_tp/ and scenarios/published/megatron_pp/: the published Megatron-LM runs of
 scenarios/published/tp_pp/runs.json that ZeroSim can evaluate today, one scenario per run, each with its [[expect]]
 of tokens per second per GPU (no FLOPs formula needed): tensor parallelism without a pipeline in megatron_tp, with a
-pipeline (the analytic engine's, model/pipeline_evaluate.h) in megatron_pp. Validation evidence only: nothing is
+pipeline (the analytic engine's, model/report/pipeline_evaluate.h) in megatron_pp. Validation evidence only: nothing is
 fitted on them. Runs whose stages are uneven (BLOOM-176B's 70 layers over 12 stages) are left out: ZeroSim splits
 the layers evenly, as Megatron-LM requires.
 

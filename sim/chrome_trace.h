@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/schedule.h"
+#include "model/schedule/schedule.h"
 #include "sim/sim_result.h"
 
 namespace zerosim::sim {

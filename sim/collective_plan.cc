@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "model/collective_time.h"
-#include "model/placement.h"
+#include "model/cost/collective_time.h"
+#include "model/placement/placement.h"
 
 namespace zerosim::sim {
 
@@ -97,8 +97,8 @@ StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layou
   p.gpus_per_node = c.gpus_per_node;
   p.nics_per_node = c.nic.count;
   if (c.nic.count == 0 && c.nodes == 1) {
-    // One node without NICs (model/feasibility.h accepts it: nothing crosses nodes): the platform gets one
-    // idle NIC per node, which no flow crosses.
+    // One node without NICs (model/spec/feasibility.h accepts it: nothing crosses nodes): the platform gets
+    // one idle NIC per node, which no flow crosses.
     p.nics_per_node = 1;
   }
   p.gpu_flops = gpu_flops;
@@ -187,8 +187,8 @@ namespace {
 // global ring's members are the whole node (every rail, from its first GPU); a replica ring of MiCS / HSDP
 // with shard groups smaller than a node has N / s members on each node (s = 1: the whole node, the same ring
 // as the global one) and uses their rails; a ring with one member per node keeps that member's NIC.
-// model/traffic.cc counts the same: a node's NICs together carry the edges of the instances touching it
-// (max_node_nic_bytes over ClusterSpec::node_nic_Bps).
+// model/placement/traffic.cc counts the same: a node's NICs together carry the edges of the instances
+// touching it (max_node_nic_bytes over ClusterSpec::node_nic_Bps).
 void AddRingEdges(const std::vector<int>& members, double bytes, bool split_channels, const Layout& l,
                   std::vector<Flow>* flows) {
   const int n = l.gpus_per_node;

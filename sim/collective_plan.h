@@ -1,8 +1,9 @@
 // From a collective op to flows on the simulated platform: where the ranks sit (Layout), which ranks form
 // each group instance, and the steps of transfers a collective is made of at each fidelity.
 //
-// Placement is model/placement.h's, as model/traffic.h counts it, so that the bytes SimGrid carries equal the
-// schedule's: the group instances on the platform's ranks (Layout::grid) and their members in ring order.
+// Placement is model/placement/placement.h's, as model/placement/traffic.h counts it, so that the bytes
+// SimGrid carries equal the schedule's: the group instances on the platform's ranks (Layout::grid) and their
+// members in ring order.
 //  - every instance is a node-major ring over its members (all-reduce: two rounds of it); its cross-node
 //    edges are spread over the NICs of its members on the node as NCCL spreads its channels (channel c
 //    leaves from and arrives at the first member on rail c);
@@ -12,11 +13,11 @@
 
 #include <vector>
 
-#include "model/cluster_spec.h"
-#include "model/collective_time.h"
-#include "model/placed_collectives.h"
-#include "model/placement.h"
-#include "model/schedule.h"
+#include "model/cost/collective_time.h"
+#include "model/placement/placed_collectives.h"
+#include "model/placement/placement.h"
+#include "model/schedule/schedule.h"
+#include "model/spec/cluster_spec.h"
 #include "model/status.h"
 #include "sim/sim_options.h"
 #include "sim/simgrid_platform.h"
@@ -39,7 +40,8 @@ struct Layout {
   // only the first unit's flows are started (mirror_fold.h).
   bool folded = false;
   int sim_gpus() const { return sim_nodes * gpus_per_node; }
-  // The platform's ranks and group sizes, for model/placement.h (its group instances and their members).
+  // The platform's ranks and group sizes, for model/placement/placement.h (its group instances and their
+  // members).
   model::RankGrid grid() const {
     return {.nodes = sim_nodes, .gpus_per_node = gpus_per_node, .hpz = hpz, .shard = shard, .tensor = tensor};
   }

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "model/calibration.h"
-#include "model/cluster_spec.h"
-#include "model/schedule.h"
+#include "model/schedule/schedule.h"
+#include "model/spec/calibration.h"
+#include "model/spec/cluster_spec.h"
 #include "model/status.h"
 #include "sim/process_pool.h"
 #include "sim/sim_options.h"

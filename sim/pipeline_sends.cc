@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "model/collective_time.h"
-#include "model/pipeline_evaluate.h"
+#include "model/cost/collective_time.h"
+#include "model/report/pipeline_evaluate.h"
 #include "sim/collective_plan.h"
 #include "sim/isolation.h"
 #include "sim/simgrid_platform.h"
@@ -34,11 +34,11 @@ StatusOr<double> SimulateSendStep(const model::ClusterSpec& c, const model::Para
   if (!created.ok()) return created.status();
   Platform& platform = **created;
 
-  // NCCL's protocol for the step, as the analytic send time picks it (model/pipeline_evaluate.h).
+  // NCCL's protocol for the step, as the analytic send time picks it (model/report/pipeline_evaluate.h).
   const model::CollectiveTime t = model::EstimateCollective(model::P2pTraffic(bytes, c, l), c);
   const auto wire = static_cast<uint64_t>(std::llround(bytes / t.params.bandwidth_factor));
-  // Ranks ordered tp-dp-pp (model/placement.h): stage i holds ranks [i S, (i + 1) S), S = P / p, and a rank's
-  // peer on the next stage is S further on, the same local GPU of a node S / N further on.
+  // Ranks ordered tp-dp-pp (model/placement/placement.h): stage i holds ranks [i S, (i + 1) S), S = P / p,
+  // and a rank's peer on the next stage is S further on, the same local GPU of a node S / N further on.
   const int stage_ranks = c.total_gpus() / l.pipeline;
   std::vector<Transfer> transfers;
   for (int i = 0; i + 1 < l.pipeline; i += 2) {

@@ -1,6 +1,6 @@
 // The point-to-point sends between pipeline stages on the SimGrid platform of the whole cluster: the time
-// of one steady-state exchange, which the pipeline composition (model/pipeline_evaluate.h) uses as its send
-// time when the sim engine evaluates a pipelined layout.
+// of one steady-state exchange, which the pipeline composition (model/report/pipeline_evaluate.h) uses as its
+// send time when the sim engine evaluates a pipelined layout.
 //
 // In 1F1B's steady state a stage sends its activation to the next stage while receiving the next stage's
 // gradient (Megatron-LM's send_forward_recv_backward, batched isend/irecv; p2p_communication.py), so the
@@ -11,8 +11,8 @@
 // (model::P2pTraffic, EstimateCollective): the latency a delay before the flows, the factor wire overhead.
 #pragma once
 
-#include "model/cluster_spec.h"
-#include "model/parallel_layout.h"
+#include "model/spec/cluster_spec.h"
+#include "model/spec/parallel_layout.h"
 #include "model/status.h"
 #include "sim/sim_options.h"
 
@@ -20,7 +20,7 @@ namespace zerosim::sim {
 
 // Seconds of one exchange of `bytes` per rank, simulated in this process (SimGrid's engine runs once per
 // process). Every rank on the platform (no symmetry reduction: the stages are not alike for the sends).
-// Preconditions: l.pipeline > 1 and stages hold whole nodes (model/validate.h); no perturbations.
+// Preconditions: l.pipeline > 1 and stages hold whole nodes (model/spec/validate.h); no perturbations.
 StatusOr<double> SimulateSendStep(const model::ClusterSpec& c, const model::ParallelLayout& l, double bytes,
                                   const SimOptions& o);
 

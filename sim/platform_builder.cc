@@ -4,7 +4,7 @@
 // has NetZone::add_netzone_*), star routes take LinkInRoute lists.
 #include "sim/platform_builder.h"
 
-#include "model/placement.h"
+#include "model/placement/placement.h"
 
 // version.h and xbt/log.h need s4u.hpp's declarations first.
 // clang-format off

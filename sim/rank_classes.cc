@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "model/placement.h"
+#include "model/placement/placement.h"
 
 namespace zerosim::sim {
 

@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "model/collective_time.h"
-#include "model/nccl_allreduce.h"
-#include "model/op_cost.h"
-#include "model/placed_collectives.h"
-#include "model/placement.h"
+#include "model/cost/collective_time.h"
+#include "model/cost/nccl_allreduce.h"
+#include "model/cost/op_cost.h"
+#include "model/placement/placed_collectives.h"
+#include "model/placement/placement.h"
 #include "sim/carried_bytes.h"
 #include "sim/collective_plan.h"
 #include "sim/memory_maps.h"
@@ -242,7 +242,7 @@ class Replay {
         MarkStarted(a->rank, i);
       }
       const double start = Platform::Now();
-      // Rank 0's compute held only by the one hardware queue, as model/analytic.cc measures it.
+      // Rank 0's compute held only by the one hardware queue, as model/analytic/analytic.cc measures it.
       if (a->rank == 0 && op.queue == Queue::kCompute) timing_.queue_blocking_s += start - ready;
       switch (op.kind) {
         case OpKind::kCompute:

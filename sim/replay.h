@@ -17,9 +17,9 @@
 // Bytes per tier are summed from the payloads SimGrid carried over the links of its routes.
 #pragma once
 
-#include "model/calibration.h"
-#include "model/cluster_spec.h"
-#include "model/schedule.h"
+#include "model/schedule/schedule.h"
+#include "model/spec/calibration.h"
+#include "model/spec/cluster_spec.h"
 #include "model/status.h"
 #include "sim/sim_options.h"
 #include "sim/sim_result.h"

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "model/evaluate.h"
-#include "model/pipeline_evaluate.h"
-#include "model/schedule_builder.h"
+#include "model/report/evaluate.h"
+#include "model/report/pipeline_evaluate.h"
+#include "model/schedule/schedule_builder.h"
 #include "sim/isolation.h"
 #include "sim/pipeline_sends.h"
 #include "sim/simgrid_platform.h"
@@ -14,8 +14,8 @@ namespace zerosim::sim {
 
 namespace {
 
-// The SimGrid replay's part of the pipeline composition (model/pipeline_evaluate.h): each distinct stage's
-// schedule replayed on a platform of its nodes, the sends between stages on one of the whole cluster
+// The SimGrid replay's part of the pipeline composition (model/report/pipeline_evaluate.h): each distinct
+// stage's schedule replayed on a platform of its nodes, the sends between stages on one of the whole cluster
 // (pipeline_sends.h), each simulation in its own process.
 class SimPipelineEngine : public model::PipelineEngine {
  public:
@@ -66,7 +66,7 @@ std::string NotReplayed(const model::ParallelLayout& l, const SimOptions& o) {
   if (l.pipeline <= 1 || o.perturbations.empty()) return "";
   return fmt::format(
       "the SimGrid replay of a pipeline ({} stages) takes no perturbations: its stages are replayed on "
-      "platforms of their own nodes, the middle ones as one (model/pipeline_evaluate.h)",
+      "platforms of their own nodes, the middle ones as one (model/report/pipeline_evaluate.h)",
       l.pipeline);
 }
 

@@ -1,17 +1,17 @@
 // The `sim` engine's entry point for a configuration: the schedule replayed on SimGrid (in a child
-// process), assembled into the same VariantReport as the analytic engine (model/evaluate.h), with the
+// process), assembled into the same VariantReport as the analytic engine (model/report/evaluate.h), with the
 // bytes per tier SimGrid measured.
 #pragma once
 
 #include <string>
 
-#include "model/calibration.h"
-#include "model/cluster_spec.h"
-#include "model/model_spec.h"
-#include "model/report.h"
-#include "model/schedule.h"
+#include "model/report/report.h"
+#include "model/schedule/schedule.h"
+#include "model/spec/calibration.h"
+#include "model/spec/cluster_spec.h"
+#include "model/spec/model_spec.h"
+#include "model/spec/zero_config.h"
 #include "model/status.h"
-#include "model/zero_config.h"
 #include "sim/sim_options.h"
 #include "sim/sim_result.h"
 
@@ -30,8 +30,8 @@ std::string NotReplayed(const model::ParallelLayout& l, const SimOptions& o);
 
 // BuildSchedule (for the layout `l`: one tensor-parallel rank's schedule) + SimulateIsolated +
 // AssembleVariant (engine "sim"). `run`, if given, receives both. A pipelined layout (p > 1) is the pipeline
-// composition (model/pipeline_evaluate.h ComposePipeline) of its stages' replays and of the sends' replay
-// (pipeline_sends.h), each in its own process; `run` is left empty. An error for a layout NotReplayed
+// composition (model/report/pipeline_evaluate.h ComposePipeline) of its stages' replays and of the sends'
+// replay (pipeline_sends.h), each in its own process; `run` is left empty. An error for a layout NotReplayed
 // refuses.
 StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
                                                   const model::ZeroConfig& z, const model::ClusterSpec& c,

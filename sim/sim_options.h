@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "model/perturbations.h"
+#include "model/spec/perturbations.h"
 
 namespace zerosim::sim {
 
@@ -37,7 +37,7 @@ enum class Reduction {
   kClasses,
 };
 
-// The scenario's departures from a uniform cluster (model/perturbations.h), as the replay names them.
+// The scenario's departures from a uniform cluster (model/spec/perturbations.h), as the replay names them.
 using model::BackgroundFlow;
 using model::DegradedLink;
 using model::Perturbations;

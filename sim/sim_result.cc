@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/timing_fields.h"
+#include "model/analytic/timing_fields.h"
 
 namespace zerosim::sim {
 namespace {
@@ -69,8 +69,8 @@ class Reader {
   size_t pos_ = 0;
 };
 
-// Timing crosses by name (model/timing_fields.h): a count, then each scalar as its name and value, then a
-// count and each series as its name and values. The reader wants every name of the list exactly once.
+// Timing crosses by name (model/analytic/timing_fields.h): a count, then each scalar as its name and value,
+// then a count and each series as its name and values. The reader wants every name of the list exactly once.
 void PutTiming(const model::Timing& t, Writer* w) {
   w->Put(static_cast<uint32_t>(model::TimingScalars().size()));
   for (const model::TimingScalar& f : model::TimingScalars()) {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "model/analytic.h"
+#include "model/analytic/analytic.h"
+#include "model/placement/traffic.h"
 #include "model/status.h"
-#include "model/traffic.h"
 
 namespace zerosim::sim {
 
@@ -60,8 +60,8 @@ struct SimResult {
   std::vector<TraceEvent> trace;
 };
 
-// The result's bytes for the pipe. The Timing travels by name (model/timing_fields.h: each quantity's name
-// and value), the rest as its plain bytes (the same binary on both sides of the fork).
+// The result's bytes for the pipe. The Timing travels by name (model/analytic/timing_fields.h: each
+// quantity's name and value), the rest as its plain bytes (the same binary on both sides of the fork).
 std::string SerializeSimResult(const SimResult& r);
 // The result back. Errors: truncated or trailing bytes, a Timing quantity the list does not name, one given
 // twice, or one of the list missing (never dropped or defaulted silently).

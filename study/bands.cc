@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "model/strategy.h"
+#include "model/spec/strategy.h"
 
 namespace zerosim::study {
 namespace {

@@ -1,13 +1,13 @@
-// Bands on every answer (model/band.h): attaching the shipped table's band to each variant of a report, and
-// building the table from validation points (`zerosim validate --write-bands`).
+// Bands on every answer (model/report/band.h): attaching the shipped table's band to each variant of a
+// report, and building the table from validation points (`zerosim validate --write-bands`).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "model/band.h"
-#include "model/calibration.h"
-#include "model/report.h"
+#include "model/report/band.h"
+#include "model/report/report.h"
+#include "model/spec/calibration.h"
 #include "study/validation.h"
 
 namespace zerosim::study {

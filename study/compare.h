@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "study/output_format.h"
 #include "model/io/loaders.h"
-#include "model/report.h"
+#include "model/report/report.h"
 #include "model/status.h"
+#include "study/output_format.h"
 
 namespace zerosim::study {
 

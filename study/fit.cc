@@ -4,7 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "model/evaluate.h"
+#include "model/report/evaluate.h"
 #include "study/scenario_runner.h"
 
 namespace zerosim::study {
@@ -48,7 +48,7 @@ io::Scenario RestrictExpectations(const io::Scenario& s, const std::function<boo
 
 StatusOr<std::vector<LeftOut>> LeaveOneModelOut(const std::vector<io::Scenario>& scenarios,
                                                 const std::vector<const FitKnob*>& knobs,
-                                                const std::vector<model::FitParameter>& params) {
+                                                const std::vector<study::FitParameter>& params) {
   std::vector<std::string> models;
   for (const io::Scenario& s : scenarios) {
     for (const io::Expectation& e : s.expectations) {
@@ -135,7 +135,7 @@ const FitKnob* FindFitKnob(const std::string& name) {
 
 StatusOr<FitOutcome> FitKnobValues(const std::vector<io::Scenario>& scenarios,
                                    const std::vector<const FitKnob*>& knobs,
-                                   const std::vector<model::FitParameter>& params) {
+                                   const std::vector<study::FitParameter>& params) {
   FitOutcome out;
   for (const FitKnob* k : knobs) out.file_values.push_back(k->get(scenarios.front()));
 
@@ -146,7 +146,7 @@ StatusOr<FitOutcome> FitKnobValues(const std::vector<io::Scenario>& scenarios,
   size_t variants = 0;
   for (const io::Scenario& s : scenarios) variants += s.variants.size();
   model::ScheduleCache cache(std::max<size_t>(8, variants));
-  const model::ResidualFunction residuals = [&](const std::vector<double>& x) {
+  const study::ResidualFunction residuals = [&](const std::vector<double>& x) {
     std::vector<io::Scenario> trial = scenarios;
     for (io::Scenario& s : trial) {
       for (size_t i = 0; i < knobs.size(); ++i) knobs[i]->set(s, x[i]);
@@ -165,7 +165,7 @@ StatusOr<FitOutcome> FitKnobValues(const std::vector<io::Scenario>& scenarios,
   };
   residual_count = static_cast<size_t>(residuals(out.file_values).size());
   if (!eval_error.ok()) return eval_error;
-  out.fit = model::FitLeastSquares(residuals, params);
+  out.fit = study::FitLeastSquares(residuals, params);
   if (!eval_error.ok()) return eval_error;
 
   std::vector<io::Scenario> fitted = scenarios;

@@ -1,7 +1,7 @@
 // The fit: at most six calibration parameters (knobs) fitted to every tflops_per_gpu and tokens_per_s_per_gpu
 // expectation of a
 // set of scenarios at once, by bounded Levenberg-Marquardt on log(simulated / published)
-// (model/least_squares.h). Schedules come from one cache: the knobs change a schedule only through
+// (study/least_squares.h). Schedules come from one cache: the knobs change a schedule only through
 // ZeroConfig (host_overhead_per_module), which the cache's key holds.
 #pragma once
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "model/io/loaders.h"
-#include "model/least_squares.h"
 #include "model/status.h"
+#include "study/least_squares.h"
 #include "study/validation.h"
 
 namespace zerosim::study {
@@ -32,7 +32,7 @@ const std::vector<FitKnob>& FitKnobs();
 const FitKnob* FindFitKnob(const std::string& name);
 
 struct FitOutcome {
-  model::FitResult fit;
+  study::FitResult fit;
   std::vector<double> file_values;  // each knob's value in the files (scenarios.front())
   double file_cost = 0;             // the sum of squared residuals at the files' values
   std::vector<PointResult> fitted;  // every expectation at the fitted values
@@ -54,15 +54,15 @@ io::Scenario RestrictExpectations(const io::Scenario& s, const std::function<boo
 // every other model's points and the held-out points predicted at its values.
 struct LeftOut {
   std::string model;
-  model::FitResult fit;
+  study::FitResult fit;
   std::vector<PointResult> predicted;
 };
 StatusOr<std::vector<LeftOut>> LeaveOneModelOut(const std::vector<io::Scenario>& scenarios,
                                                 const std::vector<const FitKnob*>& knobs,
-                                                const std::vector<model::FitParameter>& params);
+                                                const std::vector<study::FitParameter>& params);
 
 StatusOr<FitOutcome> FitKnobValues(const std::vector<io::Scenario>& scenarios,
                                    const std::vector<const FitKnob*>& knobs,
-                                   const std::vector<model::FitParameter>& params);
+                                   const std::vector<study::FitParameter>& params);
 
 }  // namespace zerosim::study

@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/collective_time.h"
-#include "model/nccl_allreduce.h"
-#include "model/traffic.h"
+#include "model/cost/collective_time.h"
+#include "model/cost/nccl_allreduce.h"
+#include "model/placement/traffic.h"
 
 namespace zerosim::study {
 namespace {
@@ -66,8 +66,8 @@ double PredictedBusBw(const std::string& collective, const std::string& algorith
   };
   double seconds = 0, factor = static_cast<double>(n - 1) / n;
   if (collective == "all_reduce") {
-    // NCCL's tuner picks among ring, tree, single-node NVLS and NVLSTree (model/nccl_allreduce.h); a point
-    // that forced one keeps it (NCCL_ALGO=Ring, NVLS).
+    // NCCL's tuner picks among ring, tree, single-node NVLS and NVLSTree (model/cost/nccl_allreduce.h); a
+    // point that forced one keeps it (NCCL_ALGO=Ring, NVLS).
     const model::Traffic ring =
         model::CollectiveTraffic(model::CollectiveKind::kAllReduce, model::GroupKind::kGlobal, n, bytes, c);
     const unsigned algorithms = algorithm == "ring"       ? model::kNcclRing

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/report.h"
+#include "model/report/report.h"
 #include "model/status.h"
 
 namespace zerosim::study {

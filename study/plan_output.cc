@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "model/strategy.h"
+#include "model/spec/strategy.h"
 #include "study/json_line.h"
 #include "study/number_text.h"
 
@@ -99,7 +99,7 @@ std::string FormatPlan(const io::SweepSpec& spec, const Plan& plan, const PlanOp
   const std::string by = o.budget_usd > 0 ? "tokens/s" : "USD/Mtok";
   out += fmt::format(
       "\nranked by the expected value; band: where the validation group's published runs lay (5th-95th "
-      "percentile of\npublished / simulated, model/band.h); band overlaps: the ranks whose {} band "
+      "percentile of\npublished / simulated, model/report/band.h); band overlaps: the ranks whose {} band "
       "intersects this one's:\nthe ranking between them is not resolved. vs {}: the sweep's first variant "
       "as written ('-': it does not fit).\n",
       by, plan.choices.empty() ? std::string() : plan.choices.front().baseline);

@@ -4,14 +4,14 @@
 
 #include <fmt/format.h>
 
-#include "model/batch_search.h"
-#include "model/evaluate.h"
-#include "model/feasibility.h"
-#include "model/invariants.h"
 #include "model/io/band_loader.h"
 #include "model/io/loaders.h"
-#include "model/pareto.h"
+#include "model/report/batch_search.h"
+#include "model/report/evaluate.h"
+#include "model/report/invariants.h"
+#include "model/spec/feasibility.h"
 #include "study/bands.h"
+#include "study/pareto.h"
 #include "study/sweep_grid.h"
 
 namespace zerosim::study {
@@ -53,8 +53,8 @@ std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c) {
   std::vector<model::ParallelLayout> out;
   for (int t = 1; t <= c.gpus_per_node; t *= 2) {
     if (c.gpus_per_node % t != 0) continue;
-    // Stages hold whole nodes (model/placement.h StagesAlignWithNodes): with t inside a node, p divides the
-    // node count.
+    // Stages hold whole nodes (model/placement/placement.h StagesAlignWithNodes): with t inside a node, p
+    // divides the node count.
     for (int p = 1; p <= c.nodes; p *= 2) {
       if (c.nodes % p != 0) continue;
       for (int v : {1, 2}) {
@@ -91,7 +91,7 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
   for (const io::Variant& v : variants) {
     if (!listed(v, v.zero, v.parallel)) out.push_back({v.name, &v, v.zero, v.parallel});
   }
-  // The ZeRO++ switches exist in DeepSpeed's stage 3 only (model/feasibility.h).
+  // The ZeRO++ switches exist in DeepSpeed's stage 3 only (model/spec/feasibility.h).
   for (const io::Variant& v : variants) {
     if (v.zero.strategy != model::Strategy::kZero3) continue;
     for (const model::ZeroConfig& z : PlanZeroSettings(v.zero, c)) {
@@ -112,7 +112,7 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
 namespace {
 
 // A pipeline's micro-batch is halved only while its bubble is more than this share of the iteration: the
-// halving gains at most half of it, and the bands (model/band.h) are several percent wide.
+// halving gains at most half of it, and the bands (model/report/band.h) are several percent wide.
 constexpr double kHalvedBubbleWorthIt = 0.02;
 
 bool Intersect(double lo_a, double hi_a, double lo_b, double hi_b) { return lo_a <= hi_b && lo_b <= hi_a; }
@@ -264,9 +264,9 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     }
   }
 
-  std::vector<model::TradeOff> trade;
+  std::vector<study::TradeOff> trade;
   for (const PlanChoice& c : choices) trade.push_back({c.best.tokens_per_s, c.cost.usd_per_million_tokens});
-  plan.front = model::ParetoFront(trade);
+  plan.front = study::ParetoFront(trade);
   return plan;
 }
 

@@ -1,11 +1,11 @@
 // Plan's search: for each cluster configuration of a sweep (a point of its axes), the best setting that fits
-// in HBM among every variant of the sweep's base scenario (ZeRO, FSDP, HSDP, MiCS, ... mixed), each as written
-// and, for a DeepSpeed ZeRO-3 variant, also with every ZeRO++ setting (qwZ on or off, qgZ on or off, every hpZ
-// partition size that divides the GPUs per node), optionally at the largest micro-batch that fits
-// (model/batch_search.h); then the clusters ranked by the expected value (under a budget by time to train,
-// under a target time by cost, otherwise by cost per million tokens) with the band of each (model/band.h), the
-// clusters whose bands overlap (the ranking between them is not resolved), and the Pareto front of
-// throughput against cost per token (model/pareto.h).
+// in HBM among every variant of the sweep's base scenario (ZeRO, FSDP, HSDP, MiCS, ... mixed), each as
+// written and, for a DeepSpeed ZeRO-3 variant, also with every ZeRO++ setting (qwZ on or off, qgZ on or off,
+// every hpZ partition size that divides the GPUs per node), optionally at the largest micro-batch that fits
+// (model/report/batch_search.h); then the clusters ranked by the expected value (under a budget by time to
+// train, under a target time by cost, otherwise by cost per million tokens) with the band of each
+// (model/report/band.h), the clusters whose bands overlap (the ranking between them is not resolved), and the
+// Pareto front of throughput against cost per token (study/pareto.h).
 #pragma once
 
 #include <cstdint>
@@ -13,12 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include "model/cost.h"
 #include "model/io/loaders.h"
 #include "model/io/sweep.h"
-#include "model/report.h"
+#include "model/report/report.h"
+#include "model/spec/cost.h"
+#include "model/spec/zero_config.h"
 #include "model/status.h"
-#include "model/zero_config.h"
 
 namespace zerosim::study {
 
@@ -70,7 +70,7 @@ struct PlanChoice {
   bool baseline_fits = false;
   double baseline_tokens_per_s = 0;
   model::CostResult cost;
-  // The band's ends (model/band.h): tokens/s x [low, high]; cost per token and time divided by them.
+  // The band's ends (model/report/band.h): tokens/s x [low, high]; cost per token and time divided by them.
   double tokens_per_s_low = 0, tokens_per_s_high = 0;
   double usd_per_million_tokens_low = 0, usd_per_million_tokens_high = 0;
 };
@@ -116,7 +116,8 @@ std::vector<model::ZeroConfig> PlanZeroSettings(const model::ZeroConfig& base, c
 std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z);
 
 // Plans the expanded sweep `spec` (study::LoadSweep), which must have prices and no ZeRO axes (the caller
-// checks). Errors: a variant that breaks an invariant (model/invariants.h), named by point and cluster.
+// checks). Errors: a variant that breaks an invariant (model/report/invariants.h), named by point and
+// cluster.
 StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o);
 
 }  // namespace zerosim::study

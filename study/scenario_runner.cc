@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "model/evaluate.h"
-#include "model/feasibility.h"
-#include "model/invariants.h"
 #include "model/io/embedded.h"
-#include "model/rlhf_evaluate.h"
-#include "model/schedule_builder.h"
+#include "model/report/evaluate.h"
+#include "model/report/invariants.h"
+#include "model/report/rlhf_evaluate.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/feasibility.h"
 #include "model/version.h"
 #include "sim/isolation.h"
 #include "sim/sim_evaluate.h"
@@ -31,7 +31,7 @@ constexpr const char* kAnalyticModel =
     "whole-cluster "
     "or in-node TP all-reduce), each collective uncontended, link tiers shared by the queues";
 
-// An RLHF variant ([rlhf]) by phase (model/rlhf_evaluate.h), each pass timed by `engine`.
+// An RLHF variant ([rlhf]) by phase (model/report/rlhf_evaluate.h), each pass timed by `engine`.
 StatusOr<model::VariantReport> EvaluateRlhf(const io::Scenario& s, const io::Variant& v, bool sim,
                                             const sim::SimOptions& o) {
   model::ScheduleTimer timer = model::AnalyticTimer(s.cluster, s.calibration);
@@ -99,7 +99,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   }
   if (simulated) r.provenance.simgrid_version = sim::SimGridVersion();
   if (simulated) r.provenance.simgrid_options = sim::SimGridOptions(sim_options);
-  // The one feasibility check (model/validate.h) before any schedule is built.
+  // The one feasibility check (model/spec/validate.h) before any schedule is built.
   std::vector<std::string> problems;
   for (const io::Variant& v : s.variants)
     problems.push_back(model::DescribeProblems(io::ValidateVariant(s, v)));

@@ -5,16 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "model/evaluate.h"
 #include "model/io/loaders.h"
-#include "model/report.h"
+#include "model/report/evaluate.h"
+#include "model/report/report.h"
 #include "model/status.h"
 #include "sim/sim_evaluate.h"
 #include "sim/sim_options.h"
 
 namespace zerosim::study {
 
-// kAnalytic: NCCL's cost model per collective (model/analytic.h). kSim: the SimGrid replay (sim/).
+// kAnalytic: NCCL's cost model per collective (model/analytic/analytic.h). kSim: the SimGrid replay (sim/).
 // kBoth: each variant by both, the analytic column first.
 enum class Engine { kAnalytic, kSim, kBoth };
 
@@ -35,8 +35,8 @@ StatusOr<model::Report> EvaluateAnalyticScenario(const io::Scenario& s, model::S
 // not depend on it). `sim_runs`, if given, receives each simulated variant's schedule and
 // replay (in variant order; a variant that is not simulated gets an empty run). A variant that fails
 // model::Validate (io::ValidateVariant) is not evaluated: its report is infeasible with the problems as the
-// reason. Errors: a failed simulation, or a report that breaks an invariant (model/invariants.h). `cache`, if
-// given, supplies the analytic engine's schedules.
+// reason. Errors: a failed simulation, or a report that breaks an invariant (model/report/invariants.h).
+// `cache`, if given, supplies the analytic engine's schedules.
 StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine,
                                          const sim::SimOptions& sim_options = {},
                                          std::vector<sim::SimRun>* sim_runs = nullptr,

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "model/feasibility.h"
+#include "model/spec/feasibility.h"
 
 namespace zerosim::study {
 
@@ -140,7 +140,7 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
   }
 
   // Combinations that cannot run are results, with the reason: the one feasibility check
-  // (model/validate.h), the same the loaders report as errors.
+  // (model/spec/validate.h), the same the loaders report as errors.
   // Each variant on its own: one variant's problem does not make the others' rows infeasible.
   for (const Variant& var : p.variants) {
     p.variant_infeasible.push_back(

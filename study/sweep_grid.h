@@ -3,7 +3,7 @@
 // bandwidths), the last axis varying fastest; points failing a constraint are dropped. A point is a
 // cluster and the base scenario's variants with the axis values applied; a combination that cannot run
 // (an hpZ size that does not divide the GPUs per node, NICs that do not divide them) is still a point,
-// marked infeasible with the reason from the model's one feasibility check (model/feasibility.h).
+// marked infeasible with the reason from the model's one feasibility check (model/spec/feasibility.h).
 #pragma once
 
 #include <string>
@@ -23,8 +23,9 @@ struct SweepPoint {
   model::Calibration calibration;
   std::vector<io::Variant> variants;
   std::string infeasible;  // non-empty: why no variant of the point can run (its axes' values)
-  // Per variant (same order as `variants`): why that variant cannot run on the point (model/feasibility.h), ""
-  // when it can. One variant's problem (ZeRO++'s hpZ on fewer GPUs per node) leaves the others to run.
+  // Per variant (same order as `variants`): why that variant cannot run on the point
+  // (model/spec/feasibility.h), "" when it can. One variant's problem (ZeRO++'s hpZ on fewer GPUs per node)
+  // leaves the others to run.
   std::vector<std::string> variant_infeasible;
   // The files the point's numbers come from (the base scenario's unless a topology or model axis chose
   // another), for the rows' provenance.

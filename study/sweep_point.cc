@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "model/invariants.h"
 #include "model/io/band_loader.h"
+#include "model/report/invariants.h"
 #include "sim/sim_evaluate.h"
 #include "study/bands.h"
 #include "study/scenario_runner.h"

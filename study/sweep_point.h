@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "model/evaluate.h"
-#include "model/report.h"
+#include "model/report/evaluate.h"
+#include "model/report/report.h"
 #include "model/status.h"
 #include "sim/sim_options.h"
 #include "study/sweep_grid.h"
@@ -14,7 +14,7 @@ namespace zerosim::study {
 
 // One report per variant (infeasible points give reports with feasible = false). With `sim`, each variant
 // is replayed on SimGrid (sim/sim_evaluate.h) with `sim_options`. Errors: a failed simulation, a broken
-// invariant (model/invariants.h); both name the point.
+// invariant (model/report/invariants.h); both name the point.
 StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, model::ScheduleCache* cache,
                                                           bool sim = false,
                                                           const sim::SimOptions& sim_options = {});

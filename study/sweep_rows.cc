@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "model/cost.h"
 #include "model/io/report_fields.h"
+#include "model/spec/cost.h"
 #include "model/version.h"
 #include "study/json_line.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/io/sweep.h"
-#include "model/report.h"
+#include "model/report/report.h"
 #include "study/sweep_grid.h"
 
 namespace zerosim::study {

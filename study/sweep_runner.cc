@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "model/evaluate.h"
+#include "model/report/evaluate.h"
 #include "sim/process_pool.h"
 #include "study/progress.h"
 #include "study/sweep_output.h"

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/evaluate.h"
+#include "model/report/evaluate.h"
 
 namespace zerosim::study {
 

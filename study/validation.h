@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/io/loaders.h"
-#include "model/report.h"
+#include "model/report/report.h"
 #include "model/status.h"
 
 namespace zerosim::study {
@@ -27,7 +27,8 @@ struct PointResult {
   std::string config;  // the expectation's configuration apart from cluster size (scaling checks)
   int gpus = 0;        // the variant's GPU count
   bool feasible = true;  // the variant fits in HBM by ZeroSim's memory estimate (evaluated either way)
-  std::string band_key;  // the variant's band key (model/band.h BandKey): whose band its residual informs
+  std::string
+      band_key;  // the variant's band key (model/report/band.h BandKey): whose band its residual informs
   bool within() const;
   // Identifies the point across runs: "file|variant|metric|baseline" (and "|phase" for RLHF phases).
   std::string key() const;

@@ -2,12 +2,12 @@
 // model::Validate against it.
 #pragma once
 
-#include "model/calibration.h"
-#include "model/cluster_spec.h"
-#include "model/model_spec.h"
-#include "model/parallel_layout.h"
-#include "model/validate.h"
-#include "model/zero_config.h"
+#include "model/spec/calibration.h"
+#include "model/spec/cluster_spec.h"
+#include "model/spec/model_spec.h"
+#include "model/spec/parallel_layout.h"
+#include "model/spec/validate.h"
+#include "model/spec/zero_config.h"
 
 namespace zerosim::testing {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kernels/format.h"
-#include "model/calibration.h"
+#include "model/spec/calibration.h"
 #include "model/status.h"
 
 namespace zerosim::kernels::bench {

@@ -117,7 +117,7 @@ CalibrationFile MeasuredCalibration(const BenchResult& r, const BenchOptions& o,
   f.provenance = fmt::format(
       "measured by `{}` on {} ({}; driver {}, CUDA runtime {}, L2 {} MiB), {}, ZeroSim {}. Each point: bytes "
       "per "
-      "model/kernel_cost.h and the median of {} calls timed with CUDA events (after {} warm-up calls); "
+      "model/cost/kernel_cost.h and the median of {} calls timed with CUDA events (after {} warm-up calls); "
       "inputs "
       "rotate over {} MiB of device memory and L2 is flushed first, so calls read DRAM. Tensors of {} to {} "
       "bytes of {} values (x2 steps), groups of {}, fan-in {} for the reduce kernels, swizzle {} nodes x {} "

@@ -14,8 +14,8 @@
 #include "kernels/bench/benchmark.h"
 #include "kernels/bench/compute_bench.h"
 #include "kernels/bench/compute_section.h"
-#include "model/calibration.h"
 #include "model/io/file_source.h"
+#include "model/spec/calibration.h"
 #include "model/status.h"
 
 namespace zerosim::kernels::bench {

@@ -12,7 +12,7 @@
 #include "kernels/cuda/device_ops.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/gpu.h"
-#include "model/kernel_cost.h"
+#include "model/cost/kernel_cost.h"
 
 namespace zerosim::kernels::bench {
 namespace {

@@ -1,5 +1,6 @@
-// The band table (model/band.h) as `zerosim validate --write-bands` writes it: kernels/calibration/bands.json,
-// compiled into the binary (model/io/embedded.h) so every report carries its band wherever it runs.
+// The band table (model/report/band.h) as `zerosim validate --write-bands` writes it:
+// kernels/calibration/bands.json, compiled into the binary (model/io/embedded.h) so every report carries its
+// band wherever it runs.
 //
 //   {"format": "zerosim-bands-1", "about": "...", "derived_widening": 1.1,
 //    "groups": [{"key": "A100 fsdp compute", "n": 34, "low": 0.91, "high": 1.08, "sources": "..."}, ...]}
@@ -7,7 +8,7 @@
 
 #include <string>
 
-#include "model/band.h"
+#include "model/report/band.h"
 #include "model/status.h"
 
 namespace zerosim::io {

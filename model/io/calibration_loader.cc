@@ -156,8 +156,8 @@ void ReadMeasuredCompute(JsonObject* root, const std::string& path, model::Calib
   c.Finish();
 }
 
-// One set of kernel-level compute efficiencies (model/calibration.h ComputeEfficiency): the `gemm_efficiency`
-// block, or one entry of `software_generations`.
+// One set of kernel-level compute efficiencies (model/spec/calibration.h ComputeEfficiency): the
+// `gemm_efficiency` block, or one entry of `software_generations`.
 model::ComputeEfficiency ReadEfficiency(JsonObject& eff, Status* status) {
   model::ComputeEfficiency c;
   auto fraction = [&](const char* key) {
@@ -245,9 +245,9 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
   cal.provenance = root.String("provenance");
   cal.copy_Bps = root.InRange("copy_bandwidth_Bps", true, 1, kMinBps, kMaxBps);
 
-  // Kernel-level compute efficiencies (model/calibration.h ComputeEfficiency). The block keeps its historical
-  // name, gemm_efficiency: it holds every tensor-core kernel class. It is the file's default software
-  // generation; `software_generations` (optional) holds others, by name.
+  // Kernel-level compute efficiencies (model/spec/calibration.h ComputeEfficiency). The block keeps its
+  // historical name, gemm_efficiency: it holds every tensor-core kernel class. It is the file's default
+  // software generation; `software_generations` (optional) holds others, by name.
   JsonObject eff = root.Object("gemm_efficiency");
   cal.compute = ReadEfficiency(eff, &status);
   cal.compute_sets.push_back(cal.compute);

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/calibration.h"
+#include "model/spec/calibration.h"
 
 namespace zerosim::io {
 

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/feasibility.h"
 #include "model/io/loaders.h"
 #include "model/io/precision_keys.h"
+#include "model/spec/feasibility.h"
 
 namespace zerosim::io {
 namespace {
@@ -57,7 +57,7 @@ class DsReader {
   void Ignore(const std::string& at) { out_->ignored.push_back(at); }
 
   // `fp16` or `bf16`: `enabled`, and in `bf16` the master-weight and optimizer-state formats
-  // (runtime/config.py: bf16_master_weights_and_grads, bf16_optimizer_states; model/precision.h).
+  // (runtime/config.py: bf16_master_weights_and_grads, bf16_optimizer_states; model/spec/precision.h).
   bool Precision(const std::string& at, const ordered_json& v) {
     if (!v.is_object()) {
       Fail(at, fmt::format("expected an object, got {}", Got(v)));

@@ -11,7 +11,7 @@
 // - communication_data_type: "fp16", "bf16" or "fp32" (the gradient reduction's format);
 // data_types.grad_accum_dtype
 //   likewise (the gradient partition's); bf16.bf16_master_weights_and_grads, bf16.bf16_optimizer_states:
-//   booleans (model/precision.h);
+//   booleans (model/spec/precision.h);
 // - activation_checkpointing: an object; its presence means the model checkpoints (Megatron-DeepSpeed passes
 //   --checkpoint-activations with it): full recompute, or offload with cpu_checkpointing true.
 // Every other key, at any depth, is listed in `ignored` by its JSON path ("$.steps_per_print",
@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "model/io/file_source.h"
-#include "model/model_spec.h"
-#include "model/report.h"
+#include "model/report/report.h"
+#include "model/spec/model_spec.h"
+#include "model/spec/zero_config.h"
 #include "model/status.h"
-#include "model/zero_config.h"
 
 namespace zerosim::io {
 

@@ -12,17 +12,17 @@
 #include <string>
 #include <vector>
 
-#include "model/calibration.h"
-#include "model/cluster_spec.h"
-#include "model/feasibility.h"
 #include "model/io/file_source.h"
-#include "model/model_spec.h"
-#include "model/parallel_layout.h"
-#include "model/perturbations.h"
-#include "model/report.h"
-#include "model/rlhf_spec.h"
+#include "model/report/report.h"
+#include "model/spec/calibration.h"
+#include "model/spec/cluster_spec.h"
+#include "model/spec/feasibility.h"
+#include "model/spec/model_spec.h"
+#include "model/spec/parallel_layout.h"
+#include "model/spec/perturbations.h"
+#include "model/spec/rlhf_spec.h"
+#include "model/spec/zero_config.h"
 #include "model/status.h"
-#include "model/zero_config.h"
 
 namespace zerosim::io {
 

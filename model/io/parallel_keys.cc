@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "model/feasibility.h"
+#include "model/spec/feasibility.h"
 
 namespace zerosim::io {
 

@@ -1,11 +1,11 @@
-// Reading the parallel layout (model/parallel_layout.h) from a TOML table: a scenario's `[parallel]` table
-// and each `[[variant]]`, whose keys override the scenario's. Every key is optional: absent keys keep
+// Reading the parallel layout (model/spec/parallel_layout.h) from a TOML table: a scenario's `[parallel]`
+// table and each `[[variant]]`, whose keys override the scenario's. Every key is optional: absent keys keep
 // `base`'s value (the default layout, t = p = 1, for `[parallel]`). Syntax and ranges only: whether the
 // layout fits the model and the cluster is model::CheckLayout, part of the caller's one configuration check.
 #pragma once
 
 #include "model/io/table_reader.h"
-#include "model/parallel_layout.h"
+#include "model/spec/parallel_layout.h"
 
 namespace zerosim::io {
 

@@ -7,7 +7,7 @@
 #include <toml++/toml.h>
 
 #include "model/io/table_reader.h"
-#include "model/perturbations.h"
+#include "model/spec/perturbations.h"
 #include "model/status.h"
 
 namespace zerosim::io {

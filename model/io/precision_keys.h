@@ -1,6 +1,6 @@
-// Reading the number-format keys (model/precision.h) from a TOML table: [zero] and each [[variant]] (so that
-// variants may compare bf16 with FP8, or bf16 with fp32 gradient reduction). Every key is optional; absent
-// keys keep `p`'s value.
+// Reading the number-format keys (model/spec/precision.h) from a TOML table: [zero] and each [[variant]] (so
+// that variants may compare bf16 with FP8, or bf16 with fp32 gradient reduction). Every key is optional;
+// absent keys keep `p`'s value.
 //   communication_data_type = "fp16" | "bf16" | "fp32"   DeepSpeed's key (default: the model's dtype)
 //   grad_accum_dtype        = "fp16" | "bf16" | "fp32"   DeepSpeed's data_types.grad_accum_dtype (default:
 //   the
@@ -11,7 +11,7 @@
 #pragma once
 
 #include "model/io/table_reader.h"
-#include "model/precision.h"
+#include "model/spec/precision.h"
 
 namespace zerosim::io {
 

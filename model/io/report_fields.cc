@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/aggregate_members.h"
-#include "model/model_spec.h"
+#include "model/spec/model_spec.h"
 #include "model/units.h"
 
 namespace zerosim::io {
@@ -108,7 +108,7 @@ const std::vector<ReportField>& ReportFields() {
          return Int(static_cast<long long>(V(r).model.seq_len) * V(r).zero.train_micro_batch_size_per_gpu);
        },
        kRow, {"tokens_per_gpu", 20}},
-      // The layout (model/parallel_layout.h): tensor parallelism beside the data parallelism of zero.*.
+      // The layout (model/spec/parallel_layout.h): tensor parallelism beside the data parallelism of zero.*.
       {"parallel.tensor", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.tensor); }, kRow,
        {"parallel.tensor", 22}},
       {"parallel.sequence_parallel", "", kAny,
@@ -179,7 +179,7 @@ const std::vector<ReportField>& ReportFields() {
        {"MFU (6N + 12lhs, no recompute)", 40, nullptr, TableText::kPercent}},
       {"tokens_per_s", "1/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s; }, kRow,
        {"tokens_per_s", 150}, kNoCause, Fixed("tokens per second", 50, 0), kHeadline},
-      // The band (model/band.h): throughputs times its factors, the time divided by them.
+      // The band (model/report/band.h): throughputs times its factors, the time divided by them.
       {"tokens_per_s_low", "1/s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s * V(r).band.low; }},
       {"tokens_per_s_high", "1/s", kRan,
@@ -204,7 +204,7 @@ const std::vector<ReportField>& ReportFields() {
          return fmt::format("{:.0f}-{:.0f}", V(r).tokens_per_s * V(r).band.low, V(r).tokens_per_s * V(r).band.high);
        },
        kNoRow, kNoJson, kNoCause, Text("  band", 60)},
-      // The band's group (model/band.h; "ds" = deepspeed): its own when validated (with its points); "*": another
+      // The band's group (model/report/band.h; "ds" = deepspeed): its own when validated (with its points); "*": another
       // family's, widened, for a GPU whose compute is derived from it; "outside": the widest band.
       {"band_from_text", "", kRan,
        [](const FieldRow& r) -> FieldValue {
@@ -278,7 +278,7 @@ const std::vector<ReportField>& ReportFields() {
       {"queue_blocking_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).queue_blocking_s; }, kRow,
        {"exposed_parts_s.one_hardware_queue", 270}, {"exposed.one_hardware_queue", 90},
        Seconds("  one hardware queue", 190)},
-      // Pipeline parallelism (model/pipeline_evaluate.h): a part of the iteration beside the exposed time.
+      // Pipeline parallelism (model/report/pipeline_evaluate.h): a part of the iteration beside the exposed time.
       {"pipeline_bubble_s", "s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).pipeline_bubble_s; },
        kRow, {"pipeline_bubble_s", 275}, {"pipeline.bubble", 95}, Seconds("pipeline bubble (s)", 195)},
       {"pipeline_bubble_fraction", "", kRan,
@@ -386,7 +386,7 @@ const std::vector<ReportField>& ReportFields() {
       {"memory_cublas_workspace_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.cublas_workspace_bytes; }, kRow,
        {"memory_per_gpu_bytes.cublas_workspace", 530}},
-      // The process's memory besides its tensors (model/runtime_memory.h), one line in the table.
+      // The process's memory besides its tensors (model/report/runtime_memory.h), one line in the table.
       {"memory_runtime_text", "", kMem,
        [](const FieldRow& r) -> FieldValue {
          const model::MemoryBreakdown& m = V(r).memory;

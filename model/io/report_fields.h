@@ -21,8 +21,8 @@
 #include <variant>
 #include <vector>
 
-#include "model/cluster_spec.h"
-#include "model/report.h"
+#include "model/report/report.h"
+#include "model/spec/cluster_spec.h"
 
 namespace zerosim::io {
 

@@ -4,10 +4,10 @@
 #include <type_traits>
 #include <variant>
 
+#include "model/cost/nccl_channels.h"
 #include "model/io/report_fields.h"
 #include "model/io/rlhf_report.h"
-#include "model/memory.h"
-#include "model/nccl_channels.h"
+#include "model/report/memory.h"
 
 namespace zerosim::io {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/report.h"
+#include "model/report/report.h"
 
 namespace zerosim::io {
 

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "model/evaluate.h"
 #include "model/io/report_fields.h"
 #include "model/io/rlhf_report.h"
+#include "model/report/evaluate.h"
 #include "model/units.h"
 
 namespace zerosim::io {

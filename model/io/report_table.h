@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "model/report.h"
+#include "model/report/report.h"
 
 namespace zerosim::io {
 

@@ -8,8 +8,8 @@
 
 #include "model/io/file_source.h"
 #include "model/io/table_reader.h"
-#include "model/model_spec.h"
-#include "model/rlhf_spec.h"
+#include "model/spec/model_spec.h"
+#include "model/spec/rlhf_spec.h"
 #include "model/status.h"
 
 namespace zerosim::io {

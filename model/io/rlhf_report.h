@@ -1,4 +1,4 @@
-// Output of RLHF variants (model/rlhf_evaluate.h): the per-phase table and the JSON `phases` list
+// Output of RLHF variants (model/report/rlhf_evaluate.h): the per-phase table and the JSON `phases` list
 // (docs/report.md).
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/report.h"
+#include "model/report/report.h"
 
 namespace zerosim::io {
 

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include "model/feasibility.h"
 #include "model/io/ds_config.h"
 #include "model/io/hf_config.h"
 #include "model/io/loaders.h"
@@ -12,7 +11,8 @@
 #include "model/io/rlhf_loader.h"
 #include "model/io/table_reader.h"
 #include "model/io/zero_keys.h"
-#include "model/validate.h"
+#include "model/spec/feasibility.h"
+#include "model/spec/validate.h"
 
 namespace zerosim::io {
 namespace {
@@ -238,7 +238,8 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
     zero->Finish();
   }
   ApplyRuntime(runtime_keys, &base_zero);
-  // [parallel]: tensor and pipeline parallelism (model/parallel_layout.h); variants may override its keys.
+  // [parallel]: tensor and pipeline parallelism (model/spec/parallel_layout.h); variants may override its
+  // keys.
   model::ParallelLayout base_parallel;
   std::optional<TableReader> parallel = root.OptionalTable("parallel");
   if (parallel) {
@@ -257,7 +258,7 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
   // Read before the variants: each variant is validated with them (model::Validate).
   s.rlhf = ReadRlhf(&root, fs, path, base_model, &status);
   s.perturbations = ReadPerturbations(&root, doc->table, path, &status);
-  // The one check of each variant as written (model/validate.h), its problems reported at the key that
+  // The one check of each variant as written (model/spec/validate.h), its problems reported at the key that
   // set them (ReportProblems: the variant's table, then [training], [zero], [parallel]; the model's sizes at
   // `model`; a perturbation's or [rlhf]'s at its entry; a deepspeed_config's at `deepspeed_config`). That
   // the engines do not model t > 1 or p > 1 yet is the evaluation's answer (kNotModelled), not an error.

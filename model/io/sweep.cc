@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "model/feasibility.h"
 #include "model/io/table_reader.h"
+#include "model/spec/feasibility.h"
 
 namespace zerosim::io {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 enum class Kind { kFile, kInt, kBandwidth, kNumber, kBool, kCount };
 
 // An axis: its kind, the range its values must lie in (the same as the loaders' for that key:
-// topology_loader.cc, zero_keys.cc, model/feasibility.h, so that an axis accepts exactly the values a
+// topology_loader.cc, zero_keys.cc, model/spec/feasibility.h, so that an axis accepts exactly the values a
 // scenario file accepts), and where its value goes (AxisTarget, sweep.h). One entry per axis: a new axis
 // (or `--set` key) is one line here, its documentation in docs/sweeps.md.
 struct AxisRule {

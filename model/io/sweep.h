@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "model/cost.h"
 #include "model/io/loaders.h"
+#include "model/spec/cost.h"
 
 namespace zerosim::io {
 

@@ -13,7 +13,7 @@
 
 #include "model/io/file_source.h"
 #include "model/io/quantity.h"
-#include "model/report.h"
+#include "model/report/report.h"
 #include "model/status.h"
 
 namespace zerosim::io {

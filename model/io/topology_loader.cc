@@ -1,8 +1,8 @@
 #include <fmt/format.h>
 
-#include "model/feasibility.h"
 #include "model/io/loaders.h"
 #include "model/io/table_reader.h"
+#include "model/spec/feasibility.h"
 
 namespace zerosim::io {
 namespace {
@@ -112,7 +112,7 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
     c.nccl.inter_bandwidth_efficiency =
         nccl->NumberOr("inter_bandwidth_efficiency", c.nccl.inter_bandwidth_efficiency, 1e-6, 1.0);
     c.nccl.channels = static_cast<int>(nccl->IntOr("channels", c.nccl.channels, 1));
-    // NCCL_MAX_NCHANNELS: caps NCCL's own channel count (model/nccl_channels.h).
+    // NCCL_MAX_NCHANNELS: caps NCCL's own channel count (model/cost/nccl_channels.h).
     c.nccl.max_channels = static_cast<int>(nccl->IntOr("max_channels", c.nccl.max_channels, 1));
     c.nccl.ring_bus_bandwidth_cap_Bps =
         nccl->QuantityOr("ring_bus_bandwidth_cap", Dimension::kBandwidth, c.nccl.ring_bus_bandwidth_cap_Bps, false);
@@ -120,7 +120,7 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
     c.nccl.net_latency_s = nccl->QuantityOr("net_latency", Dimension::kTime, c.nccl.net_latency_s, false);
     nccl->Finish();
   }
-  // The cluster's structure (rails, leaves, pods, sizes): model/feasibility.h, reported at its key.
+  // The cluster's structure (rails, leaves, pods, sizes): model/spec/feasibility.h, reported at its key.
   if (status.ok()) {
     for (const model::Problem& p : model::CheckCluster(c)) {
       if (p.key.rfind("gpu.", 0) == 0) {

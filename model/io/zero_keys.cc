@@ -5,14 +5,14 @@
 
 #include <fmt/format.h>
 
-#include "model/feasibility.h"
 #include "model/io/precision_keys.h"
+#include "model/spec/feasibility.h"
 
 namespace zerosim::io {
 
 model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   model::ZeroConfig z = base;
-  // `strategy` (model/strategy.h) picks the schedule; DeepSpeed's `stage` 1/2/3 alone means zero1/2/3.
+  // `strategy` (model/spec/strategy.h) picks the schedule; DeepSpeed's `stage` 1/2/3 alone means zero1/2/3.
   const bool had_zero12 = model::TraitsOf(base.strategy).builder == model::StrategyTraits::Builder::kZero12;
   if (std::optional<std::string> name = t->OptionalString("strategy")) {
     if (std::optional<model::Strategy> st = model::ParseStrategy(*name)) {
@@ -135,7 +135,7 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
       static_cast<int>(t->IntOr("gradient_accumulation_steps", z->gradient_accumulation_steps, 1,
                                 model::kMaxGradientAccumulation));
   z->activation_checkpointing = t->BoolOr("activation_checkpointing", z->activation_checkpointing);
-  // recompute = none | full | selective | offload | selective_op | selective_block (model/model_spec.h
+  // recompute = none | full | selective | offload | selective_op | selective_block (model/spec/model_spec.h
   // RecomputePolicy): sets activation_checkpointing too (true for full and offload).
   if (std::optional<std::string> r = t->OptionalString("recompute")) {
     const bool both = t->Has("activation_checkpointing");
@@ -202,7 +202,7 @@ RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z) {
                                                         z->runtime.host_overhead_per_module_s, false);
   z->runtime.host_tensor_view_s =
       t->QuantityOr("host_tensor_view", Dimension::kTime, z->runtime.host_tensor_view_s, false);
-  // memory_reserve: a fraction of the GPU's memory (model/runtime_memory.h), below one half so that a
+  // memory_reserve: a fraction of the GPU's memory (model/report/runtime_memory.h), below one half so that a
   // reserve cannot make every configuration infeasible by itself.
   z->runtime.memory_reserve = t->NumberOr("memory_reserve", z->runtime.memory_reserve, 0.0, 0.49);
   ApplyRuntime(r, z);

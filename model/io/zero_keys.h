@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "model/feasibility.h"
 #include "model/io/table_reader.h"
-#include "model/model_spec.h"
-#include "model/zero_config.h"
+#include "model/spec/feasibility.h"
+#include "model/spec/model_spec.h"
+#include "model/spec/zero_config.h"
 
 namespace zerosim::io {
 
@@ -33,7 +33,8 @@ struct RuntimeKeys {
   // `launcher` (model::Launcher): sets the hardware queues' default; absent: the framework's default launcher.
   std::optional<model::Launcher> launcher;
   std::optional<int> cuda_device_max_connections;
-  // `software`: the calibration's software generation (model/calibration.h SelectSoftware); empty: its default.
+  // `software`: the calibration's software generation (model/spec/calibration.h SelectSoftware); empty: its
+  // default.
   std::string software;
 };
 
@@ -46,7 +47,7 @@ RuntimeKeys ReadRuntimeKeys(TableReader* t, model::ZeroConfig* z);
 // model::LauncherHardwareQueues).
 void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z);
 
-// Reports each problem of model/feasibility.h at its key in the first of `tables` that gives that key
+// Reports each problem of model/spec/feasibility.h at its key in the first of `tables` that gives that key
 // (tokens_per_gpu stands for the micro-batch); a problem no table gives a key for is reported at
 // `fallback_key` of `fallback` (e.g. the scenario's `model` for the model's sizes), or at the first table.
 void ReportProblems(const std::vector<model::Problem>& problems, const std::vector<TableReader*>& tables,

@@ -18,15 +18,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "study/sweep_runner.h"
-#include "study/sweep_grid.h"
-#include "study/sweep_summary.h"
-#include "model/evaluate.h"
-#include "model/feasibility.h"
-#include "model/pareto.h"
-#include "model/schedule_builder.h"
+#include "model/report/evaluate.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/feasibility.h"
 #include "scratch_dir.h"
 #include "sim/isolation.h"
+#include "study/pareto.h"
+#include "study/sweep_grid.h"
+#include "study/sweep_runner.h"
+#include "study/sweep_summary.h"
 #include "test_inputs.h"
 #include "test_util.h"
 
@@ -202,7 +202,7 @@ TEST_F(TrustTest, PlanJsonlHoldsTheTablesChoicesRanksAndParetoFront) {
   std::vector<nlohmann::json> rows;
   for (std::string line; std::getline(in, line);) rows.push_back(nlohmann::json::parse(line));
   ASSERT_EQ(rows.size(), 6u);  // 3 micro-batches x 2 node counts, all trainable
-  std::vector<model::TradeOff> trade;
+  std::vector<study::TradeOff> trade;
   for (const nlohmann::json& j : rows) {
     trade.push_back({j["tokens_per_s"].get<double>(), j["usd_per_million_tokens"].get<double>()});
     EXPECT_EQ(j["axes"].size(), 2u);
@@ -212,7 +212,7 @@ TEST_F(TrustTest, PlanJsonlHoldsTheTablesChoicesRanksAndParetoFront) {
     EXPECT_HAS(r.out, j["best_setting"].get<std::string>());
   }
   std::vector<bool> front(rows.size(), false);
-  for (int i : model::ParetoFront(trade)) front[static_cast<size_t>(i)] = true;
+  for (int i : study::ParetoFront(trade)) front[static_cast<size_t>(i)] = true;
   int first = -1;
   for (size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(rows[i]["pareto"].get<bool>(), front[i]) << i;

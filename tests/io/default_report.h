@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "model/evaluate.h"
 #include "model/io/embedded.h"
 #include "model/io/loaders.h"
+#include "model/report/evaluate.h"
 
 namespace zerosim::io {
 

@@ -8,9 +8,9 @@
 #include <map>
 #include <string>
 
-#include "model/feasibility.h"
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
+#include "model/spec/feasibility.h"
 #include "test_inputs.h"
 
 namespace zerosim::io {

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "io/default_report.h"
-#include "model/evaluate.h"
 #include "model/io/report_fields.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
+#include "model/report/evaluate.h"
 
 namespace zerosim::io {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "model/feasibility.h"
 #include "model/io/loaders.h"
+#include "model/spec/feasibility.h"
 #include "test_inputs.h"
 
 namespace zerosim::io {
@@ -100,8 +100,8 @@ TEST(ParallelLoader, LayoutsThatDoNotFitAreErrorsAtTheirKeys) {
 }
 
 TEST(ParallelLoader, APipelineLayoutLoadsAndIsModelledUnderZero1) {
-  // ZeRO-1 with a pipeline: the analytic engine's (model/pipeline_evaluate.h); ZeRO-3 with one is a load
-  // error (LayoutsThatDoNotFitAreErrorsAtTheirKeys).
+  // ZeRO-1 with a pipeline: the analytic engine's (model/report/pipeline_evaluate.h); ZeRO-3 with one is a
+  // load error (LayoutsThatDoNotFitAreErrorsAtTheirKeys).
   StatusOr<Scenario> s = Load("[parallel]\npipeline = 2\n\n[[variant]]\nname = \"PP2\"\nstage = 1\n");
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_TRUE(ValidateVariant(*s, s->variants[0]).empty())

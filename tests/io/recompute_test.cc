@@ -7,7 +7,7 @@
 
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
-#include "model/memory.h"
+#include "model/report/memory.h"
 #include "test_inputs.h"
 
 namespace zerosim::io {

@@ -7,9 +7,9 @@
 #include <map>
 #include <string>
 
-#include "model/feasibility.h"
 #include "model/io/loaders.h"
 #include "model/io/sweep.h"
+#include "model/spec/feasibility.h"
 #include "study/compare.h"
 #include "study/sweep_grid.h"
 #include "test_inputs.h"

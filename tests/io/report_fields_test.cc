@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/evaluate.h"
+#include "io/default_report.h"
 #include "model/io/embedded.h"
 #include "model/io/loaders.h"
-#include "io/default_report.h"
 #include "model/io/report_fields.h"
 #include "model/io/report_json.h"
+#include "model/report/evaluate.h"
 
 namespace zerosim::io {
 namespace {

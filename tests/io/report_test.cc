@@ -1,12 +1,12 @@
 // The JSON report's documented names exist, and the same inputs give the same bytes.
 #include <gtest/gtest.h>
 
-#include "model/evaluate.h"
+#include "io/default_report.h"
 #include "model/io/embedded.h"
 #include "model/io/loaders.h"
-#include "io/default_report.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
+#include "model/report/evaluate.h"
 
 namespace zerosim::io {
 namespace {

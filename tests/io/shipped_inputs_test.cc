@@ -3,10 +3,10 @@
 
 #include <filesystem>
 
-#include "model/evaluate.h"
 #include "model/io/embedded.h"
 #include "model/io/loaders.h"
 #include "model/io/sweep.h"
+#include "model/report/evaluate.h"
 #include "study/sweep_grid.h"
 
 namespace zerosim::io {

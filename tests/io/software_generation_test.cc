@@ -2,8 +2,8 @@
 // scenario picks one with [runtime] software, and an unknown name is an error naming what the file holds.
 #include <gtest/gtest.h>
 
-#include "model/calibration.h"
 #include "model/io/loaders.h"
+#include "model/spec/calibration.h"
 
 namespace zerosim::io {
 namespace {

@@ -35,7 +35,7 @@ TEST(StrategyLoader, VariantsMixStrategiesEachUnderItsFramework) {
   EXPECT_EQ(v[0].zero.strategy, Strategy::kZero3);
   EXPECT_EQ(v[0].zero.framework, Framework::kDeepSpeed);
   EXPECT_EQ(v[0].zero.runtime.cuda_device_max_connections,
-            8);  // plain DeepSpeed does not set it (model/strategy.h)
+            8);  // plain DeepSpeed does not set it (model/spec/strategy.h)
   EXPECT_EQ(v[1].zero.strategy, Strategy::kFsdpFullShard);
   EXPECT_EQ(v[1].zero.framework, Framework::kFsdp);
   EXPECT_EQ(v[1].zero.runtime.cuda_device_max_connections, 8);  // CUDA's default: FSDP does not set it

@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "model/cost/kernel_cost.h"
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
-#include "model/kernel_cost.h"
 #include "tests/kernels/bench_test_util.h"
 
 namespace zerosim::kernels::bench {

@@ -1,9 +1,9 @@
-// The band on every answer (model/band.h): percentiles, the group a key gets, and the shipped table.
+// The band on every answer (model/report/band.h): percentiles, the group a key gets, and the shipped table.
 #include <gtest/gtest.h>
 
-#include "model/band.h"
-#include "model/compute_cost.h"
+#include "model/cost/compute_cost.h"
 #include "model/io/band_loader.h"
+#include "model/report/band.h"
 
 namespace zerosim::model {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "model/evaluate.h"
 #include "model/io/loaders.h"
-#include "model/schedule_builder.h"
+#include "model/report/evaluate.h"
+#include "model/schedule/schedule_builder.h"
 
 namespace zerosim::testing {
 namespace {

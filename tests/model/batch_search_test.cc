@@ -1,5 +1,5 @@
-// Batch search (model/batch_search.h) on a case computed here: memory is linear in the micro-batch b, with
-// the slope written out from Korthikanti's activation terms (full recompute, FlashAttention, dropout):
+// Batch search (model/report/batch_search.h) on a case computed here: memory is linear in the micro-batch b,
+// with the slope written out from Korthikanti's activation terms (full recompute, FlashAttention, dropout):
 //   per sequence  s * (2 h L          the kept block inputs
 //                    + 34 h + 4 a     one block's working set while it is recomputed (11h attention + 19h MLP
 //                                     + 4h norms, and FlashAttention's fp32 log-sum-exp per head)
@@ -7,8 +7,8 @@
 // and an HBM set between two micro-batches, so the answer is known before the search runs.
 #include <gtest/gtest.h>
 
-#include "model/batch_search.h"
-#include "model/pipeline_evaluate.h"
+#include "model/report/batch_search.h"
+#include "model/report/pipeline_evaluate.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,8 +1,8 @@
-#include "model/calibration.h"
+#include "model/spec/calibration.h"
 
 #include <gtest/gtest.h>
 
-#include "model/kernel_cost.h"
+#include "model/cost/kernel_cost.h"
 
 namespace zerosim::model {
 namespace {

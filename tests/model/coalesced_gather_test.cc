@@ -1,15 +1,15 @@
-// DeepSpeed's all_gather_coalesced per-rank host work (model/fetch_coordinator.cc CoalescedPerRankOps): a
-// gather of two or more parameters makes one view per rank of the flat buffer before the call, and its
-// handle's wait one narrow and one record_stream per parameter and rank; a single-parameter gather makes
-// none.
+// DeepSpeed's all_gather_coalesced per-rank host work (model/schedule/fetch_coordinator.cc
+// CoalescedPerRankOps): a gather of two or more parameters makes one view per rank of the flat buffer before
+// the call, and its handle's wait one narrow and one record_stream per parameter and rank; a single-parameter
+// gather makes none.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "model/fetch_coordinator.h"
-#include "model/module_graph.h"
-#include "model/op_emitter.h"
-#include "model/schedule.h"
+#include "model/schedule/fetch_coordinator.h"
+#include "model/schedule/module_graph.h"
+#include "model/schedule/op_emitter.h"
+#include "model/schedule/schedule.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,9 +1,9 @@
-#include "model/collective_time.h"
+#include "model/cost/collective_time.h"
 
 #include <gtest/gtest.h>
 
-#include "model/nccl_allreduce.h"
-#include "model/traffic.h"
+#include "model/cost/nccl_allreduce.h"
+#include "model/placement/traffic.h"
 #include "test_util.h"
 
 namespace zerosim::model {

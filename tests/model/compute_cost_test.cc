@@ -1,10 +1,10 @@
-// Compute time per module pass from its work (model/compute_cost.h): wave quantization, the HBM roofline,
-// FlashAttention's causal halving and backward factor, memory-bound bytes and kernel gaps, each against a
-// hand-computed value.
+// Compute time per module pass from its work (model/cost/compute_cost.h): wave quantization, the HBM
+// roofline, FlashAttention's causal halving and backward factor, memory-bound bytes and kernel gaps, each
+// against a hand-computed value.
 #include <gtest/gtest.h>
 
-#include "model/compute_cost.h"
-#include "model/module_graph.h"
+#include "model/cost/compute_cost.h"
+#include "model/schedule/module_graph.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,8 +1,8 @@
-// model/feasibility.h: the one feasibility check, its limits and its schedule-size estimate.
+// model/spec/feasibility.h: the one feasibility check, its limits and its schedule-size estimate.
 #include <gtest/gtest.h>
 
-#include "model/feasibility.h"
-#include "model/schedule_builder.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/feasibility.h"
 #include "test_util.h"
 
 namespace zerosim::model {

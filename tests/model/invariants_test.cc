@@ -1,14 +1,14 @@
-// model/invariants.h: each invariant holds for a real evaluation, and each check catches its own violation
-// (every test below fails if its check is removed from CheckInvariants).
+// model/report/invariants.h: each invariant holds for a real evaluation, and each check catches its own
+// violation (every test below fails if its check is removed from CheckInvariants).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "model/evaluate.h"
-#include "model/invariants.h"
-#include "model/placed_collectives.h"
-#include "model/schedule_builder.h"
+#include "model/placement/placed_collectives.h"
+#include "model/report/evaluate.h"
+#include "model/report/invariants.h"
+#include "model/schedule/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {

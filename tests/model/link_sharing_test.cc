@@ -1,14 +1,14 @@
-// Issue 20, item 17: the analytic engine's queues share the links (model/link_occupancy.h). With several
-// hardware queues, collectives of different NCCL streams run at once; each used to be timed as if alone, so
-// HSDP with shard groups of 16 on one 100 Gbps NIC per node reported 22.16 s for an iteration whose own
-// cross-node bytes need 27.73 s of that NIC (the sim engine: 27.77 s).
+// Issue 20, item 17: the analytic engine's queues share the links (model/analytic/link_occupancy.h). With
+// several hardware queues, collectives of different NCCL streams run at once; each used to be timed as if
+// alone, so HSDP with shard groups of 16 on one 100 Gbps NIC per node reported 22.16 s for an iteration whose
+// own cross-node bytes need 27.73 s of that NIC (the sim engine: 27.77 s).
 #include <gtest/gtest.h>
 
-#include "model/evaluate.h"
-#include "model/invariants.h"
+#include "model/analytic/link_occupancy.h"
 #include "model/io/loaders.h"
-#include "model/link_occupancy.h"
-#include "model/schedule_builder.h"
+#include "model/report/evaluate.h"
+#include "model/report/invariants.h"
+#include "model/schedule/schedule_builder.h"
 #include "sim/sim_evaluate.h"
 
 namespace zerosim::model {

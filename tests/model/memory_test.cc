@@ -1,8 +1,8 @@
-#include "model/memory.h"
+#include "model/report/memory.h"
 
 #include <gtest/gtest.h>
 
-#include "model/schedule_builder.h"
+#include "model/schedule/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {
@@ -23,7 +23,8 @@ TEST(Memory, HpzAddsExactlyTwoPsiOverHBytesPerGpu) {
     const MemoryBreakdown a = Estimate(m, off, c);
     const MemoryBreakdown b = Estimate(m, on, c);
     EXPECT_DOUBLE_EQ(b.hpz_secondary_bytes, 2 * psi / h);
-    // Besides the secondary partition, hpZ's own communicator holds NCCL buffers (model/runtime_memory.h).
+    // Besides the secondary partition, hpZ's own communicator holds NCCL buffers
+    // (model/report/runtime_memory.h).
     EXPECT_GT(b.nccl_buffers_bytes, a.nccl_buffers_bytes);
     EXPECT_NEAR(b.total_bytes - a.total_bytes - (b.nccl_buffers_bytes - a.nccl_buffers_bytes), 2 * psi / h,
                 1e-6 * psi);

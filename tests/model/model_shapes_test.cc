@@ -9,8 +9,8 @@
 
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
-#include "model/model_spec.h"
-#include "model/module_graph.h"
+#include "model/schedule/module_graph.h"
+#include "model/spec/model_spec.h"
 #include "test_util.h"
 
 namespace zerosim::model {

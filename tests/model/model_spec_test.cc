@@ -1,8 +1,8 @@
-#include "model/model_spec.h"
+#include "model/spec/model_spec.h"
 
 #include <gtest/gtest.h>
 
-#include "model/module_graph.h"
+#include "model/schedule/module_graph.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,11 +1,11 @@
-#include "model/nccl_allreduce.h"
+#include "model/cost/nccl_allreduce.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "model/placed_collectives.h"
-#include "model/traffic.h"
+#include "model/placement/placed_collectives.h"
+#include "model/placement/traffic.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,11 +1,11 @@
-// NCCL's channel counts (model/nccl_channels.h) against what NCCL's search, connect and enqueue code gives at
-// the release tags ZeroSim carries, worked by hand in each test's comment.
-#include "model/nccl_channels.h"
+// NCCL's channel counts (model/cost/nccl_channels.h) against what NCCL's search, connect and enqueue code
+// gives at the release tags ZeroSim carries, worked by hand in each test's comment.
+#include "model/cost/nccl_channels.h"
 
 #include <gtest/gtest.h>
 
-#include "model/placement.h"
-#include "model/traffic.h"
+#include "model/placement/placement.h"
+#include "model/placement/traffic.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,13 +1,13 @@
-// model/parallel_layout.h and its validation (model/feasibility.h CheckLayout, CheckModelled): each rule of
-// docs/design/tensor_pipeline.md sec. 5 step 1 gives its reason at its key, a valid layout passes
+// model/spec/parallel_layout.h and its validation (model/spec/feasibility.h CheckLayout, CheckModelled): each
+// rule of docs/design/tensor_pipeline.md sec. 5 step 1 gives its reason at its key, a valid layout passes
 // CheckLayout, and a valid tensor or pipeline layout is refused at evaluation as not modelled yet (issue 22).
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "model/feasibility.h"
-#include "model/parallel_layout.h"
+#include "model/spec/feasibility.h"
+#include "model/spec/parallel_layout.h"
 #include "test_util.h"
 
 namespace zerosim::model {
@@ -209,7 +209,7 @@ TEST(ParallelLayout, TensorAndPipelineParallelismAreModelledWhereTheEnginesHaveT
             std::string::npos);
   EXPECT_NE(MessageAt(CheckModelled(Layout(2), ZeroConfig{}, /*rlhf=*/true), "tensor").find("RLHF"),
             std::string::npos);
-  // Pipelines under DeepSpeed's ZeRO-1: the analytic engine's (model/pipeline_evaluate.h).
+  // Pipelines under DeepSpeed's ZeRO-1: the analytic engine's (model/report/pipeline_evaluate.h).
   EXPECT_EQ(DescribeProblems(testing::Validate(m, Zero1(), c, Layout(1, 2))), "");
   // FSDP2 with a pipeline is modelled (torchtitan's 3D); FSDP1 with one and RLHF with one are not.
   ZeroConfig fsdp2;

@@ -1,14 +1,14 @@
-// Pipeline parallelism in the analytic engine (model/pipeline_evaluate.h, issue 22 item 2): each stage is
-// its slice of the model on its nodes, the bubble comes out of the pipeline schedule run with the stages'
+// Pipeline parallelism in the analytic engine (model/report/pipeline_evaluate.h, issue 22 item 2): each stage
+// is its slice of the model on its nodes, the bubble comes out of the pipeline schedule run with the stages'
 // measured pass times, memory is the binding stage's with its chunks in flight, and the point-to-point
 // bytes are counted.
 #include <gtest/gtest.h>
 
-#include "model/evaluate.h"
-#include "model/memory.h"
-#include "model/pipeline_evaluate.h"
-#include "model/precision.h"
-#include "model/schedule_builder.h"
+#include "model/report/evaluate.h"
+#include "model/report/memory.h"
+#include "model/report/pipeline_evaluate.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/precision.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,4 +1,4 @@
-#include "model/pipeline_schedule.h"
+#include "model/schedule/pipeline_schedule.h"
 
 #include <gtest/gtest.h>
 

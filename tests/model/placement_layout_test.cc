@@ -1,9 +1,9 @@
-// Placement with a tensor/pipeline layout (model/placement.h, docs/design/tensor_pipeline.md sec. 5 steps 2
-// and 8): ranks ordered tp-dp-pp; for every group kind on grids of 1 to 8 nodes of 4, 8 or 16 GPUs with
-// t in {1, 2, N/2, N, 2N, 4N} and p in {1, 2, 4} whose stages hold whole nodes, single switch and fat trees
-// of 1, 2 and 4 nodes per leaf, the instances partition the ranks (kEmbedding: the first- and last-stage
-// ranks), members share the coordinates their kind fixes, and PlaceGroup's closed form equals what the
-// enumerated members give. At t = p = 1 every kind is what placement was before layouts (a copy of those
+// Placement with a tensor/pipeline layout (model/placement/placement.h, docs/design/tensor_pipeline.md sec. 5
+// steps 2 and 8): ranks ordered tp-dp-pp; for every group kind on grids of 1 to 8 nodes of 4, 8 or 16 GPUs
+// with t in {1, 2, N/2, N, 2N, 4N} and p in {1, 2, 4} whose stages hold whole nodes, single switch and fat
+// trees of 1, 2 and 4 nodes per leaf, the instances partition the ranks (kEmbedding: the first- and
+// last-stage ranks), members share the coordinates their kind fixes, and PlaceGroup's closed form equals what
+// the enumerated members give. At t = p = 1 every kind is what placement was before layouts (a copy of those
 // rules below).
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/placement.h"
+#include "model/placement/placement.h"
 #include "test_util.h"
 
 namespace zerosim::model {
@@ -253,8 +253,8 @@ TEST(PlacementLayout, PlaceGroupCountsWhatTheMembersSpan) {
   }
 }
 
-// Placement before layouts (model/placement.cc at 42e7159), copied: the reference the t = p = 1 identity
-// is checked against.
+// Placement before layouts (model/placement/placement.cc at 42e7159), copied: the reference the t = p = 1
+// identity is checked against.
 namespace legacy {
 
 int ShardOf(const RankGrid& g) { return g.shard > 0 ? g.shard : g.gpus_per_node; }

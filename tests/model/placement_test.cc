@@ -1,10 +1,10 @@
-// Placement (model/placement.h) against the closed forms that use it: for every group kind on clusters of 1,
-// 2, 4 and 8 nodes of 8 or 16 GPUs with 1 to 8 NICs (single switch and fat trees), with hpZ and shard sizes
-// that divide a node and shard sizes that are multiples of it, the instances partition the ranks, every GPU's
-// rail is a NIC of its node, PlaceGroup's counts (traffic.h) equal what the enumerated members give, and so
-// do CollectiveTraffic's per-tier bytes, edge counts and steps: each ring edge of each instance, and each
-// all-to-all pair, counted one by one.
-#include "model/placement.h"
+// Placement (model/placement/placement.h) against the closed forms that use it: for every group kind on
+// clusters of 1, 2, 4 and 8 nodes of 8 or 16 GPUs with 1 to 8 NICs (single switch and fat trees), with hpZ
+// and shard sizes that divide a node and shard sizes that are multiples of it, the instances partition the
+// ranks, every GPU's rail is a NIC of its node, PlaceGroup's counts (traffic.h) equal what the enumerated
+// members give, and so do CollectiveTraffic's per-tier bytes, edge counts and steps: each ring edge of each
+// instance, and each all-to-all pair, counted one by one.
+#include "model/placement/placement.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "model/traffic.h"
+#include "model/placement/traffic.h"
 #include "test_util.h"
 
 namespace zerosim::model {

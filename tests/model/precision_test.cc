@@ -1,16 +1,16 @@
-// Number formats (model/precision.h) against closed forms written here: the gradient reduction's wire format,
-// the gradient and optimizer-state bytes, the FP8 weight all-gather's wire bytes, FP8 GEMM time against
-// peak x efficiency, and the feasibility rules.
+// Number formats (model/spec/precision.h) against closed forms written here: the gradient reduction's wire
+// format, the gradient and optimizer-state bytes, the FP8 weight all-gather's wire bytes, FP8 GEMM time
+// against peak x efficiency, and the feasibility rules.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "model/compute_cost.h"
-#include "model/feasibility.h"
-#include "model/memory.h"
-#include "model/precision.h"
-#include "model/schedule_builder.h"
-#include "model/traffic.h"
+#include "model/cost/compute_cost.h"
+#include "model/placement/traffic.h"
+#include "model/report/memory.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/feasibility.h"
+#include "model/spec/precision.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,13 +1,13 @@
 // A randomized property test: configurations drawn at random (a fixed seed, so the test is deterministic)
 // either fail model::Validate or evaluate to a report that satisfies every invariant
-// (model/invariants.h). Sizes are kept small so that thousands of evaluations take seconds.
+// (model/report/invariants.h). Sizes are kept small so that thousands of evaluations take seconds.
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "model/evaluate.h"
-#include "model/feasibility.h"
-#include "model/invariants.h"
+#include "model/report/evaluate.h"
+#include "model/report/invariants.h"
+#include "model/spec/feasibility.h"
 #include "sim/sim_evaluate.h"
 #include "test_util.h"
 

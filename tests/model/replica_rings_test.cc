@@ -1,21 +1,21 @@
 // Issue 20, item 18: the sim engine ran a replica ring of MiCS / HSDP with shard groups smaller than a node
 // through one NIC per node (the NIC of the member at the node's boundary) while NCCL spreads a ring's
 // channels over the NICs of its members (sim/collective_plan.cc AddRingEdges), as the analytic engine counts
-// (model/traffic.cc): MiCS with mics_shard_size = 1 on 2 DGX H200 took 0.143 s on the sim engine against
-// 0.0745 s on the analytic one (+93%), while FSDP NO_SHARD, the same all-reduce over the same GPUs, agreed to
-// 0.00%. And the analytic engine counted one replica edge per leaf uplink where the leaf holds several
-// replica instances (model/placement.h GroupPlacement::per_leaf): HSDP with shard groups over two one-GPU
-// nodes on an oversubscribed fat tree was 17% faster than the replay.
+// (model/placement/traffic.cc): MiCS with mics_shard_size = 1 on 2 DGX H200 took 0.143 s on the sim engine
+// against 0.0745 s on the analytic one (+93%), while FSDP NO_SHARD, the same all-reduce over the same GPUs,
+// agreed to 0.00%. And the analytic engine counted one replica edge per leaf uplink where the leaf holds
+// several replica instances (model/placement/placement.h GroupPlacement::per_leaf): HSDP with shard groups
+// over two one-GPU nodes on an oversubscribed fat tree was 17% faster than the replay.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
 #include <string>
 
-#include "model/evaluate.h"
 #include "model/io/loaders.h"
-#include "model/placed_collectives.h"
-#include "model/traffic.h"
+#include "model/placement/placed_collectives.h"
+#include "model/placement/traffic.h"
+#include "model/report/evaluate.h"
 #include "sim/collective_plan.h"
 #include "sim/sim_evaluate.h"
 #include "test_util.h"

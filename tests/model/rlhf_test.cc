@@ -1,14 +1,15 @@
-// RLHF phases (model/rlhf_schedule.h, model/rlhf_evaluate.h) against closed forms written here: the bytes per
-// tier of one generation (decode) step under ZeRO-3 and hpZ, the KV cache, and LoRA's gradient volume.
+// RLHF phases (model/schedule/rlhf_schedule.h, model/report/rlhf_evaluate.h) against closed forms written
+// here: the bytes per tier of one generation (decode) step under ZeRO-3 and hpZ, the KV cache, and LoRA's
+// gradient volume.
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-#include "model/precision.h"
-#include "model/rlhf_evaluate.h"
-#include "model/rlhf_schedule.h"
-#include "model/runtime_memory.h"
-#include "model/traffic.h"
+#include "model/placement/traffic.h"
+#include "model/report/rlhf_evaluate.h"
+#include "model/report/runtime_memory.h"
+#include "model/schedule/rlhf_schedule.h"
+#include "model/spec/precision.h"
 #include "tests/test_util.h"
 
 namespace zerosim::model {

@@ -1,19 +1,19 @@
-// The memory a training process holds besides its tensors (issue 20 item 7; model/runtime_memory.h): the CUDA
-// context, NCCL's buffers by communicator and channel, cuBLAS's workspaces, the allocator's block rounding
-// and the [runtime] memory_reserve, each against a closed form written here from its source; they are memory
-// parts, they count towards feasibility, and the batch search keeps the headroom. On 402d782 a variant whose
-// tensors fill 97% of the GPU was feasible and the batch search took a micro-batch at 96%.
+// The memory a training process holds besides its tensors (issue 20 item 7; model/report/runtime_memory.h):
+// the CUDA context, NCCL's buffers by communicator and channel, cuBLAS's workspaces, the allocator's block
+// rounding and the [runtime] memory_reserve, each against a closed form written here from its source; they
+// are memory parts, they count towards feasibility, and the batch search keeps the headroom. On 402d782 a
+// variant whose tensors fill 97% of the GPU was feasible and the batch search took a micro-batch at 96%.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "model/batch_search.h"
-#include "model/calibration.h"
-#include "model/evaluate.h"
-#include "model/memory.h"
-#include "model/nccl_channels.h"
-#include "model/runtime_memory.h"
-#include "model/schedule_builder.h"
+#include "model/cost/nccl_channels.h"
+#include "model/report/batch_search.h"
+#include "model/report/evaluate.h"
+#include "model/report/memory.h"
+#include "model/report/runtime_memory.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/calibration.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -5,10 +5,10 @@
 // on 402d782.
 #include <gtest/gtest.h>
 
-#include "model/compute_cost.h"
-#include "model/evaluate.h"
-#include "model/memory.h"
-#include "model/schedule_builder.h"
+#include "model/cost/compute_cost.h"
+#include "model/report/evaluate.h"
+#include "model/report/memory.h"
+#include "model/schedule/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {

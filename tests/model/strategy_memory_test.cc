@@ -4,8 +4,8 @@
 // (s, s, s), NO_SHARD (1, 1, 1). Plus what each keeps gathered.
 #include <gtest/gtest.h>
 
-#include "model/memory.h"
-#include "model/schedule_builder.h"
+#include "model/report/memory.h"
+#include "model/schedule/schedule_builder.h"
 #include "strategy_test_util.h"
 
 namespace zerosim::testing {

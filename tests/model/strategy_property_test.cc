@@ -4,7 +4,7 @@
 // precision, recompute policy and attention kind, on clusters of every fabric kind. A draw is either refused
 // by model::Validate with a reason naming its key (an infeasible configuration is a result, never
 // an error or a crash), or it evaluates in-process to a report that satisfies, besides the library's own
-// CheckInvariants (model/invariants.h), each invariant rechecked here from the schedule:
+// CheckInvariants (model/report/invariants.h), each invariant rechecked here from the schedule:
 //   - every number finite and >= 0; TFLOPs per GPU <= the GPU's peak (its FP8 peak with FP8 GEMMs);
 //   - the iteration >= compute + optimizer, and >= every link tier's time: the bytes of every collective of
 //     every queue through the tier's busiest link over the link's bandwidth (NICs, GPU ports, leaf uplinks),
@@ -25,13 +25,13 @@
 #include <random>
 #include <string>
 
-#include "model/collective_time.h"
-#include "model/evaluate.h"
-#include "model/feasibility.h"
-#include "model/invariants.h"
-#include "model/nccl_allreduce.h"
-#include "model/placed_collectives.h"
-#include "model/schedule_builder.h"
+#include "model/cost/collective_time.h"
+#include "model/cost/nccl_allreduce.h"
+#include "model/placement/placed_collectives.h"
+#include "model/report/evaluate.h"
+#include "model/report/invariants.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/feasibility.h"
 #include "sim/sim_evaluate.h"
 #include "test_util.h"
 
@@ -233,7 +233,7 @@ std::string Violations(const Config& x, const Schedule& s, const VariantReport& 
       !Near(r.bytes.intra_node.total(), planned.intra_total()))
     fail("bytes per tier differ from the schedule's");
   const MemoryBreakdown& mem = r.memory;
-  // The tensors' parts and the runtime's (model/runtime_memory.h).
+  // The tensors' parts and the runtime's (model/report/runtime_memory.h).
   if (!Near(mem.parameters_bytes + mem.gradients_bytes + mem.optimizer_states_bytes + mem.hpz_secondary_bytes +
                 mem.buffers_bytes + mem.activations_bytes + mem.gathered_parameters_bytes + mem.cuda_context_bytes +
                 mem.nccl_buffers_bytes + mem.cublas_workspace_bytes + mem.allocator_rounding_bytes +
@@ -254,11 +254,12 @@ std::string Describe(const Config& x) {
          "/" + std::to_string(x.z.zero_quantized_gradients);
 }
 
-// Whether `wide` (twice the NIC bandwidth or count) is no slower than `base`. With `[nccl] channels` set (NCCL_MIN/MAX_NCHANNELS) the channels
-// are fixed: the iteration. With NCCL's own search (channels = 0) a faster NIC carries more channels
-// (model/nccl_channels.h) and NCCL's kernels hold more SMs, which on a latency-bound collective can cost
-// the compute stream more than the faster link saves (up to 2% on these draws, all of it in
-// comm_interference_s): there the iteration may grow by what the SMs NCCL holds grew, no more.
+// Whether `wide` (twice the NIC bandwidth or count) is no slower than `base`. With `[nccl] channels` set
+// (NCCL_MIN/MAX_NCHANNELS) the channels are fixed: the iteration. With NCCL's own search (channels = 0) a
+// faster NIC carries more channels (model/cost/nccl_channels.h) and NCCL's kernels hold more SMs, which on a
+// latency-bound collective can cost the compute stream more than the faster link saves (up to 2% on these
+// draws, all of it in comm_interference_s): there the iteration may grow by what the SMs NCCL holds grew, no
+// more.
 bool NotSlower(const Config& x, const VariantReport& wide, const VariantReport& base) {
   const double sm_growth_s =
       x.c.nccl.channels > 0 ? 0.0 : std::max(0.0, wide.comm_interference_s - base.comm_interference_s);

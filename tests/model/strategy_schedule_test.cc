@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "model/evaluate.h"
-#include "model/schedule_builder.h"
+#include "model/report/evaluate.h"
+#include "model/schedule/schedule_builder.h"
 #include "strategy_test_util.h"
 
 namespace zerosim::testing {
@@ -184,7 +184,8 @@ TEST(StrategySchedule, Fsdp2CopiesInBeforeAndOutAfterEachGather) {
 }
 
 // Every strategy, with DeepSpeed's and PyTorch's defaults (prefetch, persistence, recompute, accumulation),
-// satisfies the model's invariants (model/invariants.h: bytes conserved, times bounded, memory summed).
+// satisfies the model's invariants (model/report/invariants.h: bytes conserved, times bounded, memory
+// summed).
 TEST(StrategySchedule, EveryStrategyPassesTheInvariants) {
   model::ModelSpec m = EvenGpt(3);
   m.tied_embeddings = true;

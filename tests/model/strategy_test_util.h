@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "model/strategy.h"
-#include "model/zero_config.h"
+#include "model/spec/strategy.h"
+#include "model/spec/zero_config.h"
 #include "test_util.h"
 
 namespace zerosim::testing {

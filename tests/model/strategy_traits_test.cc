@@ -1,11 +1,11 @@
-// The strategy table (model/strategy.h TraitsOf): one row per strategy that the loaders, the builders and the
-// memory read. Its rows agree with one another and with what the schedules divide the states over.
+// The strategy table (model/spec/strategy.h TraitsOf): one row per strategy that the loaders, the builders
+// and the memory read. Its rows agree with one another and with what the schedules divide the states over.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "model/schedule_builder.h"
-#include "model/strategy.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/strategy.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,12 +1,12 @@
 // Per-tier volumes of every strategy against closed forms written here. M = 2 Psi bytes (the model in fp16),
 // P ranks, K nodes of N GPUs. A ring over g ranks moves (g-1)/g of its buffer out of every rank, one ring
-// edge per rank; a node-major ring spanning k nodes has k of its g edges across nodes (model/traffic.h). So
-// a global collective of buffer B puts K (P-1)/P B on the NICs and (P-K)(P-1)/P B on NVSwitch, summed over
-// all GPUs; an all-reduce twice that.
+// edge per rank; a node-major ring spanning k nodes has k of its g edges across nodes
+// (model/placement/traffic.h). So a global collective of buffer B puts K (P-1)/P B on the NICs and
+// (P-K)(P-1)/P B on NVSwitch, summed over all GPUs; an all-reduce twice that.
 #include <gtest/gtest.h>
 
-#include "model/schedule_builder.h"
-#include "model/traffic.h"
+#include "model/placement/traffic.h"
+#include "model/schedule/schedule_builder.h"
 #include "strategy_test_util.h"
 
 namespace zerosim::testing {

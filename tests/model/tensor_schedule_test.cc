@@ -8,10 +8,10 @@
 #include <map>
 #include <string>
 
-#include "model/feasibility.h"
-#include "model/memory.h"
-#include "model/schedule_builder.h"
-#include "model/traffic.h"
+#include "model/placement/traffic.h"
+#include "model/report/memory.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/feasibility.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -1,13 +1,14 @@
 // Tensor parallelism on one rank (issue 22 step 3; docs/design/tensor_pipeline.md sec. 1.1 and 1.4): the
-// module graph (model/module_graph.h) splits Megatron's column- and row-parallel layers over t and leaves
-// norms and row-parallel biases whole; the activation memory (model/memory.h) follows Korthikanti et al.
-// 2022, Table 2, in all five of its tensor-parallel rows. t = 1 is the whole model, bit for bit.
+// module graph (model/schedule/module_graph.h) splits Megatron's column- and row-parallel layers over t and
+// leaves norms and row-parallel biases whole; the activation memory (model/report/memory.h) follows
+// Korthikanti et al. 2022, Table 2, in all five of its tensor-parallel rows. t = 1 is the whole model, bit
+// for bit.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "model/memory.h"
-#include "model/module_graph.h"
+#include "model/report/memory.h"
+#include "model/schedule/module_graph.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -13,8 +13,8 @@
 
 #include <cmath>
 
-#include "model/schedule_builder.h"
-#include "model/traffic.h"
+#include "model/placement/traffic.h"
+#include "model/schedule/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {

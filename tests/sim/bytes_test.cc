@@ -1,12 +1,12 @@
 // Bytes conservation: the payload SimGrid carried over NIC and NVSwitch links equals the schedule's bytes
-// per tier and purpose (model/traffic.h), for ZeRO-3 and each ZeRO++ switch, on several fabrics, with and
-// without the symmetric reduction; and the link capacity SimGrid's link-load plugin measured on those links
-// equals what the flows planned.
+// per tier and purpose (model/placement/traffic.h), for ZeRO-3 and each ZeRO++ switch, on several fabrics,
+// with and without the symmetric reduction; and the link capacity SimGrid's link-load plugin measured on
+// those links equals what the flows planned.
 #include <gtest/gtest.h>
 
-#include "model/evaluate.h"
 #include "model/io/report_json.h"
-#include "model/schedule_builder.h"
+#include "model/report/evaluate.h"
+#include "model/schedule/schedule_builder.h"
 #include "sim/sim_evaluate.h"
 #include "sim_test_util.h"
 

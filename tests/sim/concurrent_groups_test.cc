@@ -5,7 +5,7 @@
 // RLHF ZeRO++ passes lost 0.2-0.4% of their NVSwitch bytes: "bytes per tier differ", on eca6508 too).
 #include <gtest/gtest.h>
 
-#include "model/traffic.h"
+#include "model/placement/traffic.h"
 #include "sim_test_util.h"
 
 namespace zerosim::testing {

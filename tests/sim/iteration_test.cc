@@ -3,8 +3,8 @@
 // report: GPU sharing between streams and links shared by concurrent collectives).
 #include <gtest/gtest.h>
 
-#include "model/evaluate.h"
 #include "model/io/loaders.h"
+#include "model/report/evaluate.h"
 #include "sim/sim_evaluate.h"
 
 namespace zerosim::testing {

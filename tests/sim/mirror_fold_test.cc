@@ -5,8 +5,8 @@
 // rails and two- and three-level fat trees; SimGrid carries about half the transfers.
 #include <gtest/gtest.h>
 
-#include "model/schedule_builder.h"
-#include "model/strategy.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/strategy.h"
 #include "sim/collective_plan.h"
 #include "sim/mirror_fold.h"
 #include "sim_test_util.h"

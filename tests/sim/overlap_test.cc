@@ -2,9 +2,9 @@
 // tends to the part nothing can hide (the first gather, the last reduction).
 #include <gtest/gtest.h>
 
-#include "model/analytic.h"
-#include "model/nccl_channels.h"
-#include "model/schedule_builder.h"
+#include "model/analytic/analytic.h"
+#include "model/cost/nccl_channels.h"
+#include "model/schedule/schedule_builder.h"
 #include "sim_test_util.h"
 
 namespace zerosim::testing {

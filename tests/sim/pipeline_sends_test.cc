@@ -1,10 +1,10 @@
 // The sends between pipeline stages replayed on the SimGrid platform (sim/pipeline_sends.h): with nothing
-// shared, one steady-state exchange takes what the analytic send time says (model/pipeline_evaluate.h
+// shared, one steady-state exchange takes what the analytic send time says (model/report/pipeline_evaluate.h
 // P2pSeconds); on an oversubscribed fat tree whose stages sit under different leaves the leaf uplinks bind.
 // Each test runs its simulation in this process (one per test: gtest_discover_tests).
 #include <gtest/gtest.h>
 
-#include "model/pipeline_evaluate.h"
+#include "model/report/pipeline_evaluate.h"
 #include "sim/pipeline_sends.h"
 #include "test_util.h"
 

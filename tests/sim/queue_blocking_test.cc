@@ -1,12 +1,12 @@
 // Exposed communication's "one hardware queue" part, measured by the SimGrid replay: with
 // CUDA_DEVICE_MAX_CONNECTIONS=1 a compute op that is ready (its stream free, its deps done) still waits until
-// the GPU op issued before it has started (model/schedule.h); the replay adds that wait, on rank 0, to
-// Timing::queue_blocking_s, the same quantity model/analytic.cc measures.
+// the GPU op issued before it has started (model/schedule/schedule.h); the replay adds that wait, on rank 0,
+// to Timing::queue_blocking_s, the same quantity model/analytic/analytic.cc measures.
 #include <gtest/gtest.h>
 
-#include "model/analytic.h"
-#include "model/nccl_channels.h"
-#include "model/schedule_builder.h"
+#include "model/analytic/analytic.h"
+#include "model/cost/nccl_channels.h"
+#include "model/schedule/schedule_builder.h"
 #include "sim_test_util.h"
 
 namespace zerosim::testing {
@@ -66,8 +66,9 @@ TEST(QueueBlocking, BothEnginesMeasureTheSameOnARealSchedule) {
   // A GPT of 8 layers under ZeRO-3 and ZeRO++ on 4 nodes of 8 GPUs with one 100 Gbps NIC each, one hardware
   // queue. No link carries two collectives' flows, so the replay's collectives take the analytic times. The
   // engines then differ only in how GPU work shares the GPU: side-stream kernels and copies (the replay
-  // shares the GPU between them and compute as SimGrid shares a host; model/analytic.cc runs them at full
-  // rate and pushes compute back by them) and NCCL's SMs (the replay also slows side work by that share).
+  // shares the GPU between them and compute as SimGrid shares a host; model/analytic/analytic.cc runs them at
+  // full rate and pushes compute back by them) and NCCL's SMs (the replay also slows side work by that
+  // share).
   //  - Without either (free side work, no SMs for NCCL) the timelines are the same, and so is the blocking.
   //  - With both, each ready or start time moves by at most the GPU time in dispute, so the blocking differs
   //    by at most gpu_side_s + interference_s.

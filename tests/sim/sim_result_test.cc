@@ -1,12 +1,12 @@
 // The fork boundary's encoding (sim/sim_result.h): a SimResult with every Timing quantity set to its own
-// value comes back equal, quantity by quantity (the list, model/timing_fields.h, names every member of
-// Timing: its build-time check); a name the list does not have, or one missing, is an error.
+// value comes back equal, quantity by quantity (the list, model/analytic/timing_fields.h, names every member
+// of Timing: its build-time check); a name the list does not have, or one missing, is an error.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-#include "model/timing_fields.h"
+#include "model/analytic/timing_fields.h"
 #include "sim/sim_result.h"
 
 namespace zerosim::sim {

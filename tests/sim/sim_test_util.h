@@ -14,12 +14,12 @@
 #include <utility>
 #include <vector>
 
-#include "model/analytic.h"
-#include "model/collective_time.h"
-#include "model/nccl_allreduce.h"
-#include "model/placement.h"
-#include "model/schedule.h"
-#include "model/traffic.h"
+#include "model/analytic/analytic.h"
+#include "model/cost/collective_time.h"
+#include "model/cost/nccl_allreduce.h"
+#include "model/placement/placement.h"
+#include "model/placement/traffic.h"
+#include "model/schedule/schedule.h"
 #include "sim/isolation.h"
 #include "sim/sim_options.h"
 #include "sim/simgrid_platform.h"
@@ -152,8 +152,9 @@ inline std::vector<double> GroupArrivalTimes(const sim::PlatformSpec& spec,
 // Two replays of one schedule agree: the iteration, exposed communication and interference, and every op's
 // start and finish, within 1e-9 of the iteration time (the equivalence tests of the reductions and merges).
 // Interference also within 1e-6 of itself: it integrates the progress of NCCL's bounded GPU loads, which
-// SimGrid solves to maxmin/precision (1e-5), and collectives whose channels differ (model/nccl_channels.h)
-// run loads of different bounds side by side on one GPU (1.3e-7 seen between two wake modes).
+// SimGrid solves to maxmin/precision (1e-5), and collectives whose channels differ
+// (model/cost/nccl_channels.h) run loads of different bounds side by side on one GPU (1.3e-7 seen between two
+// wake modes).
 inline void ExpectSameTiming(const model::Timing& a, const model::Timing& b, size_t ops,
                              const std::string& name) {
   const double t = a.iteration_s;

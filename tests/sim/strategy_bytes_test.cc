@@ -1,14 +1,14 @@
 // Every strategy on the SimGrid replay: the bytes it carried per tier and purpose equal the schedule's
-// (model/traffic.h), with the shard, replica and shard-cross-node groups and all-reduce placed as the
-// analytic model places them; on one switch, rails and a fat tree, with the full and the symmetric replay.
-// On one switch the replay's iteration is the analytic one's within a few percent; with rails and an
+// (model/placement/traffic.h), with the shard, replica and shard-cross-node groups and all-reduce placed as
+// the analytic model places them; on one switch, rails and a fat tree, with the full and the symmetric
+// replay. On one switch the replay's iteration is the analytic one's within a few percent; with rails and an
 // oversubscribed fat tree it may be slower (rings whose cross-node edges leave from some rails only, an
 // all-reduce sharing NICs and uplinks with the shard group's gathers): the contention the DES is for.
 #include <gtest/gtest.h>
 
-#include "model/analytic.h"
-#include "model/schedule_builder.h"
-#include "model/strategy.h"
+#include "model/analytic/analytic.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/strategy.h"
 #include "sim_test_util.h"
 
 namespace zerosim::testing {

@@ -5,7 +5,7 @@
 
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
-#include "model/strategy.h"
+#include "model/spec/strategy.h"
 #include "study/scenario_runner.h"
 
 namespace zerosim::study {

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/evaluate.h"
+#include "model/report/evaluate.h"
 #include "scratch_dir.h"
 #include "study/number_text.h"
 #include "study/plan_output.h"

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/cost.h"
-#include "model/pareto.h"
+#include "model/spec/cost.h"
 #include "scratch_dir.h"
+#include "study/pareto.h"
 #include "study/sweep_grid.h"
 #include "study/sweep_point.h"
 #include "study/sweep_resume.h"
@@ -347,8 +347,8 @@ TEST(Cost, OwnedClusterAmortisesCapexAndPaysPower) {
 }
 
 TEST(Pareto, KeepsExactlyTheUndominatedPoints) {
-  const std::vector<model::TradeOff> pts = {{10, 5}, {12, 5}, {8, 3}, {20, 9}, {15, 10}, {7, 4}, {20, 8}};
-  const std::vector<int> front = model::ParetoFront(pts);
+  const std::vector<study::TradeOff> pts = {{10, 5}, {12, 5}, {8, 3}, {20, 9}, {15, 10}, {7, 4}, {20, 8}};
+  const std::vector<int> front = study::ParetoFront(pts);
   // Brute force: i is on the front iff no j is at least as good on both and better on one.
   std::vector<int> expected;
   for (size_t i = 0; i < pts.size(); ++i) {

@@ -1,4 +1,5 @@
-// One check on every path (model/validate.h, issue 21 item 4): what the loader refuses as written, a what-if
+// One check on every path (model/spec/validate.h, issue 21 item 4): what the loader refuses as written, a
+// what-if
 // (`--set`), a sweep point and `plan` judge with the same rules on the configuration as it will run. Each
 // test is a path that skipped a rule before Validate: perturbations judged only against the scenario's own
 // cluster, `plan` without the calibration's compute rules, the RLHF phases' models never checked.
@@ -10,7 +11,7 @@
 
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
-#include "model/validate.h"
+#include "model/spec/validate.h"
 #include "study/plan_search.h"
 #include "study/sweep_grid.h"
 #include "test_inputs.h"

@@ -9,10 +9,10 @@
 #include <map>
 #include <string>
 
-#include "model/feasibility.h"
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
 #include "model/io/sweep.h"
+#include "model/spec/feasibility.h"
 #include "study/scenario_runner.h"
 #include "study/sweep_grid.h"
 #include "test_inputs.h"

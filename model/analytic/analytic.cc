@@ -1,0 +1,141 @@
+#include "model/analytic/analytic.h"
+
+#include <algorithm>
+
+#include "model/analytic/link_occupancy.h"
+#include "model/cost/collective_time.h"
+#include "model/cost/kernel_cost.h"
+#include "model/cost/op_cost.h"
+#include "model/placement/placed_collectives.h"
+
+namespace zerosim::model {
+namespace {
+
+// GPU work beside an idle compute stream: [start, end) at `rate` of the GPU.
+struct SideWork {
+  double start;
+  double end;
+  double rate;
+};
+
+}  // namespace
+
+Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibration& cal, bool timeline) {
+  Timing t;
+  const std::vector<CompactOp>& ops =
+      s.compact.size() == s.ops.size() ? s.compact : CompactOps(s.ops, s.collective_classes.size());
+  const size_t n = ops.size();
+  const LocalCostModel local = MakeLocalCostModel(s, c, cal);
+  // The rate table: every op's duration is offset + slope * amount (CompactOp::rate); each collective class
+  // and module pass is timed once.
+  const size_t num_collectives = s.collective_classes.size();
+  const size_t compute_base = static_cast<size_t>(kCompactRateCollectives) + num_collectives;
+  std::vector<double> offset(compute_base + s.compute_classes.size(), 0.0);
+  std::vector<double> slope(offset.size(), 0.0);
+  slope[kCompactRateHost] = 1.0;
+  slope[kCompactRateCompute] = 1.0 / local.effective_flops;
+  slope[kCompactRateMemory] = 1.0 / cal.copy_Bps;
+  for (int k = 0; k < kNumKernels; ++k) {
+    offset[static_cast<size_t>(kCompactRateKernels + k)] = cal.kernels[static_cast<size_t>(k)].fit.alpha_s;
+    slope[static_cast<size_t>(kCompactRateKernels + k)] =
+        1.0 / cal.kernels[static_cast<size_t>(k)].fit.beta_Bps;
+  }
+  // Each collective class on this cluster: its time (EstimateScheduledCollective: NCCL's tuner's pick for a
+  // tuned all-reduce, else its placement's ring or all-to-all), its share of the SMs its NCCL kernels hold
+  // (nccl_channels.h: the communicator's channels, fewer for small ops) and its seconds of every link tier
+  // (link_occupancy.h) from the bytes it puts on the wire.
+  const std::vector<PlacedCollective> placed = PlaceCollectives(s, c);
+  std::vector<LinkOccupancy::Demand> class_demand(num_collectives, LinkOccupancy::Demand{});
+  for (size_t k = 0; k < num_collectives; ++k) {
+    offset[kCompactRateCollectives + k] = placed[k].time.seconds;
+    class_demand[k] = CollectiveLinkDemand(placed[k].wire, c, placed[k].time);
+  }
+  for (size_t i = 0; i < s.compute_classes.size(); ++i)
+    offset[compute_base + i] = local.class_time[i].total();
+  const bool one_queue = s.hardware_queues == 1;
+
+  // Finish times, in a per-thread buffer reused across calls (sweeps evaluate thousands of schedules).
+  thread_local std::vector<double> finish_buffer;
+  if (finish_buffer.size() < n) finish_buffer.resize(n);
+  double* finish = finish_buffer.data();
+  if (timeline) t.start_s.resize(n);
+  std::array<double, kNumQueues> queue_free{};
+  const auto compute_q = static_cast<size_t>(Queue::kCompute);
+  std::vector<SideWork> idle_side;  // side work that began while the compute stream was idle
+  double last_gpu_start = 0;        // the latest start of a GPU op issued so far (one hardware queue)
+  // Collectives on different queues share the links: each is served in the tiers' idle time.
+  LinkOccupancy links;
+  double end = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const CompactOp& op = ops[i];
+    const auto q = static_cast<size_t>(op.queue);
+    double start = queue_free[q];
+    for (int d = 0; d < op.num_deps; ++d)
+      start = std::max(start, finish[static_cast<size_t>(op.deps[static_cast<size_t>(d)])]);
+    if (one_queue && op.queue != Queue::kHost) {
+      if (op.queue == Queue::kCompute && last_gpu_start > start) t.queue_blocking_s += last_gpu_start - start;
+      start = std::max(start, last_gpu_start);
+      last_gpu_start = start;
+    }
+    const auto r = static_cast<size_t>(op.rate);
+    double dur = offset[r] + slope[r] * op.amount;
+    if (op.kind == OpKind::kCollective) {
+      // Links busy with collectives of other queues stretch this one to when its bytes got through.
+      const auto k = r - static_cast<size_t>(kCompactRateCollectives);
+      dur = std::max(dur, links.Reserve(start, class_demand[k]) - start);
+    }
+    if (timeline) t.start_s[i] = start;
+    t.queue_busy_s[q] += dur;
+    if (op.queue == Queue::kCompute) {
+      (op.optimizer ? t.optimizer_s : t.compute_s) += dur;
+      // The compute split, from the op's class (or its GEMM-rate FLOPs), in this same pass.
+      if (r >= compute_base) {
+        const ComputeTime& parts = local.class_time[r - compute_base];
+        t.compute_parts.gemm_s += parts.gemm_s;
+        t.compute_parts.attention_s += parts.attention_s;
+        t.compute_parts.memory_s += parts.memory_s;
+        t.compute_parts.launch_s += parts.launch_s;
+      } else if (op.kind == OpKind::kCompute) {
+        t.compute_parts.gemm_s += dur;
+      } else if (!op.optimizer && (op.kind == OpKind::kMemory || op.kind == OpKind::kKernel)) {
+        // Memory-bound passes on the compute stream (FSDP2's copy-out of the gathered parameters, gradient
+        // copies): memory-bound kernels, so the parts add up to compute_s (SumComputeParts alike).
+        t.compute_parts.memory_s += dur;
+      }
+      // Side work still running when this op starts takes its share of the GPU from it.
+      for (const SideWork& w : idle_side) {
+        const double lost = w.rate * std::max(0.0, w.end - std::max(w.start, start));
+        dur += lost;
+        if (w.rate < 1) t.interference_s += lost;
+      }
+      idle_side.clear();
+    } else {
+      double rate = 0;
+      if (op.kind == OpKind::kCollective) {
+        rate = placed[r - static_cast<size_t>(kCompactRateCollectives)].sm_share;
+      } else if (op.occupies_gpu) {
+        rate = 1;
+        t.gpu_side_s += dur;
+      }
+      if (rate > 0) {
+        if (start < queue_free[compute_q]) {
+          // The compute stream is busy: it loses the GPU time this work takes.
+          queue_free[compute_q] += rate * dur;
+          if (rate < 1) t.interference_s += rate * dur;
+        } else {
+          idle_side.push_back({start, start + dur, rate});
+        }
+      }
+    }
+    finish[i] = start + dur;
+    queue_free[q] = std::max(queue_free[q], start + dur);
+    end = std::max(end, start + dur);
+  }
+  t.iteration_s = std::max(end, queue_free[compute_q]);
+  t.compute_busy_s = t.queue_busy_s[compute_q] + t.gpu_side_s + t.interference_s;
+  t.exposed_comm_s = std::max(0.0, t.iteration_s - (t.compute_s + t.optimizer_s + t.gpu_side_s));
+  if (timeline) t.finish_s.assign(finish, finish + n);
+  return t;
+}
+
+}  // namespace zerosim::model

@@ -1,0 +1,92 @@
+#include "model/placement/traffic.h"
+
+#include "model/placement/placement.h"
+
+namespace zerosim::model {
+
+namespace {
+
+// Nodes under one fat-tree leaf that a group spanning `group_nodes` consecutive nodes occupies, and
+// whether the group spans several leaves (only then do leaf uplinks carry its traffic).
+bool SpansLeaves(const ClusterSpec& c, int group_nodes) {
+  return c.fabric.kind == FabricKind::kFatTree && group_nodes > c.fabric.nodes_per_leaf;
+}
+
+// A node-major ring over each instance of a group placed as `pl`, every rank sending `rounds` x (g-1)
+// chunks of buffer/g (1 round: all-gather or reduce-scatter; 2: all-reduce).
+Traffic RingTraffic(const GroupPlacement& pl, int g, double buffer_bytes, int rounds, const ClusterSpec& c) {
+  Traffic t;
+  if (g <= 1) return t;
+  const double per_rank = rounds * (g - 1) * (buffer_bytes / g);
+  const int cross_edges = pl.nodes > 1 ? pl.nodes : 0;
+  const int intra_edges = g - cross_edges;
+  t.cross_total_bytes = static_cast<double>(pl.instances) * cross_edges * per_rank;
+  t.intra_total_bytes = static_cast<double>(pl.instances) * intra_edges * per_rank;
+  t.max_gpu_port_bytes = intra_edges > 0 ? per_rank : 0;
+  t.max_node_nic_bytes = cross_edges > 0 ? pl.per_node * per_rank : 0;
+  // A node-major ring leaves each leaf once: one edge of every instance with members under the leaf.
+  t.max_leaf_uplink_bytes = (cross_edges > 0 && SpansLeaves(c, pl.span_nodes)) ? pl.per_leaf * per_rank : 0;
+  t.ring_rank_bytes = per_rank;
+  t.inter_steps = rounds * (pl.nodes - 1);
+  t.intra_steps = rounds * (g - 1) - t.inter_steps;
+  return t;
+}
+
+}  // namespace
+
+Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, double buffer_bytes,
+                          const ClusterSpec& c) {
+  const int p = c.total_gpus();
+  const int g = group_size;
+  if (g <= 1) return Traffic{};
+  if (kind != CollectiveKind::kAllToAll) {
+    // Rings inside a node (hpZ, local) run P/g at once, one per group; PlaceGroup says where each sits.
+    return RingTraffic(PlaceGroup(group, g, c), g, buffer_bytes, kind == CollectiveKind::kAllReduce ? 2 : 1,
+                       c);
+  }
+  Traffic t;
+  const double out_per_rank = buffer_bytes * (g - 1) / g;
+  if (group == GroupKind::kCrossNode) {
+    t.cross_total_bytes = p * out_per_rank;
+    t.max_node_nic_bytes = c.gpus_per_node * out_per_rank;
+    if (SpansLeaves(c, c.nodes)) {
+      // Each leaf's nodes send the share addressed to nodes under other leaves.
+      const double outside = static_cast<double>(c.nodes - c.fabric.nodes_per_leaf) / (c.nodes - 1);
+      t.max_leaf_uplink_bytes = c.fabric.nodes_per_leaf * t.max_node_nic_bytes * outside;
+    }
+    t.inter_steps = 1;
+  } else {
+    t.intra_total_bytes = p * out_per_rank;
+    t.max_gpu_port_bytes = out_per_rank;
+    t.intra_steps = 1;
+  }
+  return t;
+}
+
+Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster) {
+  if (s.tensor == 1) return CollectiveTraffic(s.kind, s.group, s.group_size, s.buffer_bytes, cluster);
+  // One TP rank's collective (schedule.h CollectiveSpec::tensor): its group placed on the tp-dp-pp grid
+  // (placement.h). Only rings: the all-to-alls are qgZ's, which needs t = 1 (feasibility.h CheckLayout).
+  // hpZ needs t = 1 too; the shard group of MiCS and HSDP is the group's size where it is kShard.
+  RankGrid grid{.nodes = cluster.nodes, .gpus_per_node = cluster.gpus_per_node, .tensor = s.tensor};
+  if (s.group == GroupKind::kShard) grid.shard = s.group_size;
+  return RingTraffic(PlaceGroup(s.group, grid, cluster), s.group_size, s.buffer_bytes,
+                     s.kind == CollectiveKind::kAllReduce ? 2 : 1, cluster);
+}
+
+TierVolumes SumTraffic(const Schedule& s, const ClusterSpec& cluster) {
+  std::vector<Traffic> traffic;  // by collective class
+  traffic.reserve(s.collective_classes.size());
+  for (const CollectiveSpec& k : s.collective_classes) traffic.push_back(CollectiveTraffic(k, cluster));
+  TierVolumes v;
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCollective) continue;
+    const auto i = static_cast<size_t>(op.purpose);
+    const Traffic& t = traffic[static_cast<size_t>(op.coll.collective_class)];
+    v.cross_node[i] += t.cross_total_bytes;
+    v.intra_node[i] += t.intra_total_bytes;
+  }
+  return v;
+}
+
+}  // namespace zerosim::model

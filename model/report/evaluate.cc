@@ -1,0 +1,152 @@
+#include "model/report/evaluate.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/cost/nccl_allreduce.h"
+#include "model/placement/placed_collectives.h"
+#include "model/report/invariants.h"
+#include "model/report/memory.h"
+#include "model/report/pipeline_evaluate.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/units.h"
+
+namespace zerosim::model {
+namespace {
+
+PhaseBytes ToPhaseBytes(const std::array<double, kNumPurposes>& by_purpose) {
+  PhaseBytes b;
+  b.forward_allgather = by_purpose[static_cast<size_t>(Purpose::kForwardAllGather)];
+  b.backward_allgather = by_purpose[static_cast<size_t>(Purpose::kBackwardAllGather)];
+  b.gradient_reduce = by_purpose[static_cast<size_t>(Purpose::kGradientReduce)];
+  b.tensor_parallel = by_purpose[static_cast<size_t>(Purpose::kTensorParallel)];
+  return b;
+}
+
+}  // namespace
+
+double CrossNodeVolumeInM(const VariantReport& v, int nodes) {
+  return v.bytes.cross_node.total() / (nodes * 2.0 * TotalParams(v.model));
+}
+
+double ModelFlopsPerToken(const ModelSpec& m) {
+  // PaLM (Chowdhery et al. 2022), appendix B: 6 N for the parameters' forward and backward, 12 l h s for the
+  // attention scores and their product with V (non-causal count, as PaLM and llm-foundry write it).
+  return 6.0 * TotalParams(m) + 12.0 * m.layers * m.hidden * m.seq_len;
+}
+
+double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
+  const double tokens = static_cast<double>(world_size) * z.train_micro_batch_size_per_gpu * m.seq_len *
+                        z.gradient_accumulation_steps;
+  if (z.activation_checkpointing) return TrainingFlops(m, tokens, true);
+  // torchtitan's selective policies' recomputed forward work (model_spec.h RecomputeFlopsPerLayer): per
+  // block, or per checkpointed block for selective_block. Megatron's selective recompute stays uncounted, as
+  // before (its unfused-core recompute is in the schedule's time only).
+  const RecomputePolicy policy = RecomputeOf(z);
+  if (policy != RecomputePolicy::kSelectiveOp && policy != RecomputePolicy::kSelectiveBlock)
+    return TrainingFlops(m, tokens, false);
+  const double blocks = policy == RecomputePolicy::kSelectiveBlock
+                            ? CheckpointedBlocks(m, policy, z.recompute_block_interval)
+                            : static_cast<double>(m.layers);
+  return TrainingFlops(m, tokens, false) + blocks * RecomputeFlopsPerLayer(m, tokens, policy);
+}
+
+void SetThroughput(VariantReport* r, const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                   int data_parallel) {
+  const int p = c.total_gpus();
+  const double t = r->iteration_time_s;
+  // The d data-parallel ranks each train their own micro-batches; a tensor group's t ranks and a pipeline's
+  // stages share theirs (Megatron: global batch = micro-batch x accumulation x d).
+  const int d = data_parallel;
+  r->tflops_per_gpu = IterationFlops(m, z, d) / (t * p) / kTera;
+  r->tokens_per_s = static_cast<double>(d) * z.train_micro_batch_size_per_gpu * m.seq_len *
+                    z.gradient_accumulation_steps / t;
+  const double peak =
+      z.precision.fp8_gemms && c.gpu.fp8_peak_flops > 0 ? c.gpu.fp8_peak_flops : c.gpu.peak_flops;
+  r->mfu = ModelFlopsPerToken(m) * r->tokens_per_s / p / peak;
+}
+
+VariantReport AssembleVariant(const std::string& name, const std::string& engine, const ModelSpec& m,
+                              const ZeroConfig& z, const ClusterSpec& c, const Schedule& s, const Timing& t,
+                              const TierVolumes& v, const PipelineResidency& residency) {
+  VariantReport r;
+  r.name = name;
+  r.engine = engine;
+  r.zero = z;
+  r.model = m;
+  r.layout = s.layout();
+  r.iteration_time_s = t.iteration_s;
+  const int p = c.total_gpus();
+  SetThroughput(&r, m, z, c, r.layout.data_parallel(p));
+  r.exposed_comm_s = t.exposed_comm_s;
+  r.compute_s = t.compute_s;
+  r.optimizer_s = t.optimizer_s;
+  r.gpu_side_s = t.gpu_side_s;
+  // The exposed time's parts add up to it: side-stream work that ran while the compute stream idled is
+  // useful GPU time taken off the exposed time, so the SM time NCCL held can exceed what is left exposed
+  // (an FSDP2 step on one GPU: 270 ns held, 0 exposed); the part reported is at most the exposed time.
+  r.comm_interference_s = std::min(t.interference_s, t.exposed_comm_s);
+  r.gemm_s = t.compute_parts.gemm_s;
+  r.attention_s = t.compute_parts.attention_s;
+  r.memory_bound_s = t.compute_parts.memory_s;
+  r.kernel_gaps_s = t.compute_parts.launch_s;
+  // The exposed time's parts add up to it: a compute op held by the one hardware queue can wait while
+  // side-stream work (useful GPU time, not exposed) runs, so the blocked time counts as exposed only up to
+  // what the NCCL SM share leaves of the exposed time.
+  r.queue_blocking_s = std::min(t.queue_blocking_s, std::max(0.0, t.exposed_comm_s - r.comm_interference_s));
+  r.waiting_for_data_s = std::max(0.0, t.exposed_comm_s - r.comm_interference_s - r.queue_blocking_s);
+  r.gpus = p;
+  r.bytes.cross_node = ToPhaseBytes(v.cross_node);
+  r.bytes.intra_node = ToPhaseBytes(v.intra_node);
+  r.memory = EstimateMemory(m, z, c, s, residency);
+  r.num_ops = static_cast<int>(s.ops.size());
+  if (r.memory.total_bytes > r.memory.hbm_bytes) {
+    r.feasible = false;
+    r.infeasible_reason = fmt::format("needs {:.1f} GiB per GPU, the {} has {:.1f} GiB",
+                                      r.memory.total_bytes / kGiB, c.gpu.name, r.memory.hbm_bytes / kGiB);
+  }
+  r.invariant_violation = CheckInvariants(r, c, s, t, v);
+  return r;
+}
+
+VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
+                                      const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l,
+                                      ScheduleCache* cache) {
+  if (l.pipeline > 1) return EvaluatePipelineVariant(name, m, z, c, cal, l, cache);
+  if (cache != nullptr) return EvaluateAnalyticVariant(name, m, z, c, cal, cache->Get(m, z, RankShape(c, l)));
+  return EvaluateAnalyticVariant(name, m, z, c, cal, BuildSchedule(m, z, RankShape(c, l)));
+}
+
+VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
+                                      const ClusterSpec& c, const Calibration& cal, const Schedule& s) {
+  const Timing t = EvaluateAnalytic(s, c, cal, /*timeline=*/false);
+  return AssembleVariant(name, "analytic", m, z, c, s, t, WireVolumes(s, c));
+}
+
+const Schedule& ScheduleCache::Get(const ModelSpec& m, const ZeroConfig& z, const RankShape& shape) {
+  ++clock_;
+  for (Entry& e : entries_) {
+    if (e.shape == shape && e.z == z && e.m == m) {
+      e.last_use = clock_;
+      return e.s;
+    }
+  }
+  ++builds_;
+  Entry* slot = nullptr;
+  if (entries_.size() < capacity_) {
+    entries_.push_back(Entry{m, z, shape, {}, 0});
+    slot = &entries_.back();
+  } else {
+    slot = &*std::min_element(entries_.begin(), entries_.end(),
+                              [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
+    slot->m = m;
+    slot->z = z;
+    slot->shape = shape;
+  }
+  slot->s = BuildSchedule(m, z, shape);
+  slot->last_use = clock_;
+  return slot->s;
+}
+
+}  // namespace zerosim::model

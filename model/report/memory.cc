@@ -1,0 +1,193 @@
+#include "model/report/memory.h"
+
+#include <algorithm>
+
+#include "model/report/runtime_memory.h"
+
+namespace zerosim::model {
+
+double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
+                            const ParallelLayout& layout) {
+  const double b = micro_batch, s = m.seq_len, h = m.hidden, a = m.heads, f = m.ffn_hidden;
+  const double kv = KvWidth(m);
+  const double sb = s * b;
+  // Tensor parallelism (Korthikanti et al. 2022 sec. 4.2, Table 2): what lies inside the TP regions (Q, K, V,
+  // the core and its output, the MLP's intermediates) is split over t; the rest (the QKV and MLP inputs,
+  // the norm inputs, the two output dropout masks: 10sbh for GPT) only with sequence parallelism.
+  const double tp = layout.tensor;
+  const double sp = layout.sequence_parallel ? tp : 1.0;
+  if (policy == RecomputePolicy::kSelectiveOp) {
+    // torchtitan's op-level policy (RecomputePolicy): the block input, then the saved outputs. The
+    // row-parallel w2's saved output is its unreduced h-wide product: whole on every rank.
+    const bool flash = m.attention != AttentionImpl::kUnfused;
+    const double attention = (sb * (2 * h + 2 * kv) + (flash ? sb * 2 * h + 4.0 * a * s * b : 0.0)) / tp;
+    const double mlp = m.mlp == MlpKind::kGelu ? sb * 2 * f / tp : sb * 2 * f / tp + sb * 2 * h;
+    return sb * 2 * h / sp + attention + mlp;
+  }
+  const double mask = m.dropout > 0 ? 1.0 : 0.0;  // bytes per element of a dropout mask
+  const double attention = sb * (2 * h + mask * h) / sp + sb * (2 * h + 2 * kv + 2 * kv + 2 * h) / tp;
+  const double mlp_per_token = m.mlp == MlpKind::kGelu ? 4.0 * f : 6.0 * f;
+  const double mlp = sb * (2 * h + mask * h) / sp + sb * mlp_per_token / tp;
+  const double norms = sb * 4 * h / sp;
+  double core = 0;
+  if (m.attention == AttentionImpl::kUnfused) {
+    if (policy != RecomputePolicy::kSelective) core = a * s * s * b * (4.0 + mask) / tp;
+  } else {
+    core = 4.0 * a * s * b / tp;
+  }
+  return attention + mlp + norms + core;
+}
+
+int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_interval) {
+  switch (policy) {
+    case RecomputePolicy::kFull:
+    case RecomputePolicy::kOffload:
+      return m.layers;
+    case RecomputePolicy::kSelectiveBlock:
+      return block_interval >= 1 ? m.layers / block_interval : 0;
+    case RecomputePolicy::kNone:
+    case RecomputePolicy::kSelective:
+    case RecomputePolicy::kSelectiveOp:
+      return 0;
+  }
+  return 0;
+}
+
+double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval,
+                       const ParallelLayout& layout, double saved_copies) {
+  // The checkpointed block input is the sequence shard with SP (Korthikanti sec. 5: 2sbhL / t).
+  const double sp = layout.sequence_parallel ? layout.tensor : 1.0;
+  const double layer_input = 2.0 * m.seq_len * micro_batch * m.hidden / sp;
+  const double working_set = BlockActivationBytes(m, micro_batch, RecomputePolicy::kNone, layout);
+  const double n = saved_copies;
+  switch (policy) {
+    case RecomputePolicy::kNone:
+    case RecomputePolicy::kSelective:
+      return n * m.layers * BlockActivationBytes(m, micro_batch, policy, layout);
+    case RecomputePolicy::kFull:
+      return n * m.layers * layer_input + working_set;
+    case RecomputePolicy::kOffload:
+      return working_set;
+    case RecomputePolicy::kSelectiveOp:
+      return n * m.layers * BlockActivationBytes(m, micro_batch, policy, layout) + working_set;
+    case RecomputePolicy::kSelectiveBlock: {
+      const int k = CheckpointedBlocks(m, policy, block_interval);
+      return n * (k * layer_input + (m.layers - k) * working_set) + (k > 0 ? working_set : 0.0);
+    }
+  }
+  return 0.0;
+}
+
+double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int block_interval,
+                              double saved_copies) {
+  const double masks = m.dropout > 0 ? 2.0 : 0.0;
+  const bool unfused = m.attention == AttentionImpl::kUnfused;
+  const double core =
+      unfused ? (policy == RecomputePolicy::kSelective ? 0.0 : 2.0 + (m.dropout > 0 ? 1.0 : 0.0)) : 1.0;
+  const double block = 5.0 + 3.0 + 2.0 + masks + core;
+  const double n = saved_copies;
+  switch (policy) {
+    case RecomputePolicy::kNone:
+    case RecomputePolicy::kSelective:
+      return n * m.layers * block;
+    case RecomputePolicy::kFull:
+      return n * m.layers + block;
+    case RecomputePolicy::kOffload:
+      return block;
+    case RecomputePolicy::kSelectiveOp: {
+      // block input, wq, wv, the SDPA output and log-sum-exp (flash), the saved MLP matmuls
+      const double saved = 1.0 + 2.0 + (unfused ? 0.0 : 2.0) + (m.mlp == MlpKind::kGelu ? 1.0 : 2.0);
+      return n * m.layers * saved + block;
+    }
+    case RecomputePolicy::kSelectiveBlock: {
+      const int k = CheckpointedBlocks(m, policy, block_interval);
+      return n * (k + (m.layers - k) * block) + (k > 0 ? block : 0.0);
+    }
+  }
+  return 0.0;
+}
+
+RecomputePolicy RecomputeOf(const ZeroConfig& z) {
+  if (z.activation_checkpointing) {
+    return z.recompute == RecomputePolicy::kOffload ? RecomputePolicy::kOffload : RecomputePolicy::kFull;
+  }
+  switch (z.recompute) {
+    case RecomputePolicy::kSelective:
+    case RecomputePolicy::kSelectiveOp:
+    case RecomputePolicy::kSelectiveBlock:
+      return z.recompute;
+    default:
+      return RecomputePolicy::kNone;
+  }
+}
+
+double LargeParameterTensors(const std::vector<Param>& params, double element_bytes, double shards) {
+  double n = 0;
+  for (const Param& p : params) {
+    if (element_bytes * p.numel() / shards > kAllocatorRoundingPerTensorBytes) n += 1;
+  }
+  return n;
+}
+
+MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                               const Schedule& s, const PipelineResidency& pipeline) {
+  MemoryBreakdown r;
+  const double psi = s.partitioned_elements;
+  const double bytes = BytesPerElement(m.dtype);
+  // Each state over the ranks the strategy partitions it across (Schedule::param_shards, ...; 1 when
+  // replicated): ZeRO's 2 + 2 + 12 bytes per parameter. FSDP keeps a fp32 sharded FlatParameter (4), its fp32
+  // gradient (4) and Adam's two moments (8) instead: the same 16 bytes over the shards. The number formats
+  // (precision.h) change the gradient and optimizer-state bytes.
+  const Precision& prec = z.precision;
+  r.parameters_bytes = bytes * psi / s.param_shards + bytes * s.persistent_elements;
+  r.gradients_bytes = GradientPartitionBytes(prec) * psi / s.gradient_shards;
+  r.optimizer_states_bytes = OptimizerStateBytesPerParam(prec) * psi / s.optimizer_shards;
+  if (z.hpz_enabled()) r.hpz_secondary_bytes = bytes * psi / z.zero_hpz_partition_size;
+  r.gathered_parameters_bytes =
+      s.peak_gathered_bytes > 0 ? s.peak_gathered_bytes : bytes * s.peak_gathered_elements;
+
+  r.buffers_bytes = bytes * s.reduce_buffer_elements + s.accumulated_gradient_bytes;
+  // communication_data_type wider than the model's: DeepSpeed casts the bucket to it before the reduce
+  // (stage3.py __avg_scatter_grads), a second buffer of the bucket in that format; FSDP1 casts the unit's
+  // unsharded gradient (grad.to(reduce_dtype)) and FSDP2 copies it into a reduce-dtype reduce-scatter input
+  // (fsdp_builder.cc), a buffer of the largest unit in that format beside its 16-bit gradient.
+  const double reduce_bytes = GradientReduceBytes(prec);
+  if (reduce_bytes != bytes) {
+    r.buffers_bytes += reduce_bytes * s.reduce_buffer_elements;
+  }
+  if (z.zero_quantized_gradients && c.nodes > 1) {
+    r.buffers_bytes += 2.0 * s.largest_matrix_elements * z.gradient_quantization_bits / 8.0;
+  }
+
+  const double b = z.train_micro_batch_size_per_gpu;
+  // With tensor parallelism one rank's share (memory.h ActivationBytes) and its V/t logits (the logit layer
+  // is vocabulary parallel).
+  // A pipeline stage keeps the saved activations of its chunks in flight, each chunk_layers blocks
+  // (PipelineResidency); only the last stage has logits, those of the micro-batch whose loss it computes.
+  ModelSpec chunk = m;
+  if (pipeline.chunk_layers > 0) chunk.layers = pipeline.chunk_layers;
+  const double copies = pipeline.chunk_layers > 0 ? pipeline.chunks_in_flight : 1.0;
+  const double logits = m.has_head ? 6.0 * b * m.seq_len * m.vocab / s.tensor : 0.0;
+  r.activations_bytes =
+      ActivationBytes(chunk, b, RecomputeOf(z), z.recompute_block_interval, s.layout(), copies) + logits;
+
+  // The process's own memory besides the tensors (runtime_memory.h): the tensors kept at the peak that take
+  // large-pool blocks are the saved activations and the parameters whose partition (or shard) exceeds the
+  // allocator's kSmallSize of 1 MiB (smaller ones come from 2 MiB small-pool segments, rounded to 512 B).
+  const double live_tensors =
+      SavedActivationTensors(chunk, RecomputeOf(z), z.recompute_block_interval, copies) +
+      LargeParameterTensors(s.graph.params, bytes, s.param_shards);
+  const RuntimeMemory rt = EstimateRuntimeMemory(z, c, s, live_tensors);
+  r.cuda_context_bytes = rt.cuda_context_bytes;
+  r.nccl_buffers_bytes = rt.nccl_buffers_bytes;
+  r.cublas_workspace_bytes = rt.cublas_workspace_bytes;
+  r.allocator_rounding_bytes = rt.allocator_rounding_bytes;
+  r.reserve_bytes = rt.reserve_bytes;
+
+  r.total_bytes = r.parameters_bytes + r.gradients_bytes + r.optimizer_states_bytes + r.hpz_secondary_bytes +
+                  r.gathered_parameters_bytes + r.buffers_bytes + r.activations_bytes + rt.total();
+  r.hbm_bytes = c.gpu.hbm_bytes;
+  return r;
+}
+
+}  // namespace zerosim::model

@@ -1,0 +1,126 @@
+// Memory per GPU of sharded data-parallel training, in bytes (mixed precision with Adam).
+//   parameters        2 * Psi / Np (fp16 partition) + 2 * persistent elements (kept whole on every GPU)
+//   gradients         2 * Psi / Ng (fp16 gradient partition; 4 with grad_accum_dtype fp32: precision.h)
+//   optimizer states  12 * Psi / No (fp32 master weights, Adam momentum and variance; 6 with DeepSpeed's
+//                     bf16_master_weights_and_grads and bf16_optimizer_states: precision.h)
+//                     -> the ZeRO paper's accounting (Rajbhandari et al. 2020, sec. 3), with Np, Ng, No the
+//                        ranks the strategy divides each over (Schedule::param_shards, ...): ZeRO-1 1/1/P,
+//                        ZeRO-2 1/P/P, ZeRO-3 and FSDP FULL_SHARD / SHARD_GRAD_OP / FSDP2 P/P/P, MiCS and
+//                        HSDP s/s/s (the shard group), NO_SHARD 1/1/1
+//   hpZ secondary     2 * Psi / h (ZeRO++ sec. 3.2: the secondary partition, fp16)
+//   gathered          2 * the most parameter elements gathered at once (the schedule's peak; FSDP: unsharded
+//                     units, all of them at the end of the forward with SHARD_GRAD_OP; with the FP8
+//                     all-gather an upper bound: the peak is usually the 16-bit embedding or logit layer)
+//   buffers           the gradient bucket (2 * reduce_bucket_size with contiguous gradients, plus its copy in
+//                     communication_data_type when that is wider; FSDP: the largest unit's unsharded gradient
+//                     awaiting its reduce-scatter) and qgZ's int4 send/receive buffers for the largest matrix
+//   activations       ActivationBytes below (Korthikanti et al. 2022), plus the logits, fp16 and fp32
+//                     for the loss (6*b*s*V)
+//   runtime           the CUDA context, NCCL's buffers, cuBLAS's workspaces, the caching allocator's block
+//                     rounding and the [runtime] memory_reserve (model/report/runtime_memory.h, each with its
+//                     source)
+// A variant fits when the total, runtime parts included, is at most the GPU's memory (evaluate.cc,
+// batch_search.cc).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/schedule/schedule.h"
+#include "model/spec/cluster_spec.h"
+#include "model/spec/model_spec.h"
+#include "model/spec/parallel_layout.h"
+#include "model/spec/zero_config.h"
+
+namespace zerosim::model {
+
+struct MemoryBreakdown {
+  double parameters_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_states_bytes = 0;
+  double hpz_secondary_bytes = 0;
+  double gathered_parameters_bytes = 0;
+  double buffers_bytes = 0;
+  double activations_bytes = 0;
+  // model/report/runtime_memory.h
+  double cuda_context_bytes = 0;
+  double nccl_buffers_bytes = 0;
+  double cublas_workspace_bytes = 0;
+  double allocator_rounding_bytes = 0;
+  double reserve_bytes = 0;
+  double total_bytes = 0;
+  double hbm_bytes = 0;  // the GPU's memory, for comparison
+};
+
+// Activation bytes one block stores for the backward of a micro-batch of `micro_batch` sequences, 16-bit
+// activations, generalizing Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+// Transformer Models", sec. 4.1, eq. 1: s*b*h*(34 + 5*a*s/h) for GPT with dropout) term by term:
+//   attention  QKV input 2sbh, Q 2sbh, K and V 2sb*kv each (kv = h for multi-head: Korthikanti's 6sbh),
+//              the core's output 2sbh, the output dropout mask sbh: 11sbh for GPT;
+//              unfused core: softmax output 2as^2b, its dropout mask as^2b and output 2as^2b (5as^2b);
+//              FlashAttention keeps no s x s tensor, only its fp32 log-sum-exp per query row (4abs;
+//              flash-attn's softmax_lse);
+//   MLP        input 2sbh, then per token GeLU input and output 2f + 2f bytes (plain) or the gate/up output
+//              and the SwiGLU output 4f + 2f (gated), the dropout mask sbh: 19sbh for GPT with f = 4h;
+//   norms      two inputs, 4sbh.
+// Without dropout the two sbh masks (and the attention dropout mask) are not stored.
+// Selective recompute keeps everything but the unfused core's s x s tensors (Korthikanti's 34sbh).
+// selective_op keeps what torchtitan's policy saves (RecomputePolicy, model_spec.h) beside the checkpoint's
+// block input 2sbh: the outputs of wq (2sbh), wv (2sb*kv), the SDPA kernel (its output 2sbh and
+// FlashAttention's log-sum-exp 4abs; the unfused core's bmm and softmax are recomputed) and the saved MLP
+// matmuls (w1 2sbf and w2 2sbh gated; w1 2sbf for GELU MLPs).
+// With tensor parallelism (`layout`, t = layout.tensor), one rank's share, Korthikanti sec. 4.2 and Table 2
+// term by term: the terms inside the TP regions (Q, K, V, the core's tensors and output, the MLP's
+// intermediates) / t, the others (the QKV and MLP inputs, the norm inputs, the output dropout masks) / t
+// only with sequence_parallel: GPT gives sbh(10 + 24/t + 5as/(ht)) with TP and sbh(34 + 5as/h)/t with
+// TP + SP. selective_op keeps its saved set likewise, the row-parallel w2's unreduced output whole.
+double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
+                            const ParallelLayout& layout = {});
+
+// Activation bytes of the whole model on one GPU, without the logits: none and selective keep every
+// block's activations; full keeps each block's input (2sbh) plus one block's full working set while it is
+// recomputed (Korthikanti sec. 4: 2sbhL + the recomputed layer); offload keeps only that working set (the
+// inputs live in host memory). selective_op keeps every block's saved set plus one block's full working set
+// while its backward recomputes the rest; selective_block keeps floor(L / n) block inputs and the full
+// activations of the other blocks, plus one block's working set (`block_interval` = n). With `layout`'s
+// tensor parallelism, BlockActivationBytes's shares, and the block inputs / t with sequence_parallel.
+// `saved_copies`: micro-batches (pipeline chunks) whose saved state is held at once (a pipeline stage's
+// chunks in flight, PipelineResidency); each keeps the saved part above, the one block's working set of a
+// recompute is counted once.
+double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval = 1,
+                       const ParallelLayout& layout = {}, double saved_copies = 1);
+
+// Blocks checkpointed whole under `policy`: every block with full and offload, floor(layers / n) with
+// selective_block, none otherwise.
+int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_interval);
+
+// Tensors the training keeps for the backward at its peak (for the allocator's block rounding,
+// runtime_memory.h): per block kept whole, one per stored term of BlockActivationBytes (the QKV input, Q, K,
+// V, the core's output, FlashAttention's log-sum-exp or the unfused core's two s x s tensors, the MLP's input
+// and two intermediates, the two norm inputs, the dropout masks); with full recompute one input per block
+// plus one block's set; with offload one block's set. `saved_copies` as ActivationBytes's.
+double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int block_interval = 1,
+                              double saved_copies = 1);
+
+// The parameter tensors of `params` whose partition (`element_bytes` x numel / `shards`) takes a large-pool
+// block of PyTorch's caching allocator: above its kSmallSize of 1 MiB (kAllocatorRoundingPerTensorBytes,
+// runtime_memory.h); smaller ones come from 2 MiB small-pool segments, rounded to 512 B.
+double LargeParameterTensors(const std::vector<Param>& params, double element_bytes, double shards);
+
+// The scenario's policy: activation_checkpointing = true means full (Megatron's) or, with recompute =
+// offload, offload; false means none or, with recompute = selective, selective_op or selective_block, that.
+RecomputePolicy RecomputeOf(const ZeroConfig& z);
+
+// What a pipeline stage's rank holds of its activations (model/report/pipeline_evaluate.h):
+// `chunks_in_flight` chunks of `chunk_layers` blocks each (L / (p v); the stage's schedule is built for its L
+// / p layers). The default (chunk_layers 0) is one micro-batch of the whole schedule's layers, every engine
+// without a pipeline.
+struct PipelineResidency {
+  int chunk_layers = 0;
+  double chunks_in_flight = 1;
+};
+
+MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
+                               const Schedule& s, const PipelineResidency& pipeline = {});
+
+}  // namespace zerosim::model

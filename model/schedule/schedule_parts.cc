@@ -1,0 +1,203 @@
+#include "model/schedule/schedule_parts.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/placement/placement.h"
+#include "model/report/memory.h"
+#include "model/schedule/schedule_builder.h"
+#include "model/spec/precision.h"
+
+namespace zerosim::model {
+
+ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s) {
+  s->nodes = c.nodes;
+  s->gpus_per_node = c.gpus_per_node;
+  s->world_size = c.total_gpus();
+  s->tensor = c.tensor;
+  s->sequence_parallel = c.sequence_parallel;
+  s->hardware_queues = z.runtime.cuda_device_max_connections;
+  s->micro_steps = z.gradient_accumulation_steps;
+  s->tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
+  s->graph = BuildModuleGraph(m, s->tokens_per_micro_step, s->layout());
+  ApplyFp8Gemms(z.precision, &s->graph);  // precision.h: FP8 linear layers
+  // Selective recompute keeps everything but the unfused attention core's s^2 tensors, which the backward
+  // recomputes (Korthikanti et al. 2022, sec. 4). FlashAttention never stores them and recomputes inside
+  // its own backward kernel (its 2.5x backward factor, compute_cost.h), so there is nothing to add for it.
+  const RecomputePolicy policy = RecomputeOf(z);
+  if (policy == RecomputePolicy::kSelective && m.attention == AttentionImpl::kUnfused) {
+    for (Module& mod : s->graph.modules) {
+      if (mod.name.ends_with("attention.core")) mod.work.recompute_in_backward = true;
+    }
+  }
+  if (policy == RecomputePolicy::kSelectiveOp) {
+    // torchtitan's op-level policy (model_spec.h RecomputePolicy): in each block's backward, the matmuls it
+    // did not save (even ones in wq, wk, wv, wo, w1, w3, w2 order: wk, wo, w3; GELU MLPs: wk, wo, w2) re-run,
+    // so does the unfused attention core (bmm and softmax are not saved; an SDPA kernel's output is), and
+    // every memory-bound kernel (norms, rotary, activations, residual adds). The same FLOPs as
+    // RecomputeFlopsPerLayer.
+    const double h = m.hidden, kv = KvWidth(m);
+    const bool gelu = m.mlp == MlpKind::kGelu;
+    for (Module& mod : s->graph.modules) {
+      if (mod.layer < 0) continue;
+      mod.work.recompute_elementwise = true;
+      if (mod.name.ends_with("attention.query_key_value")) {
+        mod.work.recompute_gemm_fraction = kv / (h + 2 * kv);  // wk of the fused projection
+      } else if (mod.name.ends_with("attention.dense")) {
+        mod.work.recompute_gemm_fraction = 1.0;  // wo
+      } else if (mod.name.ends_with("mlp.dense_h_to_4h")) {
+        mod.work.recompute_gemm_fraction = gelu ? 0.0 : 0.5;  // w1 saved; w3 of the fused gate/up not
+      } else if (mod.name.ends_with("mlp.dense_4h_to_h")) {
+        mod.work.recompute_gemm_fraction = gelu ? 1.0 : 0.0;  // GELU's second matmul; SwiGLU's w2 saved
+      } else if (mod.name.ends_with("attention.core") && m.attention == AttentionImpl::kUnfused) {
+        mod.work.recompute_in_backward = true;
+      }
+    }
+  }
+  for (const Param& p : s->graph.params) s->partitioned_elements += p.numel();
+  if (HasShardGroup(z.strategy))
+    s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());
+  // Each state over the ranks the strategy divides it across (strategy.h TraitsOf).
+  const StrategyTraits& traits = TraitsOf(z.strategy);
+  auto shards = [s](ShardOver over) {
+    return over == ShardOver::kNone         ? 1
+           : over == ShardOver::kShardGroup ? s->shard_group_size
+                                            : s->data_parallel_size();
+  };
+  s->param_shards = shards(traits.parameters);
+  s->gradient_shards = shards(traits.gradients);
+  s->optimizer_shards = shards(traits.optimizer_states);
+
+  ScheduleFrame f;
+  // Blocks with a recompute pass: every block with activation checkpointing; selective_block every n-th
+  // (blocks n, 2n, ... counting from 1: torchtitan's _apply_layer_sac).
+  std::vector<bool> recompute_block(static_cast<size_t>(std::max(0, s->graph.num_blocks)),
+                                    z.activation_checkpointing);
+  if (policy == RecomputePolicy::kSelectiveBlock) {
+    for (size_t b = 0; b < recompute_block.size(); ++b) {
+      recompute_block[b] = z.recompute_block_interval >= 1 && (b + 1) % z.recompute_block_interval == 0;
+    }
+  }
+  f.trace = BuildTrace(s->graph, recompute_block);
+  // Each parameter's gradient is final at its last backward use.
+  f.last_backward.assign(s->graph.params.size(), -1);
+  for (int step = 0; step < static_cast<int>(f.trace.size()); ++step) {
+    if (f.trace[static_cast<size_t>(step)].phase != Phase::kBackward) continue;
+    for (int p : s->graph.modules[static_cast<size_t>(f.trace[static_cast<size_t>(step)].module)].params) {
+      f.last_backward[static_cast<size_t>(p)] = step;
+    }
+  }
+  s->ops.reserve(f.trace.size() * static_cast<size_t>(z.gradient_accumulation_steps) * 8 + 64);
+
+  // One compute class per distinct module pass (the same submodule of every block shares one).
+  auto class_of = [s](const ModuleWork& work, bool backward, BackwardPart part = BackwardPart::kWhole) {
+    const ComputeClass cc{work, backward, part};
+    for (size_t i = 0; i < s->compute_classes.size(); ++i) {
+      if (s->compute_classes[i] == cc) return static_cast<int>(i);
+    }
+    s->compute_classes.push_back(cc);
+    return static_cast<int>(s->compute_classes.size()) - 1;
+  };
+  for (const Module& mod : s->graph.modules) {
+    f.forward_class.push_back(class_of(mod.work, false));
+    f.backward_class.push_back(class_of(mod.work, true));
+  }
+  for (const Param& p : s->graph.params) {
+    if (p.is_matrix()) s->largest_matrix_elements = std::max(s->largest_matrix_elements, p.numel());
+  }
+  if (s->tensor > 1) {
+    const ModuleGraph& g = s->graph;
+    for (size_t i = 0; i < g.modules.size(); ++i) {
+      const std::string& n = g.modules[i].name;
+      TpRole role = TpRole::kNone;
+      if (n.ends_with("attention.query_key_value") || n.ends_with("mlp.dense_h_to_4h"))
+        role = TpRole::kColumn;
+      if (n.ends_with("attention.dense") || n.ends_with("mlp.dense_4h_to_h")) role = TpRole::kRow;
+      if (n == "embedding.word_embeddings") role = TpRole::kEmbedding;
+      if (static_cast<int>(i) == g.head_module) role = TpRole::kHead;
+      f.tp_role.push_back(role);
+      const bool split = role == TpRole::kColumn || role == TpRole::kHead;
+      const ModuleWork& work = g.modules[i].work;
+      f.tp_input_gradient_class.push_back(split ? class_of(work, true, BackwardPart::kInputGradient) : -1);
+      f.tp_weight_gradient_class.push_back(split ? class_of(work, true, BackwardPart::kWeightGradient) : -1);
+    }
+    f.tp_activation_bytes = 2.0 * s->tokens_per_micro_step * m.hidden;  // X: 16-bit activations
+    f.tp_loss_bytes = 4.0 * s->tokens_per_micro_step;                   // one fp32 per token
+  }
+  return f;
+}
+
+namespace {
+
+// One TP collective of buffer `bytes` over the tensor group after `dep`, then the compute stream's wait for
+// it (EmitModuleCompute).
+void TensorCollective(OpEmitter* emit, CollectiveKind kind, double bytes, double element_bytes, int dep) {
+  const int c = emit->Collective(Queue::kNcclTp, kind, GroupKind::kTensor, bytes, element_bytes,
+                                 Purpose::kTensorParallel, {dep});
+  emit->Wait(Queue::kCompute, {c});
+}
+
+}  // namespace
+
+int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
+                      std::initializer_list<int> deps) {
+  const Module& mod = s.graph.modules[static_cast<size_t>(ts.module)];
+  // Megatron's accounting: backward costs twice the forward; a recompute once.
+  const bool backward = ts.phase == Phase::kBackward;
+  const double flops = mod.forward_flops * (backward ? 2.0 : 1.0);
+  const int cls = (backward ? f.backward_class : f.forward_class)[static_cast<size_t>(ts.module)];
+  if (f.tp_role.empty()) return emit->Compute(flops, cls, deps);
+  // Tensor parallelism (see the header for the sources).
+  const TpRole role = f.tp_role[static_cast<size_t>(ts.module)];
+  const bool sp = s.sequence_parallel;
+  const double x = f.tp_activation_bytes;
+  const bool column = role == TpRole::kColumn || role == TpRole::kHead;
+  const bool gathers_before =
+      sp && (column || (backward && (role == TpRole::kRow || role == TpRole::kEmbedding)));
+  if (gathers_before) TensorCollective(emit, CollectiveKind::kAllGather, x, 2.0, emit->tail(Queue::kCompute));
+  if (backward && column) {
+    // The input gradient's all-reduce (SP: reduce-scatter) overlaps the weight-gradient GEMM: launched after
+    // the input-gradient part, waited after the weight-gradient part (layers.py); Megatron's count splits
+    // evenly, a linear layer's two backward GEMMs having the same FLOPs.
+    const auto m = static_cast<size_t>(ts.module);
+    const int input = emit->Compute(flops / 2, f.tp_input_gradient_class[m], deps);
+    const int c =
+        emit->Collective(Queue::kNcclTp, sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+                         GroupKind::kTensor, x, 2.0, Purpose::kTensorParallel, {input});
+    const int weight = emit->Compute(flops / 2, f.tp_weight_gradient_class[m], {input});
+    emit->Wait(Queue::kCompute, {c});
+    return weight;
+  }
+  const int compute = emit->Compute(flops, cls, deps);
+  const bool reduces_after = !backward && (role == TpRole::kRow || role == TpRole::kEmbedding);
+  if (reduces_after) {
+    TensorCollective(emit, sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, x, 2.0, compute);
+  }
+  if (role == TpRole::kHead && ts.phase == Phase::kForward) {
+    // vocab_parallel_cross_entropy: the max logit, the target's logit and the sum of exponentials.
+    for (int k = 0; k < 3; ++k) {
+      TensorCollective(emit, CollectiveKind::kAllReduce, f.tp_loss_bytes, 4.0, emit->tail(Queue::kCompute));
+    }
+  }
+  return compute;
+}
+
+void ReadyGradients(const Schedule& s, const ScheduleFrame& f, int step, std::vector<int>* out) {
+  out->clear();
+  const TraceStep& ts = f.trace[static_cast<size_t>(step)];
+  if (ts.phase != Phase::kBackward) return;
+  for (int p : s.graph.modules[static_cast<size_t>(ts.module)].params) {
+    if (f.last_backward[static_cast<size_t>(p)] == step) out->push_back(p);
+  }
+}
+
+int EmitOptimizerStep(const ZeroConfig& z, Schedule* s, OpEmitter* emit) {
+  emit->SetContext(Phase::kOptimizer, z.gradient_accumulation_steps - 1, -1);
+  emit->Host(z.runtime.host_overhead_per_module_s);
+  const double partition = std::ceil(s->partitioned_elements / s->optimizer_shards);
+  return emit->Memory(Queue::kCompute, AdamStepBytesPerParam(z.precision) * partition, {});
+}
+
+void FinishSchedule(Schedule* s) { s->compact = CompactOps(s->ops, s->collective_classes.size()); }
+
+}  // namespace zerosim::model

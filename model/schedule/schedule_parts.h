@@ -1,0 +1,72 @@
+// Pieces every schedule builder shares (schedule_builder.cc, zero12_builder.cc, fsdp_builder.cc): the
+// schedule's frame (world, graph, micro-steps), the compute classes of the module passes, the module trace
+// with each parameter's last backward use, one module pass's compute op, the optimizer step and the final
+// indexing. Internal to the model library.
+#pragma once
+
+#include <vector>
+
+#include "model/placement/placement.h"
+#include "model/schedule/fetch_coordinator.h"
+#include "model/schedule/op_emitter.h"
+#include "model/schedule/schedule.h"
+#include "model/spec/model_spec.h"
+#include "model/spec/zero_config.h"
+
+namespace zerosim::model {
+
+// A module's part in Megatron's tensor parallelism (docs/design/tensor_pipeline.md sec. 1.1-1.3): a
+// column-parallel layer (QKV, fc1), a row-parallel one (attention.dense, fc2), the vocabulary-parallel
+// embedding or the logit layer with its vocabulary-parallel cross-entropy.
+enum class TpRole : uint8_t { kNone, kColumn, kRow, kEmbedding, kHead };
+
+struct ScheduleFrame {
+  std::vector<TraceStep> trace;     // one forward + backward pass (BuildTrace)
+  std::vector<int> last_backward;   // per parameter: the trace step of its last backward use (-1: none)
+  std::vector<int> forward_class;   // per module: its forward pass's compute class
+  std::vector<int> backward_class;  // per module: its backward pass's compute class
+  // With tensor parallelism (Schedule::tensor > 1; empty otherwise): each module's TpRole, the bytes of one
+  // micro-batch's hidden state X (s b h 16-bit values, every TP collective's buffer) and of the
+  // cross-entropy's fp32 value per token (its three all-reduces).
+  std::vector<TpRole> tp_role;
+  // Per module, for the column-parallel layers and the logit layer: the compute classes of their backward's
+  // input-gradient and weight-gradient parts (BackwardPart), between which the input gradient's collective
+  // runs; -1 for the others.
+  std::vector<int> tp_input_gradient_class;
+  std::vector<int> tp_weight_gradient_class;
+  double tp_activation_bytes = 0;
+  double tp_loss_bytes = 0;
+};
+
+// Fills the schedule's frame fields (world size, hardware queues, micro-steps, tokens, graph, partitioned
+// elements, the shard group size, the states' shards from the strategy's traits) and returns the trace and
+// compute classes.
+ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s);
+
+// Emits trace step `ts`'s compute (Megatron's count: backward twice the forward, a recompute once) after
+// `deps`; returns the op. With tensor parallelism also the module's TP collectives on Queue::kNcclTp, as
+// Megatron-LM issues them (tensor_parallel/layers.py, mappings.py, cross_entropy.py; design sec. 1.2-1.3):
+//   forward and recompute: after a row-parallel layer and the embedding an all-reduce of X (with sequence
+//     parallelism a reduce-scatter), before a column-parallel layer and the logit layer an all-gather of X
+//     (SP only); after the logit layer in the forward, the cross-entropy's three fp32 all-reduces;
+//   backward: after a column-parallel layer and the logit layer the input gradient's all-reduce of X
+//     (SP: reduce-scatter); with SP before them the re-gather of their saved input shard, and before a
+//     row-parallel layer and the embedding the all-gather of the arriving gradient.
+// The compute stream waits for every TP collective (Queue::kCompute Wait): the next module needs its
+// result, except the backward's input-gradient collective of a column-parallel layer and of the logit
+// layer: it overlaps that layer's weight-gradient GEMM, the backward being two compute ops there
+// (BackwardPart), as Megatron issues it; the wait comes after the weight-gradient op.
+int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
+                      std::initializer_list<int> deps);
+
+// The parameters whose gradients are final at trace step `step` (their last backward use), into `out`.
+void ReadyGradients(const Schedule& s, const ScheduleFrame& f, int step, std::vector<int>* out);
+
+// The optimizer step: fused Adam over the rank's 1 / optimizer_shards of the parameters, on the compute
+// stream (AdamStepBytesPerParam per element: 28 bytes in mixed precision, precision.h); returns the op.
+int EmitOptimizerStep(const ZeroConfig& z, Schedule* s, OpEmitter* emit);
+
+// Compacts the ops (Schedule::compact; the last step of every builder).
+void FinishSchedule(Schedule* s);
+
+}  // namespace zerosim::model

@@ -1,0 +1,166 @@
+#include "model/spec/model_spec.h"
+
+namespace zerosim::model {
+
+double BytesPerElement(DType dtype) {
+  switch (dtype) {
+    case DType::kFp16:
+    case DType::kBf16:
+      return 2.0;
+  }
+  return 2.0;
+}
+
+const char* DTypeName(DType dtype) { return dtype == DType::kFp16 ? "fp16" : "bf16"; }
+
+const char* AttentionImplName(AttentionImpl a) {
+  switch (a) {
+    case AttentionImpl::kFlash:
+      return "flash";
+    case AttentionImpl::kUnfused:
+      return "unfused";
+    case AttentionImpl::kFlashV1:
+      return "flash_v1";
+  }
+  return "flash";
+}
+
+const char* MlpKindName(MlpKind k) {
+  switch (k) {
+    case MlpKind::kGelu:
+      return "gelu";
+    case MlpKind::kSwiglu:
+      return "swiglu";
+    case MlpKind::kGeglu:
+      return "geglu";
+  }
+  return "gelu";
+}
+
+const char* NormKindName(NormKind k) { return k == NormKind::kLayerNorm ? "layernorm" : "rmsnorm"; }
+
+const char* PositionKindName(PositionKind k) {
+  switch (k) {
+    case PositionKind::kLearned:
+      return "learned";
+    case PositionKind::kRotary:
+      return "rotary";
+    case PositionKind::kAlibi:
+      return "alibi";
+  }
+  return "learned";
+}
+
+const char* BiasKindName(BiasKind k) {
+  switch (k) {
+    case BiasKind::kAll:
+      return "all";
+    case BiasKind::kNone:
+      return "none";
+    case BiasKind::kQkvOnly:
+      return "qkv";
+  }
+  return "all";
+}
+
+int KvHeads(const ModelSpec& m) { return m.kv_heads > 0 ? m.kv_heads : m.heads; }
+
+double KvWidth(const ModelSpec& m) {
+  return static_cast<double>(KvHeads(m)) * (static_cast<double>(m.hidden) / m.heads);
+}
+
+int MlpMatrices(const ModelSpec& m) { return m.mlp == MlpKind::kGelu ? 2 : 3; }
+
+double NormParams(const ModelSpec& m) {
+  const bool bias = m.norm == NormKind::kLayerNorm && m.biases != BiasKind::kNone;
+  return (bias ? 2.0 : 1.0) * m.hidden;
+}
+
+double ParamsPerLayer(const ModelSpec& m) {
+  const double h = m.hidden;
+  const double f = m.ffn_hidden;
+  const double kv = KvWidth(m);
+  const bool qkv_bias = m.biases != BiasKind::kNone;
+  const bool other_bias = m.biases == BiasKind::kAll;
+  const double qkv = h * (h + 2 * kv) + (qkv_bias ? h + 2 * kv : 0.0);
+  const double attn_out = h * h + (other_bias ? h : 0.0);
+  const double mlp_in = MlpMatrices(m) - 1;  // up (and gate) projections
+  const double mlp = mlp_in * h * f + f * h + (other_bias ? mlp_in * f + h : 0.0);
+  return qkv + attn_out + mlp + 2 * NormParams(m);
+}
+
+double EmbeddingParams(const ModelSpec& m) {
+  const double positions =
+      m.positions == PositionKind::kLearned ? static_cast<double>(m.max_position_embeddings) * m.hidden : 0.0;
+  return static_cast<double>(m.vocab) * m.hidden + positions;
+}
+
+double TotalParams(const ModelSpec& m) {
+  const bool own_head = m.has_head && (!m.tied_embeddings || !m.has_embedding);
+  const double head = own_head ? static_cast<double>(m.vocab) * m.hidden : 0.0;
+  const double embedding = m.has_embedding ? EmbeddingParams(m) : 0.0;
+  const double final_norm = m.has_head ? NormParams(m) : 0.0;
+  return m.layers * ParamsPerLayer(m) + embedding + final_norm + head;
+}
+
+double ForwardFlopsPerLayer(const ModelSpec& m, double tokens) {
+  const double h = m.hidden;
+  const double f = m.ffn_hidden;
+  const double weight_gemms = 2.0 * tokens * (2 * h * h + 2 * h * KvWidth(m) + MlpMatrices(m) * h * f);
+  const double attention = 4.0 * tokens * m.seq_len * h;
+  return weight_gemms + attention;
+}
+
+const char* RecomputePolicyName(RecomputePolicy p) {
+  switch (p) {
+    case RecomputePolicy::kNone:
+      return "none";
+    case RecomputePolicy::kFull:
+      return "full";
+    case RecomputePolicy::kSelective:
+      return "selective";
+    case RecomputePolicy::kOffload:
+      return "offload";
+    case RecomputePolicy::kSelectiveOp:
+      return "selective_op";
+    case RecomputePolicy::kSelectiveBlock:
+      return "selective_block";
+  }
+  return "none";
+}
+
+double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy policy) {
+  switch (policy) {
+    case RecomputePolicy::kNone:
+      return 0.0;
+    case RecomputePolicy::kFull:
+    case RecomputePolicy::kOffload:
+    case RecomputePolicy::kSelectiveBlock:  // per checkpointed block
+      return ForwardFlopsPerLayer(m, tokens);
+    case RecomputePolicy::kSelective:
+      return 4.0 * tokens * m.seq_len * static_cast<double>(m.hidden);  // QK^T and attention x V
+    case RecomputePolicy::kSelectiveOp: {
+      const double h = m.hidden, f = m.ffn_hidden;
+      const double gemms = 2.0 * tokens * (h * KvWidth(m) + h * h + h * f);
+      const double core = m.attention == AttentionImpl::kUnfused ? 4.0 * tokens * m.seq_len * h : 0.0;
+      return gemms + core;
+    }
+  }
+  return 0.0;
+}
+
+double LogitForwardFlops(const ModelSpec& m, double tokens) {
+  return 2.0 * tokens * m.hidden * static_cast<double>(m.vocab);
+}
+
+double TrainingFlops(const ModelSpec& m, double tokens, bool activation_checkpointing) {
+  const double block_passes = activation_checkpointing ? 4.0 : 3.0;
+  return block_passes * m.layers * ForwardFlopsPerLayer(m, tokens) + 3.0 * LogitForwardFlops(m, tokens);
+}
+
+double MegatronPaperFlops(const ModelSpec& m, double global_batch_sequences) {
+  const double s = m.seq_len, l = m.layers, h = m.hidden, v = m.vocab;
+  return 96.0 * global_batch_sequences * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+}
+
+}  // namespace zerosim::model

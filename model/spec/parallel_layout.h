@@ -1,0 +1,58 @@
+// ParallelLayout: how a variant's GPUs split the model beside data parallelism: Megatron-LM's tensor (t) and
+// pipeline (p) parallelism, with the data-parallel size d = P / (t p) derived (docs/design/tensor_pipeline.md
+// sec. 5 step 1). Read from a scenario's `[parallel]` table and each `[[variant]]`
+// (model/io/parallel_keys.h) and the sweep axes of the same names (model/io/sweep.cc); judged by
+// model::CheckLayout (model/spec/feasibility.h). A plain aggregate with in-class defaults: the default layout
+// (t = p = 1) is pure data parallelism. What the engines model of the others is model::CheckModelled's
+// (tensor parallelism under ZeRO and FSDP, pipelines under ZeRO-1: model/report/pipeline_evaluate.h); the
+// rest is refused at evaluation with its reason, never evaluated as data parallel.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace zerosim::model {
+
+// The pipeline schedule (Narayanan et al. 2021 sec. 2.2; Megatron-LM megatron/core/pipeline_parallel/
+// schedules.py): 1F1B with flush (PipeDream-Flush, Megatron's default), interleaved 1F1B (virtual stages > 1,
+// `forward_backward_pipelining_with_interleaving`), GPipe (all forwards, then all backwards; Huang et al.
+// 2019).
+enum class PipelineSchedule { k1F1B, kInterleaved1F1B, kGPipe };
+
+// "1f1b", "interleaved_1f1b", "gpipe".
+const char* PipelineScheduleName(PipelineSchedule s);
+std::optional<PipelineSchedule> ParsePipelineSchedule(std::string_view name);
+
+struct ParallelLayout {
+  // `tensor`: ranks one layer's GEMMs are split over (Megatron --tensor-model-parallel-size), t.
+  int tensor = 1;
+  // `sequence_parallel`: norms and dropout on s/t tokens, all-reduces as reduce-scatter + all-gather
+  // (Korthikanti et al. 2022 sec. 4.2.2; Megatron --sequence-parallel). Only meaningful with t > 1.
+  bool sequence_parallel = false;
+  // `pipeline`: stages the layers are split into (Megatron --pipeline-model-parallel-size), p.
+  int pipeline = 1;
+  // `virtual_stages`: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank;
+  // older releases take --num-layers-per-virtual-pipeline-stage = L / (p v)), v;
+  // v > 1 is the interleaved schedule.
+  int virtual_stages = 1;
+  // `schedule`: 1F1B by default; interleaved 1F1B when virtual_stages > 1 and no schedule is given.
+  PipelineSchedule schedule = PipelineSchedule::k1F1B;
+  // `tensor_across_nodes`: ZeroSim: allow a tensor group larger than a node (every block's collectives on
+  // the NICs; Narayanan et al. 2021 sec. 3.2 takeaway 1 shows it slow). Off: t must divide gpus_per_node.
+  bool tensor_across_nodes = false;
+
+  // Sets `virtual_stages` = v and the schedule Megatron runs with it: interleaved 1F1B when v > 1
+  // (schedules.py get_forward_backward_func), back to 1F1B when v = 1 after an interleaved one; GPipe stays.
+  void SetVirtualStages(int v);
+
+  // Ranks holding one copy of the model: t p.
+  int model_parallel() const { return tensor * pipeline; }
+  // The data-parallel size d = P / (t p) for P GPUs (the caller checks that t p divides P).
+  int data_parallel(int gpus) const { return gpus / model_parallel(); }
+  // Whether it is pure data parallelism (t = p = 1).
+  bool data_parallel_only() const { return tensor == 1 && pipeline == 1; }
+
+  bool operator==(const ParallelLayout&) const = default;
+};
+
+}  // namespace zerosim::model
