@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "model/enum_names.h"
+
 namespace zerosim::sim {
 namespace {
 
@@ -32,21 +34,10 @@ std::string Escape(const std::string& s) {
 }
 
 const char* Category(const Op& op) {
-  switch (op.kind) {
-    case OpKind::kCompute:
-      return "compute";
-    case OpKind::kKernel:
-      return "quantization";
-    case OpKind::kMemory:
-      return "memory";
-    case OpKind::kCollective:
-      return "collective";
-    case OpKind::kHost:
-      return "host";
-    case OpKind::kWait:
-      return "wait";
-  }
-  return "op";
+  // OpKind's order.
+  constexpr std::array<const char*, 6> kCategories = {"host",   "compute",    "quantization",
+                                                      "memory", "collective", "wait"};
+  return model::NameOf(kCategories, op.kind, "op");
 }
 
 std::string Args(const Op& op, int index) {

@@ -1,10 +1,12 @@
 #include "sim/collective_plan.h"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
 #include "model/cost/collective_time.h"
+#include "model/enum_names.h"
 #include "model/placement/placement.h"
 
 namespace zerosim::sim {
@@ -14,15 +16,8 @@ using model::GroupKind;
 
 const char* FidelityName(Fidelity f) { return f == Fidelity::kMacro ? "macro-flow" : "step-level"; }
 const char* ReductionName(Reduction r) {
-  switch (r) {
-    case Reduction::kSymmetric:
-      return "symmetric";
-    case Reduction::kFull:
-      return "full";
-    case Reduction::kClasses:
-      return "classes";
-  }
-  return "?";
+  constexpr std::array<const char*, 3> kNames = {"symmetric", "full", "classes"};  // Reduction's order
+  return model::NameOf(kNames, r);
 }
 
 Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int shard, int tensor) {

@@ -1,11 +1,14 @@
 #include "model/io/quantity.h"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
 
 #include <fmt/format.h>
+
+#include "model/enum_names.h"
 
 namespace zerosim::io {
 namespace {
@@ -55,33 +58,16 @@ const std::map<std::string, UnitInfo, std::less<>>& Units() {
 }
 
 const char* Example(Dimension d) {
-  switch (d) {
-    case Dimension::kBandwidth:
-      return "\"100Gbps\" or \"150GBps\"";
-    case Dimension::kTime:
-      return "\"2us\" or \"1.5ms\"";
-    case Dimension::kBytes:
-      return "\"32GiB\" or \"80GB\"";
-    case Dimension::kFlopRate:
-      return "\"125TFLOPs\"";
-  }
-  return "";
+  constexpr std::array<const char*, 4> kExamples = {"\"100Gbps\" or \"150GBps\"", "\"2us\" or \"1.5ms\"",
+                                                    "\"32GiB\" or \"80GB\"", "\"125TFLOPs\""};
+  return model::NameOf(kExamples, d, "");
 }
 
 }  // namespace
 
 const char* DimensionName(Dimension d) {
-  switch (d) {
-    case Dimension::kBandwidth:
-      return "a bandwidth";
-    case Dimension::kTime:
-      return "a time";
-    case Dimension::kBytes:
-      return "a size";
-    case Dimension::kFlopRate:
-      return "a FLOP rate";
-  }
-  return "a quantity";
+  constexpr std::array<const char*, 4> kNames = {"a bandwidth", "a time", "a size", "a FLOP rate"};
+  return model::NameOf(kNames, d, "a quantity");
 }
 
 StatusOr<double> ParseQuantity(std::string_view text, Dimension d) {

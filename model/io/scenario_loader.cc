@@ -1,8 +1,10 @@
+#include <array>
 #include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "model/enum_names.h"
 #include "model/io/ds_config.h"
 #include "model/io/hf_config.h"
 #include "model/io/loaders.h"
@@ -117,17 +119,9 @@ void ReadExpectations(TableReader* root, const toml::table& doc, const std::stri
 }  // namespace
 
 const char* MetricName(Metric m) {
-  switch (m) {
-    case Metric::kTflopsPerGpu:
-      return "tflops_per_gpu";
-    case Metric::kSpeedup:
-      return "speedup";
-    case Metric::kCrossNodeVolumeM:
-      return "cross_node_volume_M";
-    case Metric::kTokensPerSPerGpu:
-      return "tokens_per_s_per_gpu";
-  }
-  return "?";
+  constexpr std::array<const char*, 4> kNames = {"tflops_per_gpu", "speedup", "cross_node_volume_M",
+                                                 "tokens_per_s_per_gpu"};
+  return model::NameOf(kNames, m);
 }
 
 StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, const LoadOptions& options) {

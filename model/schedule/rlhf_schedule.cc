@@ -3,11 +3,13 @@
 #include "model/spec/rlhf_spec.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
 #include "model/cost/compute_cost.h"
 #include "model/cost/kernel_cost.h"
+#include "model/enum_names.h"
 #include "model/placement/traffic.h"
 #include "model/schedule/fetch_coordinator.h"
 #include "model/schedule/gradient_reducer.h"
@@ -166,15 +168,8 @@ std::vector<int> Unpersisted(const ModuleGraph& g, const ZeroConfig& z, const st
 }  // namespace
 
 const char* GenerationGatherName(GenerationGather g) {
-  switch (g) {
-    case GenerationGather::kZeroHooks:
-      return "zero_hooks";
-    case GenerationGather::kPinned:
-      return "pinned";
-    case GenerationGather::kPerLayerBlocking:
-      return "per_layer";
-  }
-  return "?";
+  constexpr std::array<const char*, 3> kNames = {"zero_hooks", "pinned", "per_layer"};
+  return NameOf(kNames, g);
 }
 
 LoraGraph BuildLoraGraph(const ModelSpec& m, double tokens, int r) {

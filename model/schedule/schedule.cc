@@ -1,108 +1,41 @@
 #include "model/schedule/schedule.h"
 
+#include <array>
+
 #include <fmt/format.h>
+
+#include "model/enum_names.h"
 
 namespace zerosim::model {
 
-const char* QueueName(Queue q) {
-  switch (q) {
-    case Queue::kHost:
-      return "host";
-    case Queue::kCompute:
-      return "compute";
-    case Queue::kAllGatherStream:
-      return "allgather_stream";
-    case Queue::kReduceStream:
-      return "reduce_stream";
-    case Queue::kNcclDp:
-      return "nccl_dp";
-    case Queue::kNcclWorld:
-      return "nccl_world";
-    case Queue::kNcclHpz:
-      return "nccl_hpz";
-    case Queue::kNcclLocal:
-      return "nccl_local";
-    case Queue::kNcclCrossNode:
-      return "nccl_cross_node";
-    case Queue::kNcclTp:
-      return "nccl_tp";
-    case Queue::kCount:
-      break;
-  }
-  return "?";
-}
+namespace {
 
-const char* PhaseName(Phase p) {
-  switch (p) {
-    case Phase::kForward:
-      return "fwd";
-    case Phase::kRecompute:
-      return "recompute";
-    case Phase::kBackward:
-      return "bwd";
-    case Phase::kOptimizer:
-      return "step";
-  }
-  return "?";
-}
+constexpr std::array<const char*, kNumQueues> kQueueNames = {
+    "host",       "compute",  "allgather_stream", "reduce_stream",   "nccl_dp",
+    "nccl_world", "nccl_hpz", "nccl_local",       "nccl_cross_node", "nccl_tp"};
+constexpr std::array<const char*, 4> kPhaseNames = {"fwd", "recompute", "bwd", "step"};
+constexpr std::array<const char*, kNumPurposes> kPurposeNames = {
+    "none", "forward_allgather", "backward_allgather", "gradient_reduce", "tensor_parallel"};
+constexpr std::array<const char*, 4> kCollectiveKindNames = {"all_gather", "reduce_scatter", "all_to_all",
+                                                             "all_reduce"};
+constexpr std::array<const char*, 10> kGroupKindNames = {
+    "global",           "hpz",    "local",    "cross_node", "shard", "replica",
+    "shard_cross_node", "tensor", "pipeline", "embedding"};
+static_assert(static_cast<size_t>(Phase::kOptimizer) + 1 == kPhaseNames.size());
+static_assert(static_cast<size_t>(CollectiveKind::kAllReduce) + 1 == kCollectiveKindNames.size());
+static_assert(static_cast<size_t>(GroupKind::kEmbedding) + 1 == kGroupKindNames.size());
 
-const char* PurposeName(Purpose p) {
-  switch (p) {
-    case Purpose::kNone:
-      return "none";
-    case Purpose::kForwardAllGather:
-      return "forward_allgather";
-    case Purpose::kBackwardAllGather:
-      return "backward_allgather";
-    case Purpose::kGradientReduce:
-      return "gradient_reduce";
-    case Purpose::kTensorParallel:
-      return "tensor_parallel";
-  }
-  return "?";
-}
+}  // namespace
 
-const char* CollectiveKindName(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::kAllGather:
-      return "all_gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce_scatter";
-    case CollectiveKind::kAllToAll:
-      return "all_to_all";
-    case CollectiveKind::kAllReduce:
-      return "all_reduce";
-  }
-  return "?";
-}
+const char* QueueName(Queue q) { return NameOf(kQueueNames, q); }
 
-const char* GroupKindName(GroupKind g) {
-  switch (g) {
-    case GroupKind::kGlobal:
-      return "global";
-    case GroupKind::kHpz:
-      return "hpz";
-    case GroupKind::kLocal:
-      return "local";
-    case GroupKind::kCrossNode:
-      return "cross_node";
-    case GroupKind::kShard:
-      return "shard";
-    case GroupKind::kReplica:
-      return "replica";
-    case GroupKind::kShardCrossNode:
-      return "shard_cross_node";
-    case GroupKind::kTensor:
-      return "tensor";
-    case GroupKind::kPipeline:
-      return "pipeline";
-    case GroupKind::kEmbedding:
-      return "embedding";
-    case GroupKind::kCount:
-      break;
-  }
-  return "?";
-}
+const char* PhaseName(Phase p) { return NameOf(kPhaseNames, p); }
+
+const char* PurposeName(Purpose p) { return NameOf(kPurposeNames, p); }
+
+const char* CollectiveKindName(CollectiveKind k) { return NameOf(kCollectiveKindNames, k); }
+
+const char* GroupKindName(GroupKind g) { return NameOf(kGroupKindNames, g); }
 
 std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_collective_classes) {
   const auto compute_base = static_cast<int32_t>(kCompactRateCollectives + num_collective_classes);

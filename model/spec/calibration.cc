@@ -1,29 +1,18 @@
 #include "model/spec/calibration.h"
 
+#include <array>
+
 #include <Eigen/Dense>
+
+#include "model/enum_names.h"
 
 namespace zerosim::model {
 
 const char* KernelName(Kernel kernel) {
-  switch (kernel) {
-    case Kernel::kQuantizeInt8:
-      return "quantize_int8";
-    case Kernel::kDequantizeInt8:
-      return "dequantize_int8";
-    case Kernel::kQuantizeInt4:
-      return "quantize_int4";
-    case Kernel::kDequantizeInt4:
-      return "dequantize_int4";
-    case Kernel::kSwizzleQuantizeInt4:
-      return "swizzle_quantize_int4";
-    case Kernel::kDequantReduceQuantInt4:
-      return "dequant_reduce_quant_int4";
-    case Kernel::kDequantReduceInt4:
-      return "dequant_reduce_int4";
-    case Kernel::kCount:
-      break;
-  }
-  return "?";
+  constexpr std::array<const char*, kNumKernels> kNames = {
+      "quantize_int8",         "dequantize_int8",           "quantize_int4",      "dequantize_int4",
+      "swizzle_quantize_int4", "dequant_reduce_quant_int4", "dequant_reduce_int4"};
+  return NameOf(kNames, kernel);
 }
 
 bool SelectSoftware(Calibration* cal, const std::string& software) {

@@ -1,9 +1,11 @@
 #include "model/spec/cluster_spec.h"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <string>
 
+#include "model/enum_names.h"
 #include "model/units.h"
 
 namespace zerosim::model {
@@ -47,15 +49,8 @@ bool NcclLibraryForRelease(std::string_view release, CollectiveLibrary* lib) {
 }
 
 const char* FabricKindName(FabricKind kind) {
-  switch (kind) {
-    case FabricKind::kSingleSwitch:
-      return "single_switch";
-    case FabricKind::kFatTree:
-      return "fat_tree";
-    case FabricKind::kRailOptimized:
-      return "rail_optimized";
-  }
-  return "?";
+  constexpr std::array<const char*, 3> kNames = {"single_switch", "fat_tree", "rail_optimized"};
+  return NameOf(kNames, kind);
 }
 
 int NcclReleaseMinor(std::string_view release) {

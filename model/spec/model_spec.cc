@@ -1,5 +1,9 @@
 #include "model/spec/model_spec.h"
 
+#include <array>
+
+#include "model/enum_names.h"
+
 namespace zerosim::model {
 
 double BytesPerElement(DType dtype) {
@@ -14,53 +18,25 @@ double BytesPerElement(DType dtype) {
 const char* DTypeName(DType dtype) { return dtype == DType::kFp16 ? "fp16" : "bf16"; }
 
 const char* AttentionImplName(AttentionImpl a) {
-  switch (a) {
-    case AttentionImpl::kFlash:
-      return "flash";
-    case AttentionImpl::kUnfused:
-      return "unfused";
-    case AttentionImpl::kFlashV1:
-      return "flash_v1";
-  }
-  return "flash";
+  constexpr std::array<const char*, 3> kNames = {"flash", "unfused", "flash_v1"};
+  return NameOf(kNames, a, "flash");
 }
 
 const char* MlpKindName(MlpKind k) {
-  switch (k) {
-    case MlpKind::kGelu:
-      return "gelu";
-    case MlpKind::kSwiglu:
-      return "swiglu";
-    case MlpKind::kGeglu:
-      return "geglu";
-  }
-  return "gelu";
+  constexpr std::array<const char*, 3> kNames = {"gelu", "swiglu", "geglu"};
+  return NameOf(kNames, k, "gelu");
 }
 
 const char* NormKindName(NormKind k) { return k == NormKind::kLayerNorm ? "layernorm" : "rmsnorm"; }
 
 const char* PositionKindName(PositionKind k) {
-  switch (k) {
-    case PositionKind::kLearned:
-      return "learned";
-    case PositionKind::kRotary:
-      return "rotary";
-    case PositionKind::kAlibi:
-      return "alibi";
-  }
-  return "learned";
+  constexpr std::array<const char*, 3> kNames = {"learned", "rotary", "alibi"};
+  return NameOf(kNames, k, "learned");
 }
 
 const char* BiasKindName(BiasKind k) {
-  switch (k) {
-    case BiasKind::kAll:
-      return "all";
-    case BiasKind::kNone:
-      return "none";
-    case BiasKind::kQkvOnly:
-      return "qkv";
-  }
-  return "all";
+  constexpr std::array<const char*, 3> kNames = {"all", "none", "qkv"};
+  return NameOf(kNames, k, "all");
 }
 
 int KvHeads(const ModelSpec& m) { return m.kv_heads > 0 ? m.kv_heads : m.heads; }
@@ -112,21 +88,9 @@ double ForwardFlopsPerLayer(const ModelSpec& m, double tokens) {
 }
 
 const char* RecomputePolicyName(RecomputePolicy p) {
-  switch (p) {
-    case RecomputePolicy::kNone:
-      return "none";
-    case RecomputePolicy::kFull:
-      return "full";
-    case RecomputePolicy::kSelective:
-      return "selective";
-    case RecomputePolicy::kOffload:
-      return "offload";
-    case RecomputePolicy::kSelectiveOp:
-      return "selective_op";
-    case RecomputePolicy::kSelectiveBlock:
-      return "selective_block";
-  }
-  return "none";
+  constexpr std::array<const char*, 6> kNames = {"none",    "full",         "selective",
+                                                 "offload", "selective_op", "selective_block"};
+  return NameOf(kNames, p, "none");
 }
 
 double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy policy) {

@@ -1,24 +1,22 @@
 #include "model/spec/parallel_layout.h"
 
+#include <array>
+
+#include "model/enum_names.h"
+
 namespace zerosim::model {
 
-const char* PipelineScheduleName(PipelineSchedule s) {
-  switch (s) {
-    case PipelineSchedule::k1F1B:
-      return "1f1b";
-    case PipelineSchedule::kInterleaved1F1B:
-      return "interleaved_1f1b";
-    case PipelineSchedule::kGPipe:
-      return "gpipe";
-  }
-  return "?";
-}
+namespace {
+
+// PipelineSchedule's order.
+constexpr std::array<const char*, 3> kScheduleNames = {"1f1b", "interleaved_1f1b", "gpipe"};
+
+}  // namespace
+
+const char* PipelineScheduleName(PipelineSchedule s) { return NameOf(kScheduleNames, s); }
 
 std::optional<PipelineSchedule> ParsePipelineSchedule(std::string_view name) {
-  if (name == "1f1b") return PipelineSchedule::k1F1B;
-  if (name == "interleaved_1f1b") return PipelineSchedule::kInterleaved1F1B;
-  if (name == "gpipe") return PipelineSchedule::kGPipe;
-  return std::nullopt;
+  return ValueNamed<PipelineSchedule>(kScheduleNames, name);
 }
 
 void ParallelLayout::SetVirtualStages(int v) {

@@ -1,21 +1,15 @@
 #include "model/spec/precision.h"
 
+#include <array>
+
+#include "model/enum_names.h"
 #include "model/schedule/module_graph.h"
 
 namespace zerosim::model {
 
 const char* FloatFormatName(FloatFormat f) {
-  switch (f) {
-    case FloatFormat::kModel:
-      return "model";
-    case FloatFormat::kFp16:
-      return "fp16";
-    case FloatFormat::kBf16:
-      return "bf16";
-    case FloatFormat::kFp32:
-      return "fp32";
-  }
-  return "?";
+  constexpr std::array<const char*, 4> kNames = {"model", "fp16", "bf16", "fp32"};
+  return NameOf(kNames, f);
 }
 
 double FormatBytes(FloatFormat f) {

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "model/enum_names.h"
+
 namespace zerosim::model {
 namespace {
 
@@ -64,26 +66,14 @@ bool IsFsdp(Strategy s) { return TraitsOf(s).framework == Framework::kFsdp; }
 
 Framework FrameworkOf(Strategy s) { return TraitsOf(s).framework; }
 
-const char* LauncherName(Launcher l) {
-  switch (l) {
-    case Launcher::kMegatronDeepSpeed:
-      return "megatron-deepspeed";
-    case Launcher::kDeepSpeed:
-      return "deepspeed";
-    case Launcher::kDeepSpeedChat:
-      return "deepspeed-chat";
-    case Launcher::kTorchrun:
-      return "torchrun";
-  }
-  return "?";
-}
+// Launcher's order.
+constexpr std::array<const char*, 4> kLauncherNames = {"megatron-deepspeed", "deepspeed", "deepspeed-chat",
+                                                       "torchrun"};
+
+const char* LauncherName(Launcher l) { return NameOf(kLauncherNames, l); }
 
 std::optional<Launcher> ParseLauncher(std::string_view name) {
-  for (Launcher l :
-       {Launcher::kMegatronDeepSpeed, Launcher::kDeepSpeed, Launcher::kDeepSpeedChat, Launcher::kTorchrun}) {
-    if (name == LauncherName(l)) return l;
-  }
-  return std::nullopt;
+  return ValueNamed<Launcher>(kLauncherNames, name);
 }
 
 const char* LauncherNames() { return "megatron-deepspeed, deepspeed, deepspeed-chat, torchrun"; }
