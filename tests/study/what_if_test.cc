@@ -33,6 +33,16 @@ std::map<std::string, std::string> Hpz16Files() {
       Replace(testing::kScenario, "zero_hpz_partition_size = 8", "zero_hpz_partition_size = 16"));
 }
 
+// The shared scenario with everything from the first `from` on replaced by `tail`, evaluated by both engines.
+StatusOr<model::Report> BothEngines(const std::string& from, const std::string& tail) {
+  std::string text = testing::kScenario;
+  text = text.substr(0, text.find(from)) + tail;
+  const StatusOr<io::Scenario> s =
+      io::LoadScenario(io::MemoryFileSource(testing::InputFiles(text)), "s.toml");
+  if (!s.ok()) return s.status();
+  return EvaluateScenario(*s, Engine::kBoth);
+}
+
 TEST(WhatIf, TheLoaderRefusesAScenarioThatCannotRunAsWritten) {
   const io::MemoryFileSource fs(Hpz16Files());
   const StatusOr<io::Scenario> s = io::LoadScenario(fs, "s.toml");
@@ -207,13 +217,9 @@ TEST(WhatIf, EveryAxisIsDocumented) {
 
 TEST(WhatIf, ATensorLayoutIsEvaluatedByBothEngines) {
   // issue 22 steps 3-4: both engines time one tensor-parallel rank's schedule, its DP groups strided by t.
-  std::string text = testing::kScenario;
-  text = text.substr(0, text.find("[[variant]]")) +
-         "[parallel]\ntensor = 2\n\n[[variant]]\nname = \"TP2\"\n\n[[variant]]\nname = \"DP\"\ntensor = 1\n";
-  const StatusOr<io::Scenario> s =
-      io::LoadScenario(io::MemoryFileSource(testing::InputFiles(text)), "s.toml");
-  ASSERT_TRUE(s.ok()) << s.status().message();
-  const StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kBoth);
+  const StatusOr<model::Report> r = BothEngines(
+      "[[variant]]",
+      "[parallel]\ntensor = 2\n\n[[variant]]\nname = \"TP2\"\n\n[[variant]]\nname = \"DP\"\ntensor = 1\n");
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->variants.size(), 4u);  // per variant: analytic, then sim
   const model::VariantReport& tp = r->variants[0];
@@ -247,15 +253,11 @@ TEST(WhatIf, APipelineIsEvaluatedByBothEngines) {
   // issue 22 item 4: the SimGrid replay composes a pipeline as the analytic engine does, from its stages'
   // replays (each on a platform of its nodes) and a replay of the sends between stages on the whole
   // cluster. Two stages of two nodes, ZeRO-1, 8 micro-batches; with TP2 as well.
-  std::string text = testing::kScenario;
-  text = text.substr(0, text.find("[zero]")) +
-         "[zero]\nstrategy = \"zero1\"\n\n[parallel]\npipeline = 2\n\n[[variant]]\nname = \"PP2\"\n"
-         "gradient_accumulation_steps = 8\n\n[[variant]]\nname = \"TP2 PP2\"\ntensor = 2\n"
-         "gradient_accumulation_steps = 8\n";
-  const StatusOr<io::Scenario> s =
-      io::LoadScenario(io::MemoryFileSource(testing::InputFiles(text)), "s.toml");
-  ASSERT_TRUE(s.ok()) << s.status().message();
-  const StatusOr<model::Report> r = EvaluateScenario(*s, Engine::kBoth);
+  const StatusOr<model::Report> r =
+      BothEngines("[zero]",
+                  "[zero]\nstrategy = \"zero1\"\n\n[parallel]\npipeline = 2\n\n[[variant]]\nname = \"PP2\"\n"
+                  "gradient_accumulation_steps = 8\n\n[[variant]]\nname = \"TP2 PP2\"\ntensor = 2\n"
+                  "gradient_accumulation_steps = 8\n");
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->variants.size(), 4u);  // per variant: analytic, then sim
   for (size_t k = 0; k < 4; k += 2) {
