@@ -13,6 +13,7 @@
 #include "model/cost/collective_time.h"
 #include "model/cost/nccl_allreduce.h"
 #include "model/placement/traffic.h"
+#include "model/spec/cluster_spec.h"
 
 namespace zerosim::study {
 namespace {
@@ -45,7 +46,7 @@ model::ClusterSpec PointCluster(const nlohmann::json& p) {
   // current tables (2.18 to 2.27 share their ring tables; NVLS latency 25 us from 2.21); others keep the
   // default.
   const std::string release = p.value("nccl_release", "");
-  const bool recent_gpu = c.gpu.name.find('H') == 0 || c.gpu.name.find('B') == 0;
+  const bool recent_gpu = model::GpuComputeCapability(c) >= 90;  // the one GPU-architecture function
   model::NcclLibraryForRelease(!release.empty() ? release : (recent_gpu ? "2.27" : c.nccl.release), &c.nccl);
   // The network plugin's reported latency (aws-ofi-nccl on EC2; scripts/nccl_points_to_checks.py).
   c.nccl.net_latency_s = p.value("net_latency_s", 0.0);
