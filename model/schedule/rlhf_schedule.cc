@@ -15,6 +15,7 @@
 #include "model/schedule/gradient_reducer.h"
 #include "model/schedule/op_emitter.h"
 #include "model/schedule/schedule_builder.h"
+#include "model/schedule/schedule_parts.h"
 
 namespace zerosim::model {
 namespace {
@@ -39,33 +40,8 @@ std::vector<std::pair<double, double>> AdaptersOf(const ModelSpec& m, const std:
   return {};
 }
 
-int ClassOf(Schedule* s, const ModuleWork& work, bool backward) {
-  const ComputeClass cc{work, backward};
-  for (size_t i = 0; i < s->compute_classes.size(); ++i) {
-    if (s->compute_classes[i] == cc) return static_cast<int>(i);
-  }
-  s->compute_classes.push_back(cc);
-  return static_cast<int>(s->compute_classes.size()) - 1;
-}
-
-void Begin(Schedule* s, const ModelSpec& m, const ZeroConfig& z, const RankShape& c, ModuleGraph graph,
-           double tokens) {
-  s->nodes = c.nodes;
-  s->gpus_per_node = c.gpus_per_node;
-  s->world_size = c.total_gpus();
-  s->hardware_queues = z.runtime.cuda_device_max_connections;
-  s->micro_steps = 1;
-  s->tokens_per_micro_step = tokens;
-  s->graph = std::move(graph);
-  for (const Param& p : s->graph.params) s->partitioned_elements += p.numel();
-  (void)m;
-}
-
-void Finish(Schedule* s) {
-  s->compact = CompactOps(s->ops, s->collective_classes.size());
-  for (const Param& p : s->graph.params) {
-    if (p.is_matrix()) s->largest_matrix_elements = std::max(s->largest_matrix_elements, p.numel());
-  }
+void Begin(Schedule* s, const ZeroConfig& z, const RankShape& c, ModuleGraph graph, double tokens) {
+  SetScheduleFrame(s, z, c, std::move(graph), /*micro_steps=*/1, tokens);
 }
 
 // A forward pass of a decode step: the attention core reads the KV cache of `context` positions for one new
@@ -223,7 +199,7 @@ Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const Ran
     PatchGenerationHead(m, &lg.graph, shape.sequences);
   }
   Schedule s;
-  Begin(&s, m, z, c, std::move(lg.graph), tokens);
+  Begin(&s, z, c, std::move(lg.graph), tokens);
   const ModuleGraph& g = s.graph;
   std::vector<TraceStep> trace;
   for (int i = 0; i < static_cast<int>(g.modules.size()); ++i) trace.push_back({i, Phase::kForward});
@@ -257,7 +233,7 @@ Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const Ran
       peak = std::max(peak, elements);
       BlockingGather(&emit, g, z, params, Purpose::kForwardAllGather);
     }
-    emit.Compute(mod.forward_flops, ClassOf(&s, mod.work, false), {gathered});
+    emit.Compute(mod.forward_flops, ComputeClassOf(&s, mod.work, false), {gathered});
     if (gather == ForwardGather::kCoordinator) fetch.Release(step);
   }
   if (gather == ForwardGather::kCoordinator) {
@@ -269,7 +245,7 @@ Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const Ran
   }
   s.peak_gathered_elements = peak;
   s.persistent_elements = fetch.persistent_elements();
-  Finish(&s);
+  FinishSchedule(&s);
   return s;
 }
 
@@ -277,7 +253,7 @@ Schedule BuildFullGatherSchedule(const ModelSpec& m, const ZeroConfig& z, const 
   ModelSpec pass = m;
   pass.seq_len = 1;
   Schedule s;
-  Begin(&s, m, z, c, BuildLoraGraph(pass, 1.0, r).graph, 0.0);
+  Begin(&s, z, c, BuildLoraGraph(pass, 1.0, r).graph, 0.0);
   OpEmitter emit(&s, c, z.zero_hpz_partition_size);
   emit.SetContext(Phase::kForward, 0, -1);
   std::vector<int> all;
@@ -285,7 +261,7 @@ Schedule BuildFullGatherSchedule(const ModelSpec& m, const ZeroConfig& z, const 
   all = Unpersisted(s.graph, z, all);
   BlockingGather(&emit, s.graph, z, all, Purpose::kForwardAllGather);
   s.peak_gathered_elements = s.partitioned_elements;
-  Finish(&s);
+  FinishSchedule(&s);
   return s;
 }
 
@@ -307,7 +283,7 @@ Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, cons
   for (size_t i = 0; i < lg.graph.modules.size(); ++i) {
     base_gemms.push_back(static_cast<double>(lg.graph.modules[i].work.gemms.size() - 2 * adapters[i].size()));
   }
-  Begin(&s, m, z, c, std::move(lg.graph), tokens);
+  Begin(&s, z, c, std::move(lg.graph), tokens);
   const ModuleGraph& g = s.graph;
 
   // The trace without the embeddings' backward (frozen, their input is token ids: autograd stops there).
@@ -327,12 +303,12 @@ Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, cons
   std::vector<int> forward_class, backward_class;
   for (size_t i = 0; i < g.modules.size(); ++i) {
     const Module& mod = g.modules[i];
-    forward_class.push_back(ClassOf(&s, mod.work, false));
+    forward_class.push_back(ComputeClassOf(&s, mod.work, false));
     if (!adapters[i].empty()) {
       backward_class.push_back(
-          ClassOf(&s, FrozenBackwardWork(mod, adapters[i], tokens, r, base_gemms[i]), false));
+          ComputeClassOf(&s, FrozenBackwardWork(mod, adapters[i], tokens, r, base_gemms[i]), false));
     } else {
-      backward_class.push_back(ClassOf(&s, mod.work, true));
+      backward_class.push_back(ComputeClassOf(&s, mod.work, true));
     }
   }
 
@@ -371,7 +347,7 @@ Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, cons
   emit.Memory(Queue::kCompute, kAdamBytesPerParam * std::ceil(lora_elements / s.world_size), {});
   s.peak_gathered_elements = fetch.peak_live_elements();
   s.persistent_elements = fetch.persistent_elements();
-  Finish(&s);
+  FinishSchedule(&s);
   return s;
 }
 

@@ -10,16 +10,38 @@
 
 namespace zerosim::model {
 
-ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s) {
+void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, ModuleGraph graph,
+                      int micro_steps, double tokens_per_micro_step) {
   s->nodes = c.nodes;
   s->gpus_per_node = c.gpus_per_node;
   s->world_size = c.total_gpus();
   s->tensor = c.tensor;
   s->sequence_parallel = c.sequence_parallel;
   s->hardware_queues = z.runtime.cuda_device_max_connections;
-  s->micro_steps = z.gradient_accumulation_steps;
-  s->tokens_per_micro_step = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
-  s->graph = BuildModuleGraph(m, s->tokens_per_micro_step, s->layout());
+  s->micro_steps = micro_steps;
+  s->tokens_per_micro_step = tokens_per_micro_step;
+  s->graph = std::move(graph);
+  for (const Param& p : s->graph.params) {
+    s->partitioned_elements += p.numel();
+    if (p.is_matrix()) s->largest_matrix_elements = std::max(s->largest_matrix_elements, p.numel());
+  }
+}
+
+int ComputeClassOf(Schedule* s, const ModuleWork& work, bool backward, BackwardPart part) {
+  const ComputeClass cc{work, backward, part};
+  for (size_t i = 0; i < s->compute_classes.size(); ++i) {
+    if (s->compute_classes[i] == cc) return static_cast<int>(i);
+  }
+  s->compute_classes.push_back(cc);
+  return static_cast<int>(s->compute_classes.size()) - 1;
+}
+
+ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s) {
+  const double tokens = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
+  ParallelLayout layout;  // one tensor-parallel rank's graph
+  layout.tensor = c.tensor;
+  layout.sequence_parallel = c.sequence_parallel;
+  SetScheduleFrame(s, z, c, BuildModuleGraph(m, tokens, layout), z.gradient_accumulation_steps, tokens);
   ApplyFp8Gemms(z.precision, &s->graph);  // precision.h: FP8 linear layers
   // Selective recompute keeps everything but the unfused attention core's s^2 tensors, which the backward
   // recomputes (Korthikanti et al. 2022, sec. 4). FlashAttention never stores them and recomputes inside
@@ -54,7 +76,6 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
       }
     }
   }
-  for (const Param& p : s->graph.params) s->partitioned_elements += p.numel();
   if (HasShardGroup(z.strategy))
     s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());
   // Each state over the ranks the strategy divides it across (strategy.h TraitsOf).
@@ -91,19 +112,11 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
 
   // One compute class per distinct module pass (the same submodule of every block shares one).
   auto class_of = [s](const ModuleWork& work, bool backward, BackwardPart part = BackwardPart::kWhole) {
-    const ComputeClass cc{work, backward, part};
-    for (size_t i = 0; i < s->compute_classes.size(); ++i) {
-      if (s->compute_classes[i] == cc) return static_cast<int>(i);
-    }
-    s->compute_classes.push_back(cc);
-    return static_cast<int>(s->compute_classes.size()) - 1;
+    return ComputeClassOf(s, work, backward, part);
   };
   for (const Module& mod : s->graph.modules) {
     f.forward_class.push_back(class_of(mod.work, false));
     f.backward_class.push_back(class_of(mod.work, true));
-  }
-  for (const Param& p : s->graph.params) {
-    if (p.is_matrix()) s->largest_matrix_elements = std::max(s->largest_matrix_elements, p.numel());
   }
   if (s->tensor > 1) {
     const ModuleGraph& g = s->graph;

@@ -38,6 +38,18 @@ struct ScheduleFrame {
   double tp_loss_bytes = 0;
 };
 
+// Sets the fields every schedule takes from its ranks and its module graph: the rank shape (nodes, GPUs, t,
+// sequence parallelism), the hardware queues, the micro-steps and tokens per micro-step, the graph, its
+// partitioned elements and largest matrix. BeginSchedule's first step; the RLHF phases' builders call it with
+// their own graphs (rlhf_schedule.cc).
+void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, ModuleGraph graph,
+                      int micro_steps, double tokens_per_micro_step);
+
+// The index of the compute class of `work` in `s` (Schedule::compute_classes), added if new: one class per
+// distinct module pass.
+int ComputeClassOf(Schedule* s, const ModuleWork& work, bool backward,
+                   BackwardPart part = BackwardPart::kWhole);
+
 // Fills the schedule's frame fields (world size, hardware queues, micro-steps, tokens, graph, partitioned
 // elements, the shard group size, the states' shards from the strategy's traits) and returns the trace and
 // compute classes.
