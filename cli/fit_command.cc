@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "study/fit.h"
+#include "study/loo_record.h"
 #include "study/scenario_runner.h"
 #include "study/validation.h"
 
@@ -42,7 +43,7 @@ std::optional<double> ParseNumber(const std::string& text) {
 
 int FitCommand(int argc, char** argv) {
   std::vector<std::string> files, param_args;
-  bool check = false, loo = false;
+  bool check = false, loo = false, write_loo = false, check_loo = false;
   std::string knob_list;
   for (const study::FitKnob& k : study::FitKnobs()) knob_list += fmt::format("\n  {:<34} ({})", k.name, k.where);
   po::options_description opts(
@@ -56,12 +57,21 @@ int FitCommand(int argc, char** argv) {
       ("param", po::value<std::vector<std::string>>(&param_args)->value_name("NAME[=X]"),
        "a parameter to fit, optionally with a starting value (default: the value in the files)")
       ("check", po::bool_switch(&check), "fail unless the files' values fit as well as the optimum (within 0.1%)")
-      ("loo", po::bool_switch(&loo), "cross-validate: refit leaving each model size out and predict its points");
+      ("loo", po::bool_switch(&loo), "cross-validate: refit leaving each model size out and predict its points")
+      ("write-loo", po::bool_switch(&write_loo),
+       "with --loo: write each scenario's out-of-sample predictions beside it (<scenario>.loo.json), which "
+       "`zerosim validate` builds the bands from (study/loo_record.h)")
+      ("check-loo", po::bool_switch(&check_loo),
+       "with --loo: fail unless each scenario's <scenario>.loo.json holds these predictions (within 1e-6)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(&files));
   po::positional_options_description pos;
   pos.add("scenario", -1);
   if (std::optional<int> stop = ParseCommandLine("fit", argc, argv, opts, &hidden, &pos)) return *stop;
+  if ((write_loo || check_loo) && !loo) {
+    fmt::print(stderr, "zerosim fit: --write-loo and --check-loo are about the cross-validation: give --loo with them\n");
+    return kExitUsage;
+  }
   if (param_args.empty() || param_args.size() > 6) {
     fmt::print(stderr, "zerosim fit: give one to six --param (at most six parameters may be fitted at once)\n");
     return kExitUsage;
@@ -180,6 +190,41 @@ int FitCommand(int argc, char** argv) {
     const double median = n == 0 ? 0 : (n % 2 == 1 ? abs_errors[n / 2] : 0.5 * (abs_errors[n / 2 - 1] + abs_errors[n / 2]));
     out += fmt::format("out of sample: n {}, median |error| {:.1f}%, worst {:.1f}%, mean signed {:+.1f}%\n", n, 100 * median,
                n == 0 ? 0.0 : 100 * abs_errors.back(), n == 0 ? 0.0 : 100 * signed_sum / static_cast<double>(n));
+    std::vector<study::PointResult> predicted;
+    for (const study::LeftOut& f : *folds) predicted.insert(predicted.end(), f.predicted.begin(), f.predicted.end());
+    if (check_loo) {
+      std::vector<study::PointResult> recorded = predicted;
+      for (study::PointResult& p : recorded) p.simulated_out_of_sample = 0;
+      for (const io::Scenario& s : scenarios) {
+        if (Status st = study::ApplyLooRecord(s.scenario_file.path, &recorded); !st.ok()) {
+          fmt::print(stderr, "zerosim fit: CHECK FAILED: {}\n", st.message());
+          return kExitFailed;
+        }
+      }
+      for (const study::PointResult& p : recorded) {
+        if (!study::IsFitted(p.metric)) continue;
+        if (std::abs(p.simulated_out_of_sample - p.simulated) > 1e-6 * p.simulated) {
+          fmt::print(stderr,
+                     "zerosim fit: CHECK FAILED: {} of {} is predicted {:.6g} out of sample, its record {} says {:.6g} "
+                     "(none: 0): rerun this command with --write-loo\n",
+                     p.variant, p.scenario, p.simulated, study::LooRecordPath(p.scenario), p.simulated_out_of_sample);
+          return kExitFailed;
+        }
+      }
+      out += "check passed: the out-of-sample records hold these predictions\n";
+    }
+    if (write_loo) {
+      std::string command = "zerosim fit";
+      for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+      for (const io::Scenario& s : scenarios) {
+        const std::string path = study::LooRecordPath(s.scenario_file.path);
+        if (!WriteTextFile(path, study::LooRecordJson(predicted, s.scenario_file.path, command))) {
+          fmt::print(stderr, "zerosim fit: error: cannot write {}\n", path);
+          return kExitFailed;
+        }
+        out += fmt::format("wrote {}\n", path);
+      }
+    }
   }
 
   if (check) {

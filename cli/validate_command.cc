@@ -13,6 +13,7 @@
 #include "study/scenario_runner.h"
 #include "model/io/band_loader.h"
 #include "study/bands.h"
+#include "study/loo_record.h"
 #include "study/validation.h"
 
 namespace zerosim::cli {
@@ -79,6 +80,7 @@ int ValidateCommand(int argc, char** argv) {
 
   std::vector<study::PointResult> points;
   std::vector<model::Report> reports;
+  std::vector<model::Calibration> calibrations;  // every scenario's, for the spread between software generations
   std::string out_of_sample;  // the calibration set's groups, leave one model size out (their fit's record)
   for (const std::string& f : *scenario_files) {
     StatusOr<io::Scenario> s = study::LoadScenarioOrDefault(f);
@@ -104,17 +106,28 @@ int ValidateCommand(int argc, char** argv) {
       return kExitFailed;
     }
     for (const char* name : {"analytic", "sim"}) {
-      const std::vector<study::PointResult> p = study::CheckExpectations(*s, *r, name);
+      std::vector<study::PointResult> p = study::CheckExpectations(*s, *r, name);
+      // The calibration set's out-of-sample predictions (fit --loo --write-loo), for the bands.
+      if (Status loo = study::ApplyLooRecord(f, &p); !loo.ok()) {
+        fmt::print(stderr, "zerosim validate: error: {}\n", loo.message());
+        return kExitUsage;
+      }
       points.insert(points.end(), p.begin(), p.end());
     }
+    calibrations.push_back(s->calibration);
     reports.push_back(std::move(r).value());
   }
   if (points.empty()) {
     fmt::print(stderr, "zerosim validate: no expectations found\n");
     return kExitUsage;
   }
+  std::string spread_how;
+  const double spread = study::GenerationSpread(calibrations, &spread_how);
   std::string out = fmt::format("{}\n{}{}", study::FormatValidation(points), study::FormatGroupSummary(points),
-                                study::FormatBandCoverage(points));
+                                study::FormatBandCoverage(points, spread));
+  out += fmt::format("off the calibrated ground (derived compute, unvalidated GPU family) bands widen by {:.3f} each "
+                     "side: the spread between software generations, {}\n",
+                     spread, spread_how);
   if (!out_of_sample.empty()) {
     out += fmt::format("\nthe calibration set is in sample above (the compute is fitted on it); out of sample, from "
                        "each calibration file's fit record (zerosim fit --loo):\n{}",
@@ -124,11 +137,15 @@ int ValidateCommand(int argc, char** argv) {
       !WriteTextFile(
           write_bands,
           io::BandsJson(
-              study::BuildBandTable(points),
-              "Bands on every answer (model/report/band.h): per GPU family x framework x regime, the 5th "
-              "and 95th percentiles of published / simulated throughput over the analytic engine's "
-              "validation points. Written by `zerosim validate --write-bands "
-              "kernels/calibration/bands.json` (every scenario); do not edit."))) {
+              study::BuildBandTable(points, spread),
+              "Bands on every answer (model/report/band.h): per GPU family x framework [x tp] x regime and "
+              "each parent of those keys (\"\" = every point), the 5th, 50th and 95th percentiles of published / "
+              "simulated throughput over the analytic engine's validation points, out of sample (a calibration "
+              "point's simulated value is its leave-one-model-size-out prediction, <scenario>.loo.json). A key "
+              "with fewer than min_points points takes its parent's band. derived_widening: " +
+                  spread_how +
+                  ". Written by `zerosim validate --write-bands kernels/calibration/bands.json` (every "
+                  "scenario); do not edit."))) {
     fmt::print(stderr, "zerosim validate: cannot write {}\n", write_bands);
     return kExitFailed;
   }

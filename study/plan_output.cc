@@ -63,7 +63,8 @@ class PlanTable {
     return fmt::format("{:>4}  {:<{}} {:<{}} {:>7.1f} {:>11} {:<21} {:>9} {:>8.3f} {:<15} {:>8} {:>11}  {}\n",
                        rank > 0 ? std::to_string(rank) : "-", c.cluster.substr(0, cluster_width_),
                        cluster_width_, c.best.name.substr(0, setting_width_), setting_width_,
-                       c.best.tflops_per_gpu, GroupedNumber(c.best.tokens_per_s), tokens_band, gain,
+                       c.best.tflops_per_gpu * c.best.band.center,
+                       GroupedNumber(c.best.tokens_per_s * c.best.band.center), tokens_band, gain,
                        c.cost.usd_per_million_tokens, cost_band, Duration(c.cost.time_to_train_s),
                        c.cost.cost_to_train_usd > 0 ? GroupedNumber(c.cost.cost_to_train_usd) : "-",
                        rank > 0 ? RankRuns(plan_.overlaps[i]) : "-");
@@ -98,7 +99,8 @@ std::string FormatPlan(const io::SweepSpec& spec, const Plan& plan, const PlanOp
   for (size_t i : printed) out += table.Row(i);
   const std::string by = o.budget_usd > 0 ? "tokens/s" : "USD/Mtok";
   out += fmt::format(
-      "\nranked by the expected value; band: where the validation group's published runs lay (5th-95th "
+      "\nranked by the expected value (TFLOPs, tokens/s and cost: the model's value, times the band's median "
+      "where the band\nexcludes it); band: where the validation group's published runs lay out of sample (5th-95th "
       "percentile of\npublished / simulated, model/report/band.h); band overlaps: the ranks whose {} band "
       "intersects this one's:\nthe ranking between them is not resolved. vs {}: the sweep's first variant "
       "as written ('-': it does not fit).\n",
@@ -126,7 +128,11 @@ std::string PlanJsonl(const Plan& plan) {
     line.Add("tensor", c.best.layout.tensor).Add("sequence_parallel", c.best.layout.sequence_parallel);
     line.Add("pipeline", c.best.layout.pipeline).Add("virtual_stages", c.best.layout.virtual_stages);
     line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
+    // The headline (model/report/band.h): the model's value times the band's centre, inside the band.
+    line.Add("expected_tflops_per_gpu", c.best.tflops_per_gpu * c.best.band.center)
+        .Add("expected_tokens_per_s", c.best.tokens_per_s * c.best.band.center);
     line.Add("tokens_per_s_low", c.tokens_per_s_low).Add("tokens_per_s_high", c.tokens_per_s_high);
+    line.Add("band_center", c.best.band.center);
     line.Add("band_group", c.best.band.group).Add("band_validated", c.best.band.validated);
     line.Add("baseline", c.baseline);
     if (c.has_runner_up) {

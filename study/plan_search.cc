@@ -227,8 +227,9 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
       ++plan.infeasible;
       continue;
     }
-    AttachBand(io::ShippedBands(), p.calibration, p.cluster.gpu.name, &c.best);
-    c.cost = model::EstimateCost(p.cluster, spec.price, c.best.tokens_per_s, spec.train_tokens);
+    if (Status st = AttachBand(io::ShippedBands(), p.calibration, p.cluster.gpu.name, &c.best); !st.ok()) return st;
+    // Cost and time from the headline, the calibrated expectation (model/report/band.h), inside its band.
+    c.cost = model::EstimateCost(p.cluster, spec.price, c.best.tokens_per_s * c.best.band.center, spec.train_tokens);
     c.tokens_per_s_low = c.best.tokens_per_s * c.best.band.low;
     c.tokens_per_s_high = c.best.tokens_per_s * c.best.band.high;
     c.usd_per_million_tokens_low = c.cost.usd_per_million_tokens / c.best.band.high;
@@ -242,7 +243,7 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     if (o.target_days > 0 && choices[i].cost.time_to_train_s > o.target_days * 86400) continue;
     plan.ranked.push_back(i);
   }
-  // By the expected value (the simulated one); the bands say where that order is not resolved.
+  // By the expected value (the headline); the bands say where that order is not resolved.
   std::stable_sort(plan.ranked.begin(), plan.ranked.end(), [&](size_t a, size_t b) {
     if (o.budget_usd > 0) return choices[a].cost.time_to_train_s < choices[b].cost.time_to_train_s;
     return choices[a].cost.usd_per_million_tokens < choices[b].cost.usd_per_million_tokens;

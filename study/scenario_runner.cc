@@ -173,7 +173,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
   for (const model::VariantReport& v : r.variants) {
     if (Status st = model::InvariantStatus(s.name, v); !st.ok()) return st;
   }
-  AttachBands(io::ShippedBands(), s.calibration, &r);
+  if (Status st = AttachBands(io::ShippedBands(), s.calibration, &r); !st.ok()) return st;
   return r;
 }
 

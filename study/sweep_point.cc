@@ -40,7 +40,7 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
   model::Report bands;  // the band of each variant (study/bands.h), by the point's cluster
   bands.cluster = p.cluster;
   bands.variants = std::move(out);
-  AttachBands(io::ShippedBands(), p.calibration, &bands);
+  if (Status st = AttachBands(io::ShippedBands(), p.calibration, &bands); !st.ok()) return st;
   return std::move(bands.variants);
 }
 

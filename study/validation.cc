@@ -41,6 +41,10 @@ std::string Target(io::Metric m) {
 
 bool PointResult::within() const { return std::abs(error) <= tolerance; }
 
+double PointResult::OutOfSampleRatio() const {
+  return published / (simulated_out_of_sample > 0 ? simulated_out_of_sample : simulated);
+}
+
 std::string PointResult::key() const {
   const std::string key = fmt::format("{}|{}|{}|{}", scenario, variant, io::MetricName(metric), baseline);
   return phase.empty() ? key : key + "|" + phase;
@@ -66,6 +70,7 @@ std::vector<PointResult> CheckExpectations(const io::Scenario& s, const model::R
     p.gpus = v->gpus;
     p.feasible = v->feasible;
     p.band_key = v->band.key;
+    p.derived_from = s.calibration.compute.derived_from;
     switch (e.metric) {
       case io::Metric::kTflopsPerGpu:
         p.simulated = v->tflops_per_gpu;

@@ -29,6 +29,13 @@ struct PointResult {
   bool feasible = true;  // the variant fits in HBM by ZeroSim's memory estimate (evaluated either way)
   std::string
       band_key;  // the variant's band key (model/report/band.h BandKey): whose band its residual informs
+  // The GPU family the scenario's compute is derived from ("" when fitted or measured on its own GPU).
+  std::string derived_from;
+  // The simulated value out of sample, for the bands (study/bands.h): a calibration-set point's leave-one-model-
+  // size-out prediction (study/loo_record.h); 0: `simulated` is already out of sample (validation evidence).
+  double simulated_out_of_sample = 0;
+  // published / simulated out of sample (the band's ratio).
+  double OutOfSampleRatio() const;
   bool within() const;
   // Identifies the point across runs: "file|variant|metric|baseline" (and "|phase" for RLHF phases).
   std::string key() const;

@@ -30,6 +30,12 @@ StatusOr<model::BandTable> ParseBands(const std::string& text, const std::string
     }
     t.derived_widening = doc["derived_widening"].get<double>();
   }
+  if (doc.contains("min_points")) {
+    if (!doc["min_points"].is_number_integer() || doc["min_points"].get<int>() < 1) {
+      return fail("min_points", "expected a count of at least 1");
+    }
+    t.min_points = doc["min_points"].get<int>();
+  }
   if (!doc.contains("groups") || !doc["groups"].is_array()) return fail("groups", "expected an array");
   for (size_t i = 0; i < doc["groups"].size(); ++i) {
     const json& g = doc["groups"][i];
@@ -49,6 +55,12 @@ StatusOr<model::BandTable> ParseBands(const std::string& text, const std::string
     b.low = g["low"].get<double>();
     b.high = g["high"].get<double>();
     if (b.low > b.high) return fail(where + ".low", "greater than high");
+    if (g.contains("median")) {
+      if (!g["median"].is_number() || g["median"].get<double>() < b.low || g["median"].get<double>() > b.high) {
+        return fail(where + ".median", "expected a number between low and high");
+      }
+      b.median = g["median"].get<double>();
+    }
     b.sources = g.value("sources", "");
     t.groups.push_back(b);
   }
@@ -71,6 +83,7 @@ std::string BandsJson(const model::BandTable& table, const std::string& about) {
   j["format"] = "zerosim-bands-1";
   j["about"] = about;
   j["derived_widening"] = table.derived_widening;
+  j["min_points"] = table.min_points;
   j["groups"] = ordered_json::array();
   for (const model::BandGroup& g : table.groups) {
     ordered_json e;
@@ -78,6 +91,7 @@ std::string BandsJson(const model::BandTable& table, const std::string& about) {
     e["n"] = g.n;
     e["low"] = g.low;
     e["high"] = g.high;
+    e["median"] = g.median;
     e["sources"] = g.sources;
     j["groups"].push_back(e);
   }

@@ -2,8 +2,11 @@
 // kernels/calibration/bands.json, compiled into the binary (model/io/embedded.h) so every report carries its
 // band wherever it runs.
 //
-//   {"format": "zerosim-bands-1", "about": "...", "derived_widening": 1.1,
-//    "groups": [{"key": "A100 fsdp compute", "n": 34, "low": 0.91, "high": 1.08, "sources": "..."}, ...]}
+//   {"format": "zerosim-bands-1", "about": "...", "derived_widening": 1.2, "min_points": 10,
+//    "groups": [{"key": "A100 fsdp compute", "n": 34, "low": 0.91, "high": 1.08, "median": 0.99,
+//                "sources": "..."}, ...]}
+// `median` (default 1) and `min_points` (default 10) may be absent; a group's key may be a parent ("A100") or
+// "" (every point).
 #pragma once
 
 #include <string>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 
 namespace zerosim::model {
 
@@ -21,6 +22,11 @@ std::string BandKey(const std::string& gpu_family, const std::string& framework,
   return gpu_family + " " + framework + (tensor_parallel ? " tp" : "") + (compute ? " compute" : " comm");
 }
 
+std::string ParentBandKey(const std::string& key) {
+  const size_t space = key.rfind(' ');
+  return space == std::string::npos ? std::string() : key.substr(0, space);
+}
+
 namespace {
 
 const BandGroup* Find(const BandTable& t, const std::string& key) {
@@ -30,45 +36,93 @@ const BandGroup* Find(const BandTable& t, const std::string& key) {
   return nullptr;
 }
 
+// The first of `key` and its parents with at least min_points points; the root ("") whatever its size when
+// nothing above it has enough; null for a table without a root.
+const BandGroup* Walk(const BandTable& t, std::string key) {
+  while (true) {
+    const BandGroup* g = Find(t, key);
+    if (g != nullptr && (g->n >= t.min_points || key.empty())) return g;
+    if (key.empty()) return nullptr;
+    key = ParentBandKey(key);
+  }
+}
+
+std::string Shown(const std::string& key) { return key.empty() ? "all" : key; }
+
+std::string FirstWord(const std::string& key) { return key.substr(0, key.find(' ')); }
+
 }  // namespace
 
 Band BandFor(const BandTable& table, const std::string& key, const std::string& derived_from) {
   Band b;
   b.key = key;
-  if (const BandGroup* g = Find(table, key)) {
-    b.group = g->key;
-    b.n = g->n;
-    b.low = g->low;
-    b.high = g->high;
+  const BandGroup* own = Find(table, key);
+  const bool own_enough = own != nullptr && own->n >= table.min_points;
+  const BandGroup* g = nullptr;
+  double widen = 1;
+  if (own_enough) {
+    g = own;
     b.validated = true;
-    return b;
-  }
-  if (!derived_from.empty()) {
-    const std::string rest = key.substr(key.find(' '));
-    if (const BandGroup* g = Find(table, derived_from + rest)) {
-      b.group = g->key;
-      b.n = g->n;
-      b.low = g->low / table.derived_widening;
-      b.high = g->high * table.derived_widening;
-      b.note = "compute derived from " + derived_from + ": that group's band widened";
-      return b;
+  } else if (!derived_from.empty() && Find(table, derived_from) != nullptr) {
+    // Compute derived from another family's fit: that family's chain, widened by the generations' spread.
+    g = Walk(table, derived_from + key.substr(std::min(key.size(), key.find(' '))));
+    widen = table.derived_widening;
+    b.note = "compute derived from " + derived_from + ": its band widened by the spread between software generations";
+  } else if (Find(table, FirstWord(key)) != nullptr) {
+    g = Walk(table, key);
+    if (g != nullptr) {
+      b.note = own == nullptr ? "no validation point of this key: the band of " + Shown(g->key)
+                              : "this key's " + std::to_string(own->n) + " points are too few: the band of " +
+                                    Shown(g->key);
     }
+  } else {
+    // A GPU family no point validates: every point's band, widened (off the calibrated ground).
+    g = Find(table, "");
+    widen = table.derived_widening;
+    b.note = "outside every validated GPU family: every point's band, widened by the spread between generations";
   }
-  // Outside every validated group: the widest band of the table.
-  b.note = "outside every validated group: the widest band";
-  if (table.groups.empty()) {
+  if (g == nullptr) {
     b.low = 0.5;
     b.high = 2.0;
     b.note = "no validated group: a factor of two either way";
     return b;
   }
-  b.low = table.groups.front().low;
-  b.high = table.groups.front().high;
-  for (const BandGroup& g : table.groups) {
-    b.low = std::min(b.low, g.low);
-    b.high = std::max(b.high, g.high);
-  }
+  b.group = Shown(g->key);
+  b.n = g->n;
+  b.low = g->low / widen;
+  b.high = g->high * widen;
+  // Biased where every central point lies on one side of the model: centre the headline on the median.
+  if (g->low > 1 || g->high < 1) b.center = std::clamp(g->median, b.low, b.high);
   return b;
+}
+
+std::vector<BandGroup> BuildBandGroups(const std::vector<BandPoint>& points) {
+  std::map<std::string, std::vector<const BandPoint*>> by_key;
+  for (const BandPoint& p : points) {
+    std::string k = p.key;
+    while (true) {
+      by_key[k].push_back(&p);
+      if (k.empty()) break;
+      k = ParentBandKey(k);
+    }
+  }
+  std::vector<BandGroup> out;
+  for (const auto& [key, list] : by_key) {
+    BandGroup g;
+    g.key = key;
+    g.n = static_cast<int>(list.size());
+    std::vector<double> ratios;
+    std::vector<std::string> sources;
+    for (const BandPoint* p : list) {
+      ratios.push_back(p->ratio);
+      if (std::find(sources.begin(), sources.end(), p->source) == sources.end()) sources.push_back(p->source);
+    }
+    RatioPercentiles(ratios, &g.low, &g.high);
+    g.median = RatioMedian(ratios);
+    for (const std::string& s : sources) g.sources += (g.sources.empty() ? "" : "; ") + s;
+    out.push_back(g);
+  }
+  return out;
 }
 
 void RatioPercentiles(std::vector<double> ratios, double* low, double* high) {
@@ -85,6 +139,19 @@ void RatioPercentiles(std::vector<double> ratios, double* low, double* high) {
   };
   *low = at(0.05);
   *high = at(0.95);
+}
+
+double RatioMedian(std::vector<double> ratios) {
+  if (ratios.empty()) return 1;
+  std::sort(ratios.begin(), ratios.end());
+  const size_t n = ratios.size();
+  return n % 2 == 1 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
+}
+
+bool HeadlineInsideBand(const Band& band) {
+  constexpr double kSlack = 1e-9;
+  return std::isfinite(band.center) && band.center >= band.low * (1 - kSlack) &&
+         band.center <= band.high * (1 + kSlack);
 }
 
 }  // namespace zerosim::model
