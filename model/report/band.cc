@@ -58,28 +58,31 @@ Band BandFor(const BandTable& table, const std::string& key, const std::string& 
   b.key = key;
   const BandGroup* own = Find(table, key);
   const bool own_enough = own != nullptr && own->n >= table.min_points;
+  const bool compute_bound = key.size() >= 8 && key.compare(key.size() - 8, 8, " compute") == 0;
+  const bool family_known = Find(table, FirstWord(key)) != nullptr;
   const BandGroup* g = nullptr;
   double widen = 1;
   if (own_enough) {
     g = own;
     b.validated = true;
-  } else if (!derived_from.empty() && Find(table, derived_from) != nullptr) {
-    // Compute derived from another family's fit: that family's chain, widened by the generations' spread.
-    g = Walk(table, derived_from + key.substr(std::min(key.size(), key.find(' '))));
+  } else if (!derived_from.empty() && compute_bound && Find(table, derived_from) != nullptr) {
+    // Compute derived from another family's fit: that family's compute-bound residuals transfer (its
+    // communication-bound ones describe its own networks, not this GPU's compute), widened by the generations'
+    // spread.
+    g = Walk(table, derived_from + key.substr(key.find(' ')));
     widen = table.derived_widening;
     b.note = "compute derived from " + derived_from + ": its band widened by the spread between software generations";
-  } else if (Find(table, FirstWord(key)) != nullptr) {
+  } else {
+    // The key's parents: its family, then every point; widened off the calibrated ground (derived compute, or a
+    // family no point validates).
     g = Walk(table, key);
+    if (!derived_from.empty() || !family_known) widen = table.derived_widening;
     if (g != nullptr) {
       b.note = own == nullptr ? "no validation point of this key: the band of " + Shown(g->key)
                               : "this key's " + std::to_string(own->n) + " points are too few: the band of " +
                                     Shown(g->key);
+      if (widen > 1) b.note += ", widened by the spread between software generations (off the calibrated ground)";
     }
-  } else {
-    // A GPU family no point validates: every point's band, widened (off the calibrated ground).
-    g = Find(table, "");
-    widen = table.derived_widening;
-    b.note = "outside every validated GPU family: every point's band, widened by the spread between generations";
   }
   if (g == nullptr) {
     b.low = 0.5;

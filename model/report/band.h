@@ -72,9 +72,10 @@ std::string ParentBandKey(const std::string& key);
 
 // The band for `key`: the first of the key and its parents whose group holds at least table.min_points points.
 // For a GPU whose compute is derived from another family's fit (`derived_from`, e.g. "H100" for an H200) the
-// key's own group is used only when it has enough points; otherwise the source family's chain, widened. A
-// family no group knows gets every point's band, widened. A band that excludes 1 centres the headline on the
-// group's median ratio (Band::center).
+// key's own group is used only when it has enough points; otherwise, for a compute-bound key, the source
+// family's chain (its compute residuals transfer, its networks' do not), else the key's own parents, widened by
+// BandTable::derived_widening either way. A family no group knows gets every point's band, widened. A band that
+// excludes 1 centres the headline on the group's median ratio (Band::center).
 Band BandFor(const BandTable& table, const std::string& key, const std::string& derived_from = "");
 
 // The groups of every key of `ratios` (published / simulated per point, with each point's validation group
