@@ -259,8 +259,9 @@ def today_same_die(src_gpu, sw):
               "fp8_gemm"):
         s[k] = src[k]
     s["fp8_gemm_source"] = f"derived: the {src_gpu}'s (same GH100 die): " + src["fp8_gemm_source"]
-    s["source"] = (f"derived, no single-node training data for this GPU: the {src_gpu}'s {sw} set unchanged (the same "
-                   f"GH100 compute die and 132 SMs, datasheets). {src_gpu}: " + src["source"])
+    s["source"] = (f"derived, no single-node training data for this GPU: from {src_gpu}'s empirical set ({sw}) by a "
+                   f"stated rule: the same GH100 compute die and 132 SMs (datasheets), so the {src_gpu}'s fractions "
+                   f"unchanged. {src_gpu}: " + src["source"])
     return s
 
 
@@ -295,15 +296,18 @@ def main():
     else:
         fp8 = (PUBLISHED["H100"]["fp8_gemm"], "published FP8 MAMF benchmark (placeholder until the FP8 fit)")
     h100["fp8_gemm"], h100["fp8_gemm_source"] = fp8
-    write("h100.json", h100, [today_set("H100", MCORE), today_set("H100", TITAN)], top_source="empirical")
+    # The default (`gemm_efficiency`, what a scenario without `[runtime] software` gets) is today's stack on every GPU
+    # that has one (issue 34): megatron-core-2025. The 2023 sets stay, by name; scenarios that ran on them state it.
+    write("h100.json", today_set("H100", MCORE), [h100, today_set("H100", TITAN)], top_source="empirical")
     r_fp8 = fp8[0] / PUBLISHED["H100"]["fp8_gemm"]
-    write("h200.json", derived_set("H200", "pytorch-2.1", "H100", "pytorch-2.1",
-                                   (fp8[0], "derived: the H100's FP8 GEMM fit (same GH100 die): " + fp8[1])),
-          [today_same_die("H100", MCORE)])
-    write("b200.json", derived_set("B200", "pytorch-2.1", "H100", "pytorch-2.1",
-                                   (round(PUBLISHED["B200"]["fp8_gemm"] * r_fp8, 6),
-                                    f"derived: B200's published FP8 MAMF 0.763 x the H100's FP8 fit/benchmark ratio "
-                                    f"{r_fp8:.4f}: " + fp8[1])), [today_set("B200", MCORE)])
+    write("h200.json", today_same_die("H100", MCORE),
+          [derived_set("H200", "pytorch-2.1", "H100", "pytorch-2.1",
+                       (fp8[0], "derived: the H100's FP8 GEMM fit (same GH100 die): " + fp8[1]))])
+    write("b200.json", today_set("B200", MCORE),
+          [derived_set("B200", "pytorch-2.1", "H100", "pytorch-2.1",
+                       (round(PUBLISHED["B200"]["fp8_gemm"] * r_fp8, 6),
+                        f"derived: B200's published FP8 MAMF 0.763 x the H100's FP8 fit/benchmark ratio "
+                        f"{r_fp8:.4f}: " + fp8[1]))])
     # GB200: its own file (its own peaks and clocks); the kernels (quantization, copy) are the B200's (the same HBM3e
     # at 8 TB/s: the bandwidth ratio is 1). Its only compute set is today's.
     gb200 = os.path.join(CAL, "gb200.json")
