@@ -11,7 +11,11 @@ zerosim=${1:-build/zerosim}
 paper="scenarios/zeropp_paper/fig6_4x100g.toml scenarios/zeropp_paper/fig7_1x100g.toml"
 rlhf="scenarios/rlhf/gen_66b_32v100.toml scenarios/rlhf/gen_30b_32v100.toml scenarios/rlhf/train_30b_16v100.toml"
 calib="scenarios/calibration/a100_40gb_bf16.toml scenarios/calibration/a100_80gb_bf16.toml
-       scenarios/calibration/h100_bf16.toml scenarios/calibration/h100_fp8.toml"
+       scenarios/calibration/h100_bf16.toml scenarios/calibration/h100_fp8.toml
+       scenarios/calibration/today_h100_fp8.toml scenarios/calibration/today_b200_fp8cs.toml
+       scenarios/calibration/today_b200_mxfp8.toml scenarios/calibration/today_b200_fp8.toml
+       scenarios/calibration/today_gb200_fp8cs.toml scenarios/calibration/today_gb200_mxfp8.toml
+       scenarios/calibration/today_h100_500w_bf16.toml scenarios/calibration/today_h100_500w_float8.toml"
 published=$(find scenarios/published -name '*.toml' -not -path '*/models/*' | LC_ALL=C sort)
 # validate exits 1 when points lie outside their tolerance and still writes the file: each run must
 # leave a file newer than the marker, whatever its exit status.

@@ -106,6 +106,12 @@ const std::vector<FitKnob>& FitKnobs() {
          s.calibration.compute.attention_v1_forward = v;
          s.calibration.compute.attention_v1_backward = v;
        }},
+      {"compute.attention", "calibration: gemm_efficiency.attention_forward and _backward (one value: the `flash` kernel)",
+       0.05, 1.0, [](const io::Scenario& s) { return s.calibration.compute.attention_forward; },
+       [](io::Scenario& s, double v) {
+         s.calibration.compute.attention_forward = v;
+         s.calibration.compute.attention_backward = v;
+       }},
       {"compute.memory_efficiency", "calibration: gemm_efficiency.memory_efficiency", 0.1, 1.0,
        [](const io::Scenario& s) { return s.calibration.compute.memory_efficiency; },
        [](io::Scenario& s, double v) { s.calibration.compute.memory_efficiency = v; }},
