@@ -11,8 +11,15 @@ LocalCostModel MakeLocalCostModel(const Schedule& s, const ClusterSpec& c, const
   m.calibration = &cal;
   m.class_time.reserve(s.compute_classes.size());
   for (const ComputeClass& cc : s.compute_classes) {
-    m.class_time.push_back(cc.backward ? BackwardTime(cc.work, m.rates, cc.part)
-                                       : ForwardTime(cc.work, m.rates));
+    ComputeTime t = cc.backward ? BackwardTime(cc.work, m.rates, cc.part) : ForwardTime(cc.work, m.rates);
+    if (cc.share != 1) {
+      // A chunk of the pass: its share of every part (the chunks of one GEMM run the same tiles on fewer rows).
+      t.gemm_s *= cc.share;
+      t.attention_s *= cc.share;
+      t.memory_s *= cc.share;
+      t.launch_s *= cc.share;
+    }
+    m.class_time.push_back(t);
   }
   return m;
 }

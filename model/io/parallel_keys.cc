@@ -13,6 +13,7 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
   model::ParallelLayout l = base;
   l.tensor = static_cast<int>(t->IntOr("tensor", l.tensor, 1, model::kMaxGpus));
   l.sequence_parallel = t->BoolOr("sequence_parallel", l.sequence_parallel);
+  l.tp_comm_overlap = t->BoolOr("tp_comm_overlap", l.tp_comm_overlap);
   l.pipeline = static_cast<int>(t->IntOr("pipeline", l.pipeline, 1, model::kMaxLayers));
   l.virtual_stages = static_cast<int>(t->IntOr("virtual_stages", l.virtual_stages, 1, model::kMaxLayers));
   l.tensor_across_nodes = t->BoolOr("tensor_across_nodes", l.tensor_across_nodes);

@@ -9,7 +9,7 @@
 
 namespace zerosim::io {
 
-// Reads tensor, sequence_parallel, pipeline, virtual_stages, schedule ("1f1b", "interleaved_1f1b", "gpipe")
+// Reads tensor, sequence_parallel, tp_comm_overlap, pipeline, virtual_stages, schedule ("1f1b", "interleaved_1f1b", "gpipe")
 // and tensor_across_nodes present in `t` over `base`. A table that sets virtual_stages but no schedule gets
 // the schedule it implies (interleaved_1f1b for virtual_stages > 1, else 1f1b unless `base` was gpipe).
 model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayout& base);

@@ -92,6 +92,9 @@ const std::map<std::string, AxisRule>& AxisRules() {
       {"sequence_parallel", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
                                var->parallel.sequence_parallel = v.boolean;
                              })}},
+      {"tp_comm_overlap", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+                             var->parallel.tp_comm_overlap = v.boolean;
+                           })}},
       {"pipeline", {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
                       var->parallel.pipeline = Int(v);
                     })}},

@@ -63,11 +63,13 @@ struct RankShape {
       : nodes(c.nodes),
         gpus_per_node(c.gpus_per_node),
         tensor(l.tensor),
-        sequence_parallel(l.sequence_parallel) {}
+        sequence_parallel(l.sequence_parallel),
+        tp_comm_overlap(l.tp_comm_overlap) {}
   int nodes = 1;
   int gpus_per_node = 1;
   int tensor = 1;                  // ParallelLayout::tensor
   bool sequence_parallel = false;  // ParallelLayout::sequence_parallel
+  bool tp_comm_overlap = false;    // ParallelLayout::tp_comm_overlap
   // The ranks are one stage of a pipeline (model/report/pipeline_evaluate.h, which builds each stage's
   // schedule on the stage's nodes): the runtime's pipeline rules apply (FSDP2: fsdp_builder.cc).
   bool pipeline_stage = false;

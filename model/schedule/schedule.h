@@ -171,6 +171,9 @@ struct ComputeClass {
   ModuleWork work;
   bool backward = false;
   BackwardPart part = BackwardPart::kWhole;  // backward only: the whole pass, or one part (compute_cost.h)
+  // The share of the pass (or part) one op runs: a chunk of a linear layer's GEMM that TP communication overlap
+  // runs beside its collective (schedule_parts.cc EmitModuleCompute), timed as that share of the whole; 1 else.
+  double share = 1;
   bool operator==(const ComputeClass&) const = default;
 };
 
@@ -191,10 +194,12 @@ struct Schedule {
   // rank's: module_graph.h) and sequence parallelism.
   int tensor = 1;
   bool sequence_parallel = false;
+  bool tp_comm_overlap = false;  // ParallelLayout::tp_comm_overlap
   ParallelLayout layout() const {
     ParallelLayout l;
     l.tensor = tensor;
     l.sequence_parallel = sequence_parallel;
+    l.tp_comm_overlap = tp_comm_overlap;
     return l;
   }
   // d = P / t, the ranks the strategy shards over.

@@ -10,6 +10,15 @@
 
 namespace zerosim::model {
 
+namespace {
+
+// TransformerEngine's pipelined reduce-scatter splits the row-parallel GEMM into this many chunks: num_splits
+// 4 in the userbuffers configurations Megatron-Bridge and NeMo ship for H100 and B200
+// (userbuffers_{bf16,fp8}_{h100,b200}_h8192_*: proj_fprop / fc2_fprop PipelineOverlapCfg num_splits=4).
+constexpr double kUserbufferSplits = 4;
+
+}  // namespace
+
 void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, ModuleGraph graph,
                       int micro_steps, double tokens_per_micro_step) {
   s->nodes = c.nodes;
@@ -17,6 +26,7 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
   s->world_size = c.total_gpus();
   s->tensor = c.tensor;
   s->sequence_parallel = c.sequence_parallel;
+  s->tp_comm_overlap = c.tp_comm_overlap;
   s->hardware_queues = z.runtime.cuda_device_max_connections;
   s->micro_steps = micro_steps;
   s->tokens_per_micro_step = tokens_per_micro_step;
@@ -27,8 +37,8 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
   }
 }
 
-int ComputeClassOf(Schedule* s, const ModuleWork& work, bool backward, BackwardPart part) {
-  const ComputeClass cc{work, backward, part};
+int ComputeClassOf(Schedule* s, const ModuleWork& work, bool backward, BackwardPart part, double share) {
+  const ComputeClass cc{work, backward, part, share};
   for (size_t i = 0; i < s->compute_classes.size(); ++i) {
     if (s->compute_classes[i] == cc) return static_cast<int>(i);
   }
@@ -133,6 +143,22 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
       const ModuleWork& work = g.modules[i].work;
       f.tp_input_gradient_class.push_back(split ? class_of(work, true, BackwardPart::kInputGradient) : -1);
       f.tp_weight_gradient_class.push_back(split ? class_of(work, true, BackwardPart::kWeightGradient) : -1);
+      std::array<int, 2> fwd{-1, -1}, bwd{-1, -1};
+      if (s->tp_comm_overlap && (role == TpRole::kColumn || role == TpRole::kRow)) {
+        const double last = 1.0 / s->tensor;  // ring exchange: the chunk after the last arrival
+        const double first = 1.0 / kUserbufferSplits;  // pipelined reduce-scatter: the chunk before the first
+        if (role == TpRole::kColumn) {
+          fwd = {ComputeClassOf(s, work, false, BackwardPart::kWhole, 1 - last),
+                 ComputeClassOf(s, work, false, BackwardPart::kWhole, last)};
+        } else {
+          fwd = {ComputeClassOf(s, work, false, BackwardPart::kWhole, first),
+                 ComputeClassOf(s, work, false, BackwardPart::kWhole, 1 - first)};
+          bwd = {ComputeClassOf(s, work, true, BackwardPart::kWhole, 1 - last),
+                 ComputeClassOf(s, work, true, BackwardPart::kWhole, last)};
+        }
+      }
+      f.tp_forward_chunk_class.push_back(fwd);
+      f.tp_backward_chunk_class.push_back(bwd);
     }
     f.tp_activation_bytes = 2.0 * s->tokens_per_micro_step * m.hidden;  // X: 16-bit activations
     f.tp_loss_bytes = 4.0 * s->tokens_per_micro_step;                   // one fp32 per token
@@ -167,22 +193,67 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
   const bool column = role == TpRole::kColumn || role == TpRole::kHead;
   const bool gathers_before =
       sp && (column || (backward && (role == TpRole::kRow || role == TpRole::kEmbedding)));
-  if (gathers_before) TensorCollective(emit, CollectiveKind::kAllGather, x, 2.0, emit->tail(Queue::kCompute));
+  // With tp_comm_overlap the transformer layer's linear GEMMs (TransformerEngine's Linear / LayerNormLinear:
+  // QKV, attention projection, fc1, fc2; not the embedding nor the output layer, which are Megatron's own
+  // parallel layers) overlap their collectives (EmitOverlappedGather / the pipelined reduce-scatter below).
+  const bool overlap = s.tp_comm_overlap && (role == TpRole::kColumn || role == TpRole::kRow);
+  int gather = -1;  // an overlapped all-gather the compute stream waits for before the op that needs it
+  if (gathers_before) {
+    if (overlap) {
+      gather = emit->Collective(Queue::kNcclTp, CollectiveKind::kAllGather, GroupKind::kTensor, x, 2.0,
+                                Purpose::kTensorParallel, {emit->tail(Queue::kCompute)});
+    } else {
+      TensorCollective(emit, CollectiveKind::kAllGather, x, 2.0, emit->tail(Queue::kCompute));
+    }
+  }
   if (backward && column) {
     // The input gradient's all-reduce (SP: reduce-scatter) overlaps the weight-gradient GEMM: launched after
     // the input-gradient part, waited after the weight-gradient part (layers.py); Megatron's count splits
-    // evenly, a linear layer's two backward GEMMs having the same FLOPs.
+    // evenly, a linear layer's two backward GEMMs having the same FLOPs. With tp_comm_overlap the input's
+    // all-gather (for the weight gradient) overlaps the input-gradient GEMM too (userbuffers' "bulk" overlap of
+    // qkv_dgrad / fc1_dgrad: Megatron-Bridge comm_overlap.py's userbuffers_*_h100_* configs).
     const auto m = static_cast<size_t>(ts.module);
     const int input = emit->Compute(flops / 2, f.tp_input_gradient_class[m], deps);
     const int c =
         emit->Collective(Queue::kNcclTp, sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
                          GroupKind::kTensor, x, 2.0, Purpose::kTensorParallel, {input});
+    if (gather >= 0) emit->Wait(Queue::kCompute, {gather});
     const int weight = emit->Compute(flops / 2, f.tp_weight_gradient_class[m], {input});
     emit->Wait(Queue::kCompute, {c});
     return weight;
   }
-  const int compute = emit->Compute(flops, cls, deps);
+  if (gather >= 0) {
+    // Ring-exchange overlap (qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad: TransformerEngine
+    // CommOverlapP2PBase::split_overlap_ag): the GEMM runs on the local chunk while the t - 1 remote chunks
+    // arrive, one per step, each GEMM'd as it lands; the last chunk's GEMM follows the last arrival. As two
+    // ops: (t - 1)/t of the GEMM beside the all-gather, then the last 1/t after both (the chunks in between
+    // interleave and are not resolved).
+    const double last = 1.0 / s.tensor;
+    const auto& chunk =
+        (backward ? f.tp_backward_chunk_class : f.tp_forward_chunk_class)[static_cast<size_t>(ts.module)];
+    const int early = emit->Compute(flops * (1 - last), chunk[0], deps);
+    emit->Wait(Queue::kCompute, {gather});
+    return emit->Compute(flops * last, chunk[1], {early});
+  }
   const bool reduces_after = !backward && (role == TpRole::kRow || role == TpRole::kEmbedding);
+  if (reduces_after && overlap) {
+    // Pipelined overlap (proj_fprop, fc2_fprop: TransformerEngine CommOverlapBase::split_overlap_rs): the GEMM
+    // in kUserbufferSplits chunks, each chunk's reduce-scatter launched as it finishes, beside the next chunk's
+    // GEMM; the last chunk's reduce-scatter is exposed. As ops: the first chunk, then the remaining chunks'
+    // GEMM beside the first chunks' reduce-scatter, then the last chunk's reduce-scatter.
+    const double chunk = 1.0 / kUserbufferSplits;
+    const CollectiveKind rs = sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce;
+    const auto& classes = f.tp_forward_chunk_class[static_cast<size_t>(ts.module)];
+    const int first = emit->Compute(flops * chunk, classes[0], deps);
+    const int early = emit->Collective(Queue::kNcclTp, rs, GroupKind::kTensor, x * (1 - chunk), 2.0,
+                                       Purpose::kTensorParallel, {first});
+    const int rest = emit->Compute(flops * (1 - chunk), classes[1], {first});
+    const int tail = emit->Collective(Queue::kNcclTp, rs, GroupKind::kTensor, x * chunk, 2.0,
+                                      Purpose::kTensorParallel, {rest});
+    emit->Wait(Queue::kCompute, {early, tail});
+    return rest;
+  }
+  const int compute = emit->Compute(flops, cls, deps);
   if (reduces_after) {
     TensorCollective(emit, sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, x, 2.0, compute);
   }

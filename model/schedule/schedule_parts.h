@@ -4,6 +4,8 @@
 // indexing. Internal to the model library.
 #pragma once
 
+#include <array>
+
 #include <vector>
 
 #include "model/placement/placement.h"
@@ -34,6 +36,12 @@ struct ScheduleFrame {
   // runs; -1 for the others.
   std::vector<int> tp_input_gradient_class;
   std::vector<int> tp_weight_gradient_class;
+  // With tp_comm_overlap, per module: the compute classes of the two chunks EmitModuleCompute splits an
+  // overlapped pass into (forward and backward; -1 where the pass is not overlapped): a column-parallel
+  // layer's forward and a row-parallel layer's backward (ring exchange) (t - 1)/t then 1/t, a row-parallel
+  // layer's forward (pipelined reduce-scatter) its first chunk then the rest.
+  std::vector<std::array<int, 2>> tp_forward_chunk_class;
+  std::vector<std::array<int, 2>> tp_backward_chunk_class;
   double tp_activation_bytes = 0;
   double tp_loss_bytes = 0;
 };
@@ -48,7 +56,7 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
 // The index of the compute class of `work` in `s` (Schedule::compute_classes), added if new: one class per
 // distinct module pass.
 int ComputeClassOf(Schedule* s, const ModuleWork& work, bool backward,
-                   BackwardPart part = BackwardPart::kWhole);
+                   BackwardPart part = BackwardPart::kWhole, double share = 1);
 
 // Fills the schedule's frame fields (world size, hardware queues, micro-steps, tokens, graph, partitioned
 // elements, the shard group size, the states' shards from the strategy's traits) and returns the trace and

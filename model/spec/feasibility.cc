@@ -274,6 +274,14 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
   // Sequence parallelism splits the sequence over t: megatron/core/tensor_parallel/mappings.py
   // _split_along_first_dim asserts "First dimension of the tensor should be divisible by tensor parallel
   // size"; torchtitan ParallelDims.seq_len_divisor.
+  // Megatron-LM megatron/training/arguments.py: "Tensor parallel communication/GEMM overlap can happen only
+  // when sequence parallelism is enabled"; with t = 1 there is nothing to overlap.
+  if (l.tp_comm_overlap && (t == 1 || !l.sequence_parallel)) {
+    Add(&out, "tp_comm_overlap",
+        t == 1 ? std::string("tp_comm_overlap overlaps tensor-parallel collectives: it needs tensor > 1")
+               : std::string("tp_comm_overlap needs sequence_parallel = true (Megatron-Core's --tp-comm-overlap "
+                             "requires --sequence-parallel)"));
+  }
   if (l.sequence_parallel && m.seq_len % t != 0) {
     Add(&out, "sequence_parallel",
         fmt::format("sequence parallelism splits the {}-token sequence over tensor {}: it does not divide it",

@@ -29,6 +29,14 @@ struct ParallelLayout {
   // `sequence_parallel`: norms and dropout on s/t tokens, all-reduces as reduce-scatter + all-gather
   // (Korthikanti et al. 2022 sec. 4.2.2; Megatron --sequence-parallel). Only meaningful with t > 1.
   bool sequence_parallel = false;
+  // `tp_comm_overlap`: the tensor-parallel all-gathers and reduce-scatters of the transformer layers' linear
+  // GEMMs overlapped with those GEMMs, as TransformerEngine's userbuffers run them under Megatron-Core's
+  // --tp-comm-overlap (transformer_engine/pytorch/module/base.py initialize_ub: ring-exchange all-gathers before
+  // the column-parallel GEMMs, pipelined reduce-scatters after the row-parallel ones, bulk overlap in the
+  // backward) and torchtitan's async TP (micro-pipelined all-gather-matmul / matmul-reduce-scatter). Needs
+  // sequence_parallel (Megatron: "--tp-comm-overlap requires --sequence-parallel"). model/schedule/
+  // schedule_parts.cc EmitModuleCompute.
+  bool tp_comm_overlap = false;
   // `pipeline`: stages the layers are split into (Megatron --pipeline-model-parallel-size), p.
   int pipeline = 1;
   // `virtual_stages`: model chunks per pipeline rank (Megatron --num-virtual-stages-per-pipeline-rank;
