@@ -114,7 +114,8 @@ DrawnCase DrawCase(uint64_t seed, int index) {
   if (gpu.fp8_peak[0] != '\0') topology += fmt::format("fp8_peak_flops = \"{}\"\n", gpu.fp8_peak);
   topology += fmt::format(
       "hbm = \"{}\"\nhbm_bandwidth = \"{}\"\nsms = {}\ncalibration = \"calibration/{}\"\n\n"
-      "[intra_node]\nfabric = \"nvswitch\"\nbandwidth = \"{}GBps\"\n\n[nic]\ncount = {}\nbandwidth = \"{}Gbps\"\n\n"
+      "[intra_node]\nfabric = \"nvswitch\"\nbandwidth = \"{}GBps\"\n\n[nic]\ncount = {}\nbandwidth = "
+      "\"{}Gbps\"\n\n"
       "[fabric]\n{}\n[nccl]\nrelease = \"{}\"\n",
       gpu.hbm, gpu.hbm_bandwidth, gpu.sms, gpu.calibration, nvlink_GBps, nics, nic_gbps, fabric, release);
 
@@ -148,8 +149,8 @@ DrawnCase DrawCase(uint64_t seed, int index) {
   if (p > 1) {
     strategy = rng.Pick({"zero1", "fsdp2"});
   } else if (t > 1) {
-    strategy = rng.Pick({"zero1", "zero2", "zero3", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp_no_shard",
-                         "fsdp2"});
+    strategy = rng.Pick(
+        {"zero1", "zero2", "zero3", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp_no_shard", "fsdp2"});
   } else {
     strategy = rng.Pick({"zero1", "zero2", "zero3", "zero3", "mics", "fsdp_full_shard", "fsdp_shard_grad_op",
                          "fsdp_no_shard", "fsdp_hybrid_shard", "fsdp2"});
@@ -158,7 +159,8 @@ DrawnCase DrawCase(uint64_t seed, int index) {
   const int seq_len = rng.Pick({512, 1024, 2048});
   std::string scenario = fmt::format(
       "name = \"property\"\ntopology = \"t.toml\"\nmodel = \"m.toml\"\n\n[training]\nseq_len = {}\n"
-      "train_micro_batch_size_per_gpu = {}\ngradient_accumulation_steps = {}\nactivation_checkpointing = {}\n\n"
+      "train_micro_batch_size_per_gpu = {}\ngradient_accumulation_steps = {}\nactivation_checkpointing = "
+      "{}\n\n"
       "[zero]\nstrategy = \"{}\"\n",
       seq_len, rng.Pick({1, 2, 4}), accumulation, rng.Coin() ? "true" : "false", strategy);
   if (strategy == "zero3" && t == 1) {
@@ -178,10 +180,10 @@ DrawnCase DrawCase(uint64_t seed, int index) {
   if (p > 1 && v == 1) scenario += fmt::format("schedule = \"{}\"\n", rng.Pick({"1f1b", "gpipe"}));
   scenario += "\n[[variant]]\nname = \"v\"\n";
 
-  out.label = fmt::format("case {}: {} x {} {}, {} x {} Gbps, NVLink {} GB/s, NCCL {}, {}; {} L{} h{}, t={}{} p={} v={}",
-                          index, nodes, gpus_per_node, gpu.name, nics, nic_gbps, nvlink_GBps, release,
-                          fabric.substr(8, fabric.find('"', 8) - 8), strategy, layers, hidden, t,
-                          sp ? " sp" : "", p, v);
+  out.label = fmt::format(
+      "case {}: {} x {} {}, {} x {} Gbps, NVLink {} GB/s, NCCL {}, {}; {} L{} h{}, t={}{} p={} v={}", index,
+      nodes, gpus_per_node, gpu.name, nics, nic_gbps, nvlink_GBps, release,
+      fabric.substr(8, fabric.find('"', 8) - 8), strategy, layers, hidden, t, sp ? " sp" : "", p, v);
   out.files = {{"s.toml", scenario},
                {"t.toml", topology},
                {"m.toml", model},

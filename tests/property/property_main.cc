@@ -36,7 +36,9 @@ int main(int argc, char** argv) {
     } else if (a == "--write" && has_value) {
       write = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: property_run [--cases N] [--first I] [--seed S] [--sim N] [--examples N] [--write DIR]\n");
+      std::fprintf(
+          stderr,
+          "usage: property_run [--cases N] [--first I] [--seed S] [--sim N] [--examples N] [--write DIR]\n");
       return 2;
     }
   }
