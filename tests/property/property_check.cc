@@ -55,7 +55,7 @@ class Run {
     Check(kRerun, io::VariantToJson(r).dump() == io::VariantToJson(Analytic(s, v, s.cluster)).dump(), d.label,
           "a second evaluation differs");
     const int gpus = s.cluster.total_gpus();
-    if (c_.simulated < o_.sim_cases && gpus <= 32) Simulate(d, s, v, r);
+    if (c_.simulated < o_.sim_cases && gpus <= o_.sim_max_gpus) Simulate(d, s, v, r);
   }
 
   PropertyCounts counts() const { return c_; }
@@ -152,6 +152,7 @@ class Run {
     Check(kBytesPerTier, differ.empty(), d.label + " (engines)", differ);
     if (!d.single_switch) return;
     const double diff = r->iteration_time_s / a.iteration_time_s - 1;
+    c_.engine_differences.push_back(diff);
     if (std::abs(diff) > std::abs(c_.worst_engine_difference)) {
       c_.worst_engine_difference = diff;
       c_.worst_engine_case = d.label;
@@ -192,6 +193,17 @@ std::string FormatCounts(const PropertyCounts& c) {
     out += fmt::format(
         "{:<16} {:>8} {:>10}{}\n", kNames[p], c.checked[p], c.violated[p],
         Asserted(static_cast<Property>(p)) ? "" : "  (NCCL's own behaviour: counted, not asserted)");
+  }
+  if (!c.engine_differences.empty()) {
+    std::vector<double> d;
+    for (double x : c.engine_differences) d.push_back(std::abs(x));
+    std::sort(d.begin(), d.end());
+    const auto above = [&d](double x) { return d.end() - std::upper_bound(d.begin(), d.end(), x); };
+    out += fmt::format(
+        "sim vs analytic on a single switch: median |difference| {:.2f}%, 95th percentile {:.2f}%, {} of {} "
+        "above "
+        "1%\n",
+        100 * d[d.size() / 2], 100 * d[d.size() * 95 / 100], above(0.01), d.size());
   }
   if (!c.worst_engine_case.empty()) {
     out += fmt::format("largest sim vs analytic difference on a single switch: {:+.2f}% ({})\n",

@@ -50,9 +50,10 @@ struct PropertyOptions {
   uint64_t seed = 1;
   int first_case = 0;  // case indices [first_case, first_case + cases)
   int cases = 300;
-  // Cases on a single switch also replayed on SimGrid, each in its own process (sim/isolation.h), at most
-  // this many (small clusters first: at most 32 GPUs).
+  // Cases also replayed on SimGrid, each in its own process (sim/isolation.h): the first this many of at
+  // most sim_max_gpus GPUs.
   int sim_cases = 6;
+  int sim_max_gpus = 32;             // larger clusters are not replayed (their replays take longer)
   double monotone_tolerance = 1e-3;  // relative slowdown allowed with more bandwidth
   double engine_tolerance = 0.02;    // relative sim vs analytic difference allowed
   int examples = 5;                  // violations kept per property, for the message
@@ -66,7 +67,8 @@ struct PropertyCounts {
   std::array<int, kPropertyCount> checked{};
   std::array<int, kPropertyCount> violated{};
   std::array<std::vector<std::string>, kPropertyCount> examples;
-  // The largest sim vs analytic difference seen, and where.
+  // Every sim vs analytic difference on a single switch (sim / analytic - 1), the largest, and where.
+  std::vector<double> engine_differences;
   double worst_engine_difference = 0;
   std::string worst_engine_case;
   int total_violations() const;  // of the asserted properties

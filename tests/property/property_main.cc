@@ -2,7 +2,7 @@
 // N random scenarios (default 5000), printing per property the checks and violations and the first
 // violating cases. Exit status 1 when a property is violated.
 //
-//   property_run [--cases N] [--first I] [--seed S] [--sim N] [--examples N] [--write DIR]
+//   property_run [--cases N] [--first I] [--seed S] [--sim N] [--sim-gpus G] [--examples N] [--write DIR]
 //
 // --write DIR also writes each case's input files to DIR/case_<I>/ (`zerosim run DIR/case_<I>/s.toml`).
 #include <cstdio>
@@ -31,14 +31,16 @@ int main(int argc, char** argv) {
       o.seed = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--sim" && has_value) {
       o.sim_cases = std::atoi(argv[++i]);
+    } else if (a == "--sim-gpus" && has_value) {
+      o.sim_max_gpus = std::atoi(argv[++i]);
     } else if (a == "--examples" && has_value) {
       o.examples = std::atoi(argv[++i]);
     } else if (a == "--write" && has_value) {
       write = argv[++i];
     } else {
-      std::fprintf(
-          stderr,
-          "usage: property_run [--cases N] [--first I] [--seed S] [--sim N] [--examples N] [--write DIR]\n");
+      std::fprintf(stderr,
+                   "usage: property_run [--cases N] [--first I] [--seed S] [--sim N] [--sim-gpus G] "
+                   "[--examples N] [--write DIR]\n");
       return 2;
     }
   }
