@@ -8,8 +8,8 @@
 #   ./dev.sh test            install what is missing, build, run the whole test suite (ctest)
 #   ./dev.sh build           install what is missing and build
 #   ./dev.sh deps            only install what is missing
-#   ./dev.sh property [N]    build and run the property run's long mode over N random scenarios (default 5000;
-#                            tests/property/property_check.h): per property its checks and violations
+#   ./dev.sh property [N]    build and run the property run's long mode over N random scenarios (default 5000,
+#                            each also replayed; tests/property/property_check.h): per property its violations
 #   ./dev.sh asan            build with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan, run ctest
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer target in build-fuzz (clang) and fuzz the loaders and the
 #                            evaluation for SECONDS (default 300) from a seed corpus of the shipped inputs
