@@ -8,6 +8,8 @@
 #   ./dev.sh test            install what is missing, build, run the whole test suite (ctest)
 #   ./dev.sh build           install what is missing and build
 #   ./dev.sh deps            only install what is missing
+#   ./dev.sh property [N]    build and run the property run's long mode over N random scenarios (default 5000,
+#                            each also replayed; tests/property/property_check.h): per property its violations
 #   ./dev.sh asan            build with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan, run ctest
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer target in build-fuzz (clang) and fuzz the loaders and the
 #                            evaluation for SECONDS (default 300) from a seed corpus of the shipped inputs
@@ -133,7 +135,8 @@ case "$cmd" in
   build) install_deps; build ;;
   run) install_apt; build zerosim; exec "$BUILD_DIR/zerosim" run "$@" ;;   # the command alone, not the tests
   test) install_deps; build; cd "$BUILD_DIR" && exec ctest --output-on-failure -j "$JOBS" ;;
+  property) install_apt; build property_run; exec "$BUILD_DIR/tests/property_run" --cases "${1:-5000}" ;;
   asan) install_deps; asan ;;
   fuzz) install_deps; fuzz "$@" ;;
-  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -65,6 +65,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   double last_gpu_start = 0;        // the latest start of a GPU op issued so far (one hardware queue)
   // Collectives on different queues share the links: each is served in the tiers' idle time.
   LinkOccupancy links;
+  std::vector<LinkOccupancy::Delayed> delayed;
   double end = 0;
   for (size_t i = 0; i < n; ++i) {
     const CompactOp& op = ops[i];
@@ -82,7 +83,19 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     if (op.kind == OpKind::kCollective) {
       // Links busy with collectives of other queues stretch this one to when its bytes got through.
       const auto k = r - static_cast<size_t>(kCompactRateCollectives);
-      dur = std::max(dur, links.Reserve(start, class_demand[k]) - start);
+      delayed.clear();
+      dur = std::max(dur, links.Reserve(start, class_demand[k], static_cast<int>(i), &delayed) - start);
+      // The collectives it shares a tier with give up part of it and finish later (link_occupancy.h), for
+      // the ops not yet timed that wait for them.
+      for (const LinkOccupancy::Delayed& d : delayed) {
+        const auto o = static_cast<size_t>(d.owner);
+        if (!(d.end_s > finish[o])) continue;
+        const auto oq = static_cast<size_t>(ops[o].queue);
+        queue_free[oq] = std::max(queue_free[oq], d.end_s);
+        t.queue_busy_s[oq] += d.end_s - finish[o];
+        end = std::max(end, d.end_s);
+        finish[o] = d.end_s;
+      }
     }
     if (timeline) t.start_s[i] = start;
     t.queue_busy_s[q] += dur;
@@ -131,7 +144,8 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     queue_free[q] = std::max(queue_free[q], start + dur);
     end = std::max(end, start + dur);
   }
-  t.iteration_s = std::max(end, queue_free[compute_q]);
+  // The bytes collectives gave up to later ones on a shared tier move until it falls idle (link_occupancy.h).
+  t.iteration_s = std::max({end, queue_free[compute_q], links.LastBusyEnd()});
   t.compute_busy_s = t.queue_busy_s[compute_q] + t.gpu_side_s + t.interference_s;
   t.exposed_comm_s = std::max(0.0, t.iteration_s - (t.compute_s + t.optimizer_s + t.gpu_side_s));
   if (timeline) t.finish_s.assign(finish, finish + n);

@@ -12,13 +12,13 @@
 //  - Hardware queues: with Schedule::hardware_queues == 1 (CUDA_DEVICE_MAX_CONNECTIONS=1) a GPU op cannot
 //    start before the GPU op issued before it has started.
 //  - Shared links: collectives of different queues that overlap in time share each link tier (NICs, GPU
-//    ports, leaf uplinks): each is served in the tier's idle time from its start (link_occupancy.h), so
-//    together they never move more than a link carries (issue 20, item 17).
+//    ports, leaf uplinks) as max-min sharing does: k + 1 on a tier get 1/(k + 1) of it each, the earlier
+//    ones finishing later by what they gave up (link_occupancy.h), so together they never move more than a
+//    link carries (issue 20, item 17; issue 39).
 // One pass in issue order is an approximation of the DES where side work and collectives interleave finely;
 // its error against the SimGrid replay is measured by tests/sim/iteration_test.cc and
-// tests/model/strategy_property_test.cc (sim/README.md, "How far apart the engines may be"). What the
-// analytic model does not do: max-min sharing of a link between concurrent collectives (the one issued
-// first keeps its rate, the later one waits for the link's idle time: the same total).
+// tests/model/strategy_property_test.cc and tests/property (sim/README.md, "How far apart the engines may
+// be"). What one pass cannot do: delay the ops already timed that wait for a collective slowed later.
 #pragma once
 
 #include <array>

@@ -9,15 +9,18 @@
 //
 // Mechanism: a collective starting at `start` needs `demand_s` of the tier at its full rate (its bytes
 // through that tier's busiest link over the rate NCCL reaches there alone: TransferSeconds's per-tier term
-// at the collective's protocol factor). The tier serves it in the tier's idle time from `start` on, the
-// collectives timed before keeping their intervals (a work-conserving link, served in the order the
-// evaluator meets the collectives, which is host issue order); the collective's transfer on that tier ends
-// when `demand_s` of idle time has passed. So, whatever the overlap, the demands on one tier are disjoint
-// intervals and the iteration lasts at least their sum: the link-time bound of invariants.h holds by
-// construction. A collective alone (or after the previous one on its tier has finished, as on one NCCL
-// stream) finds the tier idle and keeps its uncontended time. It is not max-min sharing (sim/, SimGrid's
-// CM02: concurrent flows each get a share): the earlier-issued collective keeps its rate and the later
-// one takes all the delay; the sum, and so the iteration when the link is the bottleneck, is the same.
+// at the collective's protocol factor). The tier shares itself as SimGrid's max-min sharing does (sim/,
+// CM02: k + 1 flows on a link get 1/(k + 1) of it each): the collective moves at its full rate in the tier's
+// idle time from `start` on, at 1/(k + 1) while k collectives booked before it are still on the tier, and
+// each of those gives up its part of that time: it finishes later by as much, and the tier carries those
+// bytes in its next idle time. Reserve reports the collectives it delayed, and the evaluator moves their
+// finish for the ops it has not yet timed (one pass in issue order: a collective's dependents are mostly
+// issued after the collectives that overlap it). So the demands on one tier are booked in full and the
+// iteration lasts at least until the tier falls idle (LastBusyEnd): the link-time bound of invariants.h
+// holds by construction. A collective alone (or after the previous one on its tier has finished, as on one
+// NCCL stream) finds the tier idle and keeps its uncontended time. Issue 39: served first come first served
+// (in idle time only), a tensor-parallel all-reduce that blocks compute waited for the whole rest of a
+// data-parallel gather booked before it, where the replay shares the NVLink ports: up to 10% apart.
 #pragma once
 
 #include <array>
@@ -40,19 +43,41 @@ class LinkOccupancy {
   // Seconds of each tier one collective needs at its full rate.
   using Demand = std::array<double, kNumTrafficTiers>;
 
-  // Books `demand` starting at `start_s` on every tier (each tier's idle time from start_s on) and returns
-  // when the last tier's share has been served (start_s when every demand is 0).
-  double Reserve(double start_s, const Demand& demand);
+  // A collective booked before whose bytes a later one delayed (Reserve's sharing): it finishes at end_s.
+  struct Delayed {
+    int owner;
+    double end_s;
+  };
+
+  // Books `demand` starting at `start_s` on every tier (sharing each with what is booked there) and returns
+  // when the last tier's share has been served (start_s when every demand is 0). `owner` names the
+  // collective (the evaluator's op index); the collectives booked before that it slowed are appended to
+  // `delayed` (if given) with their new ends, for the evaluator to move their finish.
+  double Reserve(double start_s, const Demand& demand, int owner = -1,
+                 std::vector<Delayed>* delayed = nullptr);
 
   // Seconds booked on `tier` so far (the sum of the demands).
   double BusySeconds(TrafficTier tier) const;
 
- private:
-  // Books `demand_s` of one tier's idle time from `start_s` on; returns when it has been served.
-  static double ReserveOn(std::vector<std::pair<double, double>>& busy, double start_s, double demand_s);
+  // When the last tier falls idle (0 when nothing is booked): the bytes earlier collectives gave up to later
+  // ones move until then, so the iteration lasts at least as long.
+  double LastBusyEnd() const;
 
-  // Per tier: disjoint busy intervals [begin, end), sorted, adjacent ones merged.
+ private:
+  // Books `demand_s` of tier `tier` from `start_s` on, shared with what is booked there; returns when it
+  // has been served.
+  double ReserveOn(int tier, double start_s, double demand_s, int owner, std::vector<Delayed>* delayed);
+
+  // One collective's transfer on a tier: from its start to when its bytes got through.
+  struct Booking {
+    int owner;
+    double begin_s;
+    double end_s;
+  };
+  // Per tier: disjoint busy intervals [begin, end), sorted, adjacent ones merged (what the tier carries).
   std::array<std::vector<std::pair<double, double>>, kNumTrafficTiers> busy_;
+  // Per tier: the bookings that may still be running (those that ended before a later start are dropped).
+  std::array<std::vector<Booking>, kNumTrafficTiers> bookings_;
 };
 
 // What one collective of traffic `t`, timed as `time` (its protocol's bandwidth factor), needs of each tier:

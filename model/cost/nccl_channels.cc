@@ -118,6 +118,22 @@ int ChannelsAtSpeed(double s, const Widths& w, const NcclCommShape& shape, int m
   return std::max(0, n);
 }
 
+// The bus bandwidth a ring of the communicator `shape` gets in ZeroSim beyond the links NCCL's search
+// already sees (the NVLink ports and NICs, WidthsOf), GB/s; 0: no further bound. Two bounds NCCL's search
+// does not know of: NCCL's own cap on a ring's bus bandwidth (NcclRingBusBandwidthCap: tuning.cc's
+// `min(busBw, 235)` on Ampere, which the collective's time applies, collective_time.cc TransferSeconds), and
+// the uplinks of the fat-tree leaves a communicator spanning several leaves crosses (a node-major ring leaves
+// each leaf once: its bus bandwidth is at most the leaf's uplinks, LeafUplinkBps, as traffic.cc counts them).
+double RingBusGBps(const ClusterSpec& c, const NcclCommShape& shape) {
+  double bus_Bps = NcclRingBusBandwidthCap(c);
+  if (shape.nodes > 1 && c.fabric.kind == FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0 &&
+      shape.nodes > c.fabric.nodes_per_leaf) {
+    const double leaf_Bps = LeafUplinkBps(c) * std::min(1.0, c.nccl.inter_bandwidth_efficiency);
+    bus_Bps = bus_Bps > 0 ? std::min(bus_Bps, leaf_Bps) : leaf_Bps;
+  }
+  return bus_Bps / 1e9;
+}
+
 int Pow2Up(int x) {
   int p = 1;
   while (p < x) p *= 2;
@@ -195,6 +211,13 @@ NcclCommChannels CommChannels(const ClusterSpec& c, const NcclCommShape& shape) 
     const int d = std::min(2 * best_n, max_graph);
     best_s /= (d + best_n - 1) / best_n;
     best_n = d;
+  }
+  // No more channels than the bandwidth the communicator's rings get in ZeroSim can feed at the graph's
+  // per-channel speed (RingBusGBps; header: channels follow the bandwidth the collective gets, so that more
+  // bandwidth beyond a bottleneck NCCL's search does not see never adds CTAs that move nothing).
+  const double ring_GBps = RingBusGBps(c, shape);
+  if (ring_GBps > 0 && best_s > 0) {
+    best_n = std::min(best_n, std::max(1, static_cast<int>(std::ceil(ring_GBps / best_s - 1e-9))));
   }
   out.graph_channels = best_n;
   out.graph_speed_GBps = best_s;

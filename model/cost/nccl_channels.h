@@ -19,6 +19,11 @@
 //  2. Its channel duplication (search.cc, end of ncclTopoCompute / ncclTopoDupChannels): a graph of speed
 //     >= 25 GB/s is doubled (up to maxChannels), except from 2.19 on Hopper and later at speed < 50 with more
 //     than 4 channels.
+//  2b. ZeroSim: no more ring channels than the bandwidth the communicator's rings get in ZeroSim needs at
+//     the graph's speed, where a bound NCCL's search does not see holds them below its links: NCCL's ring
+//     bus-bandwidth cap (NcclRingBusBandwidthCap), which the collective's time applies, and the uplinks of
+//     the fat-tree leaves the communicator spans (issue 39: twice the NVLink of an A100 doubled its CTAs for
+//     a ring no faster). Where neither binds, as on every shipped topology, the count is NCCL's.
 //  3. ncclTopoPostset (src/graph/connect.cc): channels doubled (up to MAXCHANNELS: 32, 64 from 2.25); 2.25
 //  on:
 //     doubled again on Hopper and later across nodes when the graph's speed exceeds 45 GB/s and fewer than 16

@@ -370,6 +370,28 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
               "a pipeline stage of tensor {} x data {} = {} ranks does not fill whole nodes of {} GPUs: "
               "stages that share a node are not modelled",
               t, gpus / (t * p), gpus / p, per_node));
+    } else if (c.fabric.kind == FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0 && c.nodes % p == 0) {
+      // On a fat tree each stage's nodes fill whole leaves (and pods), or lie inside one: a stage is timed on
+      // a fabric of its own nodes (model/report/pipeline_evaluate.h StageCluster, the sim engine's stage
+      // platform), which leaves straddled by two stages would split (issue 39: the sim engine stopped with
+      // "platform: 6 nodes do not fill groups of 4 nodes").
+      const int64_t stage_nodes = c.nodes / p;
+      const int64_t leaf = c.fabric.nodes_per_leaf;
+      const int64_t pod = c.fabric.leaves_per_pod > 0 ? leaf * c.fabric.leaves_per_pod : 0;
+      struct Level {
+        int64_t nodes;
+        const char* one;
+        const char* many;
+      };
+      for (const Level& g : {Level{leaf, "leaf", "leaves"}, Level{pod, "pod", "pods"}}) {
+        if (g.nodes <= 0 || stage_nodes % g.nodes == 0 || g.nodes % stage_nodes == 0) continue;
+        Add(&out, "pipeline",
+            fmt::format("pipeline {} puts {} nodes in each stage, which neither fill whole fat-tree {} of {} "
+                        "nodes nor fit in one: stages that share a {} are not modelled (choose a pipeline "
+                        "whose stages fill or divide them)",
+                        p, stage_nodes, g.many, g.nodes, g.one));
+        break;
+      }
     }
   }
   // A shard group (MiCS, HSDP) partitions over the d data-parallel ranks (design sec. 5 step 1); t = p = 1 is

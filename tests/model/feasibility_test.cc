@@ -36,6 +36,45 @@ TEST(Feasibility, FatTreePodsMustBeFilled) {
   EXPECT_TRUE(HasKey(CheckCluster(c), "fabric.nodes_per_leaf"));
 }
 
+TEST(Feasibility, PipelineStagesFillOrDivideFatTreeLeaves) {
+  // Issue 39 item 3: 12 nodes under leaves of 4, pipeline 2: stages of 6 nodes straddle a leaf, and the sim
+  // engine's stage platform stopped with "pipeline stage 0: platform: 6 nodes do not fill groups of 4
+  // nodes", an internal error. Now the layout is refused at the key to change.
+  ClusterSpec c = testing::PaperCluster(1, 12, 8);
+  c.fabric.kind = FabricKind::kFatTree;
+  c.fabric.nodes_per_leaf = 4;
+  ZeroConfig z;
+  z.strategy = Strategy::kZero1;
+  z.gradient_accumulation_steps = 4;
+  const ModelSpec m = testing::Gpt(4, 256, 4);
+  ParallelLayout l;
+  l.pipeline = 2;
+  const std::vector<Problem> problems = testing::Validate(m, z, c, l);
+  ASSERT_TRUE(HasKey(problems, "pipeline")) << DescribeProblems(problems);
+  EXPECT_NE(DescribeProblems(problems).find("6 nodes in each stage, which neither fill whole fat-tree leaves "
+                                            "of 4 nodes nor fit in one"),
+            std::string::npos)
+      << DescribeProblems(problems);
+  // Stages of 3 nodes (pipeline 4) neither fill nor divide leaves of 4 either.
+  l.pipeline = 4;
+  EXPECT_TRUE(HasKey(testing::Validate(m, z, c, l), "pipeline"));
+  l.pipeline = 2;
+  c.nodes = 16;  // stages of 8: two leaves each
+  EXPECT_TRUE(testing::Validate(m, z, c, l).empty()) << DescribeProblems(testing::Validate(m, z, c, l));
+  l.pipeline = 4;  // stages of 4: one leaf each
+  EXPECT_TRUE(testing::Validate(m, z, c, l).empty()) << DescribeProblems(testing::Validate(m, z, c, l));
+  c.fabric.nodes_per_leaf = 8;  // stages of 4 inside a leaf of 8
+  EXPECT_TRUE(testing::Validate(m, z, c, l).empty()) << DescribeProblems(testing::Validate(m, z, c, l));
+  c.fabric.nodes_per_leaf = 2;  // stages of 4 fill 2 leaves, but not pods of 8 nodes: they fit in one
+  c.fabric.leaves_per_pod = 4;
+  EXPECT_TRUE(testing::Validate(m, z, c, l).empty()) << DescribeProblems(testing::Validate(m, z, c, l));
+  c.fabric.leaves_per_pod = 0;
+  c.nodes = 24;  // stages of 6 nodes fill leaves of 2 ...
+  c.fabric.leaves_per_pod = 2;  // ... but neither fill nor fit in pods of 4
+  const std::vector<Problem> pods = testing::Validate(m, z, c, l);
+  EXPECT_NE(DescribeProblems(pods).find("pods of 4 nodes"), std::string::npos) << DescribeProblems(pods);
+}
+
 TEST(Feasibility, RailsAndSizes) {
   ClusterSpec c = testing::PaperCluster(3, 4, 8);
   EXPECT_TRUE(HasKey(CheckCluster(c), "nic.count"));

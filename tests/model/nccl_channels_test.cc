@@ -54,6 +54,31 @@ TEST(NcclChannels, ChannelsFollowTheBandwidthZeroSimsLinksDeliver) {
   EXPECT_EQ(counts, (std::vector<int>{2, 4, 6, 6}));
 }
 
+TEST(NcclChannels, ChannelsStopAtTheBandwidthTheRingGets) {
+  // Issue 39 item 1: 8 A100 at NCCL 2.8 whose ring NcclRingBusBandwidthCap holds at 235 GB/s. 450 GB/s of
+  // NVLink (18 links x 21 = 378 GB/s to NCCL): 9 rings at 42, doubled at >= 25 to 16 x 21 (maxChannels);
+  // 235 / 21 needs 12 of them, doubled by connect.cc: 24 (before: 32). 900 GB/s (756 GB/s, 16 rings at 42
+  // already): 6 at 42 carry the 235, doubled: 12 (before: 32, so twice the NVLink bandwidth held twice the
+  // SMs for a ring no faster, 7.5% slower on an HSDP step).
+  ClusterSpec c = PaperCluster(1, 1, 8);
+  c.gpu.name = "A100-SXM4-80GB";
+  c.intra.bandwidth_Bps = 450e9;
+  EXPECT_EQ(NcclChannels(c), 24);
+  c.intra.bandwidth_Bps = 900e9;
+  EXPECT_EQ(NcclChannels(c), 12);
+  // A fat tree's leaves at 4:1 over 2 nodes each (2 x 8 x 12.5 GB/s / 4 = 50 GB/s of uplinks): NCCL's search
+  // finds 8 rings at 12 GB/s (one per 100 Gbps NIC), a ring of all 4 nodes gets 50 GB/s, which 5 of them
+  // carry; doubled: 10 (before: 8, doubled: 16).
+  ClusterSpec f = PaperCluster(8, 4, 8);
+  f.fabric.kind = FabricKind::kFatTree;
+  f.fabric.nodes_per_leaf = 2;
+  f.fabric.oversubscription = 4;
+  const NcclCommChannels ring = CommChannels(f, {8, 4});
+  EXPECT_DOUBLE_EQ(ring.graph_speed_GBps, 12);
+  EXPECT_EQ(ring.graph_channels, 5);
+  EXPECT_EQ(ring.channels, 10);
+}
+
 TEST(NcclChannels, HopperAtTwoTwentySeven) {
   // v2.27.7-1, 8 H100 (18 x SM90_NVLINK_BW 20.6 = 370.8, ZeroSim's ring cap 370), 8 x 400 Gbps (50 GB/s):
   // sm90SpeedArrayInter from 48: 7 channels at 48 (NVLink), 8 at 45 (360, the best); no duplication (ccMin >
