@@ -334,8 +334,6 @@ def multi_node_reason(r, single_ids):
         return "uneven pipeline stages (126 layers over 16 stages, the first and last one layer fewer): not modelled"
     if m["layers"] % (pp * v):
         return f"uneven pipeline stages ({m['layers']} layers over {pp} x {v} stages): not modelled"
-    if "-async-" in r["id"] or r["id"].endswith("-asynctp-fp8"):
-        return "torchtitan async TP (micro-pipelined all-gather-matmul): not modelled yet (issue 34 item 2)"
     if r["measured"].get("tokens_per_s_per_gpu") is None:
         return "no tokens/s published"
     if not r["id"].startswith("torchtitan") and not t.get("micro_batch_seqs"):
@@ -343,6 +341,27 @@ def multi_node_reason(r, single_ids):
     dp = r["cluster"]["total_gpus"] // ((t.get("tp") or 1) * pp)
     if pp > 1 and (t.get("tp") or 1) * dp < 8:
         return "pipeline stages sharing a node: not modelled (stages fill whole nodes)"
+    return None
+
+
+# Tensor-parallel communication overlap (ZeroSim [parallel] tp_comm_overlap) as each source's recipes set it (S:
+# the recipes, not the runs' logs). None: the source states nothing, the scenario leaves it off.
+TP_OVERLAP_SOURCES = {
+    "mbridge": "Megatron-Bridge scripts/performance COMM_OVERLAP_CONFIG_MAP: llama3_70b and llama31_405b on h100 -> "
+               "userbuffers_{bf16,fp8}_h100_* configs under CommOverlapConfig(tp_comm_overlap=True)",
+    "nemo2407": "NeMo 2.0 llm recipes' performance mode: MegatronCommOverlapCallback(tp_comm_overlap=True) with the "
+                "tp_overlap_configs.userbuffers configs of each model",
+    "mcore-h100": "Megatron-LM README, the H100 weak-scaling table: 'TP (--tp-comm-overlap)' among its "
+                  "communication optimizations",
+}
+
+
+def tp_overlap_source(r, tp, sp_val):
+    if tp == 1 or sp_val != "true":
+        return None
+    for prefix, source in TP_OVERLAP_SOURCES.items():
+        if r["id"].startswith(prefix):
+            return source
     return None
 
 
@@ -367,6 +386,9 @@ def megatron_scenario(r, mf):
         assumptions.append("sequence parallelism with TP > 1 (the recipes' setting; not printed)")
     if family(r["model"]["name"]) == "nemotron":
         assumptions.append("squared-ReLU MLP as a two-matrix MLP of the same shapes")
+    overlap = tp_overlap_source(r, tp, sp_val)
+    overlap_line = (f"tp_comm_overlap = true   # {overlap} (S)\n" if overlap else
+                    ("" if tp == 1 else "tp_comm_overlap = false   # not stated by the source\n"))
     config = "{} t{}{} d{} mb{} ga{}".format(r["model"]["name"].split(" ")[0], tp,
                                            "" if pp == 1 else f" p{pp}" + ("" if v == 1 else f" v{v}"), dp, mb, ga)
     src = r["source"]["url"] if isinstance(r["source"], dict) else r["source"]
@@ -375,7 +397,7 @@ def megatron_scenario(r, mf):
         f"# {r['id']} on {c['gpu']} ({c['total_gpus']} GPUs): tensor {tp}, pipeline {pp} x {v}, data {dp}.\n"
         f"# Software: {t.get('software') or ''}. Validation only: nothing is fitted on it.\n"
         "# Megatron-Core's distributed optimizer as ZeRO-1 under the megatron launcher (CUDA_DEVICE_MAX_CONNECTIONS=1),\n"
-        "# as scripts/tp_runs_to_scenarios.py; TP communication overlap (tp_comm_overlap) is not modelled yet.\n"
+        "# as scripts/tp_runs_to_scenarios.py; TP communication overlap as the source's recipes set it.\n"
         + "".join(f"# Assumed: {a}.\n" for a in assumptions) +
         f'name = "published: {r["id"]}"\ngroup = "{GROUP_MCORE}"\n'
         f'topology = "../../../topologies/published/today_dgx_h100_8x400g.toml"\nnodes = {nodes}\n'
@@ -386,11 +408,15 @@ def megatron_scenario(r, mf):
         'attention = "flash"   # TransformerEngine\'s fused attention (the generation\'s attention_kernel)\n\n'
         f'[runtime]\nlauncher = "megatron-deepspeed"\nsoftware = "{MCORE}"\n\n'
         '[zero]\nstrategy = "zero1"\n' + ("fp8_gemms = true\n" if fp8 else "") + "\n"
-        f"[parallel]\ntensor = {tp}\nsequence_parallel = {sp_val}{sp_note}\n{pipeline}\n"
+        f"[parallel]\ntensor = {tp}\nsequence_parallel = {sp_val}{sp_note}\n{overlap_line}{pipeline}\n"
         f'[[variant]]\nname = "{r["id"]}"\n\n'
         f'[[expect]]\nvariant = "{r["id"]}"\nmetric = "tokens_per_s_per_gpu"\nvalue = {meas["tokens_per_s_per_gpu"]}\n'
         f'tolerance = {TOLERANCE}\nconfig = "{config}"\nsource = "{src} ({r["confidence"]})"\n')
     return text, assumptions
+
+
+def is_async_tp(r):
+    return "-async-" in r["id"] or r["id"].endswith("-asynctp-fp8")
 
 
 def titan_scenario(r, mf):
@@ -418,7 +444,9 @@ def titan_scenario(r, mf):
         f"gradient_accumulation_steps = 1\n{recompute}\nattention = \"flash\"\n\n"
         f'[runtime]\nframework = "fsdp"\nsoftware = "{TITAN}"\n\n'
         '[zero]\nstrategy = "fsdp2"\n' + ("fp8_gemms = true   # torchao Float8Linear (tensorwise)\n" if fp8 else "") +
-        f"\n[parallel]\ntensor = {tp}\nsequence_parallel = true\n\n"
+        f"\n[parallel]\ntensor = {tp}\nsequence_parallel = true\n"
+        + ("tp_comm_overlap = true   # torchtitan async TP (micro-pipelined all-gather-matmul and "
+           "matmul-reduce-scatter), as the run's name states\n" if is_async_tp(r) else "") + "\n"
         f'[[variant]]\nname = "{r["id"]}"\n\n'
         f'[[expect]]\nvariant = "{r["id"]}"\nmetric = "tokens_per_s_per_gpu"\nvalue = {meas["tokens_per_s_per_gpu"]}\n'
         f'tolerance = {TOLERANCE}\nconfig = "{config}"\nsource = "{src} ({r["confidence"]})"\n')
