@@ -15,7 +15,8 @@ calib="scenarios/calibration/a100_40gb_bf16.toml scenarios/calibration/a100_80gb
        scenarios/calibration/today_h100_fp8.toml scenarios/calibration/today_b200_fp8cs.toml
        scenarios/calibration/today_b200_mxfp8.toml scenarios/calibration/today_b200_fp8.toml
        scenarios/calibration/today_gb200_fp8cs.toml scenarios/calibration/today_gb200_mxfp8.toml
-       scenarios/calibration/today_h100_500w_bf16.toml scenarios/calibration/today_h100_500w_float8.toml"
+       scenarios/calibration/today_h100_500w_bf16.toml scenarios/calibration/today_h100_500w_float8.toml
+       $(find scenarios/calibration -maxdepth 1 -name 'v100_*_amp.toml' | LC_ALL=C sort)"
 published=$(find scenarios/published -name '*.toml' -not -path '*/models/*' | LC_ALL=C sort)
 # validate exits 1 when points lie outside their tolerance and still writes the file: each run must
 # leave a file newer than the marker, whatever its exit status.

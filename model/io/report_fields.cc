@@ -156,8 +156,12 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue {
          return std::string(model::LauncherName(V(r).zero.effective_launcher()));
        }},
+      {"zero.launcher_origin", "", kAny,
+       [](const FieldRow& r) -> FieldValue { return std::string(V(r).zero.launcher_origin()); }},
       {"zero.cuda_device_max_connections", "", kAny,
        [](const FieldRow& r) { return Int(V(r).zero.runtime.cuda_device_max_connections); }},
+      {"zero.cuda_device_max_connections_origin", "", kAny,
+       [](const FieldRow& r) -> FieldValue { return std::string(V(r).zero.queue_origin()); }},
       {"zero.memory_reserve", "", kAny,
        [](const FieldRow& r) -> FieldValue { return V(r).zero.runtime.memory_reserve; }},
       {"zero.communication_data_type", "", kAny,

@@ -113,7 +113,9 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   if (model::RecomputeOf(z) == model::RecomputePolicy::kSelectiveBlock)
     j["recompute_block_interval"] = z.recompute_block_interval;
   j["launcher"] = model::LauncherName(z.effective_launcher());
+  j["launcher_origin"] = z.launcher_origin();
   j["cuda_device_max_connections"] = z.runtime.cuda_device_max_connections;
+  j["cuda_device_max_connections_origin"] = z.queue_origin();
   j["memory_reserve"] = z.runtime.memory_reserve;
   if (z.strategy == model::Strategy::kMics) {
     j["mics_shard_size"] = z.mics_shard_size;

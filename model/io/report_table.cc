@@ -149,11 +149,13 @@ std::string FormatReportTable(const model::Report& r) {
     return fmt::format("{}/{}/{}", v.zero.zero_quantized_weights ? "on" : "-", v.zero.zero_hpz_partition_size,
                        v.zero.zero_quantized_gradients ? "on" : "-");
   });
+  // Each with where it came from (stated in the input, the stated launcher's, or the default): issue 35.
   t.Line("launcher", [](const VariantReport& v) {
-    return std::string(model::LauncherName(v.zero.effective_launcher()));
+    return fmt::format("{} ({})", model::LauncherName(v.zero.effective_launcher()), v.zero.launcher_origin());
   });
-  t.Line("  CUDA_DEVICE_MAX_CONNECTIONS",
-         [](const VariantReport& v) { return std::to_string(v.zero.runtime.cuda_device_max_connections); });
+  t.Line("  CUDA_DEVICE_MAX_CONNECTIONS", [](const VariantReport& v) {
+    return fmt::format("{} ({})", v.zero.runtime.cuda_device_max_connections, v.zero.queue_origin());
+  });
   t.Line("tokens per GPU (seq x micro)", [](const VariantReport& v) {
     return fmt::format("{}x{}", v.model.seq_len, v.zero.train_micro_batch_size_per_gpu);
   });

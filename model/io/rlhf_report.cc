@@ -54,10 +54,11 @@ std::string FormatRlhfPhases(const std::vector<VariantReport>& v) {
                        r.zero.zero_hpz_partition_size, r.zero.zero_quantized_gradients ? "on" : "-",
                        r.zero.zero_quantized_nontrainable_weights ? "on" : "-");
   });
-  shown("  CUDA_DEVICE_MAX_CONNECTIONS",
-        [](const VariantReport& r) { return std::to_string(r.zero.runtime.cuda_device_max_connections); });
+  shown("  CUDA_DEVICE_MAX_CONNECTIONS", [](const VariantReport& r) {
+    return fmt::format("{} ({})", r.zero.runtime.cuda_device_max_connections, r.zero.queue_origin());
+  });
   shown("  launcher", [](const VariantReport& r) {
-    return fmt::format(" {}", model::LauncherName(r.zero.effective_launcher()));
+    return fmt::format(" {} ({})", model::LauncherName(r.zero.effective_launcher()), r.zero.launcher_origin());
   });
   shown("  feasible", [](const VariantReport& r) { return std::string(r.feasible ? "yes" : "NO"); });
   if (v.empty() || v.front().phases.empty()) return out;

@@ -214,6 +214,7 @@ void ApplyRuntime(const RuntimeKeys& r, model::ZeroConfig* z) {
   z->runtime.launcher = r.launcher;
   z->runtime.cuda_device_max_connections =
       r.cuda_device_max_connections.value_or(model::LauncherHardwareQueues(z->effective_launcher()));
+  z->runtime.cuda_device_max_connections_stated = r.cuda_device_max_connections.has_value();
 }
 
 void ReportProblems(const std::vector<model::Problem>& problems, const std::vector<TableReader*>& tables,

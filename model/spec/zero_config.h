@@ -42,6 +42,9 @@ struct RuntimeSettings {
   // another stream or a busy NCCL stream holds back everything issued after it. Default by launcher
   // (LauncherHardwareQueues): 1 for Megatron-DeepSpeed, 8 for plain DeepSpeed, DeepSpeed-Chat and torchrun.
   int cuda_device_max_connections = 8;
+  // Whether `[runtime] cuda_device_max_connections` was given (false: the launcher's LauncherHardwareQueues).
+  // Reports say which (issue 35: a default that changes an answer is never silent; QueueOrigin below).
+  bool cuda_device_max_connections_stated = false;
   // ZeroSim: `[runtime] memory_reserve`, the fraction of the GPU's memory kept free for what the memory
   // estimate does not count (fragmentation across the caching allocator's segments, other libraries' scratch;
   // model/report/runtime_memory.h), on top of the CUDA context, NCCL's buffers, cuBLAS's workspaces and the
@@ -147,6 +150,13 @@ struct ZeroConfig {
 
   bool hpz_enabled() const { return zero_hpz_partition_size > 1; }
   Launcher effective_launcher() const { return runtime.launcher.value_or(DefaultLauncher(framework)); }
+  // Where the launcher and the hardware queue count came from, as reports print them: "stated" (the input
+  // names it), "launcher" (queues only: the stated launcher's LauncherHardwareQueues) or "default" (neither
+  // given: the framework's default launcher and its queue count).
+  const char* launcher_origin() const { return runtime.launcher ? "stated" : "default"; }
+  const char* queue_origin() const {
+    return runtime.cuda_device_max_connections_stated ? "stated" : runtime.launcher ? "launcher" : "default";
+  }
   // The shard group size of the strategy (0: one node; meaningless without HasShardGroup(strategy)).
   int shard_group_size() const {
     return strategy == Strategy::kMics              ? mics_shard_size
