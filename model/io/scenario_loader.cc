@@ -203,9 +203,11 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
   // deepspeed_config = "ds_config.json": DeepSpeed's own config sets the training and ZeRO keys (and the
   // dtype); [training] and [zero] keys, where given, override it.
   const std::optional<std::string> ds_rel = root.OptionalFileName("deepspeed_config");
+  std::optional<DsConfig> ds_config;  // its train_batch_size is checked against each variant
   if (ds_rel && status.ok()) {
     StatusOr<DsConfig> ds = LoadDsConfig(fs, ResolvePath(path, *ds_rel), base_zero);
     if (!ds.ok()) return root.Referred("deepspeed_config", ds.status());
+    ds_config = *ds;
     base_zero = ds->zero;
     if (ds->dtype) base_model.dtype = *ds->dtype;
     s.deepspeed_config_file = ds->file;
@@ -299,6 +301,11 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
       ReadTrainingKeys(&vt, &var.model, &var.zero);
       var.parallel = ReadParallelKeys(&vt, base_parallel);
       check(var, &vt);
+      if (ds_config && status.ok()) {
+        if (Status st = CheckDsTrainBatch(*ds_config, var.zero, var.parallel, s.cluster); !st.ok()) {
+          return root.Referred("deepspeed_config", st);
+        }
+      }
       if (!names.insert(var.name).second) vt.Fail("name", fmt::format("two variants are named \"{}\"", var.name));
       vt.Finish();
       s.variants.push_back(std::move(var));
