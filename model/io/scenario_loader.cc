@@ -272,6 +272,12 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
     // A key no table gives: a size of the model file, or a setting the deepspeed_config gave.
     const bool model_size = rest.empty() || IsModelSizeKey(rest.front().key);
     TableReader* fallback = vt->Has("model") ? vt : &root;
+    // A size of the scenario's model file is named with the file ("model: m.toml: hidden: ...").
+    if (!vt->Has("model") && !ds_rel) {
+      for (model::Problem& p : rest) {
+        if (IsModelSizeKey(p.key)) p.key = fmt::format("{}: {}", model_rel, p.key);
+      }
+    }
     ReportProblems(rest, tables(vt), fallback, ds_rel && !model_size ? "deepspeed_config" : "model");
   };
 
