@@ -173,6 +173,29 @@ StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenari
   io::SweepSpec& s = parsed.value();
   s.product_index = {0};
   const SweepPoint p = MakePoint(s, 0);
+  // `--set nodes` is the scenario's `nodes` key given on the command line: the same range (at most the nodes
+  // of the topology, the one set or the one the scenario names), and a part of a cluster named for its own
+  // count.
+  const io::Axis* nodes = nullptr;
+  const io::Axis* topology = nullptr;
+  for (const io::Axis& a : s.axes) {
+    if (a.key == "nodes") nodes = &a;
+    if (a.key == "topology") topology = &a;
+  }
+  if (nodes != nullptr) {
+    const int n = static_cast<int>(nodes->values[0].number);
+    const model::ClusterSpec& whole =
+        topology != nullptr ? s.topologies[static_cast<size_t>(topology->values[0].file)].first.cluster
+                            : base.cluster;
+    const int topology_nodes = topology != nullptr ? whole.nodes : base.topology_nodes;
+    const std::string topology_name = topology != nullptr ? whole.name : base.topology_cluster_name;
+    if (topology_nodes > 0) {
+      if (const std::string beyond = io::NodesBeyondTopology(n, topology_nodes, topology_name);
+          !beyond.empty()) {
+        return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), beyond));
+      }
+    }
+  }
   io::Scenario out = base;
   out.cluster = p.cluster;
   out.calibration = p.calibration;
@@ -181,6 +204,15 @@ StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenari
   out.topology_file = p.topology_file;
   out.model_file = p.model_file;
   out.calibration_file = p.calibration_file;
+  if (topology != nullptr) {
+    out.topology_cluster_name = p.cluster.name;
+    out.topology_nodes = s.topologies[static_cast<size_t>(topology->values[0].file)].first.cluster.nodes;
+  }
+  // A scenario on part of its topology's cluster was named for its count: the name follows the new one.
+  if (nodes != nullptr && topology == nullptr && base.cluster.name != base.topology_cluster_name &&
+      !base.topology_cluster_name.empty()) {
+    out.cluster.name = io::PartClusterName(base.topology_cluster_name, out.cluster.nodes);
+  }
   if (!settings.empty()) out.name = fmt::format("{} (--set {})", base.name, fmt::join(settings, " "));
   if (!p.infeasible.empty()) {
     return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));

@@ -153,16 +153,18 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
                                                                 cal.status().message())));
   }
   s.cluster = topo->cluster;
+  s.topology_cluster_name = topo->cluster.name;
+  s.topology_nodes = topo->cluster.nodes;
   // `nodes`: a run on part of the topology's cluster (the same nodes, NICs, fabric and fitted NCCL
   // efficiencies), so that one topology file holds each cluster's facts once.
   if (root.Has("nodes")) {
     s.cluster.nodes = static_cast<int>(root.Int("nodes", 1, model::kMaxNodes));
-    if (s.cluster.nodes > topo->cluster.nodes) {
-      root.Fail("nodes", fmt::format("{} nodes: more than the {} nodes of '{}' (a scenario's nodes run on part of its "
-                                     "topology's cluster; a sweep's nodes axis scales it)",
-                                     s.cluster.nodes, topo->cluster.nodes, topo->cluster.name));
+    if (const std::string beyond =
+            NodesBeyondTopology(s.cluster.nodes, topo->cluster.nodes, topo->cluster.name);
+        !beyond.empty()) {
+      root.Fail("nodes", beyond);
     }
-    s.cluster.name = fmt::format("{}, {} of its nodes", topo->cluster.name, s.cluster.nodes);
+    s.cluster.name = PartClusterName(topo->cluster.name, s.cluster.nodes);
     for (const model::Problem& p : model::CheckCluster(s.cluster)) {
       root.Fail("nodes", fmt::format("{} nodes of '{}': {}", s.cluster.nodes, topo->cluster.name, p.message));
     }
@@ -321,6 +323,18 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
   root.Finish();
   if (!status.ok()) return status;
   return s;
+}
+
+std::string PartClusterName(const std::string& topology_name, int nodes) {
+  return fmt::format("{}, {} of its nodes", topology_name, nodes);
+}
+
+std::string NodesBeyondTopology(int nodes, int topology_nodes, const std::string& topology_name) {
+  if (nodes <= topology_nodes) return "";
+  return fmt::format(
+      "{} nodes: more than the {} nodes of '{}' (a scenario's nodes run on part of its topology's "
+      "cluster; a sweep's nodes axis scales it)",
+      nodes, topology_nodes, topology_name);
 }
 
 std::vector<model::Problem> ValidateVariant(const Scenario& s, const Variant& v) {
