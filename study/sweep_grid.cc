@@ -24,23 +24,32 @@ Status ExpandSweep(io::SweepSpec* sp) {
   for (const Axis& a : s.axes) {
     if (a.values.size() > io::kMaxSweepPoints / product) {
       return Status::Error(
-          fmt::format("{}: [axes]: the axes' product has more than {:.0e} points (at axis '{}'); "
+          fmt::format("{}:{}: [axes] {}: the axes' product has more than {:.0e} points with this axis; "
                       "split the sweep into several files",
-                      path, static_cast<double>(io::kMaxSweepPoints), a.key));
+                      path, a.line, a.key, static_cast<double>(io::kMaxSweepPoints)));
     }
     product *= a.values.size();
   }
+  int fewest = 0, most = 0;  // GPUs of the points, for the message when the constraints keep none
   for (size_t i = 0; i < product; ++i) {
     s.product_index.push_back(i);
     const SweepPoint p = MakePoint(s, s.product_index.size() - 1);
     const int gpus = p.cluster.total_gpus();
+    fewest = i == 0 ? gpus : std::min(fewest, gpus);
+    most = std::max(most, gpus);
     const bool keep = (s.total_gpus == 0 || gpus == s.total_gpus) &&
                       (s.min_total_gpus == 0 || gpus >= s.min_total_gpus) &&
                       (s.max_total_gpus == 0 || gpus <= s.max_total_gpus);
     if (!keep) s.product_index.pop_back();
   }
   if (s.product_index.empty()) {
-    return Status::Error(fmt::format("{}: no point of the sweep satisfies its [constraints]", path));
+    std::vector<std::string> set;
+    if (s.total_gpus > 0) set.push_back(fmt::format("total_gpus = {}", s.total_gpus));
+    if (s.min_total_gpus > 0) set.push_back(fmt::format("min_total_gpus = {}", s.min_total_gpus));
+    if (s.max_total_gpus > 0) set.push_back(fmt::format("max_total_gpus = {}", s.max_total_gpus));
+    return Status::Error(fmt::format("{}:{}: [constraints] {}: no point of the sweep satisfies it (its points have {} "
+                                     "to {} GPUs)",
+                                     path, s.constraints_line, fmt::join(set, ", "), fewest, most));
   }
 
   // Owned clusters need a price for every NIC bandwidth they use.

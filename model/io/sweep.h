@@ -28,6 +28,7 @@ struct AxisValue {
 struct Axis {
   std::string key;
   std::vector<AxisValue> values;
+  int line = 0;  // in the sweep file, for messages (0: a --set setting)
 };
 
 struct SweepSpec {
@@ -38,6 +39,7 @@ struct SweepSpec {
   std::vector<std::pair<TopologyFile, model::Calibration>> topologies;
   std::vector<model::InputFile> topology_calibration_files;  // the calibration file of each of `topologies`
   std::vector<ModelFile> models;
+  int constraints_line = 0;  // of [constraints] in the sweep file, for messages
   int total_gpus = 0;      // constraint: 0 = none
   int min_total_gpus = 0;
   int max_total_gpus = 0;
