@@ -24,9 +24,9 @@ Status ExpandSweep(io::SweepSpec* sp) {
   for (const Axis& a : s.axes) {
     if (a.values.size() > io::kMaxSweepPoints / product) {
       return Status::Error(
-          fmt::format("{}:{}: [axes] {}: the axes' product has more than {:.0e} points with this axis; "
+          fmt::format("{}: [axes] {}: the axes' product has more than {:.0e} points with this axis; "
                       "split the sweep into several files",
-                      path, a.line, a.key, static_cast<double>(io::kMaxSweepPoints)));
+                      a.where.empty() ? path : a.where, a.key, static_cast<double>(io::kMaxSweepPoints)));
     }
     product *= a.values.size();
   }
@@ -47,9 +47,10 @@ Status ExpandSweep(io::SweepSpec* sp) {
     if (s.total_gpus > 0) set.push_back(fmt::format("total_gpus = {}", s.total_gpus));
     if (s.min_total_gpus > 0) set.push_back(fmt::format("min_total_gpus = {}", s.min_total_gpus));
     if (s.max_total_gpus > 0) set.push_back(fmt::format("max_total_gpus = {}", s.max_total_gpus));
-    return Status::Error(fmt::format("{}:{}: [constraints] {}: no point of the sweep satisfies it (its points have {} "
-                                     "to {} GPUs)",
-                                     path, s.constraints_line, fmt::join(set, ", "), fewest, most));
+    return Status::Error(fmt::format(
+        "{}: [constraints] {}: no point of the sweep satisfies it (its points have {} "
+        "to {} GPUs)",
+        s.constraints_where.empty() ? path : s.constraints_where, fmt::join(set, ", "), fewest, most));
   }
 
   // Owned clusters need a price for every NIC bandwidth they use.

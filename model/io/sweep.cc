@@ -274,7 +274,7 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
     if (!node.is_array() || node.as_array()->empty()) {
       return Status::Error(fmt::format("{}: [axes] {}: expected a non-empty list of values", Where(path, node), key));
     }
-    Axis axis{key, {}, static_cast<int>(node.source().begin.line)};
+    Axis axis{key, {}, Where(path, node)};
     for (const toml::node& item : *node.as_array()) {
       StatusOr<AxisValue> v = ReadAxisValue(fs, path, key, rule->second, item, &s);
       if (!v.ok()) return v.status();
@@ -302,7 +302,7 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
 
   // [constraints]
   if (const toml::node* c = doc->table.get("constraints"); c != nullptr) {
-    s.constraints_line = static_cast<int>(c->source().begin.line);
+    s.constraints_where = Where(path, *c);
   }
   if (std::optional<TableReader> c = root.OptionalTable("constraints")) {
     s.total_gpus = static_cast<int>(c->IntOr("total_gpus", 0, 1, model::kMaxGpus));
@@ -374,7 +374,7 @@ StatusOr<SweepSpec> ParseSettings(const FileSource& fs, const Scenario& base, co
     }
     StatusOr<AxisValue> v = ReadAxisValue(fs, "--set", key, rule->second, *doc.get("v"), &s);
     if (!v.ok()) return Status::Error(fmt::format("--set {}: {}", setting, v.status().message()));
-    s.axes.push_back(Axis{key, {std::move(v).value()}, 0});
+    s.axes.push_back(Axis{key, {std::move(v).value()}, ""});
   }
   return s;
 }

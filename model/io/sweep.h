@@ -28,7 +28,8 @@ struct AxisValue {
 struct Axis {
   std::string key;
   std::vector<AxisValue> values;
-  int line = 0;  // in the sweep file, for messages (0: a --set setting)
+  std::string
+      where;  // "file:line:column" of the axis in the sweep file, for messages ("" for a --set setting)
 };
 
 struct SweepSpec {
@@ -39,7 +40,7 @@ struct SweepSpec {
   std::vector<std::pair<TopologyFile, model::Calibration>> topologies;
   std::vector<model::InputFile> topology_calibration_files;  // the calibration file of each of `topologies`
   std::vector<ModelFile> models;
-  int constraints_line = 0;  // of [constraints] in the sweep file, for messages
+  std::string constraints_where;  // "file:line:column" of [constraints], for messages
   int total_gpus = 0;      // constraint: 0 = none
   int min_total_gpus = 0;
   int max_total_gpus = 0;

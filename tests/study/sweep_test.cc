@@ -340,7 +340,8 @@ TEST_F(SweepTest, ConstraintsThatKeepNoPointNameTheirKeyAndLine) {
   const StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
   ASSERT_FALSE(s.ok());
   const size_t line = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) - 1;
-  EXPECT_NE(s.status().message().find(fmt::format("x.sweep.toml:{}: [constraints] total_gpus = 7: no point", line)),
+  EXPECT_NE(s.status().message().find(
+                fmt::format("x.sweep.toml:{}:1: [constraints] total_gpus = 7: no point", line)),
             std::string::npos)
       << s.status().message();
   EXPECT_NE(s.status().message().find("its points have 16 to 64 GPUs"), std::string::npos) << s.status().message();
