@@ -55,10 +55,11 @@ std::string KeyOfLine(std::string_view text, size_t line) {
 
 StatusOr<toml::table> ParseToml(const std::string& text, const std::string& file) {
   // Bounded before toml++ sees it: the library recurses once per level (toml_nesting.h).
-  if (const std::optional<int> line = LineNestedDeeperThan(text)) {
-    return Status::Error(fmt::format("{}:{}: keys, tables and arrays nest more than {} levels deep here "
-                                     "(ZeroSim's inputs nest a few levels): not read",
-                                     file, *line, kMaxTomlNesting));
+  if (const std::optional<TomlPlace> at = PlaceNestedDeeperThan(text)) {
+    return Status::Error(
+        fmt::format("{}:{}:{}: keys, tables and arrays nest more than {} levels deep here "
+                    "(ZeroSim's inputs nest a few levels): not read",
+                    file, at->line, at->column, kMaxTomlNesting));
   }
   try {
     return toml::parse(text, file);
