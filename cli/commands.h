@@ -3,6 +3,8 @@
 // output could not be written (options.h Print), 2 bad usage or bad input.
 #pragma once
 
+#include <cstdint>
+
 namespace zerosim::cli {
 
 struct Command {
@@ -24,5 +26,8 @@ int BenchCommand(int argc, char** argv);
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
+
+// --global-batch not given (run, plan): any value given, 0 included, is checked.
+inline constexpr int64_t kNoGlobalBatch = INT64_MIN;
 
 }  // namespace zerosim::cli

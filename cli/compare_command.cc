@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "study/compare.h"
 #include "cli/options.h"
+#include "model/io/file_source.h"
+#include "model/io/loaders.h"
+#include "study/compare.h"
 #include "study/output_format.h"
 #include "study/scenario_runner.h"
 
@@ -54,6 +56,29 @@ int CompareCommand(int argc, char** argv) {
   if (st.ok()) st = ResolveVariantJobs(jobs, &sim_options);
   if (!st.ok()) {
     fmt::print(stderr, "zerosim compare: {}\n", st.message());
+    return kExitUsage;
+  }
+  // Two scenarios, or two clusters (topology files) for one scenario: a scenario against a cluster compares
+  // nothing in particular, and --scenario with two scenarios would be ignored.
+  bool topology[2];
+  for (int side = 0; side < 2; ++side) {
+    const io::DiskFileSource fs;
+    topology[side] = !io::LoadScenario(fs, files[side], {.check_configuration = false}).ok() &&
+                     io::LoadTopology(fs, files[side]).ok();
+  }
+  if (topology[0] != topology[1]) {
+    fmt::print(
+        stderr,
+        "zerosim compare: error: {} is a scenario and {} a topology: compare two scenarios, or one scenario "
+        "(--scenario FILE) on two topologies\n",
+        files[topology[0] ? 1 : 0], files[topology[0] ? 0 : 1]);
+    return kExitUsage;
+  }
+  if (!topology[0] && !base.empty()) {
+    fmt::print(
+        stderr,
+        "zerosim compare: error: --scenario {}: it runs on two topology files; {} and {} are scenarios\n",
+        base, files[0], files[1]);
     return kExitUsage;
   }
   std::vector<model::Report> reports;

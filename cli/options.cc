@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -11,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "study/output_format.h"
+#include "study/sweep_output.h"
 
 namespace zerosim::cli {
 
@@ -49,8 +49,6 @@ StatusOr<sim::Reduction> ParseReduction(const std::string& name) {
   return Status::Error(fmt::format("unknown reduction '{}' (available: symmetric, classes, full)", name));
 }
 
-bool WriteTextFile(const std::string& path, const std::string& text) { return WriteOutputFile(path, text).ok(); }
-
 bool Print(const char* command, std::string_view text, std::FILE* out) {
   const Status st = study::WriteStream(out, text, out == stdout ? "stdout" : "stderr");
   if (!st.ok()) fmt::print(stderr, "zerosim {}: error: {}\n", command, st.message());
@@ -59,12 +57,7 @@ bool Print(const char* command, std::string_view text, std::FILE* out) {
 
 Status WriteOutputFile(const std::string& path, const std::string& text) {
   if (path == "-") return study::WriteStream(stdout, text, "stdout");
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return Status::Error(fmt::format("cannot open {} for writing", path));
-  out << text;
-  out.close();
-  if (!out) return Status::Error(fmt::format("cannot write {} (disk full?)", path));
-  return Status::Ok();
+  return study::ReplaceFile(path, text);
 }
 
 void AddEngineOptions(po::options_description* opts, EngineArgs* a, bool allow_both) {

@@ -33,11 +33,10 @@ StatusOr<sim::Reduction> ParseReduction(const std::string& name);
 // command's output goes through it (fmt::print on a full stdout throws, and std::cout loses it silently).
 bool Print(const char* command, std::string_view text, std::FILE* out = stdout);
 
-// Writes `text` to `path` (binary), or to stdout when `path` is "-"; an error naming the path on failure
-// (checked after flushing and closing, so a full disk is an error, not a cut-off file).
+// Writes `text` to `path` (study::ReplaceFile: a temporary file renamed over it, under the lock a sweep's
+// output takes), or to stdout when `path` is "-"; an error naming the path and the system's reason on
+// failure, which leaves no cut-off file.
 Status WriteOutputFile(const std::string& path, const std::string& text);
-// The same, true on success.
-bool WriteTextFile(const std::string& path, const std::string& text);
 
 // --engine, --fidelity, --reduction, --cfg and --log: how communication is timed, shared by run,
 // validate, sweep and compare.

@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "model/io/sweep.h"
+#include "model/spec/feasibility.h"
 #include "study/plan_output.h"
 #include "study/plan_search.h"
 #include "study/sweep_grid.h"
@@ -33,7 +34,7 @@ int PlanCommand(int argc, char** argv) {
   int top = 20;
   bool search_batch = false;
   bool search_layout = false;
-  int64_t global_batch = 0;
+  int64_t global_batch = kNoGlobalBatch;
   std::string jsonl;
   po::options_description opts(
       "usage: zerosim plan <sweep.toml> [options]\n\n"
@@ -77,9 +78,11 @@ int PlanCommand(int argc, char** argv) {
                budget_usd, target_days);
     return kExitUsage;
   }
-  if (global_batch != 0 && (!search_batch || global_batch < 0)) {
+  if (global_batch != kNoGlobalBatch && (!search_batch || global_batch < 1)) {
     fmt::print(stderr,
-               "zerosim plan: --global-batch needs --search-batch and a positive number of sequences\n");
+               "zerosim plan: error: --global-batch needs --search-batch and a positive number of sequences "
+               "(got {})\n",
+               global_batch);
     return kExitUsage;
   }
   if (top < 1) {
@@ -100,8 +103,22 @@ int PlanCommand(int argc, char** argv) {
     return kExitUsage;
   }
   for (const io::Axis& a : spec->axes) {
+    // --search-layout tries every layout itself: a layout axis would be overwritten by each of its layouts.
+    const bool layout_axis =
+        a.key == "tensor" || a.key == "pipeline" || a.key == "sequence_parallel" || a.key == "virtual_stages";
+    if (search_layout && layout_axis) {
+      fmt::print(
+          stderr,
+          "zerosim plan: error: {}: [axes] {}: --search-layout chooses the layout itself; remove the axis or "
+          "drop --search-layout\n",
+          file, a.key);
+      return kExitUsage;
+    }
     if (a.key.rfind("zero_", 0) == 0) {
-      fmt::print(stderr, "zerosim plan: axis '{}': plan chooses the ZeRO setting itself; remove ZeRO axes\n", a.key);
+      fmt::print(
+          stderr,
+          "zerosim plan: error: {}: [axes] {}: plan chooses the ZeRO setting itself; remove ZeRO axes\n",
+          file, a.key);
       return kExitUsage;
     }
   }
@@ -111,18 +128,38 @@ int PlanCommand(int argc, char** argv) {
   plan_options.target_days = target_days;
   plan_options.search_batch = search_batch;
   plan_options.search_layout = search_layout;
-  plan_options.global_batch = global_batch;
+  plan_options.global_batch = global_batch == kNoGlobalBatch ? 0 : global_batch;
   StatusOr<study::Plan> plan = study::PlanSweep(*spec, plan_options);
   if (!plan.ok()) {
     fmt::print(stderr, "zerosim plan: error: {}\n", plan.status().message());
     return kExitFailed;
   }
   if (!Print("plan", study::FormatPlan(*spec, *plan, plan_options, top))) return kExitFailed;
-  if (!jsonl.empty() && !WriteTextFile(jsonl, study::PlanJsonl(*plan))) {
-    fmt::print(stderr, "zerosim plan: cannot write {}\n", jsonl);
+  if (!jsonl.empty()) {
+    if (Status st = WriteOutputFile(jsonl, study::PlanJsonl(*plan)); !st.ok()) {
+      fmt::print(stderr, "zerosim plan: error: {}\n", st.message());
+      return kExitFailed;
+    }
+  }
+  if (plan->ranked.empty()) {
+    // The table says "0 kept"; stderr says why, so that exit status 1 never comes without a message.
+    std::string why;
+    if (!plan->choices.empty()) {
+      why = budget_usd > 0 ? fmt::format("no cluster trains within --budget-usd {:g}", budget_usd)
+                           : fmt::format("no cluster trains within --target-days {:g}", target_days);
+    } else if (plan_options.global_batch > 0) {
+      why = fmt::format(
+          "no cluster configuration of {} can train exactly --global-batch {} sequences per step: none is a "
+          "micro-batch that fits x an accumulation of at most {} steps x the data-parallel size",
+          file, global_batch, model::kMaxGradientAccumulation);
+    } else {
+      why = fmt::format(
+          "no cluster configuration of {} can train the model (each is infeasible; see the table)", file);
+    }
+    fmt::print(stderr, "zerosim plan: error: {}\n", why);
     return kExitFailed;
   }
-  return plan->ranked.empty() ? kExitFailed : kExitOk;
+  return kExitOk;
 }
 
 }  // namespace zerosim::cli

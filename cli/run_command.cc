@@ -37,7 +37,7 @@ struct RunArgs {
   std::string hf_config;    // a Hugging Face config.json whose shape replaces every variant's model
   std::string ds_config;    // a DeepSpeed ds_config.json applied over every variant (model/io/ds_config.h)
   bool search_batch = false;  // per variant, the largest micro-batch that fits (model/report/batch_search.h)
-  int64_t global_batch = 0;   // with search_batch: the target sequences per optimizer step
+  int64_t global_batch = kNoGlobalBatch;  // with search_batch: the target sequences per optimizer step
   std::vector<std::string> settings;  // --set KEY=VALUE
   std::string format = "table";       // --format: table, json, jsonl or csv (study/output_format.h)
   int jobs = 0;                       // --jobs: variants simulated at once (0: the hardware threads)
@@ -87,8 +87,9 @@ Status ResolveRunEngine(const RunArgs& a, study::Engine* engine, sim::SimOptions
 
 // --search-batch: replaces each variant's micro-batch and accumulation by the search's
 // (model/report/batch_search.h) and returns the table of what was found. A variant that cannot be evaluated
-// keeps its settings.
-std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
+// keeps its settings. With a global batch (> 0), `unreachable` gets the first variant that cannot train
+// exactly that many sequences per step, with the reason.
+std::string SearchBatches(io::Scenario* s, int64_t global_batch, std::string* unreachable) {
   std::string out = fmt::format(
       "batch search: the largest micro-batch (sequences per GPU) that fits {:.1f} GiB of HBM{}\n"
       "  {:<24} {:>11} {:>12} {:>12} {:>8} {:>7} {:>8}  {}\n",
@@ -105,6 +106,10 @@ std::string SearchBatches(io::Scenario* s, int64_t global_batch) {
     if (r.fits) {
       v.zero.train_micro_batch_size_per_gpu = r.micro_batch;
       v.zero.gradient_accumulation_steps = r.gradient_accumulation_steps;
+    }
+    if (global_batch > 0 && r.global_batch != global_batch && unreachable->empty()) {
+      *unreachable =
+          fmt::format("variant \"{}\": {}", v.name, r.reason.empty() ? "it does not fit" : r.reason);
     }
     out += fmt::format("  {:<24} {:>11} {:>12.1f} {:>12} {:>8} {:>7} {:>8}  {}\n", v.name,
                        r.largest_micro_batch, r.memory.total_bytes / kGiB,
@@ -203,13 +208,23 @@ int RunCommand(int argc, char** argv) {
     if (!a.ds_config.empty()) what += (what.empty() ? "" : " ") + ("--ds-config " + a.ds_config);
     if (Status st = study::CheckSomeVariantRuns(*s, what); !st.ok()) s = st;
   }
-  if (a.global_batch != 0 && (!a.search_batch || a.global_batch < 0)) {
+  if (a.global_batch != kNoGlobalBatch && (!a.search_batch || a.global_batch < 1)) {
     fmt::print(stderr,
-               "zerosim run: --global-batch needs --search-batch and a positive number of sequences\n");
+               "zerosim run: error: --global-batch needs --search-batch and a positive number of sequences "
+               "(got {})\n",
+               a.global_batch);
     return kExitUsage;
   }
   std::string search_table;
-  if (s.ok() && a.search_batch) search_table = SearchBatches(&s.value(), a.global_batch);
+  if (s.ok() && a.search_batch) {
+    std::string unreachable;
+    search_table = SearchBatches(&s.value(), std::max<int64_t>(0, a.global_batch), &unreachable);
+    // A variant run at another batch would answer another question: the run is refused, saying which.
+    if (!unreachable.empty()) {
+      s = Status::Error(fmt::format("--global-batch {}: no setting trains exactly that batch: {}",
+                                    a.global_batch, unreachable));
+    }
+  }
   if (!s.ok()) {
     fmt::print(stderr, "zerosim run: error: {}\n", s.status().message());
     return kExitUsage;

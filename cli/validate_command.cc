@@ -20,6 +20,18 @@ namespace zerosim::cli {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// Writes one of validate's output files; on failure "zerosim validate: error: cannot ...: <reason>" and
+// false.
+bool WriteOrSay(const std::string& path, const std::string& text) {
+  const Status st = WriteOutputFile(path, text);
+  if (!st.ok()) fmt::print(stderr, "zerosim validate: error: {}\n", st.message());
+  return st.ok();
+}
+
+}  // namespace
+
 int ValidateCommand(int argc, char** argv) {
   std::vector<std::string> files;
   std::string baseline, write_baseline, jsonl, nccl_points, write_bands;
@@ -134,7 +146,7 @@ int ValidateCommand(int argc, char** argv) {
                        out_of_sample);
   }
   if (!write_bands.empty() &&
-      !WriteTextFile(
+      !WriteOrSay(
           write_bands,
           io::BandsJson(
               study::BuildBandTable(points, spread),
@@ -146,7 +158,6 @@ int ValidateCommand(int argc, char** argv) {
                   spread_how +
                   ". Written by `zerosim validate --write-bands kernels/calibration/bands.json` (every "
                   "scenario); do not edit."))) {
-    fmt::print(stderr, "zerosim validate: cannot write {}\n", write_bands);
     return kExitFailed;
   }
   // The published runs' inventory beside their scenarios: how many run exactly, approximated, not at all.
@@ -158,12 +169,9 @@ int ValidateCommand(int argc, char** argv) {
   if (!inventory->empty()) out += "\n" + *inventory;
   if (engine == study::Engine::kBoth) out += "\n" + study::FormatEngineComparison(reports);
   if (!Print("validate", out)) return kExitFailed;
-  if (!jsonl.empty() && !WriteTextFile(jsonl, study::ValidationJsonl(points))) {
-    fmt::print(stderr, "zerosim validate: cannot write {}\n", jsonl);
-    return kExitFailed;
-  }
-  if (!write_baseline.empty() && !WriteTextFile(write_baseline, study::BaselineJson(points, engine_args.engine))) {
-    fmt::print(stderr, "zerosim validate: cannot write {}\n", write_baseline);
+  if (!jsonl.empty() && !WriteOrSay(jsonl, study::ValidationJsonl(points))) return kExitFailed;
+  if (!write_baseline.empty() &&
+      !WriteOrSay(write_baseline, study::BaselineJson(points, engine_args.engine))) {
     return kExitFailed;
   }
 

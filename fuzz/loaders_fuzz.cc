@@ -3,11 +3,12 @@
 // An input is "<path>\n<bytes>": the shipped file at <path> (relative to the source tree, e.g.
 // "topologies/dgx_h100_8x400g.toml") replaced by <bytes>; every other shipped input stays as it is. The
 // file is loaded as what its path says (topologies/ a topology, scenarios/models/ a model,
-// kernels/calibration/ a calibration, *.sweep.toml a sweep, any other scenarios/*.toml a scenario); a
-// scenario's variants and a sweep's first points are then checked with model::Validate (io::ValidateVariant,
-// a sweep point's reasons) and evaluated analytically. Anything but a clean Status or an infeasible result is
-// a finding: a crash, a sanitizer report, an exception, or a broken invariant (model/report/invariants.h),
-// which aborts here.
+// kernels/calibration/ a calibration, *.sweep.toml a sweep, any other scenarios/*.toml a scenario,
+// tests/data/hf/ a Hugging Face config.json and tests/data/ds/ a DeepSpeed config, each applied to the
+// default scenario as `run --hf-config` and `run --ds-config` apply them); a scenario's variants and a
+// sweep's first points are then checked with model::Validate (io::ValidateVariant, a sweep point's reasons)
+// and evaluated analytically. Anything but a clean Status or an infeasible result is a finding: a crash, a
+// sanitizer report, an exception, or a broken invariant (model/report/invariants.h), which aborts here.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,8 @@
 #include <map>
 #include <string>
 
+#include "model/io/ds_config.h"
+#include "model/io/hf_config.h"
 #include "model/io/loaders.h"
 #include "model/io/report_json.h"
 #include "model/io/sweep.h"
@@ -36,7 +39,8 @@ std::map<std::string, std::string>& Shipped() {
 
 // Reads every shipped input under `root` (scenarios/, topologies/, kernels/calibration/).
 void LoadShipped(const fs::path& root) {
-  for (const char* dir : {"scenarios", "topologies", "kernels/calibration"}) {
+  for (const char* dir :
+       {"scenarios", "topologies", "kernels/calibration", "tests/data/hf", "tests/data/ds"}) {
     if (!fs::exists(root / dir)) continue;
     for (const fs::directory_entry& e : fs::recursive_directory_iterator(root / dir)) {
       const std::string ext = e.path().extension().string();
@@ -61,6 +65,35 @@ void Evaluate(const std::string& scenario, const io::Variant& v, const model::Cl
   if (Status st = model::InvariantStatus(scenario, r); !st.ok()) Finding(st.message());
 }
 
+// Every variant of `s` that passes model::Validate, evaluated (a broken invariant is a finding).
+void EvaluateScenario(const io::Scenario& s) {
+  for (const io::Variant& v : s.variants) {
+    Evaluate(s.name, v, s.cluster, s.calibration, model::DescribeProblems(io::ValidateVariant(s, v)));
+  }
+}
+
+// A Hugging Face or DeepSpeed config (the HF loader's 64-bit dimensions, the DeepSpeed reader's duplicate
+// keys and ranges) over the default scenario, as `run --hf-config` / `--ds-config` apply it.
+void RunConfig(const io::MemoryFileSource& fs, const std::string& path, bool hf) {
+  StatusOr<io::Scenario> s = io::LoadScenario(fs, "scenarios/default.toml", {.check_configuration = false});
+  if (!s.ok()) return;
+  if (hf) {
+    StatusOr<io::ModelFile> m = io::LoadHfConfig(fs, path);
+    if (!m.ok()) return;
+    for (io::Variant& v : s.value().variants) {
+      const int seq = v.model.seq_len;
+      const model::AttentionImpl attention = v.model.attention;
+      v.model = m->model;
+      v.model.seq_len = seq;
+      v.model.attention = attention;
+    }
+  } else {
+    s = io::ApplyDsConfig(fs, path, std::move(s).value());
+    if (!s.ok()) return;
+  }
+  EvaluateScenario(*s);
+}
+
 void RunOne(const std::string& path, const std::string& bytes) {
   std::map<std::string, std::string> files = Shipped();
   files[path] = bytes;
@@ -69,7 +102,9 @@ void RunOne(const std::string& path, const std::string& bytes) {
     const std::string s = suffix;
     return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
   };
-  if (path.rfind("topologies/", 0) == 0) {
+  if (path.rfind("tests/data/hf/", 0) == 0 || path.rfind("tests/data/ds/", 0) == 0) {
+    RunConfig(fs, path, path.rfind("tests/data/hf/", 0) == 0);
+  } else if (path.rfind("topologies/", 0) == 0) {
     (void)io::LoadTopology(fs, path);
   } else if (path.rfind("scenarios/models/", 0) == 0) {
     (void)io::LoadModel(fs, path);

@@ -24,23 +24,33 @@ Status ExpandSweep(io::SweepSpec* sp) {
   for (const Axis& a : s.axes) {
     if (a.values.size() > io::kMaxSweepPoints / product) {
       return Status::Error(
-          fmt::format("{}: [axes]: the axes' product has more than {:.0e} points (at axis '{}'); "
+          fmt::format("{}: [axes] {}: the axes' product has more than {:.0e} points with this axis; "
                       "split the sweep into several files",
-                      path, static_cast<double>(io::kMaxSweepPoints), a.key));
+                      a.where.empty() ? path : a.where, a.key, static_cast<double>(io::kMaxSweepPoints)));
     }
     product *= a.values.size();
   }
+  int fewest = 0, most = 0;  // GPUs of the points, for the message when the constraints keep none
   for (size_t i = 0; i < product; ++i) {
     s.product_index.push_back(i);
     const SweepPoint p = MakePoint(s, s.product_index.size() - 1);
     const int gpus = p.cluster.total_gpus();
+    fewest = i == 0 ? gpus : std::min(fewest, gpus);
+    most = std::max(most, gpus);
     const bool keep = (s.total_gpus == 0 || gpus == s.total_gpus) &&
                       (s.min_total_gpus == 0 || gpus >= s.min_total_gpus) &&
                       (s.max_total_gpus == 0 || gpus <= s.max_total_gpus);
     if (!keep) s.product_index.pop_back();
   }
   if (s.product_index.empty()) {
-    return Status::Error(fmt::format("{}: no point of the sweep satisfies its [constraints]", path));
+    std::vector<std::string> set;
+    if (s.total_gpus > 0) set.push_back(fmt::format("total_gpus = {}", s.total_gpus));
+    if (s.min_total_gpus > 0) set.push_back(fmt::format("min_total_gpus = {}", s.min_total_gpus));
+    if (s.max_total_gpus > 0) set.push_back(fmt::format("max_total_gpus = {}", s.max_total_gpus));
+    return Status::Error(fmt::format(
+        "{}: [constraints] {}: no point of the sweep satisfies it (its points have {} "
+        "to {} GPUs)",
+        s.constraints_where.empty() ? path : s.constraints_where, fmt::join(set, ", "), fewest, most));
   }
 
   // Owned clusters need a price for every NIC bandwidth they use.
@@ -173,6 +183,29 @@ StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenari
   io::SweepSpec& s = parsed.value();
   s.product_index = {0};
   const SweepPoint p = MakePoint(s, 0);
+  // `--set nodes` is the scenario's `nodes` key given on the command line: the same range (at most the nodes
+  // of the topology, the one set or the one the scenario names), and a part of a cluster named for its own
+  // count.
+  const io::Axis* nodes = nullptr;
+  const io::Axis* topology = nullptr;
+  for (const io::Axis& a : s.axes) {
+    if (a.key == "nodes") nodes = &a;
+    if (a.key == "topology") topology = &a;
+  }
+  if (nodes != nullptr) {
+    const int n = static_cast<int>(nodes->values[0].number);
+    const model::ClusterSpec& whole =
+        topology != nullptr ? s.topologies[static_cast<size_t>(topology->values[0].file)].first.cluster
+                            : base.cluster;
+    const int topology_nodes = topology != nullptr ? whole.nodes : base.topology_nodes;
+    const std::string topology_name = topology != nullptr ? whole.name : base.topology_cluster_name;
+    if (topology_nodes > 0) {
+      if (const std::string beyond = io::NodesBeyondTopology(n, topology_nodes, topology_name);
+          !beyond.empty()) {
+        return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), beyond));
+      }
+    }
+  }
   io::Scenario out = base;
   out.cluster = p.cluster;
   out.calibration = p.calibration;
@@ -181,6 +214,15 @@ StatusOr<io::Scenario> ApplySettings(const io::FileSource& fs, const io::Scenari
   out.topology_file = p.topology_file;
   out.model_file = p.model_file;
   out.calibration_file = p.calibration_file;
+  if (topology != nullptr) {
+    out.topology_cluster_name = p.cluster.name;
+    out.topology_nodes = s.topologies[static_cast<size_t>(topology->values[0].file)].first.cluster.nodes;
+  }
+  // A scenario on part of its topology's cluster was named for its count: the name follows the new one.
+  if (nodes != nullptr && topology == nullptr && base.cluster.name != base.topology_cluster_name &&
+      !base.topology_cluster_name.empty()) {
+    out.cluster.name = io::PartClusterName(base.topology_cluster_name, out.cluster.nodes);
+  }
   if (!settings.empty()) out.name = fmt::format("{} (--set {})", base.name, fmt::join(settings, " "));
   if (!p.infeasible.empty()) {
     return Status::Error(fmt::format("--set {}: {}", fmt::join(settings, " "), p.infeasible));

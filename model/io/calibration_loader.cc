@@ -158,11 +158,19 @@ void ReadMeasuredCompute(JsonObject* root, const std::string& path, model::Calib
 
 // One set of kernel-level compute efficiencies (model/spec/calibration.h ComputeEfficiency): the
 // `gemm_efficiency` block, or one entry of `software_generations`.
+constexpr double kMinEfficiency = 1e-3;
+
 model::ComputeEfficiency ReadEfficiency(JsonObject& eff, Status* status) {
   model::ComputeEfficiency c;
+  // A fraction of peak from 0.001 to 1: the fitted sets hold 0.24 to 0.9; 1e-300 of peak is no measurement
+  // and turned compute times into infinities that only the report's invariants caught.
   auto fraction = [&](const char* key) {
     const double v = eff.Positive(key, true, 1);
     if (status->ok() && v > 1) eff.Fail(key, "an efficiency cannot exceed 1");
+    if (status->ok() && v < kMinEfficiency) {
+      eff.Fail(key, fmt::format("an efficiency below {:g} of peak is no measurement (got {:g})",
+                                kMinEfficiency, v));
+    }
     return v;
   };
   c.gemm = fraction("gemm");

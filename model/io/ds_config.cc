@@ -1,9 +1,12 @@
 #include "model/io/ds_config.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
+#include "model/io/ds_keys.h"
 #include "model/io/loaders.h"
 #include "model/io/precision_keys.h"
 #include "model/spec/feasibility.h"
@@ -46,15 +49,37 @@ class DsReader {
     return min;
   }
 
+  // A count of elements (bucket sizes, thresholds): a number from `min` to 2^53, which DeepSpeed keeps as a
+  // Python int and ZeroSim as a double exactly; 1e300 would turn bytes into infinities downstream.
+  double Count(const std::string& at, const ordered_json& v, double min) {
+    const double x = Number(at, v, min);
+    constexpr double kMax = 9007199254740992.0;  // 2^53
+    if (status_->ok() && x > kMax)
+      Fail(at, fmt::format("expected a count of elements from {} to 2^53, got {}", min, Got(v)));
+    return x > kMax ? min : x;
+  }
+
   int Int(const std::string& at, const ordered_json& v, int min) {
     const double x = Number(at, v, min);
-    if (status_->ok() && (x != static_cast<int>(x) || x > 2147483647.0)) {
-      Fail(at, fmt::format("expected an integer, got {}", Got(v)));
+    if (!status_->ok()) return min;
+    if (x > 2147483647.0) {
+      Fail(at, fmt::format("expected an integer from {} to 2147483647, got {}", min, Got(v)));
+      return min;
     }
+    if (x != std::floor(x)) Fail(at, fmt::format("expected an integer, got {}", Got(v)));
     return static_cast<int>(x);
   }
 
-  void Ignore(const std::string& at) { out_->ignored.push_back(at); }
+  // A key of `section` that ZeroSim does not read: listed as ignored (not modelled) when DeepSpeed has it, an
+  // error with a did-you-mean when DeepSpeed does not (a misspelt key would otherwise keep a default
+  // silently).
+  void Other(const std::string& section, const std::string& at, const std::string& key) {
+    if (IsDeepSpeedKey(section, key)) {
+      out_->ignored.push_back(at);
+    } else {
+      Fail(at, UnknownDeepSpeedKey(section, key));
+    }
+  }
 
   // `fp16` or `bf16`: `enabled`, and in `bf16` the master-weight and optimizer-state formats
   // (runtime/config.py: bf16_master_weights_and_grads, bf16_optimizer_states; model/spec/precision.h).
@@ -63,7 +88,7 @@ class DsReader {
       Fail(at, fmt::format("expected an object, got {}", Got(v)));
       return false;
     }
-    const bool bf16 = at == "$.bf16";
+    const bool bf16 = at != "$.fp16";  // "$.bf16", or DeepSpeed's older name "$.bfloat16"
     bool enabled = false;
     model::Precision& p = out_->zero.precision;
     for (const auto& [key, value] : v.items()) {
@@ -74,7 +99,7 @@ class DsReader {
       } else if (bf16 && key == "bf16_optimizer_states") {
         p.bf16_optimizer_states = Bool(at + "." + key, value);
       } else {
-        Ignore(at + "." + key);
+        Other(bf16 ? "bf16" : "fp16", at + "." + key, key);
       }
     }
     return enabled;
@@ -100,7 +125,7 @@ class DsReader {
       if (key == "grad_accum_dtype") {
         Format(at + "." + key, value, &out_->zero.precision.gradient_accumulation_dtype);
       } else {
-        Ignore(at + "." + key);
+        Other("data_types", at + "." + key, key);
       }
     }
   }
@@ -127,7 +152,7 @@ class DsReader {
       } else if (key == "mics_hierarchical_params_gather") {
         z.mics_hierarchical_params_gather = Bool(p, value);
       } else if (key == "allgather_bucket_size") {
-        z.allgather_bucket_size = Number(p, value, 1);
+        z.allgather_bucket_size = Count(p, value, 1);
       } else if (key == "zero_quantized_weights") {
         z.zero_quantized_weights = Bool(p, value);
       } else if (key == "zero_quantized_gradients") {
@@ -140,18 +165,18 @@ class DsReader {
         z.overlap_comm = Bool(p, value);
       } else if (key == "contiguous_gradients") {
         z.contiguous_gradients = Bool(p, value);
-      } else if (key == "stage3_prefetch_bucket_size") {
-        z.stage3_prefetch_bucket_size = Number(p, value, 0);
-      } else if (key == "stage3_max_live_parameters") {
-        z.stage3_max_live_parameters = Number(p, value, 0);
-      } else if (key == "stage3_max_reuse_distance") {
-        z.stage3_max_reuse_distance = Number(p, value, 0);
-      } else if (key == "stage3_param_persistence_threshold") {
-        z.stage3_param_persistence_threshold = Number(p, value, 0);
+      } else if (key == "stage3_prefetch_bucket_size" || key == "prefetch_bucket_size") {
+        z.stage3_prefetch_bucket_size = Count(p, value, 0);
+      } else if (key == "stage3_max_live_parameters" || key == "max_live_parameters") {
+        z.stage3_max_live_parameters = Count(p, value, 0);
+      } else if (key == "stage3_max_reuse_distance" || key == "max_reuse_distance") {
+        z.stage3_max_reuse_distance = Count(p, value, 0);
+      } else if (key == "stage3_param_persistence_threshold" || key == "param_persistence_threshold") {
+        z.stage3_param_persistence_threshold = Count(p, value, 0);
       } else if (key == "reduce_bucket_size") {
-        z.reduce_bucket_size = Number(p, value, 1);
+        z.reduce_bucket_size = Count(p, value, 1);
       } else {
-        Ignore(p);
+        Other("zero_optimization", p, key);
       }
     }
     // The schedule follows the stage (zero_keys.cc does the same for a scenario's [zero] stage): 1 and 2 are
@@ -174,7 +199,7 @@ class DsReader {
       if (key == "cpu_checkpointing") {
         if (Bool(at + "." + key, value)) out_->zero.recompute = model::RecomputePolicy::kOffload;
       } else {
-        Ignore(at + "." + key);
+        Other("activation_checkpointing", at + "." + key, key);
       }
     }
   }
@@ -189,8 +214,8 @@ class DsReader {
 
 StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& path,
                                  const model::ZeroConfig& base) {
-  const ordered_json doc = ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::Error(fmt::format("{}: not valid JSON", path));
+  ordered_json doc;
+  if (Status st = ParseJsonWithoutDuplicates(text, path, &doc); !st.ok()) return st;
   if (!doc.is_object())
     return Status::Error(fmt::format("{}: $: expected an object, got {}", path, doc.dump()));
   Status status;
@@ -206,8 +231,11 @@ StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& pat
       out.zero.gradient_accumulation_steps = r.Int(p, value, 1);
     } else if (key == "fp16") {
       fp16 = r.Precision(p, value);
-    } else if (key == "bf16") {
-      bf16 = r.Precision(p, value);
+    } else if (key == "train_batch_size") {
+      out.train_batch_size = r.Int(p, value, 1);
+    } else if (key == "bf16" ||
+               key == "bfloat16") {  // bfloat16: DeepSpeed's older name (precision_config.py)
+      bf16 = r.Precision(p, value) || bf16;
     } else if (key == "zero_optimization") {
       r.Zero(p, value);
     } else if (key == "activation_checkpointing") {
@@ -217,7 +245,7 @@ StatusOr<DsConfig> ParseDsConfig(const std::string& text, const std::string& pat
     } else if (key == "data_types") {
       r.DataTypes(p, value);
     } else {
-      r.Ignore(p);
+      r.Other("", p, key);
     }
   }
   if (status.ok() && fp16 && bf16) r.Fail("$.bf16.enabled", "fp16 and bf16 are both enabled");
@@ -235,6 +263,21 @@ StatusOr<DsConfig> LoadDsConfig(const FileSource& fs, const std::string& path,
   return ParseDsConfig(*text, path, base);
 }
 
+Status CheckDsTrainBatch(const DsConfig& ds, const model::ZeroConfig& zero,
+                         const model::ParallelLayout& layout, const model::ClusterSpec& cluster) {
+  if (!ds.train_batch_size) return Status::Ok();
+  const int64_t dp = layout.data_parallel(cluster.total_gpus());
+  const int64_t batch = int64_t{zero.train_micro_batch_size_per_gpu} * zero.gradient_accumulation_steps * dp;
+  if (*ds.train_batch_size == batch) return Status::Ok();
+  return Status::Error(fmt::format(
+      "{}: $.train_batch_size: {} is not train_micro_batch_size_per_gpu {} x gradient_accumulation_steps {} "
+      "x "
+      "data-parallel size {} = {} (DeepSpeed refuses the same: give the three consistently, or drop "
+      "train_batch_size)",
+      ds.file.path, *ds.train_batch_size, zero.train_micro_batch_size_per_gpu,
+      zero.gradient_accumulation_steps, dp, batch));
+}
+
 StatusOr<Scenario> ApplyDsConfig(const FileSource& fs, const std::string& path, Scenario s) {
   StatusOr<std::string> text = fs.Read(path);
   if (!text.ok()) return text.status();
@@ -245,6 +288,7 @@ StatusOr<Scenario> ApplyDsConfig(const FileSource& fs, const std::string& path, 
     if (!ds.ok()) return ds.status();
     v.zero = ds->zero;
     if (ds->dtype) v.model.dtype = *ds->dtype;
+    if (Status st = CheckDsTrainBatch(*ds, v.zero, v.parallel, s.cluster); !st.ok()) return st;
     ignored = ds->ignored;
     file = ds->file;
   }

@@ -14,12 +14,16 @@
 //   booleans (model/spec/precision.h);
 // - activation_checkpointing: an object; its presence means the model checkpoints (Megatron-DeepSpeed passes
 //   --checkpoint-activations with it): full recompute, or offload with cpu_checkpointing true.
-// Every other key, at any depth, is listed in `ignored` by its JSON path ("$.steps_per_print",
-// "$.zero_optimization.offload_optimizer"), never silently dropped; the report's provenance can show them.
-// A malformed file, a wrong type or "auto" (the Hugging Face Trainer's placeholder) is an error naming the
-// file and the JSON path.
+// - train_batch_size: an integer that must equal micro-batch x accumulation x data-parallel size of each
+//   variant it applies to (CheckDsTrainBatch; DeepSpeed's _batch_assertion);
+// Every other key DeepSpeed has (ds_keys.h) is listed in `ignored` by its JSON path ("$.steps_per_print",
+// "$.zero_optimization.offload_optimizer"), never silently dropped; the report's provenance can show them. A
+// key DeepSpeed does not have is an error with a did-you-mean, as is a key given twice in one object
+// (DeepSpeed refuses both). A malformed file, a wrong type, a count above 2^53 or "auto" (the Hugging Face
+// Trainer's placeholder) is an error naming the file and the JSON path.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +31,7 @@
 #include "model/io/file_source.h"
 #include "model/report/report.h"
 #include "model/spec/model_spec.h"
+#include "model/spec/parallel_layout.h"
 #include "model/spec/zero_config.h"
 #include "model/status.h"
 
@@ -35,11 +40,17 @@ namespace zerosim::io {
 struct DsConfig {
   model::ZeroConfig zero;             // `base` with the config's keys applied
   std::optional<model::DType> dtype;  // set when fp16 or bf16 is enabled
-  std::vector<std::string> ignored;   // JSON paths of the keys ZeroSim does not model, in file order
+  std::vector<std::string> ignored;   // JSON paths of DeepSpeed's keys ZeroSim does not model, in file order
+  std::optional<int64_t> train_batch_size;  // when given: checked against each variant (CheckDsTrainBatch)
   model::InputFile file;
 };
 
 struct Scenario;
+
+// Ok unless `ds` gives a train_batch_size other than zero's micro-batch x accumulation x the data-parallel
+// size of `layout` on `cluster`; the error names the file and $.train_batch_size.
+Status CheckDsTrainBatch(const DsConfig& ds, const model::ZeroConfig& zero,
+                         const model::ParallelLayout& layout, const model::ClusterSpec& cluster);
 
 // `zerosim run --ds-config FILE`: the config's keys over every variant of `s` (each variant's own settings
 // are the base, so a config without ZeRO++ keys keeps the variants' differences) and its dtype over every

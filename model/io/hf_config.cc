@@ -1,5 +1,9 @@
 #include "model/io/hf_config.h"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -89,6 +93,15 @@ class JsonReader {
     return v->get<std::string>();
   }
 
+  // `value` (computed in 64 bits from the file's integers) as an int; an error at `key` when it is above
+  // INT_MAX (the model's dimensions are ints), naming how it was computed.
+  int Fits(const std::string& key, int64_t value, const std::string& how) {
+    if (value <= std::numeric_limits<int>::max()) return static_cast<int>(value);
+    Fail(key, fmt::format("{} = {} is above {}, the largest dimension ZeroSim models", how, value,
+                          std::numeric_limits<int>::max()));
+    return 1;
+  }
+
   JsonReader Object(const std::string& key) {
     const json* v = Find(key);
     if (v != nullptr && !v->is_null() && !v->is_object()) {
@@ -100,11 +113,12 @@ class JsonReader {
 
  private:
   int CheckInt(const std::string& key, const json& v) {
-    if (v.is_number_integer() ||
-        (v.is_number_float() && v.get<double>() == static_cast<int64_t>(v.get<double>()))) {
+    if (v.is_number_integer() || (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()))) {
+      // A 30-digit integer is a float to the JSON parser: out of range, not "a float".
       const double x = v.get<double>();
       if (x >= 1 && x <= 2147483647.0) return static_cast<int>(x);
-      Fail(key, fmt::format("expected a positive integer, got {}", v.dump()));
+      Fail(key, fmt::format("{}expected a positive integer up to 2147483647, got {}",
+                            x >= 1 ? "out of range: " : "", v.dump()));
       return 1;
     }
     Fail(key, fmt::format("expected an integer, got {}", TypeName(v)));
@@ -148,7 +162,9 @@ void ReadGpt2(JsonReader& r, model::ModelSpec* m) {
   m->hidden = r.PositiveInt("n_embd");
   m->layers = r.PositiveInt("n_layer");
   m->heads = r.PositiveInt("n_head");
-  m->ffn_hidden = r.PositiveIntOr("n_inner", 4 * m->hidden);
+  m->ffn_hidden = r.Find("n_inner") == nullptr || r.Find("n_inner")->is_null()
+                      ? r.Fits("n_inner", int64_t{4} * m->hidden, "its default 4 * n_embd")
+                      : r.PositiveInt("n_inner");
   m->vocab = r.PositiveInt("vocab_size");
   m->max_position_embeddings = r.PositiveInt("n_positions");
   m->tied_embeddings = r.BoolOr("tie_word_embeddings", true);
@@ -171,7 +187,8 @@ void ReadMpt(JsonReader& r, model::ModelSpec* m) {
   m->hidden = r.PositiveInt("d_model");
   m->layers = r.PositiveInt("n_layers");
   m->heads = r.PositiveInt("n_heads");
-  m->ffn_hidden = r.PositiveInt("expansion_ratio") * m->hidden;
+  m->ffn_hidden = r.Fits("expansion_ratio", int64_t{r.PositiveInt("expansion_ratio")} * m->hidden,
+                         "expansion_ratio * d_model");
   m->vocab = r.PositiveInt("vocab_size");
   m->max_position_embeddings = r.PositiveInt("max_seq_len");
   m->tied_embeddings = true;  // MPT's lm head is the word embedding (llm-foundry's MPTForCausalLM)
@@ -188,7 +205,9 @@ void ReadOpt(JsonReader& r, model::ModelSpec* m) {
   m->ffn_hidden = r.PositiveInt("ffn_dim");
   m->vocab = r.PositiveInt("vocab_size");
   // OPTLearnedPositionalEmbedding keeps 2 extra rows (its offset).
-  m->max_position_embeddings = r.PositiveInt("max_position_embeddings") + 2;
+  m->max_position_embeddings =
+      r.Fits("max_position_embeddings", int64_t{r.PositiveInt("max_position_embeddings")} + 2,
+             "max_position_embeddings + 2 (OPT's offset rows)");
   m->tied_embeddings = r.BoolOr("tie_word_embeddings", true);
   const int proj = r.PositiveIntOr("word_embed_proj_dim", m->hidden);
   if (proj != m->hidden) {
@@ -235,8 +254,14 @@ StatusOr<ModelFile> ParseHfConfig(const std::string& text, const std::string& pa
                     "gpt2, gpt_neox, mpt, opt)",
                     path, type));
   }
+  // The checkpoint's dtype is the training's 16-bit format; anything else was taken for bf16 silently.
   const std::string dtype = r.StringOr("torch_dtype", "bfloat16");
   m.dtype = dtype == "float16" ? model::DType::kFp16 : model::DType::kBf16;
+  if (dtype != "float16" && dtype != "bfloat16") {
+    r.Fail("torch_dtype", fmt::format("\"{}\" is not modeled: ZeroSim trains in bf16 or fp16 mixed precision "
+                                      "(give \"bfloat16\" or \"float16\")",
+                                      dtype));
+  }
   if (status.ok() && m.hidden % m.heads != 0) {
     r.Fail("num_attention_heads",
            fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));

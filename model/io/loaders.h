@@ -87,6 +87,10 @@ struct Scenario {
   // scenario's directory name when absent.
   std::string group;
   model::ClusterSpec cluster;
+  // The topology file's own cluster: its name and node count (`cluster` may run on part of it, the scenario's
+  // `nodes`; `--set nodes` takes the same range, and relabels a part: PartClusterName).
+  std::string topology_cluster_name;
+  int topology_nodes = 0;
   model::Calibration calibration;  // with the software generation `software` selected
   // `[runtime] software`: the calibration's software generation the scenario runs (empty: the file's default);
   // a sweep that swaps the topology selects it again in the new topology's calibration.
@@ -114,6 +118,13 @@ struct LoadOptions {
   bool check_configuration = true;
 };
 StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, const LoadOptions& options = {});
+
+// The name of a cluster that runs on `nodes` of a topology's cluster named `topology_name`:
+// "<topology_name>, <nodes> of its nodes" (a scenario's `nodes`, and `--set nodes` over it).
+std::string PartClusterName(const std::string& topology_name, int nodes);
+// The error for `nodes` beyond the `topology_nodes` of the topology's cluster `topology_name` (the scenario's
+// `nodes` key and `--set nodes` alike); empty when it is within them.
+std::string NodesBeyondTopology(int nodes, int topology_nodes, const std::string& topology_name);
 
 // The provenance fields a scenario fixes (files, hashes, calibration); version and engine are added by
 // the caller.

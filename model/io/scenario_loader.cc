@@ -153,16 +153,18 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
                                                                 cal.status().message())));
   }
   s.cluster = topo->cluster;
+  s.topology_cluster_name = topo->cluster.name;
+  s.topology_nodes = topo->cluster.nodes;
   // `nodes`: a run on part of the topology's cluster (the same nodes, NICs, fabric and fitted NCCL
   // efficiencies), so that one topology file holds each cluster's facts once.
   if (root.Has("nodes")) {
     s.cluster.nodes = static_cast<int>(root.Int("nodes", 1, model::kMaxNodes));
-    if (s.cluster.nodes > topo->cluster.nodes) {
-      root.Fail("nodes", fmt::format("{} nodes: more than the {} nodes of '{}' (a scenario's nodes run on part of its "
-                                     "topology's cluster; a sweep's nodes axis scales it)",
-                                     s.cluster.nodes, topo->cluster.nodes, topo->cluster.name));
+    if (const std::string beyond =
+            NodesBeyondTopology(s.cluster.nodes, topo->cluster.nodes, topo->cluster.name);
+        !beyond.empty()) {
+      root.Fail("nodes", beyond);
     }
-    s.cluster.name = fmt::format("{}, {} of its nodes", topo->cluster.name, s.cluster.nodes);
+    s.cluster.name = PartClusterName(topo->cluster.name, s.cluster.nodes);
     for (const model::Problem& p : model::CheckCluster(s.cluster)) {
       root.Fail("nodes", fmt::format("{} nodes of '{}': {}", s.cluster.nodes, topo->cluster.name, p.message));
     }
@@ -203,9 +205,11 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
   // deepspeed_config = "ds_config.json": DeepSpeed's own config sets the training and ZeRO keys (and the
   // dtype); [training] and [zero] keys, where given, override it.
   const std::optional<std::string> ds_rel = root.OptionalFileName("deepspeed_config");
+  std::optional<DsConfig> ds_config;  // its train_batch_size is checked against each variant
   if (ds_rel && status.ok()) {
     StatusOr<DsConfig> ds = LoadDsConfig(fs, ResolvePath(path, *ds_rel), base_zero);
     if (!ds.ok()) return root.Referred("deepspeed_config", ds.status());
+    ds_config = *ds;
     base_zero = ds->zero;
     if (ds->dtype) base_model.dtype = *ds->dtype;
     s.deepspeed_config_file = ds->file;
@@ -270,6 +274,12 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
     // A key no table gives: a size of the model file, or a setting the deepspeed_config gave.
     const bool model_size = rest.empty() || IsModelSizeKey(rest.front().key);
     TableReader* fallback = vt->Has("model") ? vt : &root;
+    // A size of the scenario's model file is named with the file ("model: m.toml: hidden: ...").
+    if (!vt->Has("model") && !ds_rel) {
+      for (model::Problem& p : rest) {
+        if (IsModelSizeKey(p.key)) p.key = fmt::format("{}: {}", model_rel, p.key);
+      }
+    }
     ReportProblems(rest, tables(vt), fallback, ds_rel && !model_size ? "deepspeed_config" : "model");
   };
 
@@ -299,6 +309,11 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
       ReadTrainingKeys(&vt, &var.model, &var.zero);
       var.parallel = ReadParallelKeys(&vt, base_parallel);
       check(var, &vt);
+      if (ds_config && status.ok()) {
+        if (Status st = CheckDsTrainBatch(*ds_config, var.zero, var.parallel, s.cluster); !st.ok()) {
+          return root.Referred("deepspeed_config", st);
+        }
+      }
       if (!names.insert(var.name).second) vt.Fail("name", fmt::format("two variants are named \"{}\"", var.name));
       vt.Finish();
       s.variants.push_back(std::move(var));
@@ -308,6 +323,18 @@ StatusOr<Scenario> LoadScenario(const FileSource& fs, const std::string& path, c
   root.Finish();
   if (!status.ok()) return status;
   return s;
+}
+
+std::string PartClusterName(const std::string& topology_name, int nodes) {
+  return fmt::format("{}, {} of its nodes", topology_name, nodes);
+}
+
+std::string NodesBeyondTopology(int nodes, int topology_nodes, const std::string& topology_name) {
+  if (nodes <= topology_nodes) return "";
+  return fmt::format(
+      "{} nodes: more than the {} nodes of '{}' (a scenario's nodes run on part of its topology's "
+      "cluster; a sweep's nodes axis scales it)",
+      nodes, topology_nodes, topology_name);
 }
 
 std::vector<model::Problem> ValidateVariant(const Scenario& s, const Variant& v) {

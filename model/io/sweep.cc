@@ -277,10 +277,20 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
     if (!node.is_array() || node.as_array()->empty()) {
       return Status::Error(fmt::format("{}: [axes] {}: expected a non-empty list of values", Where(path, node), key));
     }
-    Axis axis{key, {}};
+    Axis axis{key, {}, Where(path, node)};
     for (const toml::node& item : *node.as_array()) {
       StatusOr<AxisValue> v = ReadAxisValue(fs, path, key, rule->second, item, &s);
       if (!v.ok()) return v.status();
+      // A value given twice would run its points twice (and count them twice in a plan's ranking).
+      for (const AxisValue& before : axis.values) {
+        const bool same = rule->second.kind == Kind::kFile
+                              ? before.text == v->text
+                              : before.number == v->number && before.boolean == v->boolean;
+        if (same) {
+          return Status::Error(fmt::format("{}: [axes] {}: {} is given twice (as {}): each value once",
+                                           Where(path, item), key, v->text, before.text));
+        }
+      }
       axis.values.push_back(std::move(v).value());
     }
     s.axes.push_back(std::move(axis));
@@ -294,6 +304,9 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
   });
 
   // [constraints]
+  if (const toml::node* c = doc->table.get("constraints"); c != nullptr) {
+    s.constraints_where = Where(path, *c);
+  }
   if (std::optional<TableReader> c = root.OptionalTable("constraints")) {
     s.total_gpus = static_cast<int>(c->IntOr("total_gpus", 0, 1, model::kMaxGpus));
     s.min_total_gpus = static_cast<int>(c->IntOr("min_total_gpus", 0, 1, model::kMaxGpus));
@@ -364,7 +377,7 @@ StatusOr<SweepSpec> ParseSettings(const FileSource& fs, const Scenario& base, co
     }
     StatusOr<AxisValue> v = ReadAxisValue(fs, "--set", key, rule->second, *doc.get("v"), &s);
     if (!v.ok()) return Status::Error(fmt::format("--set {}: {}", setting, v.status().message()));
-    s.axes.push_back(Axis{key, {std::move(v).value()}});
+    s.axes.push_back(Axis{key, {std::move(v).value()}, ""});
   }
   return s;
 }

@@ -28,6 +28,8 @@ struct AxisValue {
 struct Axis {
   std::string key;
   std::vector<AxisValue> values;
+  std::string
+      where;  // "file:line:column" of the axis in the sweep file, for messages ("" for a --set setting)
 };
 
 struct SweepSpec {
@@ -38,6 +40,7 @@ struct SweepSpec {
   std::vector<std::pair<TopologyFile, model::Calibration>> topologies;
   std::vector<model::InputFile> topology_calibration_files;  // the calibration file of each of `topologies`
   std::vector<ModelFile> models;
+  std::string constraints_where;  // "file:line:column" of [constraints], for messages
   int total_gpus = 0;      // constraint: 0 = none
   int min_total_gpus = 0;
   int max_total_gpus = 0;

@@ -1,6 +1,7 @@
 #include "model/io/table_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <vector>
 
@@ -25,18 +26,47 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+namespace {
+
+// The key `line` (1-based) of `text` assigns ("gradient_accumulation_steps" of
+// "gradient_accumulation_steps = 99999999999999999999"), so that a value toml++ cannot read (an integer
+// beyond 64 bits) is named by its key; empty when the line is no plain `key = value`.
+std::string KeyOfLine(std::string_view text, size_t line) {
+  size_t begin = 0;
+  for (size_t n = 1; n < line && begin != std::string_view::npos; ++n) {
+    begin = text.find('\n', begin);
+    if (begin != std::string_view::npos) ++begin;
+  }
+  if (begin == std::string_view::npos) return "";
+  const std::string_view rest = text.substr(begin, text.find('\n', begin) - begin);
+  const size_t start = rest.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return "";
+  size_t end = start;
+  while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) || rest[end] == '_' ||
+                               rest[end] == '-' || rest[end] == '.')) {
+    ++end;
+  }
+  const size_t eq = rest.find_first_not_of(" \t", end);
+  if (end == start || eq == std::string_view::npos || rest[eq] != '=') return "";
+  return std::string(rest.substr(start, end - start));
+}
+
+}  // namespace
+
 StatusOr<toml::table> ParseToml(const std::string& text, const std::string& file) {
   // Bounded before toml++ sees it: the library recurses once per level (toml_nesting.h).
-  if (const std::optional<int> line = LineNestedDeeperThan(text)) {
-    return Status::Error(fmt::format("{}:{}: keys, tables and arrays nest more than {} levels deep here "
-                                     "(ZeroSim's inputs nest a few levels): not read",
-                                     file, *line, kMaxTomlNesting));
+  if (const std::optional<TomlPlace> at = PlaceNestedDeeperThan(text)) {
+    return Status::Error(
+        fmt::format("{}:{}:{}: keys, tables and arrays nest more than {} levels deep here "
+                    "(ZeroSim's inputs nest a few levels): not read",
+                    file, at->line, at->column, kMaxTomlNesting));
   }
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {
-    return Status::Error(fmt::format("{}:{}:{}: {}", file, e.source().begin.line, e.source().begin.column,
-                                     e.description()));
+    const std::string key = KeyOfLine(text, static_cast<size_t>(e.source().begin.line));
+    return Status::Error(fmt::format("{}:{}:{}: {}{}", file, e.source().begin.line, e.source().begin.column,
+                                     key.empty() ? "" : key + ": ", e.description()));
   }
 }
 

@@ -10,6 +10,7 @@ namespace {
 class NestingScanner {
  public:
   NestingScanner(std::string_view text, int limit) : t_(text), limit_(limit) {}
+  int deep_column() const { return deep_column_; }
 
   std::optional<int> Run() {
     if (t_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a UTF-8 byte order mark
@@ -73,6 +74,8 @@ class NestingScanner {
   bool TooDeep(int depth) {
     if (depth <= limit_) return false;
     deep_line_ = line_;
+    const size_t nl = i_ == 0 ? std::string_view::npos : t_.rfind('\n', i_ - 1);
+    deep_column_ = static_cast<int>(nl == std::string_view::npos ? i_ + 1 : i_ - nl);
     return true;
   }
 
@@ -190,12 +193,20 @@ class NestingScanner {
   size_t i_ = 0;
   int line_ = 1;
   std::optional<int> deep_line_;
+  int deep_column_ = 0;  // of the value that is too deep, with deep_line_
 };
 
 }  // namespace
 
 std::optional<int> LineNestedDeeperThan(std::string_view text, int limit) {
   return NestingScanner(text, limit).Run();
+}
+
+std::optional<TomlPlace> PlaceNestedDeeperThan(std::string_view text, int limit) {
+  NestingScanner scanner(text, limit);
+  const std::optional<int> line = scanner.Run();
+  if (!line) return std::nullopt;
+  return TomlPlace{*line, scanner.deep_column()};
 }
 
 }  // namespace zerosim::io

@@ -21,4 +21,11 @@ inline constexpr int kMaxTomlNesting = 128;
 // in time linear in the text and recursion bounded by `limit`.
 std::optional<int> LineNestedDeeperThan(std::string_view text, int limit = kMaxTomlNesting);
 
+// The same place as a line and a 1-based column (in bytes), for a file:line:column message.
+struct TomlPlace {
+  int line = 0;
+  int column = 0;
+};
+std::optional<TomlPlace> PlaceNestedDeeperThan(std::string_view text, int limit = kMaxTomlNesting);
+
 }  // namespace zerosim::io

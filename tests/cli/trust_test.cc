@@ -327,7 +327,7 @@ TEST_F(TrustTest, TwoSweepsCannotWriteOneOutput) {
   o.out = out;
   StatusOr<study::SweepStats> st = study::RunSweep(Spec("p.sweep.toml"), o);
   ASSERT_FALSE(st.ok());
-  EXPECT_HAS(st.status().message(), "is being written by another sweep");
+  EXPECT_HAS(st.status().message(), "is being written by another zerosim process");
   std::fclose(other);
   EXPECT_TRUE(study::RunSweep(Spec("p.sweep.toml"), o).ok());
 }

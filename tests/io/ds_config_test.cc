@@ -8,6 +8,8 @@
 #include <map>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
 #include "model/spec/feasibility.h"
@@ -19,6 +21,8 @@ namespace {
 bool Contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
+
+std::string Error(const std::string& text);  // the message of a config that is refused
 
 TEST(DsConfig, DeepSpeedExamplesStage3ConfigIsRead) {
   const std::string path = std::string(ZEROSIM_SOURCE_DIR) + "/tests/data/ds/ds_zero_stage_3_config.json";
@@ -35,17 +39,103 @@ TEST(DsConfig, DeepSpeedExamplesStage3ConfigIsRead) {
   EXPECT_TRUE(ds->zero.contiguous_gradients);
   ASSERT_TRUE(ds->dtype.has_value());
   EXPECT_EQ(*ds->dtype, model::DType::kFp16);
-  // The file misspells the persistence threshold: DeepSpeed's default stays, and the key is listed.
-  EXPECT_DOUBLE_EQ(ds->zero.stage3_param_persistence_threshold,
-                   model::ZeroConfig{}.stage3_param_persistence_threshold);
-  for (const char* key : {"$.steps_per_print", "$.zero_optimization.stage3_param_persitence_threshold",
-                          "$.gradient_clipping", "$.fp16.loss_scale", "$.fp16.initial_scale_power",
-                          "$.wall_clock_breakdown", "$.zero_allow_untested_optimizer"}) {
+  EXPECT_DOUBLE_EQ(ds->zero.stage3_param_persistence_threshold, 8.192e4);
+  for (const char* key :
+       {"$.steps_per_print", "$.gradient_clipping", "$.fp16.loss_scale", "$.fp16.initial_scale_power",
+        "$.wall_clock_breakdown", "$.zero_allow_untested_optimizer"}) {
     EXPECT_TRUE(Contains(ds->ignored, key)) << key;
   }
-  EXPECT_EQ(ds->ignored.size(),
-            10u);  // 4 top-level keys, 1 zero_optimization key, 5 fp16 keys besides "enabled"
+  EXPECT_EQ(ds->ignored.size(), 9u);  // 4 top-level keys, 5 fp16 keys besides "enabled"
   EXPECT_FALSE(Contains(ds->ignored, "$.fp16.enabled"));
+}
+
+// As DeepSpeed reads a config (issue 39): a key given twice is an error naming its JSON path, not the last
+// one silently; a key DeepSpeed does not have is unknown with a did-you-mean (DeepSpeedExamples' original
+// ds_zero_stage_3_config.json misspells stage3_param_persistence_threshold), and only DeepSpeed's own keys
+// are "ignored (not modelled)".
+TEST(DsConfig, DuplicateAndUnknownKeysAreRefusedAsDeepSpeedRefusesThem) {
+  const std::string twice = Error(R"({"zero_optimization": {"stage": 1, "stage": 3}})");
+  EXPECT_NE(twice.find("ds.json: $.zero_optimization.stage: the key is given twice"), std::string::npos)
+      << twice;
+  const std::string nested = Error(R"({"a": [1, {"b": {}}, {"c": 1, "c": 2}]})");
+  EXPECT_NE(nested.find("ds.json: $.a[2].c: the key is given twice"), std::string::npos) << nested;
+  EXPECT_NE(Error(R"({"steps_per_print": 1, "steps_per_print": 1})")
+                .find("$.steps_per_print: the key is given twice"),
+            std::string::npos);
+  // The same key in two objects is no duplicate.
+  EXPECT_TRUE(
+      ParseDsConfig(R"({"fp16": {"enabled": false}, "bf16": {"enabled": true}})", "ds.json", {}).ok());
+
+  const std::string typo = Error(R"({"zero_optimization": {"stagee": 3}})");
+  EXPECT_NE(typo.find("ds.json: $.zero_optimization.stagee: unknown key"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("did you mean 'stage'?"), std::string::npos) << typo;
+  const std::string persitence =
+      Error(R"({"zero_optimization": {"stage3_param_persitence_threshold": 1e4}})");
+  EXPECT_NE(persitence.find("did you mean 'stage3_param_persistence_threshold'?"), std::string::npos)
+      << persitence;
+  EXPECT_NE(Error(R"({"train_micro_batch_size_per_gpus": 2})")
+                .find("did you mean 'train_micro_batch_size_per_gpu'?"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"fp16": {"enabled": true, "loss_scal": 0}})").find("$.fp16.loss_scal: unknown key"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"activation_checkpointing": {"cpu_checkpointng": true}})")
+                .find("did you mean 'cpu_checkpointing'"),
+            std::string::npos);
+  // DeepSpeed's field names beside its stage3_ aliases are read, not ignored; "bfloat16" is bf16's older
+  // name.
+  const StatusOr<DsConfig> alias = ParseDsConfig(
+      R"({"bfloat16": {"enabled": true}, "zero_optimization": {"max_live_parameters": 5e8, "offload_param": {}}})",
+      "ds.json", model::ZeroConfig{});
+  ASSERT_TRUE(alias.ok()) << alias.status().message();
+  EXPECT_DOUBLE_EQ(alias->zero.stage3_max_live_parameters, 5e8);
+  EXPECT_EQ(alias->dtype, model::DType::kBf16);
+  EXPECT_EQ(alias->ignored, std::vector<std::string>{"$.zero_optimization.offload_param"});
+}
+
+// Counts of elements above 2^53 (DeepSpeed's reduce_bucket_size = 1e300) are refused at the key, not carried
+// into bytes that overflow to infinity; integers above INT_MAX are out of range, not "not an integer".
+TEST(DsConfig, CountsAndIntegersOutOfRangeAreRefusedAtTheKey) {
+  const std::string bucket = Error(R"({"zero_optimization": {"reduce_bucket_size": 1e300}})");
+  EXPECT_NE(bucket.find("ds.json: $.zero_optimization.reduce_bucket_size: expected a count of elements"),
+            std::string::npos)
+      << bucket;
+  const std::string stage = Error(R"({"zero_optimization": {"stage": 1e300}})");
+  EXPECT_NE(stage.find("$.zero_optimization.stage: expected an integer from 0 to 2147483647"),
+            std::string::npos)
+      << stage;
+  EXPECT_TRUE(ParseDsConfig(R"({"zero_optimization": {"reduce_bucket_size": 9e15}})", "ds.json", {}).ok());
+}
+
+// DeepSpeed asserts train_batch_size == micro-batch x accumulation x data-parallel size (_batch_assertion);
+// a config that disagrees is refused at $.train_batch_size, through --ds-config and deepspeed_config alike.
+TEST(DsConfig, ATrainBatchSizeThatDisagreesIsRefused) {
+  std::map<std::string, std::string> files = testing::InputFiles();
+  const MemoryFileSource plain(files);
+  const StatusOr<Scenario> s = LoadScenario(plain, "s.toml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const Variant& v = s->variants[0];
+  const int64_t batch = int64_t{2} * v.zero.gradient_accumulation_steps * s->cluster.total_gpus();
+  files["ok.json"] = fmt::format(R"({{"train_micro_batch_size_per_gpu": 2, "train_batch_size": {}}})", batch);
+  files["bad.json"] =
+      fmt::format(R"({{"train_micro_batch_size_per_gpu": 2, "train_batch_size": {}}})", batch + 1);
+  const MemoryFileSource fs(files);
+  EXPECT_TRUE(ApplyDsConfig(fs, "ok.json", *s).ok());
+  const StatusOr<Scenario> bad = ApplyDsConfig(fs, "bad.json", *s);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(fmt::format("bad.json: $.train_batch_size: {} is not "
+                                                    "train_micro_batch_size_per_gpu 2 x",
+                                                    batch + 1)),
+            std::string::npos)
+      << bad.status().message();
+  std::string scenario = testing::kScenario;
+  scenario = "deepspeed_config = \"bad.json\"\n" + scenario;
+  files["s2.toml"] = scenario;
+  const StatusOr<Scenario> loaded = LoadScenario(MemoryFileSource(files), "s2.toml");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("deepspeed_config"), std::string::npos)
+      << loaded.status().message();
+  EXPECT_NE(loaded.status().message().find("$.train_batch_size"), std::string::npos)
+      << loaded.status().message();
 }
 
 TEST(DsConfig, ZeroPlusPlusKeysAndActivationCheckpointing) {

@@ -111,6 +111,40 @@ TEST(HfConfig, ErrorsNameTheFileAndTheJsonPath) {
             std::string::npos);
 }
 
+// Dimensions computed from the file's integers (GPT-2's default n_inner, MPT's expansion ratio, OPT's two
+// offset rows) in 64 bits: near INT_MAX they are refused at the key, never a signed overflow; a 30-digit
+// integer is out of range; a torch_dtype other than the 16-bit formats is refused, not taken for bf16 (issue
+// 39).
+TEST(HfConfig, OutOfRangeAndUnmodelledValuesAreRefusedAtTheKey) {
+  const std::string big = "2147483647";
+  const std::string gpt2 = Error(R"({"model_type": "gpt2", "n_embd": 1073741824, "n_layer": 2, "n_head": 1,
+                                     "vocab_size": 100, "n_positions": 128})");
+  EXPECT_NE(gpt2.find("cfg.json: $.n_inner: its default 4 * n_embd = 4294967296 is above 2147483647"),
+            std::string::npos)
+      << gpt2;
+  const std::string mpt = Error(R"({"model_type": "mpt", "d_model": 65536, "n_layers": 2, "n_heads": 4,
+                                    "expansion_ratio": )" +
+                                big + R"(, "vocab_size": 100, "max_seq_len": 128})");
+  EXPECT_NE(mpt.find("cfg.json: $.expansion_ratio: expansion_ratio * d_model = "), std::string::npos) << mpt;
+  const std::string opt = Error(R"({"model_type": "opt", "hidden_size": 64, "num_hidden_layers": 2,
+                                    "num_attention_heads": 4, "ffn_dim": 256, "vocab_size": 100,
+                                    "max_position_embeddings": )" +
+                                big + "}");
+  EXPECT_NE(opt.find("cfg.json: $.max_position_embeddings: max_position_embeddings + 2"), std::string::npos)
+      << opt;
+  // float32 was trained as bf16 without a word (issue 39 item 7).
+  const std::string fp32 =
+      Error(R"({"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "vocab_size": 100,
+                                     "n_positions": 128, "torch_dtype": "float32"})");
+  EXPECT_NE(fp32.find("cfg.json: $.torch_dtype: \"float32\" is not modeled"), std::string::npos) << fp32;
+  // A 30-digit integer (a float to the JSON parser) is out of range, not "a float".
+  const std::string digits =
+      Error(R"({"model_type": "llama", "hidden_size": 123456789012345678901234567890})");
+  EXPECT_NE(digits.find("$.hidden_size: out of range: expected a positive integer up to 2147483647"),
+            std::string::npos)
+      << digits;
+}
+
 TEST(HfConfig, AScenarioNamesAConfigWithTheHfPrefix) {
   std::string scenario = testing::kScenario;
   scenario.replace(scenario.find("model = \"m.toml\""), 16, "model = \"hf:cfg.json\"");

@@ -141,6 +141,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"unknown variant key", "s.toml", "zero_quantized_gradients = true", "zero_quantised_gradients = true",
                  {"s.toml:20", "zero_quantised_gradients", "did you mean 'zero_quantized_gradients'"}},
         BadInput{"TOML syntax error", "m.toml", "layers = 2", "layers = = 2", {"m.toml:3"}},
+        BadInput{"an integer beyond 64 bits names its key", "s.toml", "tokens_per_gpu = 1024",
+                 "tokens_per_gpu = 99999999999999999999", {"s.toml:7:", "tokens_per_gpu: ", "not representable"}},
         BadInput{"hidden not divisible by heads", "m.toml", "heads = 4", "heads = 3", {"m.toml:5", "heads", "divisible"}},
         BadInput{"referenced file missing", "s.toml", "\"m.toml\"", "\"nope.toml\"", {"nope.toml", "no such file"}},
         BadInput{"calibration key missing", "c.json", "\"copy_bandwidth_Bps\": 8e11,", "",
@@ -148,7 +150,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"calibration unknown kernel field", "c.json", "\"alpha_s\": 4e-6,", "\"alpha\": 4e-6,",
                  {"c.json", "kernels.quantize_int8", "alpha"}},
         BadInput{"calibration source neither measured nor derived", "c.json", "\"derived\"", "\"guessed\"",
-                 {"c.json", "source", "measured"}}),
+                 {"c.json", "source", "measured"}},
+        // Issue 39: refused at the key, not carried into infinite compute times the invariants catch later.
+        BadInput{"calibration gemm efficiency 1e-300", "c.json", "\"gemm\": 0.5", "\"gemm\": 1e-300",
+                 {"c.json", "gemm_efficiency.gemm", "below 0.001 of peak"}},
+        BadInput{"calibration attention efficiency 1e-320 (denormal)", "c.json", "\"attention_forward\": 0.4",
+                 "\"attention_forward\": 1e-320", {"c.json", "gemm_efficiency.attention_forward", "below 0.001"}}),
     [](const ::testing::TestParamInfo<BadInput>& param_info) {
       std::string n = param_info.param.name;
       for (char& ch : n) {

@@ -2,8 +2,9 @@
 // table cells as wide as their column running into the one before, amounts of money in exponent notation.
 #include <gtest/gtest.h>
 
-#include <regex>
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -14,22 +15,39 @@
 namespace zerosim::io {
 namespace {
 
+// The numbers of every "(N.NNx less than" in `text`. A scan, not <regex>: GCC 12 under the sanitizer flags
+// (./dev.sh asan) reports -Werror=maybe-uninitialized inside libstdc++'s <regex>, a false positive of
+// its own headers.
+std::vector<std::string> LessRatios(const std::string& text) {
+  std::vector<std::string> out;
+  const std::string marker = "x less than";
+  for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    size_t begin = at;
+    while (begin > 0 &&
+           (std::isdigit(static_cast<unsigned char>(text[begin - 1])) || text[begin - 1] == '.')) {
+      --begin;
+    }
+    if (begin > 0 && begin < at && text[begin - 1] == '(') out.push_back(text.substr(begin, at - begin));
+  }
+  return out;
+}
+
 // ZeRO++ first, then ZeRO-3: ZeRO-3 moves about 4x the cross-node bytes of its baseline.
 TEST(ReadableOutput, AVolumeAboveItsBaselineIsMoreNeverLessBelowOne) {
   model::Report r = DefaultReport();
   std::swap(r.variants[0], r.variants[1]);
   ASSERT_GT(r.variants[1].bytes.cross_node.total(), r.variants[0].bytes.cross_node.total());
   const std::string table = FormatReportTable(r);
-  const std::regex less(R"(\(([0-9.]+)x less than)");
-  for (std::sregex_iterator it(table.begin(), table.end(), less), end; it != end; ++it) {
-    EXPECT_GE(std::stod((*it)[1]), 1.0) << it->str();
-  }
+  const std::vector<std::string> less = LessRatios(table);
+  for (const std::string& x : less) EXPECT_GE(std::stod(x), 1.0) << x << "x less than";
   const double ratio = r.variants[1].bytes.cross_node.total() / r.variants[0].bytes.cross_node.total();
   EXPECT_NE(table.find(fmt::format("({:.2f}x more than {})", ratio, r.variants[0].name)), std::string::npos)
       << table;
   // The usual order reads "less".
   const std::string usual = FormatReportTable(DefaultReport());
   EXPECT_NE(usual.find(fmt::format("({:.2f}x less than ZeRO-3)", ratio)), std::string::npos) << usual;
+  EXPECT_EQ(LessRatios(usual), std::vector<std::string>{fmt::format("{:.2f}", ratio)})
+      << usual;  // the scan sees it
 }
 
 TEST(ReadableOutput, ACellAsWideAsItsColumnStaysApartFromTheOneBefore) {

@@ -56,7 +56,7 @@ int Lines(const std::string& file) {
 TEST(TomlNesting, A35000PartDottedKeyIsAnErrorAtItsLineInEveryTomlInput) {
   for (const std::string file : {"s.toml", "t.toml", "m.toml", "x.sweep.toml"}) {
     const std::string e = ErrorWithTail(file, DottedKey(35000) + " = 1\n");
-    EXPECT_HAS(e, file + ":" + std::to_string(Lines(file) + 2) + ": ");
+    EXPECT_HAS(e, file + ":" + std::to_string(Lines(file) + 2) + ":70001: ");  // the key's end
     EXPECT_HAS(e, "nest more than 128 levels");
   }
 }
@@ -82,6 +82,11 @@ TEST(TomlNesting, DepthAddsUpOverHeadersKeysInlineTablesAndArrays) {
             std::optional<int>(4));
   EXPECT_EQ(LineNestedDeeperThan("[[" + DottedKey(128) + "]]\n"), std::optional<int>(1));
   EXPECT_FALSE(LineNestedDeeperThan("[[" + DottedKey(127) + "]]\n").has_value());
+  // The message gives the column too (file:line:column, as toml++'s own errors; issue 39 item 7).
+  const StatusOr<toml::table> arrays =
+      ParseToml("a = 1\nx = " + std::string(200, '[') + "1" + std::string(200, ']') + "\n", "x.toml");
+  ASSERT_FALSE(arrays.ok());
+  EXPECT_HAS(arrays.status().message(), "x.toml:2:133: keys, tables and arrays nest more than 128 levels");
 }
 
 TEST(TomlNesting, DotsInStringsCommentsAndFlatValuesAreNotNesting) {

@@ -62,7 +62,8 @@ TEST(Trust, IntegersAreNotNarrowedTo32Bits) {
 TEST(Trust, SizesBeyondTheLimitsAreErrorsWithAnEstimate) {
   // layers = 1e6 ended in std::bad_alloc, layers = 1e9 grew past 10 GB.
   const std::string layers = ErrorAfterEdit("m.toml", "layers = 2", "layers = 1000000");
-  EXPECT_ERROR_HAS(layers, "s.toml:3:9: model: layers: must be between 1 and 100000");
+  EXPECT_ERROR_HAS(layers,
+                   "s.toml:3:9: model: m.toml: layers: must be between 1 and 100000");  // the file too
   const std::string gas =
       ErrorAfterEdit("s.toml", "activation_checkpointing = true",
                      "activation_checkpointing = true\ngradient_accumulation_steps = 100000");

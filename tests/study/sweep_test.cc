@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "model/spec/cost.h"
@@ -144,7 +145,7 @@ TEST_F(SweepTest, ParallelWorkersWriteTheSameBytes) {
 // Points of very different cost (simulated clusters of 1 to 16 nodes, each variant replayed in its own
 // child of a worker): the workers take points as they free up, and the rows are the same bytes as one job's.
 TEST_F(SweepTest, PointsOfVeryDifferentCostFinishInPointOrderWithAnyJobs) {
-  Write("x.sweep.toml", "name = \"uneven\"\nbase = \"s.toml\"\n[axes]\nnodes = [16, 1, 2, 1, 4, 1, 1]\n");
+  Write("x.sweep.toml", "name = \"uneven\"\nbase = \"s.toml\"\n[axes]\nnodes = [16, 1, 2, 3, 4, 5, 6]\n");
   const io::SweepSpec s = Spec();
   ASSERT_EQ(PointCount(s), 7u);
   auto run = [&](const std::string& out, int jobs) {
@@ -317,6 +318,33 @@ TEST_F(SweepTest, UnknownAxisAndMissingPriceAreReported) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("no NIC or switch-port price for 400 Gbps"), std::string::npos)
       << s.status().message();
+}
+
+// A value given twice on one axis (issue 39 item 7: nodes = [2, 2] ran every point twice) is refused at its
+// line.
+TEST_F(SweepTest, AnAxisValueGivenTwiceIsRefused) {
+  std::string text = kSweep;
+  text.replace(text.find("nodes = [2, 4, 8]"), 17, "nodes = [2, 4, 2]");
+  Write("x.sweep.toml", text);
+  const StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("x.sweep.toml:5"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("[axes] nodes: 2 is given twice"), std::string::npos)
+      << s.status().message();
+}
+
+// Constraints that keep no point name their keys and line, with the GPUs the points have.
+TEST_F(SweepTest, ConstraintsThatKeepNoPointNameTheirKeyAndLine) {
+  const std::string text = std::string(kSweep) + "[constraints]\ntotal_gpus = 7\n";
+  Write("x.sweep.toml", text);
+  const StatusOr<io::SweepSpec> s = LoadSweep(io::DiskFileSource(), (dir_ / "x.sweep.toml").string());
+  ASSERT_FALSE(s.ok());
+  const size_t line = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) - 1;
+  EXPECT_NE(s.status().message().find(
+                fmt::format("x.sweep.toml:{}:1: [constraints] total_gpus = 7: no point", line)),
+            std::string::npos)
+      << s.status().message();
+  EXPECT_NE(s.status().message().find("its points have 16 to 64 GPUs"), std::string::npos) << s.status().message();
 }
 
 TEST(Cost, OwnedClusterAmortisesCapexAndPaysPower) {

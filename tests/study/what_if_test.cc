@@ -71,14 +71,17 @@ TEST(WhatIf, ASettingThatMakesTheScenarioRunnableIsAccepted) {
 }
 
 TEST(WhatIf, AShardGroupLargerThanTheClusterRunsWhenNodesAreAdded) {
-  // 4 nodes x 8 GPUs = 32: a shard group of 64 ranks fits only with 8 nodes or more.
-  std::string text = testing::kScenario;
+  // 4 nodes x 8 GPUs = 32 (of the topology's 8 nodes): a shard group of 64 ranks fits only with 8 nodes or
+  // more.
+  std::string text = "nodes = 4\n" + std::string(testing::kScenario);
   text = Replace(text, "[zero]\nstage = 3\n",
                  "[zero]\nstrategy = \"fsdp_hybrid_shard\"\nhsdp_shard_size = 64\n");
   text = Replace(
       text, "zero_quantized_weights = true\nzero_hpz_partition_size = 8\nzero_quantized_gradients = true\n",
       "hsdp_shard_size = 16\n");
-  const io::MemoryFileSource fs(testing::InputFiles(text));
+  std::map<std::string, std::string> files = testing::InputFiles(text);
+  files["t.toml"] = Replace(files["t.toml"], "nodes = 4\n", "nodes = 8\n");
+  const io::MemoryFileSource fs(files);
   const StatusOr<io::Scenario> as_written = io::LoadScenario(fs, "s.toml");
   ASSERT_FALSE(as_written.ok());
   EXPECT_NE(as_written.status().message().find("hsdp_shard_size"), std::string::npos)
@@ -88,6 +91,28 @@ TEST(WhatIf, AShardGroupLargerThanTheClusterRunsWhenNodesAreAdded) {
   const StatusOr<io::Scenario> s = ApplySettings(fs, *base, {"nodes=8"});
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(model::DescribeProblems(io::ValidateVariant(*s, s->variants[0])), "");
+  // The part of the cluster is named for its new count, not the scenario's 4 (issue 39 item 5).
+  EXPECT_NE(s->cluster.name.find(", 8 of its nodes"), std::string::npos) << s->cluster.name;
+  EXPECT_EQ(s->cluster.name.find("4 of its nodes"), std::string::npos) << s->cluster.name;
+}
+
+// `--set nodes` takes the range of the scenario's `nodes` key: at most the topology's nodes (issue 39 item 5:
+// --set nodes=64 on a 32-node topology ran where the file key is refused).
+TEST(WhatIf, SetNodesBeyondTheTopologyIsRefusedAsTheFileKeyIs) {
+  const io::MemoryFileSource fs(testing::InputFiles());
+  const StatusOr<io::Scenario> base = io::LoadScenario(fs, "s.toml");
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  const StatusOr<io::Scenario> beyond = ApplySettings(fs, *base, {"nodes=8"});
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.status().message().find("--set nodes=8: 8 nodes: more than the 4 nodes of"),
+            std::string::npos)
+      << beyond.status().message();
+  const io::MemoryFileSource file_key(testing::InputFiles("nodes = 8\n" + std::string(testing::kScenario)));
+  const StatusOr<io::Scenario> as_file = io::LoadScenario(file_key, "s.toml");
+  ASSERT_FALSE(as_file.ok());
+  EXPECT_NE(as_file.status().message().find("8 nodes: more than the 4 nodes of"), std::string::npos)
+      << as_file.status().message();
+  EXPECT_TRUE(ApplySettings(fs, *base, {"nodes=4"}).ok());
 }
 
 TEST(WhatIf, ASweepWhoseAxisMakesTheBaseRunnableHasFeasiblePoints) {
