@@ -218,8 +218,9 @@ int FitCommand(int argc, char** argv) {
       for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
       for (const io::Scenario& s : scenarios) {
         const std::string path = study::LooRecordPath(s.scenario_file.path);
-        if (!WriteTextFile(path, study::LooRecordJson(predicted, s.scenario_file.path, command))) {
-          fmt::print(stderr, "zerosim fit: error: cannot write {}\n", path);
+        if (Status st = WriteOutputFile(path, study::LooRecordJson(predicted, s.scenario_file.path, command));
+            !st.ok()) {
+          fmt::print(stderr, "zerosim fit: error: {}\n", st.message());
           return kExitFailed;
         }
         out += fmt::format("wrote {}\n", path);
