@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "model/cost/nccl_channels.h"
+#include "model/io/band_loader.h"
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
 #include "model/io/report_json.h"
@@ -16,13 +17,15 @@
 #include "model/spec/feasibility.h"
 #include "property/property_draw.h"
 #include "sim/sim_evaluate.h"
+#include "study/bands.h"
 
 namespace zerosim::testing {
 namespace {
 
 constexpr const char* kNames[kPropertyCount] = {"evaluates",       "link bound",   "bytes per tier",
                                                 "other invariant", "NIC monotone", "NVLink monotone",
-                                                "engines agree",   "rerun",        "channel steps"};
+                                                "engines agree",   "rerun",        "band",
+                                                "channel steps"};
 
 class Run {
  public:
@@ -52,6 +55,7 @@ class Run {
     ++c_.evaluated;
     CheckInvariants(d.label + " (analytic)", r);
     CheckMonotone(d, s, v, r);
+    CheckBand(d.label, s, r);
     Check(kRerun, io::VariantToJson(r).dump() == io::VariantToJson(Analytic(s, v, s.cluster)).dump(), d.label,
           "a second evaluation differs");
     const int gpus = s.cluster.total_gpus();
@@ -72,6 +76,16 @@ class Run {
     if (static_cast<int>(c_.examples[p].size()) < o_.examples) {
       c_.examples[p].push_back(what.empty() ? label : label + ": " + what);
     }
+  }
+
+  // The band a report of this variant prints (study/bands.h): it holds the headline beside it.
+  void CheckBand(const std::string& label, const io::Scenario& s, model::VariantReport r) {
+    const Status st = study::AttachBand(io::ShippedBands(), s.calibration, s.cluster.gpu.name, &r);
+    const model::Band& b = r.band;
+    const bool ordered = std::isfinite(b.low) && std::isfinite(b.high) && b.low > 0 && b.low <= b.high;
+    Check(kBand, st.ok() && ordered && model::HeadlineInsideBand(b), label,
+          st.ok() ? fmt::format("band [{}, {}] of '{}', centre {}", b.low, b.high, b.group, b.center)
+                  : st.message());
   }
 
   // The report's invariants (model/report/invariants.h), one property per kind of violation.

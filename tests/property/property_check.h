@@ -18,8 +18,8 @@
 //                   iteration time is the analytic engine's within 2% (DESIGN.md, "Time")
 //   rerun           evaluating the same inputs again gives the same report, byte for byte (JSON)
 //   evaluates       a scenario the loaders and model::Validate accept evaluates without an error
-// TODO(bands): "a reported band contains its value" joins these once the band rewrite lands
-// (model/report/band.h); bands are not attached by the engines this run calls.
+//   band            the band the shipped table gives the variant (study/bands.h AttachBand) holds the headline
+//                   printed beside it (model/report/band.h HeadlineInsideBand), and its ends are finite and ordered
 #pragma once
 
 #include <array>
@@ -38,6 +38,7 @@ enum Property {
   kNvlinkMonotone,
   kEnginesAgree,
   kRerun,
+  kBand,
   kChannelSteps,  // informational: not in total_violations
   kPropertyCount,
 };

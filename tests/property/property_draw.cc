@@ -174,16 +174,20 @@ DrawnCase DrawCase(uint64_t seed, int index) {
   if (strategy == "fsdp_hybrid_shard") {
     scenario += fmt::format("hsdp_shard_size = {}\n", rng.Pick(Dividing(gpus, {2, 4, 8, 16})));
   }
-  scenario += fmt::format("\n[parallel]\ntensor = {}\nsequence_parallel = {}\npipeline = {}\n", t,
-                          sp ? "true" : "false", p);
+  // TP communication overlap on every other sequence-parallel case (from the index, not the generator, so that
+  // the draws of the cases stay as they were).
+  const bool overlap = sp && index % 2 == 0;
+  scenario += fmt::format("\n[parallel]\ntensor = {}\nsequence_parallel = {}\ntp_comm_overlap = {}\npipeline = {}\n",
+                          t, sp ? "true" : "false", overlap ? "true" : "false", p);
   if (v > 1) scenario += fmt::format("virtual_stages = {}\nschedule = \"interleaved_1f1b\"\n", v);
   if (p > 1 && v == 1) scenario += fmt::format("schedule = \"{}\"\n", rng.Pick({"1f1b", "gpipe"}));
   scenario += "\n[[variant]]\nname = \"v\"\n";
 
   out.label = fmt::format(
-      "case {}: {} x {} {}, {} x {} Gbps, NVLink {} GB/s, NCCL {}, {}; {} L{} h{}, t={}{} p={} v={}", index,
+      "case {}: {} x {} {}, {} x {} Gbps, NVLink {} GB/s, NCCL {}, {}; {} L{} h{}, t={}{}{} p={} v={}", index,
       nodes, gpus_per_node, gpu.name, nics, nic_gbps, nvlink_GBps, release,
-      fabric.substr(8, fabric.find('"', 8) - 8), strategy, layers, hidden, t, sp ? " sp" : "", p, v);
+      fabric.substr(8, fabric.find('"', 8) - 8), strategy, layers, hidden, t, sp ? " sp" : "",
+      overlap ? " overlap" : "", p, v);
   out.files = {{"s.toml", scenario},
                {"t.toml", topology},
                {"m.toml", model},
