@@ -33,7 +33,7 @@ int PlanCommand(int argc, char** argv) {
   double budget_usd = 0, target_days = 0;
   int top = 20;
   bool search_batch = false;
-  bool search_layout = false;
+  bool search_layout = false, tp_comm_overlap = false;
   int64_t global_batch = kNoGlobalBatch;
   std::string jsonl;
   po::options_description opts(
@@ -57,6 +57,9 @@ int PlanCommand(int argc, char** argv) {
       "also try each variant with tensor parallelism (t = 2, 4, ... up to a node, with sequence "
       "parallelism) and pipelines (p = 2, 4, ... dividing the nodes, 1F1B and interleaved; "
       "study/plan_search.h PlanLayouts): the best layout per cluster")(
+      "tp-comm-overlap", po::bool_switch(&tp_comm_overlap),
+      "with --search-layout: the searched tensor-parallel layouts overlap their TP communication with the "
+      "GEMMs (Megatron-Core's --tp-comm-overlap, torchtitan's async TP; docs/inputs.md tp_comm_overlap)")(
       "global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
       "with --search-batch: the target global batch in sequences per optimizer step (sets the "
       "accumulation; a setting that cannot train exactly N is not a candidate)")(
@@ -89,6 +92,11 @@ int PlanCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim plan: --top must be at least 1, got {}\n", top);
     return kExitUsage;
   }
+  if (tp_comm_overlap && !search_layout) {
+    fmt::print(stderr, "zerosim plan: --tp-comm-overlap applies to the layouts --search-layout tries: give both, or "
+                       "set [parallel] tp_comm_overlap in the scenario\n");
+    return kExitUsage;
+  }
   StatusOr<io::SweepSpec> spec = study::LoadSweep(io::DiskFileSource(), file);
   if (!spec.ok()) {
     fmt::print(stderr, "zerosim plan: error: {}\n", spec.status().message());
@@ -105,7 +113,8 @@ int PlanCommand(int argc, char** argv) {
   for (const io::Axis& a : spec->axes) {
     // --search-layout tries every layout itself: a layout axis would be overwritten by each of its layouts.
     const bool layout_axis =
-        a.key == "tensor" || a.key == "pipeline" || a.key == "sequence_parallel" || a.key == "virtual_stages";
+        a.key == "tensor" || a.key == "pipeline" || a.key == "sequence_parallel" || a.key == "virtual_stages" ||
+        a.key == "tp_comm_overlap";
     if (search_layout && layout_axis) {
       fmt::print(
           stderr,
@@ -128,6 +137,7 @@ int PlanCommand(int argc, char** argv) {
   plan_options.target_days = target_days;
   plan_options.search_batch = search_batch;
   plan_options.search_layout = search_layout;
+  plan_options.tp_comm_overlap = tp_comm_overlap;
   plan_options.global_batch = global_batch == kNoGlobalBatch ? 0 : global_batch;
   StatusOr<study::Plan> plan = study::PlanSweep(*spec, plan_options);
   if (!plan.ok()) {

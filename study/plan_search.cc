@@ -49,7 +49,7 @@ std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z)
   return s;
 }
 
-std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c) {
+std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap) {
   std::vector<model::ParallelLayout> out;
   for (int t = 1; t <= c.gpus_per_node; t *= 2) {
     if (c.gpus_per_node % t != 0) continue;
@@ -63,6 +63,7 @@ std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c) {
         model::ParallelLayout l;
         l.tensor = t;
         l.sequence_parallel = t > 1;
+        l.tp_comm_overlap = t > 1 && tp_comm_overlap;
         l.pipeline = p;
         l.SetVirtualStages(v);
         out.push_back(l);
@@ -74,14 +75,16 @@ std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c) {
 
 std::string PlanLayoutName(const model::ParallelLayout& l) {
   std::string s;
-  if (l.tensor > 1) s += fmt::format(" TP{}{}", l.tensor, l.sequence_parallel ? " SP" : "");
+  if (l.tensor > 1) {
+    s += fmt::format(" TP{}{}{}", l.tensor, l.sequence_parallel ? " SP" : "", l.tp_comm_overlap ? " overlap" : "");
+  }
   if (l.pipeline > 1) s += fmt::format(" PP{}", l.pipeline);
   if (l.virtual_stages > 1) s += fmt::format("x{}", l.virtual_stages);
   return s;
 }
 
 std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c,
-                                      bool search_layout) {
+                                      bool search_layout, bool tp_comm_overlap) {
   std::vector<PlanSetting> out;
   auto listed = [&](const io::Variant& v, const model::ZeroConfig& z, const model::ParallelLayout& l) {
     return std::any_of(out.begin(), out.end(), [&](const PlanSetting& s) {
@@ -100,7 +103,7 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
   }
   if (search_layout) {
     for (const io::Variant& v : variants) {
-      for (const model::ParallelLayout& l : PlanLayouts(c)) {
+      for (const model::ParallelLayout& l : PlanLayouts(c, tp_comm_overlap)) {
         if (listed(v, v.zero, l)) continue;
         out.push_back({v.name + PlanLayoutName(l), &v, v.zero, l});
       }
@@ -136,7 +139,8 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     c.axes = p.axes;
     c.baseline = p.variants.front().name;
     bool found = false;
-    const std::vector<PlanSetting> settings = PlanSettings(p.variants, p.cluster, o.search_layout);
+    const std::vector<PlanSetting> settings =
+        PlanSettings(p.variants, p.cluster, o.search_layout, o.tp_comm_overlap);
     auto consider = [&](model::VariantReport&& r) {
       // The fastest setting of each layout (PlanChoice::layouts).
       auto same = std::find_if(c.layouts.begin(), c.layouts.end(),
@@ -232,8 +236,22 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     c.cost = model::EstimateCost(p.cluster, spec.price, c.best.tokens_per_s * c.best.band.center, spec.train_tokens);
     c.tokens_per_s_low = c.best.tokens_per_s * c.best.band.low;
     c.tokens_per_s_high = c.best.tokens_per_s * c.best.band.high;
-    c.usd_per_million_tokens_low = c.cost.usd_per_million_tokens / c.best.band.high;
-    c.usd_per_million_tokens_high = c.cost.usd_per_million_tokens / c.best.band.low;
+    // The band's ends from the model's own cost (the headline's times the centre): [model / high, model / low].
+    const double model_usd_per_million_tokens = c.cost.usd_per_million_tokens * c.best.band.center;
+    c.usd_per_million_tokens_low = model_usd_per_million_tokens / c.best.band.high;
+    c.usd_per_million_tokens_high = model_usd_per_million_tokens / c.best.band.low;
+    // The headlines the table prints lie inside their bands (model/report/band.h), cost and throughput alike.
+    const double tokens = c.best.tokens_per_s * c.best.band.center;
+    const double usd = c.cost.usd_per_million_tokens;
+    constexpr double kSlack = 1e-9;
+    if (tokens < c.tokens_per_s_low * (1 - kSlack) || tokens > c.tokens_per_s_high * (1 + kSlack) ||
+        (usd > 0 && (usd < c.usd_per_million_tokens_low * (1 - kSlack) ||
+                     usd > c.usd_per_million_tokens_high * (1 + kSlack)))) {
+      return Status::Error(fmt::format("invariant violated: {}, point {} ({}): a headline lies outside its band "
+                                       "(tokens/s {} in [{}, {}], USD/Mtok {} in [{}, {}])",
+                                       spec.name, i, c.cluster, tokens, c.tokens_per_s_low, c.tokens_per_s_high,
+                                       usd, c.usd_per_million_tokens_low, c.usd_per_million_tokens_high));
+    }
     plan.choices.push_back(std::move(c));
   }
 

@@ -30,6 +30,10 @@ struct PlanOptions {
   // Each variant also with tensor and pipeline parallelism (PlanLayouts), so the plan chooses the layout
   // beside the ZeRO setting (issue 22 item 6).
   bool search_layout = false;
+  // With search_layout: the searched tensor-parallel layouts overlap their TP communication with the GEMMs
+  // (ParallelLayout::tp_comm_overlap: the user's stack is Megatron-Core with TransformerEngine's userbuffers, or
+  // torchtitan with async TP).
+  bool tp_comm_overlap = false;
 };
 
 // A setting plan tries: a variant of the sweep's base as written, or a ZeRO-3 variant with other ZeRO++
@@ -93,15 +97,16 @@ struct Plan {
 // With `search_layout`, then every variant as written with each of PlanLayouts (the model validation drops
 // the layouts a strategy or the model cannot take).
 std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c,
-                                      bool search_layout = false);
+                                      bool search_layout = false, bool tp_comm_overlap = false);
 
 // The layouts plan tries on cluster `c` beside data parallelism alone: tensor parallelism t = 1, 2, 4, ...
 // dividing the GPUs per node (t > 1 with sequence parallelism: Megatron's and torchtitan's pairing for TP,
 // Korthikanti et al. 2022) times pipelines of p = 1, 2, 4, ... stages dividing the node count (stages hold
 // whole nodes), each with 1F1B and with two model chunks per stage (interleaved 1F1B). The model validation
 // drops those the model or the strategy cannot take (p v dividing the layers; DeepSpeed's pipelines run
-// ZeRO-1 only). Not searched: tensor groups across nodes, p that are not powers of two, more chunks.
-std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c);
+// ZeRO-1 only). Not searched: tensor groups across nodes, p that are not powers of two, more chunks. With
+// `tp_comm_overlap` every layout of t > 1 overlaps its TP communication (ParallelLayout::tp_comm_overlap).
+std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap = false);
 
 // A searched layout's suffix of a setting's name: " TP8 SP", " PP4", " TP8 SP PP4x2" (p x v).
 std::string PlanLayoutName(const model::ParallelLayout& l);

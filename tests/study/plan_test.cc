@@ -207,6 +207,16 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   }
   EXPECT_EQ(names.size(), layouts.size());
   EXPECT_TRUE(names.count(" TP8 SP") && names.count(" PP4") && names.count(" TP2 SP PP2x2")) << names.size();
+  for (const model::ParallelLayout& l : layouts) EXPECT_FALSE(l.tp_comm_overlap);
+  // With the stack's TP communication overlap: the same layouts, overlapping wherever there is a tensor group.
+  const std::vector<model::ParallelLayout> overlapped = PlanLayouts(c, /*tp_comm_overlap=*/true);
+  ASSERT_EQ(overlapped.size(), layouts.size());
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    EXPECT_EQ(overlapped[i].tp_comm_overlap, layouts[i].tensor > 1);
+    EXPECT_EQ(overlapped[i].tensor, layouts[i].tensor);
+    EXPECT_EQ(overlapped[i].pipeline, layouts[i].pipeline);
+  }
+  EXPECT_EQ(PlanLayoutName(overlapped.back()).find(" overlap") != std::string::npos, overlapped.back().tensor > 1);
   // The JSON lines carry the layout.
   const std::string jsonl = PlanJsonl(plan);
   const nlohmann::json line = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
