@@ -110,7 +110,7 @@ struct VariantReport {
   LinkLoadReport link_load;  // sim engine only
   // How far the throughputs and the time can be trusted (model/report/band.h): set by the studies from the
   // shipped band table. Throughputs lie in [x band.low, x band.high], the iteration time in [t / band.high, t
-  // / band.low].
+  // / band.low]; the headline is the value times band.center (1 unless the band excludes the model's value).
   Band band;
   // Non-empty: the report breaks an invariant (model/report/invariants.h), a bug; studies stop on it
   // (InvariantStatus) instead of printing the numbers.
