@@ -43,6 +43,8 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
               {"sms", c.gpu.sms},
               {"fp8_peak_flops", c.gpu.fp8_peak_flops}};
   j["intra_node"] = {{"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}};
+  // An NVLink domain over several trays (GB200 NVL72); absent for a one-tray node, as before trays existed.
+  if (c.intra.trays > 1) j["intra_node"]["trays"] = c.intra.trays;
   j["nic"] = {{"count", c.nic.count}, {"bandwidth_Bps", c.nic.bandwidth_Bps}};
   j["fabric"] = {{"kind", model::FabricKindName(c.fabric.kind)},
                  {"nodes_per_leaf", c.fabric.nodes_per_leaf},

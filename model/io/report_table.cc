@@ -109,9 +109,14 @@ std::string FormatReportTable(const model::Report& r) {
   std::string out;
   out += fmt::format("ZeroSim {} · {}\n", p.zerosim_version, p.network_model);
   out += fmt::format("scenario     {} · {} ({})\n", r.scenario_name, p.scenario.path, p.scenario.hash);
-  out += fmt::format("cluster      {}: {} nodes x {} {} = {} GPUs; NVSwitch {:g} GB/s per GPU; {} x {:g} Gbps NIC per node; "
-                     "{}\n",
-                     c.name, c.nodes, c.gpus_per_node, c.gpu.name, c.total_gpus(), c.intra.bandwidth_Bps / 1e9,
+  // A node that is an NVLink domain over several trays (GB200 NVL72) says so; a one-tray node prints as before.
+  const std::string trays =
+      c.intra.trays > 1 ? fmt::format(" (an NVLink domain of {} trays x {} GPUs, {} NICs per tray)", c.intra.trays,
+                                      c.gpus_per_tray(), c.nic.count / c.intra.trays)
+                        : std::string();
+  out += fmt::format("cluster      {}: {} nodes x {} {} = {} GPUs{}; NVSwitch {:g} GB/s per GPU; {} x {:g} Gbps NIC per "
+                     "node; {}\n",
+                     c.name, c.nodes, c.gpus_per_node, c.gpu.name, c.total_gpus(), trays, c.intra.bandwidth_Bps / 1e9,
                      c.nic.count, c.nic.bandwidth_Bps * 8 / 1e9, model::FabricKindName(c.fabric.kind));
   out += fmt::format("model        {}: {:.2f} B parameters, {} layers, hidden {}, {} heads, vocab {}\n", m.name,
                      model::TotalParams(m) / 1e9, m.layers, m.hidden, m.heads, m.vocab);

@@ -67,6 +67,8 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   const std::string fabric = intra.String("fabric");
   if (status.ok() && fabric != "nvswitch") intra.Fail("fabric", fmt::format("unknown fabric \"{}\" (supported: nvswitch)", fabric));
   c.intra.bandwidth_Bps = intra.Quantity("bandwidth", Dimension::kBandwidth, true);
+  // Trays the NVLink domain (the node) spans: GB200 NVL72 is 18 trays of 4 GPUs (ClusterSpec IntraNodeSpec).
+  c.intra.trays = static_cast<int>(intra.IntOr("trays", 1, 1, model::kMaxGpusPerNode));
   RefuseLinkLatency(&intra, "latency");
   intra.Finish();
 
@@ -125,6 +127,8 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
     for (const model::Problem& p : model::CheckCluster(c)) {
       if (p.key.rfind("gpu.", 0) == 0) {
         gpu.Fail(p.key.substr(4), p.message);
+      } else if (p.key.rfind("intra_node.", 0) == 0) {
+        intra.Fail(p.key.substr(11), p.message);
       } else if (p.key.rfind("nic.", 0) == 0) {
         nic.Fail(p.key.substr(4), p.message);
       } else if (p.key.rfind("fabric.", 0) == 0) {

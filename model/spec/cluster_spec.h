@@ -21,9 +21,15 @@ struct GpuSpec {
 
 enum class IntraFabric { kNvSwitch };
 
+// A node is one NVLink domain: the GPUs that reach each other over NVLink. NCCL likewise counts a multi-node
+// NVLink domain as one node (MNNVL; from NCCL 2.25.2 on GB200, NVIDIA's multi-node NVLink tuning guide). A
+// domain may span several trays (boards with their own CPUs and NICs: a GB200 NVL72 rack is 18 trays of 4 GPUs
+// behind 9 NVLink switch trays); its NICs sit on the trays, gpus_per_node / trays GPUs and nic.count / trays
+// NICs each.
 struct IntraNodeSpec {
   IntraFabric fabric = IntraFabric::kNvSwitch;
   double bandwidth_Bps = 0;  // per GPU port into the switch, per direction
+  int trays = 1;             // trays the NVLink domain spans (1: an HGX/DGX board)
 };
 
 // NICs of one node. GPU g of a node uses NIC floor(g * count / gpus_per_node) (contiguous rails: placement.h
@@ -108,8 +114,8 @@ bool NcclLibraryForRelease(std::string_view release, CollectiveLibrary* lib);
 
 struct ClusterSpec {
   std::string name;
-  int nodes = 0;
-  int gpus_per_node = 0;
+  int nodes = 0;          // NVLink domains (IntraNodeSpec)
+  int gpus_per_node = 0;  // GPUs of one NVLink domain
   GpuSpec gpu;
   IntraNodeSpec intra;
   NicSpec nic;
@@ -117,6 +123,7 @@ struct ClusterSpec {
   CollectiveLibrary nccl = DefaultNcclLibrary();
 
   int total_gpus() const { return nodes * gpus_per_node; }
+  int gpus_per_tray() const { return gpus_per_node / intra.trays; }
   // All NICs of one node together, per direction.
   double node_nic_Bps() const { return nic.count * nic.bandwidth_Bps; }
 };

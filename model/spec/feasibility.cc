@@ -57,6 +57,24 @@ std::vector<Problem> CheckCluster(const ClusterSpec& c) {
     Add(&out, "nic.count",
         fmt::format("{} NICs do not divide {} GPUs per node into equal rails", c.nic.count, c.gpus_per_node));
   }
+  // An NVLink domain over several trays (GB200 NVL72: 18 trays of 4 GPUs): the trays split its GPUs evenly and
+  // each tray carries its own NICs (NVIDIA multi-node tuning guide, "Understanding Your Grace-Blackwell
+  // Systems": 18 compute trays of 4 GPUs; each tray 4 ConnectX-7), so the domain's NICs split evenly too and a
+  // GPU's rail (placement.h RailOf, contiguous) is a NIC of its own tray.
+  const int trays = c.intra.trays;
+  if (trays < 1 || trays > c.gpus_per_node) {
+    Add(&out, "intra_node.trays",
+        fmt::format("must be between 1 and the {} GPUs of the NVLink domain, got {}", c.gpus_per_node, trays));
+  } else if (c.gpus_per_node % trays != 0) {
+    Add(&out, "intra_node.trays",
+        fmt::format("{} trays do not split the NVLink domain's {} GPUs (gpus_per_node) evenly", trays,
+                    c.gpus_per_node));
+  } else if (trays > 1 && c.nic.count > 0 && c.nic.count % trays != 0) {
+    Add(&out, "nic.count",
+        fmt::format("NICs sit on the NVLink domain's trays: {} NICs do not split evenly over {} trays (nic.count "
+                    "counts the domain's NICs: trays x NICs per tray, e.g. 18 x 4 = 72 for GB200 NVL72)",
+                    c.nic.count, trays));
+  }
   if (c.nodes > 1 && c.nic.count == 0) {
     Add(&out, "nic.count", fmt::format("{} nodes with no NIC cannot communicate", c.nodes));
   }

@@ -52,7 +52,8 @@ struct Problem {
 };
 
 // The cluster alone: sizes within the limits, a GPU with SMs, NICs that divide the GPUs of a node into equal
-// rails (at most one NIC per GPU), nodes that fill whole fat-tree leaves and pods.
+// rails (at most one NIC per GPU), an NVLink domain's trays that split its GPUs and its NICs evenly
+// ("intra_node.trays", "nic.count"), nodes that fill whole fat-tree leaves and pods.
 std::vector<Problem> CheckCluster(const ClusterSpec& c);
 
 // The model alone: sizes within the limits, heads that divide the hidden size.

@@ -48,6 +48,19 @@ TEST(Loaders, AScenarioMayRunOnPartOfItsTopologysNodes) {
   EXPECT_NE(s->cluster.name.find("2 of its nodes"), std::string::npos) << s->cluster.name;
 }
 
+TEST(Loaders, ANodeMayBeAnNvlinkDomainOverSeveralTrays) {
+  // GB200 NVL72 style: the node (NVLink domain) of 8 GPUs spans 4 trays of 2, each with one NIC.
+  StatusOr<Scenario> s = LoadEdited("t.toml", "bandwidth = \"150GBps\"\n\n[nic]\ncount = 2",
+                                    "bandwidth = \"150GBps\"\ntrays = 4\n\n[nic]\ncount = 4");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->cluster.intra.trays, 4);
+  EXPECT_EQ(s->cluster.gpus_per_tray(), 2);
+  EXPECT_EQ(s->cluster.nic.count, 4);
+  StatusOr<Scenario> plain = LoadScenario(MemoryFileSource(Files()), "s.toml");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->cluster.intra.trays, 1);  // a node is one tray unless the topology says otherwise
+}
+
 TEST(Loaders, NcclReleaseSelectsItsTablesAndExplicitSettingsWin) {
   // [nccl] release = "2.12" loads tuning.cc's 2.12 tables (Simple's network step 28 us); an explicit
   // [nccl.simple] setting after it overrides the table; [runtime] host_tensor_view sets DeepSpeed's slice cost.
@@ -117,6 +130,11 @@ INSTANTIATE_TEST_SUITE_P(
                  {"t.toml:15", "[intra_node] bandwidth", "greater than zero"}},
         BadInput{"number without unit string", "t.toml", "\"150GBps\"", "150",
                  {"t.toml:15", "as a string with a unit"}},
+        BadInput{"NVLink domain trays that do not split its GPUs", "t.toml", "bandwidth = \"150GBps\"",
+                 "bandwidth = \"150GBps\"\ntrays = 3", {"t.toml:16", "[intra_node] trays", "do not split"}},
+        BadInput{"NICs that do not split over the domain's trays", "t.toml", "bandwidth = \"150GBps\"",
+                 "bandwidth = \"150GBps\"\ntrays = 4",
+                 {"t.toml:19", "[nic] count", "2 NICs do not split evenly over 4 trays"}},
         BadInput{"unknown fabric", "t.toml", "\"single_switch\"", "\"torus\"",
                  {"t.toml:22", "[fabric] kind", "torus", "supported"}},
         BadInput{"fat-tree pods not filled", "t.toml", "kind = \"single_switch\"",

@@ -36,6 +36,22 @@ TEST(Feasibility, FatTreePodsMustBeFilled) {
   EXPECT_TRUE(HasKey(CheckCluster(c), "fabric.nodes_per_leaf"));
 }
 
+TEST(Feasibility, AnNvlinkDomainSplitsIntoEqualTraysEachWithItsNics) {
+  // GB200 NVL72: 72 GPUs over 18 trays of 4, 4 NICs a tray.
+  ClusterSpec c = testing::PaperCluster(72, 2, 72);
+  c.intra.trays = 18;
+  EXPECT_TRUE(CheckCluster(c).empty()) << DescribeProblems(CheckCluster(c));
+  c.intra.trays = 5;  // 72 GPUs do not split into 5 trays
+  EXPECT_TRUE(HasKey(CheckCluster(c), "intra_node.trays")) << DescribeProblems(CheckCluster(c));
+  c.intra.trays = 0;
+  EXPECT_TRUE(HasKey(CheckCluster(c), "intra_node.trays"));
+  c.intra.trays = 18;
+  c.nic.count = 4;  // a tray's NICs given as the domain's: 4 NICs cannot sit on 18 trays
+  EXPECT_TRUE(HasKey(CheckCluster(c), "nic.count")) << DescribeProblems(CheckCluster(c));
+  c.nic.count = 36;  // two a tray, each shared by the tray's 2 GPUs on its rail
+  EXPECT_TRUE(CheckCluster(c).empty()) << DescribeProblems(CheckCluster(c));
+}
+
 TEST(Feasibility, PipelineStagesFillOrDivideFatTreeLeaves) {
   // Issue 39 item 3: 12 nodes under leaves of 4, pipeline 2: stages of 6 nodes straddle a leaf, and the sim
   // engine's stage platform stopped with "pipeline stage 0: platform: 6 nodes do not fill groups of 4
