@@ -61,6 +61,8 @@ enum class Metric {
   kCrossNodeVolumeM,  // "cross_node_volume_M": cross-node bytes per node per iteration, in units of M
                       // (the model's fp16 size)
   kTokensPerSPerGpu,  // "tokens_per_s_per_gpu": training tokens per second per GPU (needs no FLOPs formula)
+  kPeakReservedGiB,   // "peak_reserved_GiB": the caching allocator's peak reserved memory per GPU in GiB
+                      // (torch.cuda.max_memory_reserved(); model/report/memory.h reserved_bytes)
 };
 const char* MetricName(Metric m);
 

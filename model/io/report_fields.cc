@@ -65,7 +65,7 @@ static_assert(
     "VariantReport changed: show its new member in ReportFields() (or say above why none shows it)");
 static_assert(model::AggregateMembers<model::PhaseBytes>() == 5 &&
               model::AggregateMembers<model::VolumeReport>() == 2);
-static_assert(model::AggregateMembers<model::MemoryBreakdown>() == 14);
+static_assert(model::AggregateMembers<model::MemoryBreakdown>() == 17);
 static_assert(model::AggregateMembers<model::Band>() == 8);
 static_assert(model::AggregateMembers<model::LinkLoadReport>() == 5);
 
@@ -418,9 +418,19 @@ const std::vector<ReportField>& ReportFields() {
       {"memory_allocator_rounding_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.allocator_rounding_bytes; }, kRow,
        {"memory_per_gpu_bytes.allocator_rounding", 540}, kNoCause, Gib("allocator rounding", 350)},
+      {"memory_fragmentation_bytes", "B", kMem,
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.fragmentation_bytes; }, kRow,
+       {"memory_per_gpu_bytes.fragmentation", 545}, kNoCause, Gib("allocator fragmentation", 355)},
       {"memory_reserve_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.reserve_bytes; }, kRow,
        {"memory_per_gpu_bytes.reserve", 550}, kNoCause, Gib("reserve", 360)},
+      // Subtotals (model/report/memory.h): what PyTorch's allocator shows as active and as reserved at the peak.
+      {"memory_active_bytes", "B", kMem,
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.active_bytes; }, kRow,
+       {"memory_per_gpu_bytes.active", 556}, kNoCause, Gib("active (tensors, cuBLAS)", 365)},
+      {"memory_reserved_bytes", "B", kMem,
+       [](const FieldRow& r) -> FieldValue { return V(r).memory.reserved_bytes; }, kRow,
+       {"memory_per_gpu_bytes.reserved", 558}, kNoCause, Gib("reserved (allocator peak)", 366)},
       // The estimate's HBM (the document only; the rows' hbm_per_gpu_bytes is the cluster's GPU's).
       {"memory_hbm_bytes", "B", kMem, [](const FieldRow& r) -> FieldValue { return V(r).memory.hbm_bytes; },
        kNoRow, {"memory_per_gpu_bytes.hbm", 570}},

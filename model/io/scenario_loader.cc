@@ -91,9 +91,12 @@ void ReadExpectations(TableReader* root, const toml::table& doc, const std::stri
       x.metric = Metric::kCrossNodeVolumeM;
     } else if (metric == "tokens_per_s_per_gpu") {
       x.metric = Metric::kTokensPerSPerGpu;
+    } else if (metric == "peak_reserved_GiB") {
+      x.metric = Metric::kPeakReservedGiB;
     } else if (status->ok()) {
       et.Fail("metric", fmt::format(
-                            "unknown metric \"{}\" (tflops_per_gpu, speedup, cross_node_volume_M, tokens_per_s_per_gpu)",
+                            "unknown metric \"{}\" (tflops_per_gpu, speedup, cross_node_volume_M, tokens_per_s_per_gpu, "
+                            "peak_reserved_GiB)",
                             metric));
     }
     x.config = et.OptionalString("config").value_or("");
@@ -119,8 +122,8 @@ void ReadExpectations(TableReader* root, const toml::table& doc, const std::stri
 }  // namespace
 
 const char* MetricName(Metric m) {
-  constexpr std::array<const char*, 4> kNames = {"tflops_per_gpu", "speedup", "cross_node_volume_M",
-                                                 "tokens_per_s_per_gpu"};
+  constexpr std::array<const char*, 5> kNames = {"tflops_per_gpu", "speedup", "cross_node_volume_M",
+                                                 "tokens_per_s_per_gpu", "peak_reserved_GiB"};
   return model::NameOf(kNames, m);
 }
 

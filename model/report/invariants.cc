@@ -94,7 +94,8 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
   const double parts[] = {
       m.parameters_bytes,   m.gradients_bytes,        m.optimizer_states_bytes,    m.hpz_secondary_bytes,
       m.buffers_bytes,      m.activations_bytes,      m.gathered_parameters_bytes, m.cuda_context_bytes,
-      m.nccl_buffers_bytes, m.cublas_workspace_bytes, m.allocator_rounding_bytes,  m.reserve_bytes};
+      m.nccl_buffers_bytes, m.cublas_workspace_bytes, m.allocator_rounding_bytes,  m.fragmentation_bytes,
+      m.reserve_bytes};
   const char* names[] = {"memory.parameters_bytes",
                          "memory.gradients_bytes",
                          "memory.optimizer_states_bytes",
@@ -106,6 +107,7 @@ std::string CheckInvariants(const VariantReport& r, const ClusterSpec& c, const 
                          "memory.nccl_buffers_bytes",
                          "memory.cublas_workspace_bytes",
                          "memory.allocator_rounding_bytes",
+                         "memory.fragmentation_bytes",
                          "memory.reserve_bytes"};
   double sum = 0;
   for (size_t i = 0; i < std::size(parts); ++i) {

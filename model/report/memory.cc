@@ -145,8 +145,17 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   if (z.hpz_enabled()) r.hpz_secondary_bytes = bytes * psi / z.zero_hpz_partition_size;
   r.gathered_parameters_bytes =
       s.peak_gathered_bytes > 0 ? s.peak_gathered_bytes : bytes * s.peak_gathered_elements;
+  // FSDP2 on a pipeline stage (PipelineResidency): torchtitan shards with reshard_after_forward = not
+  // pp_enabled (torchtitan/models/llama3/infra/parallelize.py apply_fsdp: "For PP, do not reshard after forward
+  // to avoid per-microbatch all-gathers"), so the stage's parameters stay unsharded from the first micro-batch's
+  // forward to the last one's backward; and torch.distributed.pipelining syncs gradients on the last backward
+  // only (stage.py backward_maybe_with_nosync: set_requires_gradient_sync(False) before it), so each unsharded
+  // parameter's 16-bit gradient accumulates until then. Both whole at the stage's peak.
+  const bool fsdp2_stage = z.strategy == Strategy::kFsdp2 && pipeline.chunk_layers > 0 && s.param_shards > 1;
+  if (fsdp2_stage) r.gathered_parameters_bytes = std::max(r.gathered_parameters_bytes, bytes * psi);
 
   r.buffers_bytes = bytes * s.reduce_buffer_elements + s.accumulated_gradient_bytes;
+  if (fsdp2_stage) r.buffers_bytes += bytes * psi;  // the unsharded gradients accumulating (above)
   // communication_data_type wider than the model's: DeepSpeed casts the bucket to it before the reduce
   // (stage3.py __avg_scatter_grads), a second buffer of the bucket in that format; FSDP1 casts the unit's
   // unsharded gradient (grad.to(reduce_dtype)) and FSDP2 copies it into a reduce-dtype reduce-scatter input
@@ -183,9 +192,19 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   r.cublas_workspace_bytes = rt.cublas_workspace_bytes;
   r.allocator_rounding_bytes = rt.allocator_rounding_bytes;
   r.reserve_bytes = rt.reserve_bytes;
+  // The tensors allocated and freed within the iteration fragment the allocator's segments
+  // (runtime_memory.h AllocatorFragmentationBytes), on the stack the fraction is fitted on (FSDP2, torchtitan's
+  // runs) only: no published memory figure of another stack exists to fit it on, and runs of those stacks that
+  // ran sit up to 99.3% of their GPU (runtime_memory.h "reserve"), which the FSDP2 fraction would refuse.
+  if (z.strategy == Strategy::kFsdp2) {
+    r.fragmentation_bytes =
+        AllocatorFragmentationBytes(r.activations_bytes + r.gathered_parameters_bytes + r.buffers_bytes);
+  }
 
-  r.total_bytes = r.parameters_bytes + r.gradients_bytes + r.optimizer_states_bytes + r.hpz_secondary_bytes +
-                  r.gathered_parameters_bytes + r.buffers_bytes + r.activations_bytes + rt.total();
+  r.active_bytes = r.parameters_bytes + r.gradients_bytes + r.optimizer_states_bytes + r.hpz_secondary_bytes +
+                   r.gathered_parameters_bytes + r.buffers_bytes + r.activations_bytes + r.cublas_workspace_bytes;
+  r.reserved_bytes = r.active_bytes + r.allocator_rounding_bytes + r.fragmentation_bytes;
+  r.total_bytes = r.reserved_bytes + r.cuda_context_bytes + r.nccl_buffers_bytes + r.reserve_bytes;
   r.hbm_bytes = c.gpu.hbm_bytes;
   return r;
 }

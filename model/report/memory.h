@@ -10,17 +10,27 @@
 //   hpZ secondary     2 * Psi / h (ZeRO++ sec. 3.2: the secondary partition, fp16)
 //   gathered          2 * the most parameter elements gathered at once (the schedule's peak; FSDP: unsharded
 //                     units, all of them at the end of the forward with SHARD_GRAD_OP; with the FP8
-//                     all-gather an upper bound: the peak is usually the 16-bit embedding or logit layer)
+//                     all-gather an upper bound: the peak is usually the 16-bit embedding or logit layer);
+//                     FSDP2 on a pipeline stage: the stage's whole parameters, and its unsharded gradients
+//                     among the buffers (torchtitan does not reshard after forward under PP, and the
+//                     pipeline syncs gradients on the last micro-batch only: memory.cc)
 //   buffers           the gradient bucket (2 * reduce_bucket_size with contiguous gradients, plus its copy in
 //                     communication_data_type when that is wider; FSDP: the largest unit's unsharded gradient
 //                     awaiting its reduce-scatter) and qgZ's int4 send/receive buffers for the largest matrix
 //   activations       ActivationBytes below (Korthikanti et al. 2022), plus the logits, fp16 and fp32
 //                     for the loss (6*b*s*V)
 //   runtime           the CUDA context, NCCL's buffers, cuBLAS's workspaces, the caching allocator's block
-//                     rounding and the [runtime] memory_reserve (model/report/runtime_memory.h, each with its
-//                     source)
-// A variant fits when the total, runtime parts included, is at most the GPU's memory (evaluate.cc,
-// batch_search.cc).
+//                     rounding and fragmentation, and the [runtime] memory_reserve
+//                     (model/report/runtime_memory.h, each with its source)
+// Three views of one GPU's memory, as PyTorch and nvidia-smi show them:
+//   active    the tensors above and cuBLAS's workspaces (PyTorch allocates them through its caching
+//             allocator: CublasHandlePool.cpp): torch.cuda.memory_stats()["active_bytes.all.peak"]
+//   reserved  active plus the allocator's rounding and fragmentation: the segments the caching allocator
+//             holds, torch.cuda.max_memory_reserved() ("reserved_bytes.all.peak", what torchtitan logs as
+//             "memory")
+//   total     reserved plus what lies outside the allocator (the CUDA context, NCCL's buffers: NCCL
+//             allocates them itself) and the reserve; a variant fits when it is at most the GPU's memory
+//             (evaluate.cc, batch_search.cc), so feasibility is decided on the reserved estimate.
 #pragma once
 
 #include <string>
@@ -47,8 +57,13 @@ struct MemoryBreakdown {
   double nccl_buffers_bytes = 0;
   double cublas_workspace_bytes = 0;
   double allocator_rounding_bytes = 0;
+  double fragmentation_bytes = 0;
   double reserve_bytes = 0;
   double total_bytes = 0;
+  // Subtotals of the parts above (not parts themselves): the tensors and cuBLAS's workspaces, and those plus
+  // the allocator's rounding and fragmentation (the views above).
+  double active_bytes = 0;
+  double reserved_bytes = 0;
   double hbm_bytes = 0;  // the GPU's memory, for comparison
 };
 

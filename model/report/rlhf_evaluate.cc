@@ -340,6 +340,10 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
   r.memory.allocator_rounding_bytes = runtime.allocator_rounding_bytes;
   r.memory.reserve_bytes = runtime.reserve_bytes;
   r.memory.total_bytes = resident + runtime.total();
+  // No fragmentation term here (memory.h's is fitted on pre-training runs); active and reserved as memory.h
+  // defines them.
+  r.memory.active_bytes = resident + runtime.cublas_workspace_bytes;
+  r.memory.reserved_bytes = r.memory.active_bytes + runtime.allocator_rounding_bytes;
   if (worst > c.gpu.hbm_bytes) {
     r.feasible = false;
     r.infeasible_reason =

@@ -45,6 +45,10 @@ double CublasWorkspaceBytes(const ClusterSpec& c) {
   return 2.0 * per_handle;
 }
 
+double AllocatorFragmentationBytes(double transient_bytes) {
+  return kAllocatorFragmentation * transient_bytes;
+}
+
 RuntimeMemory EstimateRuntimeMemory(const ZeroConfig& z, const ClusterSpec& c, const Schedule& s,
                                     double live_tensors) {
   RuntimeMemory r;

@@ -38,6 +38,26 @@
 //                      take a 20 MiB segment (kLargeBuffer), larger ones a segment rounded to kRoundLarge 2
 //                      MiB: each live large block wastes up to 1 MiB of its segment, taken as 1 MiB for every
 //                      tensor the training keeps at its peak (`live_tensors`, memory.h).
+//   fragmentation      the caching allocator's reserved-but-inactive memory beyond its rounding, a fitted
+//                      fraction kAllocatorFragmentation of the transient tensors (activations, gathered
+//                      parameters, communication buffers: what is allocated and freed within an iteration;
+//                      the sharded parameters, gradients and optimizer states are allocated once, at the same
+//                      sizes every step, and reuse their blocks). Mechanisms, all in c10/cuda/
+//                      CUDACachingAllocator.cpp: blocks are cached per stream (BlockPool entries carry their
+//                      stream; get_free_block matches it), so what a side stream freed (FSDP's all-gather and
+//                      reduce-scatter streams, record_stream's deferred frees: a block freed while another
+//                      stream still uses it stays reserved until that stream's event) cannot serve the compute
+//                      stream; a segment is returned to CUDA only whole (release_cached_blocks on an allocation
+//                      failure), so the segments the widest transient (the loss's logits, a recompute's working
+//                      set) split stay reserved when narrower tensors fill them in another pattern;
+//                      expandable_segments (PYTORCH_CUDA_ALLOC_CONF, off by default) would map pages instead.
+//                      The fraction is fitted on the published peak reserved memory of
+//                      scenarios/published/memory/ (torchtitan's max_reserved) with leave-one-out
+//                      (scripts/fit_allocator_fragmentation.py; docs/fitted_parameters.md): it lumps together
+//                      the mechanisms above and what the tensor estimate leaves out there (the eager loss's fp32
+//                      copies of the logits, torch.compile's buffers). Applied to FSDP2 only (memory.cc):
+//                      with it, 61 published runs of other stacks that ran (llm-foundry FSDP1, Megatron-Core,
+//                      DeepSpeed) would read infeasible, so for them the lumped fraction is not fragmentation.
 //   reserve            ZeroConfig::memory_reserve (`[runtime] memory_reserve`, default 0.005) of the GPU's
 //                      memory, kept free for what the parts above do not count: fragmentation across segments
 //                      (the allocator's blocks freed in a pattern later requests do not fit; PyTorch's
@@ -70,6 +90,8 @@ inline constexpr double kNcclP2pNetChunkBytes = 128.0 * 1024;  // NCCL_P2P_NET_C
 // c10/cuda/CUDACachingAllocator.cpp kSmallSize: the most a large block leaves unsplit.
 inline constexpr double kAllocatorRoundingPerTensorBytes = 1.0 * kMiB;
 inline constexpr double kDefaultMemoryReserve = 0.005;
+// The fitted fragmentation fraction (above; docs/fitted_parameters.md "allocator fragmentation").
+inline constexpr double kAllocatorFragmentation = 0.1923;
 
 struct RuntimeMemory {
   double cuda_context_bytes = 0;
@@ -88,6 +110,10 @@ double NcclBufferBytes(const Schedule& s, const ClusterSpec& c);
 
 // PyTorch's cuBLAS workspaces on one GPU of `c` (above).
 double CublasWorkspaceBytes(const ClusterSpec& c);
+
+// The allocator's fragmentation (above): kAllocatorFragmentation x `transient_bytes`, the bytes of the tensors
+// allocated and freed within an iteration at the memory peak (activations, gathered parameters, buffers).
+double AllocatorFragmentationBytes(double transient_bytes);
 
 // Every part above; `live_tensors` is the number of tensors the training keeps at its memory peak.
 RuntimeMemory EstimateRuntimeMemory(const ZeroConfig& z, const ClusterSpec& c, const Schedule& s,

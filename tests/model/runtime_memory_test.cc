@@ -77,9 +77,11 @@ TEST(RuntimeMemory, EveryPartIsInTheTotalWithTheReserveOfTheGpusMemory) {
     EXPECT_DOUBLE_EQ(r.allocator_rounding_bytes, tensors * kMiBytes);
     EXPECT_DOUBLE_EQ(r.reserve_bytes, std::ceil(reserve * c.gpu.hbm_bytes));  // whole bytes
     EXPECT_EQ(r.reserve_bytes, std::floor(r.reserve_bytes));
-    EXPECT_DOUBLE_EQ(r.total_bytes, TensorBytes(r) + r.cuda_context_bytes + r.nccl_buffers_bytes +
-                                        r.cublas_workspace_bytes + r.allocator_rounding_bytes +
-                                        r.reserve_bytes);
+    EXPECT_DOUBLE_EQ(r.fragmentation_bytes, 0);  // ZeRO-3: fitted on FSDP2 only (memory.cc)
+    EXPECT_NEAR(r.total_bytes,
+                TensorBytes(r) + r.cuda_context_bytes + r.nccl_buffers_bytes + r.cublas_workspace_bytes +
+                    r.allocator_rounding_bytes + r.fragmentation_bytes + r.reserve_bytes,
+                1e-12 * r.total_bytes);
   }
 }
 
@@ -91,7 +93,7 @@ TEST(RuntimeMemory, TensorsAtNinetySevenPercentOfTheGpuDoNotFit) {
     z.runtime.memory_reserve = reserve;
     const MemoryBreakdown r = EstimateMemory(m, z, c, BuildSchedule(m, z, c));
     const double runtime = r.cuda_context_bytes + r.nccl_buffers_bytes + r.cublas_workspace_bytes +
-                           r.allocator_rounding_bytes;
+                           r.allocator_rounding_bytes + r.fragmentation_bytes;
     // The tensors at 97% of the GPU leave less than the runtime parts and the reserve need.
     c.gpu.hbm_bytes = TensorBytes(r) / 0.97;
     ASSERT_GT(runtime + reserve * c.gpu.hbm_bytes, 0.03 * c.gpu.hbm_bytes);
@@ -102,6 +104,85 @@ TEST(RuntimeMemory, TensorsAtNinetySevenPercentOfTheGpuDoNotFit) {
     c.gpu.hbm_bytes = (TensorBytes(r) + runtime) / (1 - reserve) * 1.001;
     EXPECT_TRUE(EvaluateAnalyticVariant("z3", m, z, c, testing::TestCalibration()).feasible) << reserve;
   }
+}
+
+// PyTorch's views of the memory (memory.h): active = the tensors and cuBLAS's workspaces (allocated through the
+// caching allocator), reserved = active + the allocator's rounding and fragmentation, total = reserved + the
+// CUDA context and NCCL's buffers (outside the allocator) + the reserve.
+TEST(RuntimeMemory, ActiveReservedAndTotalAreNestedAsPyTorchReportsThem) {
+  const ModelSpec m = testing::Gpt(4, 1024, 16);
+  const ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  for (RecomputePolicy policy : {RecomputePolicy::kNone, RecomputePolicy::kFull}) {
+    ZeroConfig z;
+    z.activation_checkpointing = policy == RecomputePolicy::kFull;
+    const MemoryBreakdown r = EstimateMemory(m, z, c, BuildSchedule(m, z, c));
+    EXPECT_NEAR(r.active_bytes, TensorBytes(r) + r.cublas_workspace_bytes, 1e-12 * r.active_bytes);
+    EXPECT_NEAR(r.reserved_bytes, r.active_bytes + r.allocator_rounding_bytes + r.fragmentation_bytes,
+                1e-12 * r.reserved_bytes);
+    EXPECT_NEAR(r.total_bytes, r.reserved_bytes + r.cuda_context_bytes + r.nccl_buffers_bytes + r.reserve_bytes,
+                1e-12 * r.total_bytes);
+    EXPECT_GT(r.reserved_bytes, r.active_bytes);  // the rounding at least
+    EXPECT_LT(r.reserved_bytes, r.total_bytes);   // the context at least
+  }
+}
+
+// Fragmentation scales with the tensors allocated and freed within the iteration (activations, gathered
+// parameters, buffers), not with the sharded states allocated once: more sequences per micro-batch add to it,
+// more parameters held whole (ZeRO-1 against ZeRO-3) do not.
+TEST(RuntimeMemory, FragmentationIsTheFittedFractionOfTheTransientTensors) {
+  EXPECT_DOUBLE_EQ(AllocatorFragmentationBytes(0), 0);
+  EXPECT_DOUBLE_EQ(AllocatorFragmentationBytes(1e9), kAllocatorFragmentation * 1e9);
+  EXPECT_GE(kAllocatorFragmentation, 0);  // its fit's bounds (docs/fitted_parameters.md)
+  EXPECT_LE(kAllocatorFragmentation, 1);
+  const ModelSpec m = testing::Gpt(4, 1024, 16);
+  const ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  ZeroConfig z3;
+  z3.strategy = Strategy::kFsdp2;
+  z3.framework = Framework::kFsdp;
+  ZeroConfig z1;
+  z1.strategy = Strategy::kZero1;
+  z1.stage = 1;
+  const MemoryBreakdown a = EstimateMemory(m, z3, c, BuildSchedule(m, z3, c));
+  const MemoryBreakdown b = EstimateMemory(m, z1, c, BuildSchedule(m, z1, c));
+  EXPECT_DOUBLE_EQ(a.fragmentation_bytes,
+                   AllocatorFragmentationBytes(a.activations_bytes + a.gathered_parameters_bytes + a.buffers_bytes));
+  EXPECT_DOUBLE_EQ(b.fragmentation_bytes, 0);  // fitted on FSDP2 only (memory.cc)
+  ZeroConfig big = z3;
+  big.train_micro_batch_size_per_gpu = 4 * z3.train_micro_batch_size_per_gpu;
+  const MemoryBreakdown d = EstimateMemory(m, big, c, BuildSchedule(m, big, c));
+  EXPECT_GT(d.activations_bytes, a.activations_bytes);
+  if (kAllocatorFragmentation > 0) {
+    EXPECT_GT(d.fragmentation_bytes, a.fragmentation_bytes);
+  }
+  EXPECT_DOUBLE_EQ(d.fragmentation_bytes - a.fragmentation_bytes,
+                   AllocatorFragmentationBytes(d.activations_bytes + d.gathered_parameters_bytes + d.buffers_bytes) -
+                       AllocatorFragmentationBytes(a.activations_bytes + a.gathered_parameters_bytes + a.buffers_bytes));
+}
+
+// FSDP2 on a pipeline stage keeps the stage's parameters unsharded across the micro-batches (torchtitan:
+// reshard_after_forward = not pp_enabled) and their 16-bit gradients accumulating until the last backward
+// (torch.distributed.pipelining syncs gradients then only): 2 + 2 bytes per stage element on top of the shards.
+// Without a pipeline, or under ZeRO-1, nothing changes.
+TEST(RuntimeMemory, Fsdp2OnAPipelineStageHoldsItsParametersAndGradientsUnsharded) {
+  const ModelSpec m = testing::Gpt(4, 1024, 16);
+  const ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  ZeroConfig z;
+  z.strategy = Strategy::kFsdp2;
+  z.framework = Framework::kFsdp;
+  z.stage = 3;
+  const Schedule s = BuildSchedule(m, z, c);
+  ASSERT_GT(s.param_shards, 1);
+  const MemoryBreakdown plain = EstimateMemory(m, z, c, s);
+  const PipelineResidency stage{m.layers, 2};
+  const MemoryBreakdown staged = EstimateMemory(m, z, c, s, stage);
+  EXPECT_DOUBLE_EQ(staged.gathered_parameters_bytes, 2.0 * s.partitioned_elements);
+  EXPECT_GT(staged.gathered_parameters_bytes, plain.gathered_parameters_bytes);
+  EXPECT_DOUBLE_EQ(staged.buffers_bytes - plain.buffers_bytes, 2.0 * s.partitioned_elements);
+  ZeroConfig z1;
+  z1.strategy = Strategy::kZero1;
+  z1.stage = 1;
+  const Schedule s1 = BuildSchedule(m, z1, c);
+  EXPECT_DOUBLE_EQ(EstimateMemory(m, z1, c, s1, stage).buffers_bytes, EstimateMemory(m, z1, c, s1).buffers_bytes);
 }
 
 TEST(RuntimeMemory, BatchSearchKeepsTheHeadroom) {

@@ -237,7 +237,7 @@ std::string Violations(const Config& x, const Schedule& s, const VariantReport& 
   if (!Near(mem.parameters_bytes + mem.gradients_bytes + mem.optimizer_states_bytes + mem.hpz_secondary_bytes +
                 mem.buffers_bytes + mem.activations_bytes + mem.gathered_parameters_bytes + mem.cuda_context_bytes +
                 mem.nccl_buffers_bytes + mem.cublas_workspace_bytes + mem.allocator_rounding_bytes +
-                mem.reserve_bytes,
+                mem.fragmentation_bytes + mem.reserve_bytes,
             mem.total_bytes))
     fail("memory parts do not sum to the total");
   if (r.feasible == !r.infeasible_reason.empty()) fail("feasible and infeasible_reason disagree");
