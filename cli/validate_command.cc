@@ -1,7 +1,8 @@
-// `zerosim validate [scenario...] [--baseline FILE] [--write-baseline FILE] [--jsonl FILE]`
+// `zerosim validate [scenario...] [--contract FILE] [--baseline FILE] [--write-baseline FILE] [--jsonl FILE]`
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "study/published_inventory.h"
 #include "study/scenario_runner.h"
 #include "model/io/band_loader.h"
+#include "study/accuracy_contract.h"
 #include "study/bands.h"
 #include "study/loo_record.h"
 #include "study/validation.h"
@@ -30,11 +32,21 @@ bool WriteOrSay(const std::string& path, const std::string& text) {
   return st.ok();
 }
 
+// The whole of a file validate reads, or nullopt after "zerosim validate: cannot open ...".
+std::optional<std::string> ReadOrSay(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    fmt::print(stderr, "zerosim validate: cannot open {} {}\n", what, path);
+    return std::nullopt;
+  }
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 }  // namespace
 
 int ValidateCommand(int argc, char** argv) {
   std::vector<std::string> files;
-  std::string baseline, write_baseline, jsonl, nccl_points, write_bands;
+  std::string baseline, write_baseline, jsonl, nccl_points, write_bands, contract_path;
   EngineArgs engine_args;
   int jobs = 0;
   po::options_description opts(
@@ -42,10 +54,15 @@ int ValidateCommand(int argc, char** argv) {
       "Runs every scenario that carries published expectations ([[expect]] tables; with no argument, every\n"
       "such scenario under ./scenarios) and prints published against simulated values with the error, then\n"
       "the median and worst error per metric beside the targets. Exits 1 when a point is outside its\n"
-      "tolerance; with --baseline, exits 1 only when a point is worse than the baseline (the regression gate).\n"
+      "tolerance; with --contract, exits 1 only when a validation group breaks its limits (the accuracy\n"
+      "contract, tests/accuracy_contract.toml); with --baseline, only when a point is worse than the\n"
+      "baseline (the per-point regression gate).\n"
       "With --engine both, also compares the two engines' iteration times, variant by variant.\n\n"
       "options");
   opts.add_options()("help,h", "print this help")
+      ("contract", po::value<std::string>(&contract_path)->value_name("FILE"),
+       "check every validation group against FILE's limits on median, worst and mean signed |error| (each with "
+       "its reason; tests/accuracy_contract.toml): exit 1 on a broken limit or a group without one")
       ("baseline", po::value<std::string>(&baseline)->value_name("FILE"),
        "fail only on points whose |error| exceeds FILE's (written by --write-baseline, for one engine)")
       ("write-baseline", po::value<std::string>(&write_baseline)->value_name("FILE"), "write the per-point errors to FILE")
@@ -89,6 +106,17 @@ int ValidateCommand(int argc, char** argv) {
     return kExitUsage;
   }
   const bool discover = files.empty();
+  std::optional<study::AccuracyContract> contract;
+  if (!contract_path.empty()) {
+    const std::optional<std::string> text = ReadOrSay(contract_path, "contract");
+    if (!text) return kExitUsage;
+    StatusOr<study::AccuracyContract> c = study::ParseAccuracyContract(*text, contract_path);
+    if (!c.ok()) {
+      fmt::print(stderr, "zerosim validate: error: {}\n", c.status().message());
+      return kExitUsage;
+    }
+    contract = std::move(c).value();
+  }
 
   std::vector<study::PointResult> points;
   std::vector<model::Report> reports;
@@ -166,8 +194,8 @@ int ValidateCommand(int argc, char** argv) {
     fmt::print(stderr, "zerosim validate: error: {}\n", inventory.status().message());
     return kExitUsage;
   }
-  if (!inventory->empty()) out += "\n" + *inventory;
-  if (engine == study::Engine::kBoth) out += "\n" + study::FormatEngineComparison(reports);
+  if (!inventory->empty()) out += fmt::format("\n{}", *inventory);
+  if (engine == study::Engine::kBoth) out += fmt::format("\n{}", study::FormatEngineComparison(reports));
   if (!Print("validate", out)) return kExitFailed;
   if (!jsonl.empty() && !WriteOrSay(jsonl, study::ValidationJsonl(points))) return kExitFailed;
   if (!write_baseline.empty() &&
@@ -175,15 +203,26 @@ int ValidateCommand(int argc, char** argv) {
     return kExitFailed;
   }
 
-  if (!baseline.empty()) {
-    std::ifstream in(baseline, std::ios::binary);
-    if (!in) {
-      fmt::print(stderr, "zerosim validate: cannot open baseline {}\n", baseline);
-      return kExitUsage;
+  bool contract_broken = false;
+  if (contract) {
+    // A discovered run evaluated every shipped scenario: a limit without points is a renamed or removed group.
+    const study::ContractCheck check = study::CheckAccuracyContract(*contract, points, /*full_run=*/discover);
+    std::string notes = fmt::format("\naccuracy contract {}:\n{}", contract_path, check.table);
+    if (check.failures.empty()) {
+      notes += fmt::format("every validation group within its limits ({} limits)\n", contract->limits.size());
+    } else {
+      notes += "CONTRACT BROKEN:\n";
+      for (const std::string& f : check.failures) notes += fmt::format("  {}\n", f);
+      contract_broken = true;
     }
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!Print("validate", notes)) return kExitFailed;
+    if (baseline.empty()) return contract_broken ? kExitFailed : kExitOk;
+  }
+  if (!baseline.empty()) {
+    const std::optional<std::string> text = ReadOrSay(baseline, "baseline");
+    if (!text) return kExitUsage;
     std::string notes;
-    StatusOr<std::vector<std::string>> worse = study::CompareWithBaseline(points, text, *scenario_files, &notes);
+    StatusOr<std::vector<std::string>> worse = study::CompareWithBaseline(points, *text, *scenario_files, &notes);
     if (!worse.ok()) {
       fmt::print(stderr, "zerosim validate: {}: {}\n", baseline, worse.status().message());
       return kExitUsage;
@@ -196,7 +235,7 @@ int ValidateCommand(int argc, char** argv) {
     }
     notes +=
         fmt::format("\nno point is worse than the baseline {} ({} points gated)\n", baseline, points.size());
-    return Print("validate", notes) ? kExitOk : kExitFailed;
+    return Print("validate", notes) && !contract_broken ? kExitOk : kExitFailed;
   }
   int outside = 0;
   for (const study::PointResult& p : points) outside += !p.within();

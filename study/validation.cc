@@ -157,32 +157,43 @@ std::string FormatValidation(const std::vector<PointResult>& points) {
   return out;
 }
 
-std::string FormatGroupSummary(const std::vector<PointResult>& points) {
-  // Groups and metrics in order of first appearance (deterministic).
-  std::vector<std::pair<std::string, std::string>> keys;  // engine + group, metric
+std::vector<GroupStats> GroupStatistics(const std::vector<PointResult>& points) {
+  std::vector<GroupStats> out;
+  std::vector<std::vector<double>> abs_errors;
   for (const PointResult& p : points) {
-    const std::pair<std::string, std::string> k{p.engine + "\t" + p.group, io::MetricName(p.metric)};
-    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    size_t i = 0;
+    while (i < out.size() &&
+           !(out[i].engine == p.engine && out[i].group == p.group && out[i].metric == p.metric)) {
+      ++i;
+    }
+    if (i == out.size()) {
+      out.push_back({p.engine, p.group, p.metric});
+      abs_errors.emplace_back();
+    }
+    GroupStats& g = out[i];
+    ++g.n;
+    g.mean_signed += p.error;  // the sum until the end
+    g.infeasible += p.feasible ? 0 : 1;
+    abs_errors[i].push_back(std::abs(p.error));
   }
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::vector<double>& e = abs_errors[i];
+    std::sort(e.begin(), e.end());
+    const size_t n = e.size();
+    out[i].median_abs = n % 2 == 1 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+    out[i].worst_abs = e.back();
+    out[i].mean_signed /= static_cast<double>(n);
+  }
+  return out;
+}
+
+std::string FormatGroupSummary(const std::vector<PointResult>& points) {
   std::string out = fmt::format("{:<9} {:<32} {:<21} {:>4} {:>9} {:>8} {:>11} {:>10}\n", "engine", "group", "metric", "n",
                                 "median|e|", "worst|e|", "mean signed", "infeasible");
-  for (const auto& [eg, metric] : keys) {
-    const std::string engine = eg.substr(0, eg.find('\t'));
-    const std::string group = eg.substr(eg.find('\t') + 1);
-    std::vector<double> abs_errors;
-    double sum = 0;
-    int infeasible = 0;
-    for (const PointResult& p : points) {
-      if (p.engine + "\t" + p.group != eg || io::MetricName(p.metric) != metric) continue;
-      abs_errors.push_back(std::abs(p.error));
-      sum += p.error;
-      infeasible += p.feasible ? 0 : 1;
-    }
-    std::sort(abs_errors.begin(), abs_errors.end());
-    const size_t n = abs_errors.size();
-    const double median = n % 2 == 1 ? abs_errors[n / 2] : 0.5 * (abs_errors[n / 2 - 1] + abs_errors[n / 2]);
-    out += fmt::format("{:<9} {:<32} {:<21} {:>4} {:>8.1f}% {:>7.1f}% {:>+10.1f}% {:>10}\n", engine, group, metric, n,
-                       100 * median, 100 * abs_errors.back(), 100 * sum / static_cast<double>(n), infeasible);
+  for (const GroupStats& g : GroupStatistics(points)) {
+    out += fmt::format("{:<9} {:<32} {:<21} {:>4} {:>8.1f}% {:>7.1f}% {:>+10.1f}% {:>10}\n", g.engine, g.group,
+                       io::MetricName(g.metric), g.n, 100 * g.median_abs, 100 * g.worst_abs, 100 * g.mean_signed,
+                       g.infeasible);
   }
   // Scaling: the same configuration at its fewest and most GPUs.
   std::map<std::string, std::pair<const PointResult*, const PointResult*>> span;  // key -> (fewest, most)

@@ -58,6 +58,20 @@ struct ErrorSummary {
 };
 ErrorSummary Summarise(const std::vector<PointResult>& points, io::Metric metric);
 
+// One validation group's errors for one metric and engine.
+struct GroupStats {
+  std::string engine;
+  std::string group;
+  io::Metric metric = io::Metric::kTflopsPerGpu;
+  int n = 0;
+  double median_abs = 0;   // median |error|
+  double worst_abs = 0;    // largest |error|
+  double mean_signed = 0;  // mean error (the bias)
+  int infeasible = 0;      // points ZeroSim estimates infeasible
+};
+// Per engine, group and metric, in order of first appearance (deterministic).
+std::vector<GroupStats> GroupStatistics(const std::vector<PointResult>& points);
+
 // Per validation group and metric: n, median and worst |error|, mean signed error (the bias), and how many
 // points ZeroSim estimates infeasible; then, per group, the scaling checks: for each configuration measured at
 // several cluster sizes, the per-GPU throughput at the most GPUs over that at the fewest, published against
