@@ -28,7 +28,8 @@ std::vector<model::BandPoint> BandPoints(const std::vector<PointResult>& points,
 Status AttachBand(const model::BandTable& table, const model::Calibration& cal, const std::string& gpu_name,
                   model::VariantReport* v) {
   if (!model::Ran(*v)) return Status::Ok();
-  const std::string key = model::BandKey(model::GpuFamily(gpu_name), model::FrameworkName(v->zero.framework),
+  const std::string key = model::BandKey(model::GpuFamily(gpu_name), cal.compute.software,
+                                         model::FrameworkName(v->zero.framework),
                                          v->layout.tensor > 1, v->exposed_comm_s, v->iteration_time_s);
   v->band = model::BandFor(table, key, cal.compute.derived_from);
   if (!model::HeadlineInsideBand(v->band)) {

@@ -16,10 +16,12 @@ std::string GpuFamily(const std::string& gpu_name) {
   return family;
 }
 
-std::string BandKey(const std::string& gpu_family, const std::string& framework, bool tensor_parallel,
-                    double exposed_comm_s, double iteration_time_s) {
+std::string BandKey(const std::string& gpu_family, const std::string& software, const std::string& framework,
+                    bool tensor_parallel, double exposed_comm_s, double iteration_time_s) {
   const bool compute = iteration_time_s > 0 && exposed_comm_s < kComputeBoundExposedShare * iteration_time_s;
-  return gpu_family + " " + framework + (tensor_parallel ? " tp" : "") + (compute ? " compute" : " comm");
+  const std::string generation = software.empty() ? kUnstatedSoftware : software;
+  return gpu_family + " " + generation + " " + framework + (tensor_parallel ? " tp" : "") +
+         (compute ? " compute" : " comm");
 }
 
 std::string ParentBandKey(const std::string& key) {
@@ -51,6 +53,12 @@ std::string Shown(const std::string& key) { return key.empty() ? "all" : key; }
 
 std::string FirstWord(const std::string& key) { return key.substr(0, key.find(' ')); }
 
+// "H100 pytorch-2.1 fsdp compute" -> "H100 pytorch-2.1": the GPU family and its software generation.
+std::string FirstTwoWords(const std::string& key) {
+  const size_t first = key.find(' ');
+  return first == std::string::npos ? key : key.substr(0, key.find(' ', first + 1));
+}
+
 }  // namespace
 
 Band BandFor(const BandTable& table, const std::string& key, const std::string& derived_from) {
@@ -60,6 +68,8 @@ Band BandFor(const BandTable& table, const std::string& key, const std::string& 
   const bool own_enough = own != nullptr && own->n >= table.min_points;
   const bool compute_bound = key.size() >= 8 && key.compare(key.size() - 8, 8, " compute") == 0;
   const bool family_known = Find(table, FirstWord(key)) != nullptr;
+  // A software generation no validation point of this family ran on is off the calibrated ground too.
+  const bool generation_known = Find(table, FirstTwoWords(key)) != nullptr;
   const BandGroup* g = nullptr;
   double widen = 1;
   if (own_enough) {
@@ -76,7 +86,7 @@ Band BandFor(const BandTable& table, const std::string& key, const std::string& 
     // The key's parents: its family, then every point; widened off the calibrated ground (derived compute, or a
     // family no point validates).
     g = Walk(table, key);
-    if (!derived_from.empty() || !family_known) widen = table.derived_widening;
+    if (!derived_from.empty() || !family_known || !generation_known) widen = table.derived_widening;
     if (g != nullptr) {
       b.note = own == nullptr ? "no validation point of this key: the band of " + Shown(g->key)
                               : "this key's " + std::to_string(own->n) + " points are too few: the band of " +

@@ -61,13 +61,20 @@ struct Band {
 // "A100", "H100", "V100", ...: the GPU's family, the first letters-and-digits of its name ("A100-SXM4-80GB").
 std::string GpuFamily(const std::string& gpu_name);
 
-// "<family> <framework> <compute|comm>", or "<family> <framework> tp <compute|comm>" for a variant with
-// tensor parallelism (`tensor_parallel`): Megatron-style runs are their own groups, never mixed with the
-// data- parallel runs of the same framework.
-std::string BandKey(const std::string& gpu_family, const std::string& framework, bool tensor_parallel,
-                    double exposed_comm_s, double iteration_time_s);
+// "<family> <software> <framework> <compute|comm>", or "<family> <software> <framework> tp <compute|comm>" for a
+// variant with tensor parallelism (`tensor_parallel`): Megatron-style runs are their own groups, never mixed with
+// the data-parallel runs of the same framework. `software` is the calibration's software generation
+// (Calibration::compute.software, e.g. "megatron-core-2025"; kUnstatedSoftware when empty): the model's bias is a
+// property of the stack it was fitted on, so a 2023-stack run's band never centres on a 2025 stack's residuals
+// while each has its own points (a key with too few falls back to "<family> <software>", then "<family>").
+std::string BandKey(const std::string& gpu_family, const std::string& software, const std::string& framework,
+                    bool tensor_parallel, double exposed_comm_s, double iteration_time_s);
 
-// The key with its last word dropped ("A100 fsdp compute" -> "A100 fsdp", "A100" -> ""); "" for "".
+// The software word of a key whose calibration names no generation.
+inline constexpr const char* kUnstatedSoftware = "unstated-software";
+
+// The key with its last word dropped ("A100 pytorch-2.1 fsdp compute" -> "A100 pytorch-2.1 fsdp", "A100" -> "");
+// "" for "".
 std::string ParentBandKey(const std::string& key);
 
 // The band for `key`: the first of the key and its parents whose group holds at least table.min_points points.

@@ -23,39 +23,47 @@ TEST(Band, OwnGroupDerivedGroupWidenedParentWhenFewElseEveryPointWidened) {
   // BandGroup: key, n, low, high, sources, median.
   t.groups = {{"", 100, 0.6, 1.2, "all", 0.97},
               {"A100", 60, 0.5, 1.1, "a", 0.9},
-              {"A100 fsdp", 40, 0.9, 1.1, "x", 1.0},
-              {"A100 fsdp compute", 40, 0.9, 1.1, "x", 1.0},
-              {"A100 deepspeed", 22, 0.5, 1.05, "z", 0.7},
-              {"A100 deepspeed comm", 20, 0.5, 0.8, "z", 0.65},
-              {"A100 deepspeed tp comm", 2, 0.95, 0.98, "w", 0.96},
+              {"A100 sw1", 60, 0.5, 1.1, "a", 0.9},
+              {"A100 sw1 fsdp", 40, 0.9, 1.1, "x", 1.0},
+              {"A100 sw1 fsdp compute", 40, 0.9, 1.1, "x", 1.0},
+              {"A100 sw1 deepspeed", 22, 0.5, 1.05, "z", 0.7},
+              {"A100 sw1 deepspeed comm", 20, 0.5, 0.8, "z", 0.65},
+              {"A100 sw1 deepspeed tp comm", 2, 0.95, 0.98, "w", 0.96},
               {"H100", 30, 0.95, 1.05, "y", 1.0},
-              {"H100 fsdp", 30, 0.95, 1.05, "y", 1.0},
-              {"H100 fsdp compute", 30, 0.95, 1.05, "y", 1.0}};
+              {"H100 sw1", 30, 0.95, 1.05, "y", 1.0},
+              {"H100 sw1 fsdp", 30, 0.95, 1.05, "y", 1.0},
+              {"H100 sw1 fsdp compute", 30, 0.95, 1.05, "y", 1.0}};
   t.derived_widening = 1.2;
   t.min_points = 10;
-  const Band own = BandFor(t, "H100 fsdp compute");
+  const Band own = BandFor(t, "H100 sw1 fsdp compute");
   EXPECT_TRUE(own.validated);
   EXPECT_EQ(own.n, 30);
   EXPECT_DOUBLE_EQ(own.low, 0.95);
   EXPECT_DOUBLE_EQ(own.center, 1.0);  // the band holds the model's value: the headline is the model's
   // Compute derived from H100's fit: H100's group, widened by the generations' spread.
-  const Band derived = BandFor(t, "H200 fsdp compute", "H100");
+  const Band derived = BandFor(t, "H200 sw1 fsdp compute", "H100");
   EXPECT_FALSE(derived.validated);
-  EXPECT_EQ(derived.group, "H100 fsdp compute");
+  EXPECT_EQ(derived.group, "H100 sw1 fsdp compute");
   EXPECT_NEAR(derived.low, 0.95 / 1.2, 1e-12);
   EXPECT_NEAR(derived.high, 1.05 * 1.2, 1e-12);
-  // Two points are too few for a band of their own: the parent's ("A100 deepspeed tp", absent: "A100 deepspeed").
-  const Band few = BandFor(t, "A100 deepspeed tp comm");
+  // Two points are too few for a band of their own: the parent's ("A100 sw1 deepspeed tp", absent: "A100 sw1 deepspeed").
+  const Band few = BandFor(t, "A100 sw1 deepspeed tp comm");
   EXPECT_FALSE(few.validated);
-  EXPECT_EQ(few.group, "A100 deepspeed");
+  EXPECT_EQ(few.group, "A100 sw1 deepspeed");
   EXPECT_DOUBLE_EQ(few.low, 0.5);
   EXPECT_NE(few.note.find("too few"), std::string::npos) << few.note;
   // A family no point validates: every point's band, widened.
-  const Band outside = BandFor(t, "B200 deepspeed comm");
+  const Band outside = BandFor(t, "B200 sw1 deepspeed comm");
   EXPECT_FALSE(outside.validated);
   EXPECT_EQ(outside.group, "all");
   EXPECT_NEAR(outside.low, 0.6 / 1.2, 1e-12);
   EXPECT_NEAR(outside.high, 1.2 * 1.2, 1e-12);
+  // A software generation no point of the family ran on: the family's band, widened (off the calibrated ground).
+  const Band other_stack = BandFor(t, "H100 sw2 fsdp compute");
+  EXPECT_FALSE(other_stack.validated);
+  EXPECT_EQ(other_stack.group, "H100");
+  EXPECT_NEAR(other_stack.low, 0.95 / 1.2, 1e-12);
+  EXPECT_NEAR(other_stack.high, 1.05 * 1.2, 1e-12);
 }
 
 TEST(Band, ABandThatExcludesTheModelCentresTheHeadlineOnTheMedian) {
@@ -99,11 +107,13 @@ TEST(Band, GroupsForEveryKeyAndParentWithMedians) {
 TEST(Band, KeyFromGpuNameFrameworkAndExposedShare) {
   EXPECT_EQ(GpuFamily("A100-SXM4-80GB"), "A100");
   EXPECT_EQ(GpuFamily("H100-SXM5-80GB"), "H100");
-  EXPECT_EQ(BandKey("A100", "fsdp", false, 1.0, 10.0), "A100 fsdp compute");
-  EXPECT_EQ(BandKey("A100", "deepspeed", false, 2.0, 10.0), "A100 deepspeed comm");
-  // Tensor-parallel runs are their own groups.
-  EXPECT_EQ(BandKey("A100", "deepspeed", true, 2.0, 10.0), "A100 deepspeed tp comm");
-  EXPECT_EQ(BandKey("A100", "deepspeed", true, 1.0, 10.0), "A100 deepspeed tp compute");
+  EXPECT_EQ(BandKey("A100", "pytorch-2.1", "fsdp", false, 1.0, 10.0), "A100 pytorch-2.1 fsdp compute");
+  EXPECT_EQ(BandKey("A100", "pytorch-2.1", "deepspeed", false, 2.0, 10.0), "A100 pytorch-2.1 deepspeed comm");
+  // Tensor-parallel runs are their own groups, and so is each software generation.
+  EXPECT_EQ(BandKey("H100", "megatron-core-2025", "deepspeed", true, 2.0, 10.0),
+            "H100 megatron-core-2025 deepspeed tp comm");
+  EXPECT_EQ(BandKey("A100", "pytorch-2.1", "deepspeed", true, 1.0, 10.0), "A100 pytorch-2.1 deepspeed tp compute");
+  EXPECT_EQ(BandKey("A100", "", "fsdp", false, 1.0, 10.0), "A100 unstated-software fsdp compute");
 }
 
 TEST(Band, ShippedTableParsesAndRoundTrips) {
