@@ -246,8 +246,13 @@ def today_set(gpu, sw):
                    f"gemm: {gemm_text}. gemm_k_half {TODAY_K_HALF:g} (these rows hold one hidden "
                    f"size and cannot resolve it; 0, the best-shape convention: the 2023 PyTorch fit's 1465 put the H100 FP8 fit above its MAMF upper bound). attention_forward/backward ({pub['attention_kernel']}): {attn_text}. "
                    "kernel_gap_s 2 us assumed; memory_efficiency 1" +
-                   (". Fitted on 500 W power-capped H100s: the cap is in these efficiencies (no clock/power model)"
+                   (". Fitted on 500 W power-capped H100s: the cap is in these efficiencies, and power_limit_W 500 says "
+                    "so (model/spec/gpu_power.h scales them by F(the topology's limit) / F(500 W): 1 on a 500 W part, "
+                    "1 / 0.876 on a 700 W one)"
                     if sw == TITAN else ""))
+    if sw == TITAN:
+        # The power limit of the rows' GPUs (torchtitan's benchmark: H100 96GB at 500 W).
+        s["power_limit_W"] = 500
     return s
 
 

@@ -1,5 +1,6 @@
 #include "model/cost/compute_cost.h"
 
+#include "model/spec/gpu_power.h"
 #include "model/spec/precision.h"
 
 #include <algorithm>
@@ -57,6 +58,16 @@ ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal) {
     r.attention_forward_efficiency = std::max(r.attention_forward_efficiency, std::min(1.0, best));
   }
   if (m.launch_s > 0) r.kernel_gap_s = m.launch_s;
+  // A power limit below the part's default lowers the tensor-core clock (gpu_power.h, a derived rule), relative
+  // to the limit the set was obtained at; the HBM and memory-bound rates stay.
+  const double clock = TensorClockFactor(gpu, cal.compute.power_limit_W);
+  if (clock != 1.0) {
+    for (double* e : {&r.gemm_efficiency, &r.attention_forward_efficiency, &r.attention_backward_efficiency,
+                      &r.attention_v1_forward_efficiency, &r.attention_v1_backward_efficiency,
+                      &r.fp8_gemm_efficiency}) {
+      *e = std::min(1.0, *e * clock);
+    }
+  }
   return r;
 }
 

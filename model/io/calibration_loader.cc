@@ -195,6 +195,8 @@ model::ComputeEfficiency ReadEfficiency(JsonObject& eff, Status* status) {
   c.loo_median_abs_error = eff.InRange("loo_median_abs_error", false, 0, 0, 10);
   c.gemm_k_half = eff.InRange("gemm_k_half", false, 0, 0, 1e6);
   c.memory_efficiency = eff.InRange("memory_efficiency", false, 1, 0.01, 1);
+  // Optional: the power limit the set was obtained at (gpu_power.h TensorClockFactor), watts.
+  c.power_limit_W = eff.InRange("power_limit_W", false, 0, 0, 1e4);
   // Optional: FP8 GEMMs as a fraction of the FP8 peak, with its own source (precision.h fp8_gemms needs it).
   const bool fp8 = eff.Get("fp8_gemm", false) != nullptr;
   const bool fp8_source = eff.Get("fp8_gemm_source", false) != nullptr;

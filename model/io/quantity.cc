@@ -43,6 +43,8 @@ const std::map<std::string, UnitInfo, std::less<>>& Units() {
       const std::string pre = p;
       for (const char* spelling : {"FLOPs", "FLOPS", "FLOP/s", "flops"}) u[pre + spelling] = {Dimension::kFlopRate, s};
     }
+    u["W"] = {Dimension::kPower, 1};
+    u["kW"] = {Dimension::kPower, 1e3};
     u["s"] = {Dimension::kTime, 1};
     u["ms"] = {Dimension::kTime, 1e-3};
     u["us"] = {Dimension::kTime, 1e-6};
@@ -58,15 +60,15 @@ const std::map<std::string, UnitInfo, std::less<>>& Units() {
 }
 
 const char* Example(Dimension d) {
-  constexpr std::array<const char*, 4> kExamples = {"\"100Gbps\" or \"150GBps\"", "\"2us\" or \"1.5ms\"",
-                                                    "\"32GiB\" or \"80GB\"", "\"125TFLOPs\""};
+  constexpr std::array<const char*, 5> kExamples = {"\"100Gbps\" or \"150GBps\"", "\"2us\" or \"1.5ms\"",
+                                                    "\"32GiB\" or \"80GB\"", "\"125TFLOPs\"", "\"500W\""};
   return model::NameOf(kExamples, d, "");
 }
 
 }  // namespace
 
 const char* DimensionName(Dimension d) {
-  constexpr std::array<const char*, 4> kNames = {"a bandwidth", "a time", "a size", "a FLOP rate"};
+  constexpr std::array<const char*, 5> kNames = {"a bandwidth", "a time", "a size", "a FLOP rate", "a power"};
   return model::NameOf(kNames, d, "a quantity");
 }
 
@@ -104,6 +106,7 @@ StatusOr<double> ParseQuantity(std::string_view text, Dimension d) {
   const Range range = d == Dimension::kBandwidth ? Range{1e6, 1e15, "1MBps to 1000TBps"}
                       : d == Dimension::kTime    ? Range{1e-12, 1e10, "1e-12s to 1e10s"}
                       : d == Dimension::kBytes   ? Range{1, 1e18, "1B to 1000000TB"}
+                      : d == Dimension::kPower   ? Range{1, 1e5, "1W to 100kW"}
                                                  : Range{1e6, 1e20, "1e6 to 1e20 FLOP/s"};
   if (si != 0 && (si < range.lo || si > range.hi)) {
     return fail(fmt::format("outside the plausible range {}", range.text));
@@ -123,6 +126,8 @@ std::string FormatQuantity(double value, Dimension d) {
       return fmt::format("{:.1f} GiB", value / 1073741824.0);
     case Dimension::kFlopRate:
       return fmt::format("{:g} TFLOP/s", value / 1e12);
+    case Dimension::kPower:
+      return fmt::format("{:g} W", value);
   }
   return fmt::format("{:g}", value);
 }

@@ -16,6 +16,7 @@ enum class Dimension {
   kTime,       // s ms us (or µs) ns, and min h d y (y = 365 d) for amortization. Result in seconds.
   kBytes,      // B KB MB GB TB (powers of 1000), KiB MiB GiB TiB (powers of 1024).
   kFlopRate,   // FLOPs or FLOPS or FLOP/s with a prefix: GFLOPs TFLOPs PFLOPs. Result in FLOP/s.
+  kPower,      // W kW. Result in watts.
 };
 
 const char* DimensionName(Dimension d);

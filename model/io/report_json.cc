@@ -43,6 +43,8 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
               {"sms", c.gpu.sms},
               {"fp8_peak_flops", c.gpu.fp8_peak_flops}};
   j["intra_node"] = {{"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}};
+  // A power-capped part (gpu_power.h); absent at the default limit, as before power limits existed.
+  if (c.gpu.power_limit_W > 0) j["gpu"]["power_limit_W"] = c.gpu.power_limit_W;
   // An NVLink domain over several trays (GB200 NVL72); absent for a one-tray node, as before trays existed.
   if (c.intra.trays > 1) j["intra_node"]["trays"] = c.intra.trays;
   j["nic"] = {{"count", c.nic.count}, {"bandwidth_Bps", c.nic.bandwidth_Bps}};
@@ -185,6 +187,7 @@ ordered_json ProvenanceToJson(const model::Provenance& p) {
   j["network_model"] = p.network_model;
   j["simgrid_version"] = p.simgrid_version;
   j["fp8_gemm_efficiency_source"] = p.fp8_gemm_efficiency_source;
+  if (!p.power_model.empty()) j["power_model"] = p.power_model;
   j["deepspeed_config"] = InputJson(p.deepspeed_config);
   j["ignored_config_keys"] = p.ignored_config_keys;
   j["simgrid_options"] = p.simgrid_options;

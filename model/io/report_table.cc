@@ -114,9 +114,11 @@ std::string FormatReportTable(const model::Report& r) {
       c.intra.trays > 1 ? fmt::format(" (an NVLink domain of {} trays x {} GPUs, {} NICs per tray)", c.intra.trays,
                                       c.gpus_per_tray(), c.nic.count / c.intra.trays)
                         : std::string();
-  out += fmt::format("cluster      {}: {} nodes x {} {} = {} GPUs{}; NVSwitch {:g} GB/s per GPU; {} x {:g} Gbps NIC per "
+  const std::string power =
+      c.gpu.power_limit_W > 0 ? fmt::format(" (power-capped at {:g} W)", c.gpu.power_limit_W) : std::string();
+  out += fmt::format("cluster      {}: {} nodes x {} {}{} = {} GPUs{}; NVSwitch {:g} GB/s per GPU; {} x {:g} Gbps NIC per "
                      "node; {}\n",
-                     c.name, c.nodes, c.gpus_per_node, c.gpu.name, c.total_gpus(), trays, c.intra.bandwidth_Bps / 1e9,
+                     c.name, c.nodes, c.gpus_per_node, c.gpu.name, power, c.total_gpus(), trays, c.intra.bandwidth_Bps / 1e9,
                      c.nic.count, c.nic.bandwidth_Bps * 8 / 1e9, model::FabricKindName(c.fabric.kind));
   out += fmt::format("model        {}: {:.2f} B parameters, {} layers, hidden {}, {} heads, vocab {}\n", m.name,
                      model::TotalParams(m) / 1e9, m.layers, m.hidden, m.heads, m.vocab);
@@ -126,6 +128,7 @@ std::string FormatReportTable(const model::Report& r) {
   out += fmt::format("GEMM eff.    {}\n", clip(p.gemm_efficiency_source));
   if (!p.fp8_gemm_efficiency_source.empty())
     out += fmt::format("FP8 GEMM     {}\n", clip(p.fp8_gemm_efficiency_source));
+  if (!p.power_model.empty()) out += fmt::format("power        {}\n", clip(p.power_model));
   if (!p.deepspeed_config.path.empty()) {
     // Every key of the DeepSpeed config ZeroSim does not model, never dropped silently.
     std::string ignored;

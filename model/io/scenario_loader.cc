@@ -14,6 +14,7 @@
 #include "model/io/table_reader.h"
 #include "model/io/zero_keys.h"
 #include "model/spec/feasibility.h"
+#include "model/spec/gpu_power.h"
 #include "model/spec/validate.h"
 
 namespace zerosim::io {
@@ -367,6 +368,7 @@ model::Provenance ScenarioProvenance(const Scenario& s) {
   p.calibration_provenance = s.calibration.provenance;
   p.gemm_efficiency_source = s.calibration.compute.source;
   p.fp8_gemm_efficiency_source = s.calibration.compute.fp8_gemm_source;
+  p.power_model = model::PowerModelText(s.cluster.gpu, s.calibration.compute.power_limit_W);
   p.deepspeed_config = s.deepspeed_config_file;
   p.ignored_config_keys = s.ignored_config_keys;
   return p;

@@ -12,7 +12,7 @@
 namespace zerosim::io {
 namespace {
 
-enum class Kind { kFile, kInt, kBandwidth, kNumber, kBool, kCount };
+enum class Kind { kFile, kInt, kBandwidth, kPower, kNumber, kBool, kCount };
 
 // An axis: its kind, the range its values must lie in (the same as the loaders' for that key:
 // topology_loader.cc, zero_keys.cc, model/spec/feasibility.h, so that an axis accepts exactly the values a
@@ -52,6 +52,10 @@ const std::map<std::string, AxisRule>& AxisRules() {
                          })}},
       {"intra.bandwidth", {Kind::kBandwidth, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
                              c->intra.bandwidth_Bps = v.number;
+                           })}},
+      // A board power limit (model/spec/gpu_power.h; CheckCluster refuses one outside the part's range).
+      {"gpu.power_limit", {Kind::kPower, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                             c->gpu.power_limit_W = v.number;
                            })}},
       {"fabric.oversubscription", {Kind::kNumber, 1, 1e6, Cluster([](const AxisValue& v, ClusterSpec* c) {
                                      c->fabric.oversubscription = v.number;
@@ -138,6 +142,15 @@ std::string ParseValue(const toml::node& n, const AxisRule& rule, AxisValue* v) 
       if (!n.is_string()) return "expected a bandwidth string like \"400Gbps\"";
       v->text = n.as_string()->get();
       StatusOr<double> q = ParseQuantity(v->text, Dimension::kBandwidth);
+      if (!q.ok()) return q.status().message();
+      if (*q <= 0) return "must be greater than zero";
+      v->number = *q;
+      return "";
+    }
+    case Kind::kPower: {
+      if (!n.is_string()) return "expected a power string like \"500W\"";
+      v->text = n.as_string()->get();
+      StatusOr<double> q = ParseQuantity(v->text, Dimension::kPower);
       if (!q.ok()) return q.status().message();
       if (*q <= 0) return "must be greater than zero";
       v->number = *q;
@@ -300,7 +313,7 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
   // only change bandwidths vary fastest. Alphabetical within each group.
   std::stable_partition(s.axes.begin(), s.axes.end(), [](const Axis& a) {
     return a.key != "nic.bandwidth" && a.key != "nic.count" && a.key != "intra.bandwidth" &&
-           a.key != "fabric.oversubscription";
+           a.key != "fabric.oversubscription" && a.key != "gpu.power_limit";
   });
 
   // [constraints]

@@ -58,6 +58,9 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   // Optional: the dense FP8 tensor-core peak (Hopper and later); absent on V100 and A100 (no FP8 tensor
   // cores).
   c.gpu.fp8_peak_flops = gpu.QuantityOr("fp8_peak_flops", Dimension::kFlopRate, 0, true);
+  // Optional: a board power limit below the part's default (model/spec/gpu_power.h; range checked by
+  // CheckCluster).
+  c.gpu.power_limit_W = gpu.QuantityOr("power_limit", Dimension::kPower, 0, true);
   const std::string calibration = gpu.FileName("calibration");
   out.calibration_path = ResolvePath(path, calibration);
   out.calibration_place = gpu.Place("calibration");

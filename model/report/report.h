@@ -144,6 +144,9 @@ struct Provenance {
   std::string network_model;               // how communication was timed
   std::string simgrid_version;             // empty for the analytic engine
   std::string fp8_gemm_efficiency_source;  // the calibration's FP8 GEMM efficiency source (empty: none)
+  // The power model's line (gpu_power.h PowerModelText): the limit, the tensor-core clock factor and its rule;
+  // empty when neither the GPU nor the calibration set is power-capped.
+  std::string power_model;
   // A DeepSpeed config (`deepspeed_config`, `zerosim run --ds-config`): the file, and the JSON paths of its
   // keys ZeroSim does not model ("$.steps_per_print"), listed so that nothing is dropped silently. Empty
   // without one.

@@ -92,6 +92,10 @@ struct ComputeEfficiency {
   // describe ("FlashAttention-2", "FlashAttention-4"); empty: not stated. `zerosim compare` lists it when the
   // two sides differ.
   std::string attention_kernel;
+  // The board power limit of the GPUs the set was obtained on, watts (`power_limit_W`; 0: the part's default).
+  // The power model (gpu_power.h) scales the set's tensor-core efficiencies by F(the topology's limit) / F(this),
+  // so a set fitted on power-capped parts carries its cap and a topology at that cap does not count it twice.
+  double power_limit_W = 0;
 };
 
 // What `zerosim calibrate` measured of the GPU's compute (the calibration file's "compute" section,

@@ -17,6 +17,9 @@ struct GpuSpec {
   int sms = 0;            // streaming multiprocessors (datasheet): GEMM wave quantization, NCCL's SM share
   double fp8_peak_flops =
       0;  // dense FP8 tensor-core peak, FLOP/s (datasheet); 0: the GPU has no FP8 tensor cores
+  // Board power limit set below the part's default (`[gpu] power_limit`, nvidia-smi -pl), watts; 0: the
+  // default. Lowers the tensor-core clock by the power model (gpu_power.h TensorClockFactor).
+  double power_limit_W = 0;
 };
 
 enum class IntraFabric { kNvSwitch };

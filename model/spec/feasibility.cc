@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/placement/placement.h"
+#include "model/spec/gpu_power.h"
 
 namespace zerosim::model {
 namespace {
@@ -77,6 +78,21 @@ std::vector<Problem> CheckCluster(const ClusterSpec& c) {
   }
   if (c.nodes > 1 && c.nic.count == 0) {
     Add(&out, "nic.count", fmt::format("{} nodes with no NIC cannot communicate", c.nodes));
+  }
+  // A power limit is settable within the part's datasheet range, and only where the power model knows the part
+  // (gpu_power.h); an unknown part's limit would change nothing and is refused, not ignored.
+  if (c.gpu.power_limit_W != 0) {
+    GpuPowerRange p;
+    if (!FindGpuPowerRange(c.gpu, &p)) {
+      Add(&out, "gpu.power_limit",
+          fmt::format("no power data for \"{}\": the power model knows H100 SXM, H100 NVL, H100 PCIe and H200 "
+                      "SXM (model/spec/gpu_power.cc); remove the key or name one of them",
+                      c.gpu.name));
+    } else if (c.gpu.power_limit_W < p.min_W || c.gpu.power_limit_W > p.default_W) {
+      Add(&out, "gpu.power_limit",
+          fmt::format("{:g} W is outside the {}'s settable range, {:g} to {:g} W ({})", c.gpu.power_limit_W, p.part,
+                      p.min_W, p.default_W, p.source));
+    }
   }
   // Oversubscription is the ratio of a fat tree's leaf (or pod) downlinks to its uplinks: another fabric has
   // no uplinks to oversubscribe, and the value would be reported but change nothing (issue 20 item 23).

@@ -61,6 +61,25 @@ TEST(Loaders, ANodeMayBeAnNvlinkDomainOverSeveralTrays) {
   EXPECT_EQ(plain->cluster.intra.trays, 1);  // a node is one tray unless the topology says otherwise
 }
 
+// The test GPU's lines, and the same with a named part and a `power_limit` line (t.toml line 11) after its SMs.
+constexpr const char* kTestGpuLines = "\"G\"\npeak_flops = \"100TFLOPs\"\nhbm = \"32GiB\"\nhbm_bandwidth = \"900GBps\"\nsms = 80";
+#define PART_WITH_LIMIT(part, limit) \
+  "\"" part "\"\npeak_flops = \"100TFLOPs\"\nhbm = \"32GiB\"\nhbm_bandwidth = \"900GBps\"\nsms = 80\npower_limit = " limit
+
+TEST(Loaders, APowerLimitLoadsAndIsReportedInTheProvenance) {
+  StatusOr<Scenario> s = LoadEdited("t.toml", kTestGpuLines, PART_WITH_LIMIT("H100-SXM5-80GB", "\"500W\""));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_DOUBLE_EQ(s->cluster.gpu.power_limit_W, 500);
+  const model::Provenance p = ScenarioProvenance(*s);
+  EXPECT_NE(p.power_model.find("H100 SXM5 at 500 W"), std::string::npos) << p.power_model;
+  EXPECT_NE(p.power_model.find("x0.876"), std::string::npos) << p.power_model;
+  // At the default limit nothing is reported (a report without a cap reads as before).
+  StatusOr<Scenario> plain = LoadScenario(MemoryFileSource(Files()), "s.toml");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->cluster.gpu.power_limit_W, 0);
+  EXPECT_TRUE(ScenarioProvenance(*plain).power_model.empty());
+}
+
 TEST(Loaders, NcclReleaseSelectsItsTablesAndExplicitSettingsWin) {
   // [nccl] release = "2.12" loads tuning.cc's 2.12 tables (Simple's network step 28 us); an explicit
   // [nccl.simple] setting after it overrides the table; [runtime] host_tensor_view sets DeepSpeed's slice cost.
@@ -135,6 +154,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"NICs that do not split over the domain's trays", "t.toml", "bandwidth = \"150GBps\"",
                  "bandwidth = \"150GBps\"\ntrays = 4",
                  {"t.toml:19", "[nic] count", "2 NICs do not split evenly over 4 trays"}},
+        BadInput{"a power limit below the part's range", "t.toml", kTestGpuLines,
+                 PART_WITH_LIMIT("H100-SXM5-80GB", "\"150W\""),
+                 {"t.toml:11", "[gpu] power_limit", "150 W is outside the H100 SXM5's settable range, 200 to 700 W"}},
+        BadInput{"a power limit above the part's default", "t.toml", kTestGpuLines,
+                 PART_WITH_LIMIT("H100-NVL-94GB", "\"500W\""),
+                 {"t.toml:11", "[gpu] power_limit", "outside the H100 NVL's settable range, 350 to 400 W"}},
+        BadInput{"a power limit on a part without power data", "t.toml", kTestGpuLines,
+                 PART_WITH_LIMIT("G", "\"300W\""), {"t.toml:11", "[gpu] power_limit", "no power data for \"G\""}},
+        BadInput{"a power limit in the wrong unit", "t.toml", kTestGpuLines,
+                 PART_WITH_LIMIT("H100-SXM5-80GB", "\"500GBps\""), {"t.toml:11", "[gpu] power_limit", "expected a power"}},
         BadInput{"unknown fabric", "t.toml", "\"single_switch\"", "\"torus\"",
                  {"t.toml:22", "[fabric] kind", "torus", "supported"}},
         BadInput{"fat-tree pods not filled", "t.toml", "kind = \"single_switch\"",
