@@ -137,6 +137,13 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     c.point = i;
     for (const auto& [k, v] : p.axes) c.cluster += fmt::format("{}{}={}", c.cluster.empty() ? "" : " ", k, v);
     c.axes = p.axes;
+    c.gpu = p.cluster.gpu.name;
+    c.nodes = p.cluster.nodes;
+    c.gpus = p.cluster.total_gpus();
+    c.label = fmt::format("{} {}x{}", c.gpu, p.cluster.nodes, p.cluster.gpus_per_node);
+    for (const auto& [k, v] : p.axes) {
+      if (k != "topology" && k != "nodes" && k != "gpus_per_node") c.label += fmt::format(" {}={}", k, v);
+    }
     c.baseline = p.variants.front().name;
     bool found = false;
     const std::vector<PlanSetting> settings =
@@ -233,7 +240,12 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     }
     if (Status st = AttachBand(io::ShippedBands(), p.calibration, p.cluster.gpu.name, &c.best); !st.ok()) return st;
     // Cost and time from the headline, the calibrated expectation (model/report/band.h), inside its band.
-    c.cost = model::EstimateCost(p.cluster, spec.price, c.best.tokens_per_s * c.best.band.center, spec.train_tokens);
+    const model::PriceModel& price = io::PriceOf(spec, p.cluster);
+    c.cost = model::EstimateCost(p.cluster, price, c.best.tokens_per_s * c.best.band.center, spec.train_tokens);
+    c.usd_per_gpu_hour = c.gpus > 0 ? c.cost.usd_per_hour / static_cast<double>(c.gpus) : 0;
+    c.price_source = price.source;
+    c.rented = price.rented();
+    c.capex_per_gpu_usd = price.capex_per_gpu_usd;
     c.tokens_per_s_low = c.best.tokens_per_s * c.best.band.low;
     c.tokens_per_s_high = c.best.tokens_per_s * c.best.band.high;
     // The band's ends from the model's own cost (the headline's times the centre): [model / high, model / low].
@@ -268,6 +280,14 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
   });
   plan.rank_of.assign(choices.size(), 0);
   for (size_t r = 0; r < plan.ranked.size(); ++r) plan.rank_of[plan.ranked[r]] = static_cast<int>(r) + 1;
+  std::vector<size_t> by_days = plan.ranked;
+  std::stable_sort(by_days.begin(), by_days.end(), [&](size_t a, size_t b) {
+    // Fastest first: the time to train is the tokens over the cluster's expected tokens/s.
+    return choices[a].best.tokens_per_s * choices[a].best.band.center >
+           choices[b].best.tokens_per_s * choices[b].best.band.center;
+  });
+  plan.days_rank_of.assign(choices.size(), 0);
+  for (size_t r = 0; r < by_days.size(); ++r) plan.days_rank_of[by_days[r]] = static_cast<int>(r) + 1;
   plan.overlaps.assign(choices.size(), {});
   for (size_t r = 0; r < plan.ranked.size(); ++r) {
     const PlanChoice& a = choices[plan.ranked[r]];

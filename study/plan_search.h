@@ -59,6 +59,17 @@ struct PlanLayoutBest {
 struct PlanChoice {
   size_t point = 0;
   std::string cluster;                                    // axis values, "key=value key=value"
+  // What the cluster is, for a reader: its GPU, nodes x GPUs per node, and the axes other than `topology` and
+  // `nodes` ("H100-SXM5-80GB 16x8", "H200-SXM-141GB 32x8 nic.count=4"); its size and its price per GPU-hour
+  // (the cost's usd_per_hour / GPUs: the rent, or the owned cluster's amortisation and power) with its source.
+  std::string label;
+  std::string gpu;
+  int nodes = 0;
+  int64_t gpus = 0;
+  double usd_per_gpu_hour = 0;
+  std::string price_source;
+  bool rented = true;            // rent (a price per GPU-hour) or own (capital expense and power)
+  double capex_per_gpu_usd = 0;  // own: the GPU's capital expense
   std::vector<std::pair<std::string, std::string>> axes;  // the same, key by key
   model::VariantReport best;  // named as its setting, with its band
   // The second-fastest setting that fits (its name, strategy and layout in `runner_up`; none: the best is the
@@ -85,6 +96,9 @@ struct Plan {
   std::vector<size_t> ranked;       // indices into `choices`: those kept by the budget or target, best first
   std::vector<int> front;           // indices into `choices`: the Pareto front, cheapest first
   std::vector<int> rank_of;         // per choice: its 1-based position in `ranked`, 0 when filtered out
+  // Per choice: its 1-based position among the kept ones by time to train (fastest first), 0 when filtered out,
+  // so that one table ranks by cost and by days.
+  std::vector<int> days_rank_of;
   // Per choice: the ranks (1-based, ascending) of the other ranked choices whose band of the ranking's
   // quantity intersects its own (cost per token; with a budget, throughput), so that the ranking between them
   // is not resolved; empty for a choice filtered out.

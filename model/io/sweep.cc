@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/io/prices.h"
 #include "model/io/table_reader.h"
 #include "model/spec/feasibility.h"
 
@@ -200,28 +201,12 @@ StatusOr<AxisValue> ReadAxisValue(const FileSource& fs, const std::string& file,
   return v;
 }
 
-void ReadPrices(TableReader* cost, SweepSpec* s, Status* status) {
-  model::PriceModel& p = s->price;
-  p.gpu_hour_usd = cost->NumberOr("gpu_hour_usd", 0, 0, 1e9);
-  const bool owned = cost->Has("capex_per_gpu_usd");
-  if ((p.gpu_hour_usd > 0) == owned && status->ok()) {
-    cost->Fail(owned ? "capex_per_gpu_usd" : "gpu_hour_usd",
-               "give either gpu_hour_usd (rent) or capex_per_gpu_usd with its amortization (own), not both");
-  }
-  if (!owned) return;
-  p.capex_per_gpu_usd = cost->NumberOr("capex_per_gpu_usd", 0, 0, 1e12);
-  p.amortization_s = cost->Quantity("amortization", Dimension::kTime, true);
-  p.power_per_gpu_w = cost->NumberOr("power_per_gpu_w", 0, 0, 1e6);
-  p.pue = cost->NumberOr("pue", 1, 1, 10);
-  p.energy_usd_per_kwh = cost->NumberOr("energy_usd_per_kwh", 0, 0, 1e3);
-  // The price tables are keyed by bandwidth ("400Gbps"); LoadSweep reads them from the raw TOML.
-  for (const char* table : {"nic_usd", "switch_port_usd"}) {
-    cost->MarkKnown(table);
-    if (!cost->Has(table)) cost->Fail(table, fmt::format("missing [cost.{}] (prices by NIC bandwidth)", table));
-  }
-}
-
 }  // namespace
+
+const model::PriceModel& PriceOf(const SweepSpec& s, const model::ClusterSpec& c) {
+  const auto it = s.price_by_gpu.find(c.gpu.name);
+  return it == s.price_by_gpu.end() ? s.price : it->second;
+}
 
 AxisTarget AxisTargetOf(const std::string& key) {
   const auto rule = AxisRules().find(key);
@@ -314,32 +299,18 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
     c->Finish();
   }
 
-  // [cost]
+  // [cost] (model/io/prices.h): a price for the GPU of every cluster the sweep can make (the base's and each
+  // topology axis value's).
   if (std::optional<TableReader> cost = root.OptionalTable("cost")) {
     s.has_price = true;
-    ReadPrices(&*cost, &s, &status);
+    std::vector<PricedGpu> gpus{{s.base.cluster.gpu.name, s.base.topology_file.path}};
+    for (const auto& [t, cal] : s.topologies) gpus.push_back({t.cluster.gpu.name, t.file.path});
     const toml::table* raw = doc->table.get_as<toml::table>("cost");
-    for (const char* table : {"nic_usd", "switch_port_usd"}) {
-      const toml::table* t = raw != nullptr ? raw->get_as<toml::table>(table) : nullptr;
-      if (t == nullptr || s.price.rented()) continue;
-      auto& target = std::string(table) == "nic_usd" ? s.price.nic_usd_by_Bps : s.price.switch_port_usd_by_Bps;
-      for (const auto& [k, node] : *t) {
-        StatusOr<double> bw = ParseQuantity(k.str(), Dimension::kBandwidth);
-        if (!bw.ok()) {
-          return Status::Error(fmt::format("{}: [cost.{}] {}: the key must be a bandwidth: {}", Where(path, node), table,
-                                           k.str(), bw.status().message()));
-        }
-        const double usd =
-            !node.is_number()  ? -1
-            : node.is_integer() ? static_cast<double>(node.as_integer()->get())
-                                : node.as_floating_point()->get();
-        if (!(usd >= 0 && usd <= 1e12)) {
-          return Status::Error(fmt::format("{}: [cost.{}] {}: expected a price in USD between 0 and 1e12",
-                                           Where(path, node), table, k.str()));
-        }
-        target[*bw] = usd;
-      }
-    }
+    StatusOr<SweepPrices> prices = ReadSweepPrices(fs, path, &*cost, *raw, gpus);
+    if (!prices.ok()) return prices.status();
+    s.price = prices->common;
+    s.price_by_gpu = std::move(prices->by_gpu);
+    s.price_table_file = prices->table_file;
     cost->Finish();
   }
   root.Finish();
