@@ -115,8 +115,10 @@ std::string SearchBatches(io::Scenario* s, int64_t global_batch, std::string* un
                        r.largest_micro_batch, r.memory.total_bytes / kGiB,
                        r.next_total_bytes > 0 ? fmt::format("{:.1f}", r.next_total_bytes / kGiB) : "-",
                        v.zero.train_micro_batch_size_per_gpu, v.zero.gradient_accumulation_steps,
+                       // Sequences per step: micro-batch x accumulation x the data-parallel ranks (GPUs / (t p)),
+                       // as the search counts them (model/report/batch_search.h).
                        static_cast<int64_t>(v.zero.train_micro_batch_size_per_gpu) *
-                           v.zero.gradient_accumulation_steps * s->cluster.total_gpus(),
+                           v.zero.gradient_accumulation_steps * v.parallel.data_parallel(s->cluster.total_gpus()),
                        r.reason);
   }
   return out + "\n";
