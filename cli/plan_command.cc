@@ -34,6 +34,7 @@ int PlanCommand(int argc, char** argv) {
   int top = 20;
   bool search_batch = false;
   bool search_layout = false, tp_comm_overlap = false;
+  bool no_goodput = false;
   int64_t global_batch = kNoGlobalBatch;
   std::string jsonl;
   po::options_description opts(
@@ -63,6 +64,9 @@ int PlanCommand(int argc, char** argv) {
       "global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
       "with --search-batch: the target global batch in sequences per optimizer step (sets the "
       "accumulation; a setting that cannot train exactly N is not a candidate)")(
+      "no-goodput", po::bool_switch(&no_goodput),
+      "days, GPU-hours and cost as if every hour trained: no interruptions, restarts or checkpoints (by default "
+      "they carry the sweep's [goodput], or the Llama 3 paper's rates; model/spec/goodput.h)")(
       "jsonl", po::value<std::string>(&jsonl)->value_name("FILE"),
       "also write every cluster that can train the model as one JSON line (its axes, best setting, "
       "throughput, cost, rank and whether it is on the Pareto front; docs/sweeps.md), for plots");
@@ -138,6 +142,7 @@ int PlanCommand(int argc, char** argv) {
   plan_options.search_batch = search_batch;
   plan_options.search_layout = search_layout;
   plan_options.tp_comm_overlap = tp_comm_overlap;
+  plan_options.goodput = !no_goodput;
   plan_options.global_batch = global_batch == kNoGlobalBatch ? 0 : global_batch;
   StatusOr<study::Plan> plan = study::PlanSweep(*spec, plan_options);
   if (!plan.ok()) {

@@ -12,11 +12,8 @@
 namespace zerosim::study {
 namespace {
 
-std::string Duration(double s) {
-  if (s <= 0) return "-";
-  if (s >= 86400) return fmt::format("{:.1f} d", s / 86400);
-  return fmt::format("{:.1f} h", s / 3600);
-}
+// Days with one decimal, "-" for none.
+std::string Days(double s) { return s <= 0 ? "-" : fmt::format("{:.1f}", s / 86400); }
 
 // Ascending ranks as runs: {2, 3, 4, 7} -> "2-4,7"; "-" for none.
 std::string RankRuns(const std::vector<int>& ranks) {
@@ -46,10 +43,12 @@ class PlanTable {
   }
 
   std::string Header() const {
-    return fmt::format("{:>4} {:>5}  {:<{}} {:>6} {:>9}  {:<{}} {:>7} {:>11} {:<21} {:>9} {:>8} {:<15} {:>8} {:>11}  {}\n",
-                       "rank", "days#", "cluster", cluster_width_, "GPUs", "USD/GPU-h", "best setting",
-                       setting_width_, "TFLOPs", "tokens/s", " band", ("vs " + baseline_).substr(0, 9), "USD/Mtok",
-                       " band", "train", "train USD", "band overlaps");
+    return fmt::format(
+        "{:>4} {:>5}  {:<{}} {:>6} {:>9}  {:<{}} {:>7} {:>11} {:<21} {:>9} {:>8} {:<15} {:>7} {:<13} {:>7} {:>7} "
+        "{:>8} {:>11}  {}\n",
+        "rank", "days#", "cluster", cluster_width_, "GPUs", "USD/GPU-h", "best setting", setting_width_, "TFLOPs",
+        "tokens/s", " band", ("vs " + baseline_).substr(0, 9), "USD/Mtok", " band", "days", " band", "ideal",
+        "goodput", "M GPU-h", "train USD", "band overlaps");
   }
 
   std::string Row(size_t i) const {
@@ -62,13 +61,19 @@ class PlanTable {
         fmt::format("[{}-{}]", GroupedNumber(c.tokens_per_s_low), GroupedNumber(c.tokens_per_s_high));
     const std::string cost_band =
         fmt::format("[{:.3f}-{:.3f}]", c.usd_per_million_tokens_low, c.usd_per_million_tokens_high);
+    const bool timed = c.cost.time_to_train_s > 0;
+    const std::string days_band =
+        timed ? fmt::format("[{:.1f}-{:.1f}]", c.time_to_train_s_low / 86400, c.time_to_train_s_high / 86400) : "";
     return fmt::format(
-        "{:>4} {:>5}  {:<{}} {:>6} {:>9.2f}  {:<{}} {:>7.1f} {:>11} {:<21} {:>9} {:>8.3f} {:<15} {:>8} {:>11}  {}\n",
+        "{:>4} {:>5}  {:<{}} {:>6} {:>9.2f}  {:<{}} {:>7.1f} {:>11} {:<21} {:>9} {:>8.3f} {:<15} {:>7} {:<13} {:>7} "
+        "{:>7} {:>8} {:>11}  {}\n",
         rank > 0 ? std::to_string(rank) : "-", days_rank > 0 ? std::to_string(days_rank) : "-",
         c.label.substr(0, cluster_width_), cluster_width_, GroupedNumber(static_cast<double>(c.gpus)),
         c.usd_per_gpu_hour, c.best.name.substr(0, setting_width_), setting_width_,
         c.best.tflops_per_gpu * c.best.band.center, GroupedNumber(c.best.tokens_per_s * c.best.band.center),
-        tokens_band, gain, c.cost.usd_per_million_tokens, cost_band, Duration(c.cost.time_to_train_s),
+        tokens_band, gain, c.cost.usd_per_million_tokens, cost_band, Days(c.cost.time_to_train_s), days_band,
+        Days(c.ideal_cost.time_to_train_s), fmt::format("{:.1f}%", 100 * c.goodput.goodput),
+        timed ? fmt::format("{:.2f}", c.gpu_hours / 1e6) : "-",
         c.cost.cost_to_train_usd > 0 ? GroupedNumber(c.cost.cost_to_train_usd) : "-",
         rank > 0 ? RankRuns(plan_.overlaps[i]) : "-");
   }
@@ -125,6 +130,15 @@ std::string FormatPlan(const io::SweepSpec& spec, const Plan& plan, const PlanOp
       "as written ('-': it does not fit). days#: the rank by time to train (fastest first).\n",
       by, plan.choices.empty() ? std::string() : plan.choices.front().baseline);
   out += PriceLegend(plan, all);
+  const model::GoodputOptions& g = spec.goodput;
+  out += !(g.enabled && o.goodput)
+             ? "\ngoodput off: days, GPU-hours and cost as if every hour trained (the ideal figures)\n"
+             : fmt::format(
+                   "\ndays, M GPU-hours and train USD with goodput, the share of the time that trains "
+                   "(model/spec/goodput.h): {:.3g}\ninterruptions per GPU-hour, a restart of {:g} min, "
+                   "checkpoints at Young's interval written at {:g} MB/s per GPU;\nideal: every hour training "
+                   "(--no-goodput, or [goodput] enabled = false in the sweep, prints only these)\n",
+                   g.interruptions_per_gpu_hour, g.restart_s / 60, g.checkpoint_write_Bps_per_gpu / 1e6);
 
   out += "\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n";
   out += table.Header();
@@ -181,6 +195,14 @@ std::string PlanJsonl(const Plan& plan) {
     line.Add("usd_per_million_tokens_low", c.usd_per_million_tokens_low);
     line.Add("usd_per_million_tokens_high", c.usd_per_million_tokens_high);
     line.Add("time_to_train_s", c.cost.time_to_train_s).Add("cost_to_train_usd", c.cost.cost_to_train_usd);
+    line.Add("time_to_train_s_low", c.time_to_train_s_low).Add("time_to_train_s_high", c.time_to_train_s_high);
+    line.Add("gpu_hours", c.gpu_hours);
+    // Goodput (model/spec/goodput.h): the ideal figures beside the ones above, and the terms of the goodput.
+    line.Add("goodput", c.goodput.goodput).Add("ideal_time_to_train_s", c.ideal_cost.time_to_train_s);
+    line.Add("ideal_cost_to_train_usd", c.ideal_cost.cost_to_train_usd).Add("ideal_gpu_hours", c.ideal_gpu_hours);
+    line.Add("checkpoint_bytes", c.goodput.checkpoint_bytes).Add("checkpoint_write_s", c.goodput.checkpoint_write_s);
+    line.Add("checkpoint_interval_s", c.goodput.checkpoint_interval_s);
+    line.Add("mean_time_between_interruptions_s", c.goodput.mean_time_between_interruptions_s);
     std::string overlaps = "[";
     for (int r : plan.overlaps[i]) overlaps += fmt::format("{}{}", overlaps.size() > 1 ? "," : "", r);
     line.Add("rank", plan.rank_of[i]).Add("days_rank", plan.days_rank_of[i]).Raw("overlaps", overlaps + "]");

@@ -241,7 +241,24 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     if (Status st = AttachBand(io::ShippedBands(), p.calibration, p.cluster.gpu.name, &c.best); !st.ok()) return st;
     // Cost and time from the headline, the calibrated expectation (model/report/band.h), inside its band.
     const model::PriceModel& price = io::PriceOf(spec, p.cluster);
-    c.cost = model::EstimateCost(p.cluster, price, c.best.tokens_per_s * c.best.band.center, spec.train_tokens);
+    // Goodput (model/spec/goodput.h): the share of the wall-clock time that trains on this many GPUs, with this
+    // model's checkpoint; the run's time and cost at the expected throughput times it.
+    model::GoodputOptions goodput = spec.goodput;
+    goodput.enabled = goodput.enabled && o.goodput;
+    c.goodput = model::EstimateGoodput(c.best.model, c.best.zero.precision, c.gpus, goodput);
+    if (c.goodput.goodput <= 0) {  // checkpoints and restarts outlast the time between interruptions
+      ++plan.infeasible;
+      continue;
+    }
+    const double expected_tokens_per_s = c.best.tokens_per_s * c.best.band.center;
+    c.ideal_cost = model::EstimateCost(p.cluster, price, expected_tokens_per_s, spec.train_tokens);
+    c.cost = model::EstimateCost(p.cluster, price, expected_tokens_per_s * c.goodput.goodput, spec.train_tokens);
+    c.gpu_hours = c.cost.time_to_train_s / 3600.0 * static_cast<double>(c.gpus);
+    c.ideal_gpu_hours = c.ideal_cost.time_to_train_s / 3600.0 * static_cast<double>(c.gpus);
+    if (spec.train_tokens > 0 && c.goodput.goodput > 0) {
+      c.time_to_train_s_low = spec.train_tokens / (c.best.tokens_per_s * c.best.band.high * c.goodput.goodput);
+      c.time_to_train_s_high = spec.train_tokens / (c.best.tokens_per_s * c.best.band.low * c.goodput.goodput);
+    }
     c.usd_per_gpu_hour = c.gpus > 0 ? c.cost.usd_per_hour / static_cast<double>(c.gpus) : 0;
     c.price_source = price.source;
     c.rented = price.rented();

@@ -17,6 +17,7 @@
 #include "model/io/sweep.h"
 #include "model/report/report.h"
 #include "model/spec/cost.h"
+#include "model/spec/goodput.h"
 #include "model/spec/zero_config.h"
 #include "model/status.h"
 
@@ -34,6 +35,9 @@ struct PlanOptions {
   // (ParallelLayout::tp_comm_overlap: the user's stack is Megatron-Core with TransformerEngine's userbuffers, or
   // torchtitan with async TP).
   bool tp_comm_overlap = false;
+  // false: every hour trains (the ideal figures); true: days, GPU-hours and cost carry the sweep's goodput
+  // (io::SweepSpec::goodput, model/spec/goodput.h) unless the sweep switches it off.
+  bool goodput = true;
 };
 
 // A setting plan tries: a variant of the sweep's base as written, or a ZeRO-3 variant with other ZeRO++
@@ -84,7 +88,15 @@ struct PlanChoice {
   std::string baseline;
   bool baseline_fits = false;
   double baseline_tokens_per_s = 0;
+  // The cost at the expected throughput times the goodput: time and cost of a run as a run would see them,
+  // interruptions, restarts and checkpoints paid; `ideal_cost` at the expected throughput alone (every hour
+  // training). The same when goodput is off.
   model::CostResult cost;
+  model::CostResult ideal_cost;
+  model::GoodputResult goodput;
+  double gpu_hours = 0, ideal_gpu_hours = 0;  // GPUs x time to train
+  // The time to train at the band's ends (with the goodput): train_tokens / (tokens/s high or low).
+  double time_to_train_s_low = 0, time_to_train_s_high = 0;
   // The band's ends (model/report/band.h): tokens/s x [low, high]; cost per token and time divided by them.
   double tokens_per_s_low = 0, tokens_per_s_high = 0;
   double usd_per_million_tokens_low = 0, usd_per_million_tokens_high = 0;

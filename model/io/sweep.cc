@@ -313,6 +313,16 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
     s.price_table_file = prices->table_file;
     cost->Finish();
   }
+  // [goodput] (model/spec/goodput.h): each key defaults to its published value.
+  if (std::optional<TableReader> g = root.OptionalTable("goodput")) {
+    model::GoodputOptions& o = s.goodput;
+    o.enabled = g->BoolOr("enabled", o.enabled);
+    o.interruptions_per_gpu_hour = g->NumberOr("interruptions_per_gpu_hour", o.interruptions_per_gpu_hour, 0, 1);
+    o.restart_s = g->QuantityOr("restart", Dimension::kTime, o.restart_s, false);
+    o.checkpoint_write_Bps_per_gpu =
+        g->QuantityOr("checkpoint_write_bandwidth", Dimension::kBandwidth, o.checkpoint_write_Bps_per_gpu, true);
+    g->Finish();
+  }
   root.Finish();
   if (!status.ok()) return status;
   return s;

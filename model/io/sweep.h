@@ -16,6 +16,7 @@
 
 #include "model/io/loaders.h"
 #include "model/spec/cost.h"
+#include "model/spec/goodput.h"
 
 namespace zerosim::io {
 
@@ -51,6 +52,9 @@ struct SweepSpec {
   model::PriceModel price;
   std::map<std::string, model::PriceModel> price_by_gpu;
   model::InputFile price_table_file;  // the price table [cost] `prices` names (empty path: none)
+  // [goodput] (model/spec/goodput.h): interruptions, restart and checkpoint writes, for plan's effective days and
+  // cost; the published defaults when the sweep has no [goodput].
+  model::GoodputOptions goodput;
   double train_tokens = 0;
   model::InputFile file;
   // For each point, its index in the unconstrained product: empty after ParseSweep, filled by

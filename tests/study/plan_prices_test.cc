@@ -65,9 +65,10 @@ TEST_F(PlanPricesTest, EachClusterIsPricedAtItsOwnGpusPublishedPrice) {
     EXPECT_NE(c.price_source.find("AWS"), std::string::npos) << c.price_source;
     EXPECT_EQ(c.gpus, c.nodes * 8);
     EXPECT_EQ(c.label, fmt::format("{} {}x8", c.gpu, c.nodes));
-    // The cost per token is this cluster's price over its own throughput.
-    const double expected_usd_per_mtok =
-        listed.at(c.gpu) * static_cast<double>(c.gpus) / 3600.0 / (c.best.tokens_per_s * c.best.band.center) * 1e6;
+    // The cost per token is this cluster's price over its own throughput (times its goodput: the hours that
+    // train).
+    const double expected_usd_per_mtok = listed.at(c.gpu) * static_cast<double>(c.gpus) / 3600.0 /
+                                         (c.best.tokens_per_s * c.best.band.center * c.goodput.goodput) * 1e6;
     EXPECT_NEAR(c.cost.usd_per_million_tokens / expected_usd_per_mtok, 1.0, 1e-9) << c.label;
   }
   // Ranked by cost per token and, in the same table, by days; both ranks over the same kept clusters.
