@@ -22,6 +22,7 @@
 #include "model/spec/feasibility.h"
 #include "study/plan_output.h"
 #include "study/plan_search.h"
+#include "study/plan_target.h"
 #include "study/sweep_grid.h"
 
 namespace zerosim::cli {
@@ -155,6 +156,17 @@ int PlanCommand(int argc, char** argv) {
       fmt::print(stderr, "zerosim plan: error: {}\n", st.message());
       return kExitFailed;
     }
+  }
+  if (plan->ranked.empty() && target_days > 0 && budget_usd <= 0 && !plan->choices.empty()) {
+    // A target nobody meets is still a question with an answer: per candidate the size that would meet it, or
+    // the days at the largest size searched (study/plan_target.h).
+    StatusOr<std::vector<study::TargetAnswer>> answers = study::SizesForTarget(*spec, *plan, plan_options);
+    if (!answers.ok()) {
+      fmt::print(stderr, "zerosim plan: error: {}\n", answers.status().message());
+      return kExitFailed;
+    }
+    if (!Print("plan", study::FormatTargetAnswers(*answers, target_days))) return kExitFailed;
+    return kExitOk;
   }
   if (plan->ranked.empty()) {
     // The table says "0 kept"; stderr says why, so that exit status 1 never comes without a message.

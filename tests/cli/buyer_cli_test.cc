@@ -75,5 +75,25 @@ sequence_parallel = true
   EXPECT_EQ(cells[6], "64") << r.out;
 }
 
+// Issue 38 item 3: a target no cluster of the sweep meets is answered (exit 0) with the size per candidate that
+// would meet it, or the days at the largest size searched; a GPU without a price is bad input (exit 2).
+TEST_F(BuyerCliTest, PlanAnswersATargetNobodyMeetsAndRefusesAnUnpricedGpu) {
+  Write("p.sweep.toml", "name = \"p\"\nbase = \"s.toml\"\ntrain_tokens = 1e15\n[axes]\nnodes = [2, 4]\n"
+                        "[cost]\ngpu_hour_usd = 2\n");
+  Result r = Run(PlanCommand, {"plan", Path("p.sweep.toml"), "--target-days", "1"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("no cluster of the sweep trains within 1 days; per candidate, the smallest size"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("G x8: "), std::string::npos) << r.out;
+
+  Write("prices.toml", "[gpu.\"H100-SXM5-80GB\"]\ngpu_hour_usd = 3\ngpu_hour_source = \"a quote, 2026\"\n");
+  Write("q.sweep.toml", "name = \"q\"\nbase = \"s.toml\"\n[axes]\nnodes = [2]\n[cost]\nprices = \"prices.toml\"\n");
+  r = Run(PlanCommand, {"plan", Path("q.sweep.toml")});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("GPU \"G\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("q.sweep.toml:"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace zerosim::cli
