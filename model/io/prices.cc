@@ -71,8 +71,7 @@ StatusOr<PriceTable> LoadPriceTable(const FileSource& fs, const std::string& pat
 }
 
 StatusOr<SweepPrices> ReadSweepPrices(const FileSource& fs, const std::string& path, TableReader* cost,
-                                      const toml::table& raw, const std::vector<PricedGpu>& gpus) {
-  Status status;
+                                      const toml::table& raw, const std::vector<PricedGpu>& gpus, Status* status) {
   SweepPrices out;
   model::PriceModel& p = out.common;
   // The table of published prices, if any (relative to the sweep file).
@@ -122,7 +121,7 @@ StatusOr<SweepPrices> ReadSweepPrices(const FileSource& fs, const std::string& p
       if (cost->Has(key)) cost->Fail(key, fmt::format("{} prices an owned cluster: set basis = \"own\"", key));
     }
   }
-  if (!status.ok()) return status;
+  if (!status->ok()) return *status;
   if (own) {
     // The price tables are keyed by bandwidth ("400Gbps").
     for (const char* name : {"nic_usd", "switch_port_usd"}) {

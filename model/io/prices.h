@@ -57,8 +57,9 @@ struct SweepPrices {
 };
 
 // Reads the sweep file's [cost] table `cost` (`raw`: the same table as TOML, for the tables keyed by
-// bandwidth or GPU name) from sweep file `path`, and resolves a price for every GPU of `gpus`.
+// bandwidth or GPU name; `status`: the Status `cost` records its errors in) from sweep file `path`, and resolves
+// a price for every GPU of `gpus`.
 StatusOr<SweepPrices> ReadSweepPrices(const FileSource& fs, const std::string& path, TableReader* cost,
-                                      const toml::table& raw, const std::vector<PricedGpu>& gpus);
+                                      const toml::table& raw, const std::vector<PricedGpu>& gpus, Status* status);
 
 }  // namespace zerosim::io

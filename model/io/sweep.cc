@@ -306,7 +306,7 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
     std::vector<PricedGpu> gpus{{s.base.cluster.gpu.name, s.base.topology_file.path}};
     for (const auto& [t, cal] : s.topologies) gpus.push_back({t.cluster.gpu.name, t.file.path});
     const toml::table* raw = doc->table.get_as<toml::table>("cost");
-    StatusOr<SweepPrices> prices = ReadSweepPrices(fs, path, &*cost, *raw, gpus);
+    StatusOr<SweepPrices> prices = ReadSweepPrices(fs, path, &*cost, *raw, gpus, &status);
     if (!prices.ok()) return prices.status();
     s.price = prices->common;
     s.price_by_gpu = std::move(prices->by_gpu);
