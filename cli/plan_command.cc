@@ -36,6 +36,7 @@ int PlanCommand(int argc, char** argv) {
   bool search_batch = false;
   bool search_layout = false, tp_comm_overlap = false;
   bool no_goodput = false;
+  bool quiet = false;
   int64_t global_batch = kNoGlobalBatch;
   std::string jsonl;
   po::options_description opts(
@@ -44,7 +45,10 @@ int PlanCommand(int argc, char** argv) {
       "ZeRO++ setting itself) with the best setting for each among every variant of the sweep (and each\n"
       "ZeRO-3 variant with every ZeRO++ setting), under the HBM limit, with each cluster's band and the\n"
       "clusters whose bands overlap, and prints the Pareto front of throughput against cost per token. The\n"
-      "sweep needs [cost]; `train_tokens` gives the time and cost of a training run.\n\noptions");
+      "sweep needs [cost] (a price per GPU-hour or capital expense, for every GPU or per GPU kind from a price\n"
+      "table: `prices = \"prices/gpu_prices.toml\"`); `train_tokens` gives the days, GPU-hours and cost of a\n"
+      "run, with goodput (interruptions, restarts, checkpoints; [goodput]) beside the ideal days. When no\n"
+      "cluster meets --target-days, plan gives per candidate the smallest size that would (docs/sweeps.md).\n\noptions");
   opts.add_options()("help,h", "print this help")("budget-usd",
                                                   po::value<double>(&budget_usd)->value_name("X"),
                                                   "keep clusters that train within X USD; rank by time")(
@@ -65,6 +69,7 @@ int PlanCommand(int argc, char** argv) {
       "global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
       "with --search-batch: the target global batch in sequences per optimizer step (sets the "
       "accumulation; a setting that cannot train exactly N is not a candidate)")(
+      "quiet,q", po::bool_switch(&quiet), "no progress display on stderr (shown for a plan running over a second)")(
       "no-goodput", po::bool_switch(&no_goodput),
       "days, GPU-hours and cost as if every hour trained: no interruptions, restarts or checkpoints (by default "
       "they carry the sweep's [goodput], or the Llama 3 paper's rates; model/spec/goodput.h)")(
@@ -144,6 +149,7 @@ int PlanCommand(int argc, char** argv) {
   plan_options.search_layout = search_layout;
   plan_options.tp_comm_overlap = tp_comm_overlap;
   plan_options.goodput = !no_goodput;
+  plan_options.progress = !quiet;
   plan_options.global_batch = global_batch == kNoGlobalBatch ? 0 : global_batch;
   StatusOr<study::Plan> plan = study::PlanSweep(*spec, plan_options);
   if (!plan.ok()) {

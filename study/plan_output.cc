@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "model/report/evaluate.h"
 #include "model/spec/strategy.h"
 #include "study/json_line.h"
 #include "study/number_text.h"
@@ -14,6 +15,15 @@ namespace {
 
 // Days with one decimal, "-" for none.
 std::string Days(double s) { return s <= 0 ? "-" : fmt::format("{:.1f}", s / 86400); }
+
+// Model TFLOP/s per GPU of the headline (the MFU's numerator: (6 N + 12 l h s) FLOPs per token, no recompute; PaLM,
+// Chowdhery et al. 2022 app. B; model/report/evaluate.h ModelFlopsPerToken), where TFLOPs counts what the GPUs
+// execute (recompute included, Megatron's count).
+double ModelTflopsPerGpu(const PlanChoice& c) {
+  return c.gpus > 0 ? model::ModelFlopsPerToken(c.best.model) * c.best.tokens_per_s * c.best.band.center /
+                          static_cast<double>(c.gpus) / 1e12
+                    : 0;
+}
 
 // Ascending ranks as runs: {2, 3, 4, 7} -> "2-4,7"; "-" for none.
 std::string RankRuns(const std::vector<int>& ranks) {
@@ -44,10 +54,10 @@ class PlanTable {
 
   std::string Header() const {
     return fmt::format(
-        "{:>4} {:>5}  {:<{}} {:>6} {:>9}  {:<{}} {:>7} {:>11} {:<21} {:>9} {:>8} {:<15} {:>7} {:<13} {:>7} {:>7} "
-        "{:>8} {:>11}  {}\n",
+        "{:>4} {:>5}  {:<{}} {:>6} {:>9}  {:<{}} {:>7} {:>6} {:>8} {:>11} {:<21} {:>9} {:>8} {:<15} {:>7} {:<15} "
+        "{:>7} {:>7} {:>8} {:>11}  {}\n",
         "rank", "days#", "cluster", cluster_width_, "GPUs", "USD/GPU-h", "best setting", setting_width_, "TFLOPs",
-        "tokens/s", " band", ("vs " + baseline_).substr(0, 9), "USD/Mtok", " band", "days", " band", "ideal",
+        "MFU", "model TF", "tokens/s", " band", ("vs " + baseline_).substr(0, 9), "USD/Mtok", " band", "days", " band", "ideal",
         "goodput", "M GPU-h", "train USD", "band overlaps");
   }
 
@@ -65,12 +75,13 @@ class PlanTable {
     const std::string days_band =
         timed ? fmt::format("[{:.1f}-{:.1f}]", c.time_to_train_s_low / 86400, c.time_to_train_s_high / 86400) : "";
     return fmt::format(
-        "{:>4} {:>5}  {:<{}} {:>6} {:>9.2f}  {:<{}} {:>7.1f} {:>11} {:<21} {:>9} {:>8.3f} {:<15} {:>7} {:<13} {:>7} "
-        "{:>7} {:>8} {:>11}  {}\n",
+        "{:>4} {:>5}  {:<{}} {:>6} {:>9.2f}  {:<{}} {:>7.1f} {:>6} {:>8.1f} {:>11} {:<21} {:>9} {:>8.3f} {:<15} {:>7} "
+        "{:<15} {:>7} {:>7} {:>8} {:>11}  {}\n",
         rank > 0 ? std::to_string(rank) : "-", days_rank > 0 ? std::to_string(days_rank) : "-",
         c.label.substr(0, cluster_width_), cluster_width_, GroupedNumber(static_cast<double>(c.gpus)),
         c.usd_per_gpu_hour, c.best.name.substr(0, setting_width_), setting_width_,
-        c.best.tflops_per_gpu * c.best.band.center, GroupedNumber(c.best.tokens_per_s * c.best.band.center),
+        c.best.tflops_per_gpu * c.best.band.center, fmt::format("{:.1f}%", 100 * c.best.mfu * c.best.band.center),
+        ModelTflopsPerGpu(c), GroupedNumber(c.best.tokens_per_s * c.best.band.center),
         tokens_band, gain, c.cost.usd_per_million_tokens, cost_band, Days(c.cost.time_to_train_s), days_band,
         Days(c.ideal_cost.time_to_train_s), fmt::format("{:.1f}%", 100 * c.goodput.goodput),
         timed ? fmt::format("{:.2f}", c.gpu_hours / 1e6) : "-",
@@ -127,7 +138,10 @@ std::string FormatPlan(const io::SweepSpec& spec, const Plan& plan, const PlanOp
       "where the band\nexcludes it); band: where the validation group's published runs lay out of sample (5th-95th "
       "percentile of\npublished / simulated, model/report/band.h); band overlaps: the ranks whose {} band "
       "intersects this one's:\nthe ranking between them is not resolved. vs {}: the sweep's first variant "
-      "as written ('-': it does not fit). days#: the rank by time to train (fastest first).\n",
+      "as written ('-': it does not fit). days#: the rank by time to train (fastest first).\nTFLOPs: what the GPUs "
+      "execute per second (recompute included); model TF: the model's (6 N + 12 l h s) FLOPs per token x tokens/s "
+      "per GPU\n(PaLM's count, no recompute); MFU: model TF over the GPU's dense peak in the GEMMs' format (the FP8 "
+      "peak with fp8_gemms).\n",
       by, plan.choices.empty() ? std::string() : plan.choices.front().baseline);
   out += PriceLegend(plan, all);
   const model::GoodputOptions& g = spec.goodput;
@@ -165,6 +179,8 @@ std::string PlanJsonl(const Plan& plan) {
     line.Add("tensor", c.best.layout.tensor).Add("sequence_parallel", c.best.layout.sequence_parallel);
     line.Add("pipeline", c.best.layout.pipeline).Add("virtual_stages", c.best.layout.virtual_stages);
     line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
+    line.Add("mfu", c.best.mfu).Add("expected_mfu", c.best.mfu * c.best.band.center);
+    line.Add("expected_model_tflops_per_gpu", ModelTflopsPerGpu(c));
     // The headline (model/report/band.h): the model's value times the band's centre, inside the band.
     line.Add("expected_tflops_per_gpu", c.best.tflops_per_gpu * c.best.band.center)
         .Add("expected_tokens_per_s", c.best.tokens_per_s * c.best.band.center);

@@ -38,6 +38,8 @@ struct PlanOptions {
   // false: every hour trains (the ideal figures); true: days, GPU-hours and cost carry the sweep's goodput
   // (io::SweepSpec::goodput, model/spec/goodput.h) unless the sweep switches it off.
   bool goodput = true;
+  // Progress on stderr (study/progress.h) for a plan that runs longer than a second.
+  bool progress = false;
 };
 
 // A setting plan tries: a variant of the sweep's base as written, or a ZeRO-3 variant with other ZeRO++

@@ -60,6 +60,7 @@ StatusOr<std::vector<PlanChoice>> PlanAt(const io::SweepSpec& spec, const Axes& 
   StatusOr<io::SweepSpec> s = Narrowed(spec, axes, sizes);
   if (!s.ok()) return s.status();
   PlanOptions all = o;
+  all.progress = false;  // each narrowed plan is one of many
   all.target_days = 0;
   all.budget_usd = 0;
   StatusOr<Plan> p = PlanSweep(*s, all);
