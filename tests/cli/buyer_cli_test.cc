@@ -95,5 +95,36 @@ TEST_F(BuyerCliTest, PlanAnswersATargetNobodyMeetsAndRefusesAnUnpricedGpu) {
   EXPECT_NE(r.err.find("q.sweep.toml:"), std::string::npos) << r.err;
 }
 
+// Issue 38 item 5: `compare TOPO_A TOPO_B --scenario S` runs S on as many nodes as S's `nodes` (it ran on the
+// topologies' whole clusters), prints each side's cluster size, and bytes in GB: a 2-node scenario on 4-node
+// topologies is 16 GPUs, with S's own numbers on its own topology.
+TEST_F(BuyerCliTest, CompareRunsTheScenarioOnItsOwnNodeCount) {
+  std::string two_nodes = testing::kScenario;
+  two_nodes.insert(two_nodes.find("model ="), "nodes = 2\n");
+  Write("s2.toml", two_nodes);
+  std::string other = testing::kTopology;
+  other.replace(other.find("count = 2"), 9, "count = 4");
+  other.replace(other.find("test cluster"), 12, "other cluster");
+  Write("t2.toml", other);
+  Result r = Run(CompareCommand, {"compare", Path("t.toml"), Path("t2.toml"), "--scenario", Path("s2.toml")});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("cluster test cluster, 2 of its nodes: 2 nodes x 8 GPUs = 16 GPUs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cluster other cluster, 2 of its nodes: 2 nodes x 8 GPUs = 16 GPUs"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("32 GPUs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("memory_per_gpu_bytes                            GiB"), std::string::npos) << r.out;
+  // A's numbers are S's: its tokens/s as `run` gives them.
+  const Result rows =
+      Run(CompareCommand, {"compare", Path("t.toml"), Path("t2.toml"), "--scenario", Path("s2.toml"), "--format", "jsonl"});
+  const Result run = Run(RunCommand, {"run", Path("s2.toml"), "--format", "jsonl"});
+  ASSERT_EQ(rows.rc, 0) << rows.err;
+  ASSERT_EQ(run.rc, 0) << run.err;
+  const std::string key = "\"tokens_per_s\":";
+  const size_t at = run.out.find(key);
+  ASSERT_NE(at, std::string::npos) << run.out;
+  const std::string value = run.out.substr(at + key.size(), run.out.find_first_of(",}", at) - at - key.size());
+  EXPECT_NE(rows.out.find("\"field\":\"tokens_per_s\",\"unit\":\"1/s\",\"a\":" + value + ","), std::string::npos)
+      << value << "\n" << rows.out.substr(0, 2000);
+}
+
 }  // namespace
 }  // namespace zerosim::cli
