@@ -9,11 +9,12 @@
 #include "model/io/prices.h"
 #include "model/io/table_reader.h"
 #include "model/spec/feasibility.h"
+#include "model/spec/strategy.h"
 
 namespace zerosim::io {
 namespace {
 
-enum class Kind { kFile, kInt, kBandwidth, kNumber, kBool, kCount };
+enum class Kind { kFile, kInt, kBandwidth, kNumber, kBool, kCount, kLauncher };
 
 // An axis: its kind, the range its values must lie in (the same as the loaders' for that key:
 // topology_loader.cc, zero_keys.cc, model/spec/feasibility.h, so that an axis accepts exactly the values a
@@ -106,6 +107,15 @@ const std::map<std::string, AxisRule>& AxisRules() {
        {Kind::kInt, 1, static_cast<double>(model::kMaxGradientAccumulation),
         EachVariant(
             [](const AxisValue& v, Variant* var) { var->zero.gradient_accumulation_steps = Int(v); })}},
+      // [runtime] launcher (zero_keys.cc: the same names), with the hardware queue count it implies unless the
+      // scenario states cuda_device_max_connections (ApplyRuntime).
+      {"launcher", {Kind::kLauncher, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+                      const auto l = static_cast<model::Launcher>(Int(v));
+                      var->zero.runtime.launcher = l;
+                      if (!var->zero.runtime.cuda_device_max_connections_stated) {
+                        var->zero.runtime.cuda_device_max_connections = model::LauncherHardwareQueues(l);
+                      }
+                    })}},
       // [runtime] memory_reserve's range (zero_keys.cc).
       {"memory_reserve", {Kind::kNumber, 0, 0.49, EachVariant([](const AxisValue& v, Variant* var) {
                             var->zero.runtime.memory_reserve = v.number;
@@ -156,6 +166,14 @@ std::string ParseValue(const toml::node& n, const AxisRule& rule, AxisValue* v) 
       }
       v->text = fmt::format("{:g}", v->number);
       return "";
+    case Kind::kLauncher: {
+      if (!n.is_string()) return fmt::format("expected a launcher name (modelled: {})", model::LauncherNames());
+      v->text = n.as_string()->get();
+      const std::optional<model::Launcher> l = model::ParseLauncher(v->text);
+      if (!l) return fmt::format("unknown launcher \"{}\" (modelled: {})", v->text, model::LauncherNames());
+      v->number = static_cast<double>(static_cast<int>(*l));
+      return "";
+    }
     case Kind::kBool:
       if (!n.is_boolean()) return "expected true or false";
       v->boolean = n.as_boolean()->get();

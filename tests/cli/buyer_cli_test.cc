@@ -126,5 +126,43 @@ TEST_F(BuyerCliTest, CompareRunsTheScenarioOnItsOwnNodeCount) {
       << value << "\n" << rows.out.substr(0, 2000);
 }
 
+// Issue 38 item 7, rough edges: the launcher can be set with --set (the same names as [runtime] launcher, with the
+// hardware queues it implies); --set nodes takes the range the scenario's `nodes` key takes; the help texts name
+// what the commands do today.
+TEST_F(BuyerCliTest, SetTakesTheLauncherAndTheNodesRangeOfTheFileKey) {
+  Result r = Run(RunCommand, {"run", Path("s.toml"), "--set", "launcher=megatron-deepspeed", "--format", "jsonl"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("\"launcher\":\"megatron-deepspeed\",\"launcher_origin\":\"stated\""), std::string::npos)
+      << r.out.substr(0, 3000);
+  EXPECT_NE(r.out.find("\"cuda_device_max_connections\":1,"), std::string::npos) << r.out.substr(0, 3000);
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "launcher=slurm"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("unknown launcher \"slurm\""), std::string::npos) << r.err;
+
+  // t.toml has 4 nodes: the file key refuses 8, and so does --set.
+  std::string eight = testing::kScenario;
+  eight.insert(eight.find("model ="), "nodes = 8\n");
+  Write("s8.toml", eight);
+  const Result file = Run(RunCommand, {"run", Path("s8.toml")});
+  EXPECT_EQ(file.rc, 2);
+  EXPECT_NE(file.err.find("8 nodes: more than the 4 nodes"), std::string::npos) << file.err;
+  r = Run(RunCommand, {"run", Path("s.toml"), "--set", "nodes=8"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("8 nodes: more than the 4 nodes"), std::string::npos) << r.err;
+}
+
+TEST_F(BuyerCliTest, HelpTextsNameWhatTheCommandsDo) {
+  Result r = Run(RunCommand, {"run", "--help"});
+  EXPECT_NE(r.out.find("ZeRO-1/2/3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FSDP"), std::string::npos) << r.out;
+  r = Run(PlanCommand, {"plan", "--help"});
+  EXPECT_NE(r.out.find("--no-goodput"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--quiet"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("smallest size"), std::string::npos) << r.out;
+  r = Run(FitCommand, {"fit", "--help"});
+  EXPECT_NE(r.out.find("up to six"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("three"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace zerosim::cli
