@@ -17,17 +17,19 @@ namespace {
 using zerosim::cli::Command;
 
 const Command kCommands[] = {
-    {"run", "evaluate a scenario: ZeRO-3 vs ZeRO++ throughput, exposed communication, volumes, memory",
+    {"run", "evaluate a scenario's variants (ZeRO-1/2/3, ZeRO++, FSDP, MiCS, TP, PP): throughput, exposed "
+            "communication, volumes, memory",
      zerosim::cli::RunCommand},
     {"validate", "compare scenarios with published numbers ([[expect]] tables); the regression gate",
      zerosim::cli::ValidateCommand},
     {"sweep", "evaluate a sweep of cluster and ZeRO configurations (JSONL, parallel, sharded, resumable)",
      zerosim::cli::SweepCommand},
-    {"plan", "rank cluster configurations with their best ZeRO setting; the cost/throughput Pareto front",
+    {"plan", "rank clusters (GPU kind, size, price) with their best setting and layout by cost and days; the "
+             "size that meets a deadline",
      zerosim::cli::PlanCommand},
     {"compare", "two scenarios or two clusters side by side: each metric, the difference and its causes",
      zerosim::cli::CompareCommand},
-    {"fit", "fit at most three calibration parameters to the published expectations (Eigen least squares)",
+    {"fit", "fit at most six calibration parameters to the published expectations (Eigen least squares)",
      zerosim::cli::FitCommand},
     {"calibrate", "measure the quantization kernels and compute on this GPU; write a calibration file",
      zerosim::cli::CalibrateCommand},
@@ -37,7 +39,8 @@ const Command kCommands[] = {
 
 std::string Usage() {
   std::string out = fmt::format(
-      "ZeroSim {}: performance model and simulator of ZeRO-3 vs ZeRO++ training communication.\n\n"
+      "ZeroSim {}: performance model and simulator of sharded data-parallel LLM training (ZeRO-1/2/3, ZeRO++, FSDP,\n"
+      "MiCS, with tensor and pipeline parallelism) on configurable clusters, with cost and time to train.\n\n"
       "usage: zerosim <command> [options]\n\ncommands:\n",
       zerosim::Version());
   for (const Command& c : kCommands) out += fmt::format("  {:<10} {}\n", c.name, c.summary);

@@ -22,6 +22,7 @@
 #include "model/spec/feasibility.h"
 #include "study/plan_output.h"
 #include "study/plan_search.h"
+#include "study/plan_target.h"
 #include "study/sweep_grid.h"
 
 namespace zerosim::cli {
@@ -34,6 +35,8 @@ int PlanCommand(int argc, char** argv) {
   int top = 20;
   bool search_batch = false;
   bool search_layout = false, tp_comm_overlap = false;
+  bool no_goodput = false;
+  bool quiet = false;
   int64_t global_batch = kNoGlobalBatch;
   std::string jsonl;
   po::options_description opts(
@@ -42,7 +45,10 @@ int PlanCommand(int argc, char** argv) {
       "ZeRO++ setting itself) with the best setting for each among every variant of the sweep (and each\n"
       "ZeRO-3 variant with every ZeRO++ setting), under the HBM limit, with each cluster's band and the\n"
       "clusters whose bands overlap, and prints the Pareto front of throughput against cost per token. The\n"
-      "sweep needs [cost]; `train_tokens` gives the time and cost of a training run.\n\noptions");
+      "sweep needs [cost] (a price per GPU-hour or capital expense, for every GPU or per GPU kind from a price\n"
+      "table: `prices = \"prices/gpu_prices.toml\"`); `train_tokens` gives the days, GPU-hours and cost of a\n"
+      "run, with goodput (interruptions, restarts, checkpoints; [goodput]) beside the ideal days. When no\n"
+      "cluster meets --target-days, plan gives per candidate the smallest size that would (docs/sweeps.md).\n\noptions");
   opts.add_options()("help,h", "print this help")("budget-usd",
                                                   po::value<double>(&budget_usd)->value_name("X"),
                                                   "keep clusters that train within X USD; rank by time")(
@@ -63,6 +69,10 @@ int PlanCommand(int argc, char** argv) {
       "global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
       "with --search-batch: the target global batch in sequences per optimizer step (sets the "
       "accumulation; a setting that cannot train exactly N is not a candidate)")(
+      "quiet,q", po::bool_switch(&quiet), "no progress display on stderr (shown for a plan running over a second)")(
+      "no-goodput", po::bool_switch(&no_goodput),
+      "days, GPU-hours and cost as if every hour trained: no interruptions, restarts or checkpoints (by default "
+      "they carry the sweep's [goodput], or the Llama 3 paper's rates; model/spec/goodput.h)")(
       "jsonl", po::value<std::string>(&jsonl)->value_name("FILE"),
       "also write every cluster that can train the model as one JSON line (its axes, best setting, "
       "throughput, cost, rank and whether it is on the Pareto front; docs/sweeps.md), for plots");
@@ -138,6 +148,8 @@ int PlanCommand(int argc, char** argv) {
   plan_options.search_batch = search_batch;
   plan_options.search_layout = search_layout;
   plan_options.tp_comm_overlap = tp_comm_overlap;
+  plan_options.goodput = !no_goodput;
+  plan_options.progress = !quiet;
   plan_options.global_batch = global_batch == kNoGlobalBatch ? 0 : global_batch;
   StatusOr<study::Plan> plan = study::PlanSweep(*spec, plan_options);
   if (!plan.ok()) {
@@ -150,6 +162,17 @@ int PlanCommand(int argc, char** argv) {
       fmt::print(stderr, "zerosim plan: error: {}\n", st.message());
       return kExitFailed;
     }
+  }
+  if (plan->ranked.empty() && target_days > 0 && budget_usd <= 0 && !plan->choices.empty()) {
+    // A target nobody meets is still a question with an answer: per candidate the size that would meet it, or
+    // the days at the largest size searched (study/plan_target.h).
+    StatusOr<std::vector<study::TargetAnswer>> answers = study::SizesForTarget(*spec, *plan, plan_options);
+    if (!answers.ok()) {
+      fmt::print(stderr, "zerosim plan: error: {}\n", answers.status().message());
+      return kExitFailed;
+    }
+    if (!Print("plan", study::FormatTargetAnswers(*answers, target_days))) return kExitFailed;
+    return kExitOk;
   }
   if (plan->ranked.empty()) {
     // The table says "0 kept"; stderr says why, so that exit status 1 never comes without a message.

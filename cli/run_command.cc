@@ -115,8 +115,10 @@ std::string SearchBatches(io::Scenario* s, int64_t global_batch, std::string* un
                        r.largest_micro_batch, r.memory.total_bytes / kGiB,
                        r.next_total_bytes > 0 ? fmt::format("{:.1f}", r.next_total_bytes / kGiB) : "-",
                        v.zero.train_micro_batch_size_per_gpu, v.zero.gradient_accumulation_steps,
+                       // Sequences per step: micro-batch x accumulation x the data-parallel ranks (GPUs / (t p)),
+                       // as the search counts them (model/report/batch_search.h).
                        static_cast<int64_t>(v.zero.train_micro_batch_size_per_gpu) *
-                           v.zero.gradient_accumulation_steps * s->cluster.total_gpus(),
+                           v.zero.gradient_accumulation_steps * v.parallel.data_parallel(s->cluster.total_gpus()),
                        r.reason);
   }
   return out + "\n";
@@ -128,7 +130,8 @@ int RunCommand(int argc, char** argv) {
   RunArgs a;
   po::options_description opts(
       "usage: zerosim run [scenario.toml] [options]\n\n"
-      "Evaluates every variant of a scenario (ZeRO-3, ZeRO++ and any mix of qwZ/hpZ/qgZ) and prints a table:\n"
+      "Evaluates every variant of a scenario (ZeRO-1/2/3, ZeRO++ and any mix of qwZ/hpZ/qgZ, MiCS, FSDP and FSDP2,\n"
+      "each with its tensor and pipeline layout) and prints a table:\n"
       "iteration time, TFLOPs per GPU, tokens/s, exposed communication, bytes per link tier and phase, memory\n"
       "per GPU with feasibility. With no scenario, runs the embedded default (the ZeRO++ paper's 18B model\n"
       "on 384 V100 with 1 x 100 Gbps per node). Scenario format: docs/inputs.md; JSON: docs/report.md.\n\n"

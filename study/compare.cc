@@ -13,6 +13,8 @@
 #include "model/io/report_fields.h"
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
+#include "model/units.h"
+#include "study/number_text.h"
 #include "study/scenario_runner.h"
 #include "study/sweep_grid.h"
 
@@ -208,9 +210,42 @@ io::FieldValue Difference(const FieldPair& p) {
 
 std::string Label(const VariantComparison& v) { return fmt::format("{} ({})", v.name, v.engine); }
 
+// A headline field in the units a reader reads (issue 38 item 5: compare printed raw bytes): bytes in GB (memory
+// per GPU in GiB, as `run` prints it), bytes per second in GB/s, tokens per second as grouped whole numbers; the
+// rows (JSON lines, CSV) keep SI.
+struct HumanUnit {
+  const char* unit;
+  double divisor;
+  bool grouped;
+};
+HumanUnit Human(const io::ReportField& f) {
+  const std::string unit = f.unit, name = f.name;
+  if (unit == "B") {
+    return name.find("memory") != std::string::npos || name.find("hbm") != std::string::npos
+               ? HumanUnit{"GiB", kGiB, false}
+               : HumanUnit{"GB", kGB, false};
+  }
+  if (unit == "B/s") return {"GB/s", kGB, false};
+  if (unit == "1/s") return {"1/s", 1, true};
+  return {f.unit, 1, false};
+}
+
+std::string HumanText(const io::FieldValue& v, const HumanUnit& h) {
+  const std::optional<double> x = Number(v);
+  if (!x) return io::FieldText(v);
+  if (h.grouped) return GroupedNumber(*x);
+  return io::FieldText(*x / h.divisor);
+}
+
+// "name: N nodes x G GPUs = P GPUs" of a report's cluster.
+std::string ClusterSize(const model::Report& r) {
+  return fmt::format("{}: {} nodes x {} GPUs = {} GPUs", r.cluster.name, r.cluster.nodes, r.cluster.gpus_per_node,
+                     GroupedNumber(static_cast<double>(r.cluster.total_gpus())));
+}
+
 std::string Table(const Comparison& c) {
-  std::string out =
-      fmt::format("A: {} ({})\nB: {} ({})\n", c.a_label, c.a.scenario_name, c.b_label, c.b.scenario_name);
+  std::string out = fmt::format("A: {} ({})\n   cluster {}\nB: {} ({})\n   cluster {}\n", c.a_label, c.a.scenario_name,
+                                ClusterSize(c.a), c.b_label, c.b.scenario_name, ClusterSize(c.b));
   auto inputs = [&](const std::vector<InputDifference>& d, const char* title) {
     if (d.empty()) return;
     out += fmt::format("\n{} (A -> B):\n", title);
@@ -227,8 +262,9 @@ std::string Table(const Comparison& c) {
       if (!p.field->headline) continue;
       const std::optional<double> a = Number(p.a), b = Number(p.b);
       const std::string ratio = a && b && *a != 0 ? fmt::format("{:.3f}", *b / *a) : "";
-      out += fmt::format("  {:<42} {:>8} {:>14} {:>14} {:>14} {:>8}\n", p.field->name, p.field->unit,
-                         io::FieldText(p.a), io::FieldText(p.b), io::FieldText(Difference(p)), ratio);
+      const HumanUnit h = Human(*p.field);
+      out += fmt::format("  {:<42} {:>8} {:>14} {:>14} {:>14} {:>8}\n", p.field->name, h.unit, HumanText(p.a, h),
+                         HumanText(p.b, h), HumanText(Difference(p), h), ratio);
     }
     // A side that does not fit has no numbers ("-" above): its reason instead.
     for (const auto& [side, report, index] :
@@ -350,10 +386,20 @@ StatusOr<io::Scenario> LoadComparedScenario(const std::string& path, const std::
       return Status::Error(fmt::format("{} is neither a scenario ({}) nor a topology ({})", path,
                                        s.status().message(), t.status().message()));
     }
-    // The base runs on the named topology: it is checked there (ApplySettings), not on its own.
+    // The base runs on the named topology: it is checked there (ApplySettings), not on its own. A base that
+    // runs on part of its topology's cluster (its `nodes` key) runs on as many nodes of this one (issue 38 item
+    // 5: compare ran it on the topologies' whole clusters).
     StatusOr<io::Scenario> b = LoadScenarioOrDefault(base, {.check_configuration = false});
     if (!b.ok()) return b.status();
-    s = ApplySettings(fs, *b, {"topology=" + path});
+    const bool part = !b->topology_cluster_name.empty() && b->cluster.name != b->topology_cluster_name;
+    std::vector<std::string> on{"topology=" + path};
+    if (part) on.push_back(fmt::format("nodes={}", b->cluster.nodes));
+    s = ApplySettings(fs, *b, on);
+    if (!s.ok() && part) {
+      return Status::Error(fmt::format("--scenario {} runs on {} nodes (its `nodes`); on {}: {}", base,
+                                       b->cluster.nodes, path, s.status().message()));
+    }
+    if (s.ok() && part) s.value().cluster.name = io::PartClusterName(t->cluster.name, b->cluster.nodes);
     if (!s.ok() && base.empty()) {
       // Say which scenario it was: the user named two clusters and no scenario.
       return Status::Error(fmt::format(
@@ -362,7 +408,7 @@ StatusOr<io::Scenario> LoadComparedScenario(const std::string& path, const std::
           b->name, path, s.status().message()));
     }
     if (!s.ok()) return s.status();
-    s.value().name = fmt::format("{} on {}", b->name, t->cluster.name);
+    s.value().name = fmt::format("{} on {}", b->name, s.value().cluster.name);
   }
   if (!settings.empty()) s = ApplySettings(fs, *s, settings);
   return s;

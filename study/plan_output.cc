@@ -1,9 +1,11 @@
 #include "study/plan_output.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "model/report/evaluate.h"
 #include "model/spec/strategy.h"
 #include "study/json_line.h"
 #include "study/number_text.h"
@@ -11,10 +13,16 @@
 namespace zerosim::study {
 namespace {
 
-std::string Duration(double s) {
-  if (s <= 0) return "-";
-  if (s >= 86400) return fmt::format("{:.1f} d", s / 86400);
-  return fmt::format("{:.1f} h", s / 3600);
+// Days with one decimal, "-" for none.
+std::string Days(double s) { return s <= 0 ? "-" : fmt::format("{:.1f}", s / 86400); }
+
+// Model TFLOP/s per GPU of the headline (the MFU's numerator: (6 N + 12 l h s) FLOPs per token, no recompute; PaLM,
+// Chowdhery et al. 2022 app. B; model/report/evaluate.h ModelFlopsPerToken), where TFLOPs counts what the GPUs
+// execute (recompute included, Megatron's count).
+double ModelTflopsPerGpu(const PlanChoice& c) {
+  return c.gpus > 0 ? model::ModelFlopsPerToken(c.best.model) * c.best.tokens_per_s * c.best.band.center /
+                          static_cast<double>(c.gpus) / 1e12
+                    : 0;
 }
 
 // Ascending ranks as runs: {2, 3, 4, 7} -> "2-4,7"; "-" for none.
@@ -36,7 +44,7 @@ class PlanTable {
  public:
   PlanTable(const Plan& plan, const std::vector<size_t>& printed) : plan_(plan) {
     for (size_t i : printed) {
-      cluster_width_ = std::max(cluster_width_, plan.choices[i].cluster.size());
+      cluster_width_ = std::max(cluster_width_, plan.choices[i].label.size());
       setting_width_ = std::max(setting_width_, plan.choices[i].best.name.size());
     }
     cluster_width_ = std::min<size_t>(cluster_width_, 58);
@@ -45,29 +53,40 @@ class PlanTable {
   }
 
   std::string Header() const {
-    return fmt::format("{:>4}  {:<{}} {:<{}} {:>7} {:>11} {:<21} {:>9} {:>8} {:<15} {:>8} {:>11}  {}\n", "rank",
-                       "cluster", cluster_width_, "best setting", setting_width_, "TFLOPs", "tokens/s", " band",
-                       ("vs " + baseline_).substr(0, 9), "USD/Mtok", " band", "train", "train USD",
-                       "band overlaps");
+    return fmt::format(
+        "{:>4} {:>5}  {:<{}} {:>6} {:>9}  {:<{}} {:>7} {:>6} {:>8} {:>11} {:<21} {:>9} {:>8} {:<15} {:>7} {:<15} "
+        "{:>7} {:>7} {:>8} {:>11}  {}\n",
+        "rank", "days#", "cluster", cluster_width_, "GPUs", "USD/GPU-h", "best setting", setting_width_, "TFLOPs",
+        "MFU", "model TF", "tokens/s", " band", ("vs " + baseline_).substr(0, 9), "USD/Mtok", " band", "days", " band", "ideal",
+        "goodput", "M GPU-h", "train USD", "band overlaps");
   }
 
   std::string Row(size_t i) const {
     const PlanChoice& c = plan_.choices[i];
     const int rank = plan_.rank_of[i];
+    const int days_rank = plan_.days_rank_of[i];
     const std::string gain =
         c.baseline_fits ? fmt::format("{:.2f}x", c.best.tokens_per_s / c.baseline_tokens_per_s) : "-";
     const std::string tokens_band =
         fmt::format("[{}-{}]", GroupedNumber(c.tokens_per_s_low), GroupedNumber(c.tokens_per_s_high));
     const std::string cost_band =
         fmt::format("[{:.3f}-{:.3f}]", c.usd_per_million_tokens_low, c.usd_per_million_tokens_high);
-    return fmt::format("{:>4}  {:<{}} {:<{}} {:>7.1f} {:>11} {:<21} {:>9} {:>8.3f} {:<15} {:>8} {:>11}  {}\n",
-                       rank > 0 ? std::to_string(rank) : "-", c.cluster.substr(0, cluster_width_),
-                       cluster_width_, c.best.name.substr(0, setting_width_), setting_width_,
-                       c.best.tflops_per_gpu * c.best.band.center,
-                       GroupedNumber(c.best.tokens_per_s * c.best.band.center), tokens_band, gain,
-                       c.cost.usd_per_million_tokens, cost_band, Duration(c.cost.time_to_train_s),
-                       c.cost.cost_to_train_usd > 0 ? GroupedNumber(c.cost.cost_to_train_usd) : "-",
-                       rank > 0 ? RankRuns(plan_.overlaps[i]) : "-");
+    const bool timed = c.cost.time_to_train_s > 0;
+    const std::string days_band =
+        timed ? fmt::format("[{:.1f}-{:.1f}]", c.time_to_train_s_low / 86400, c.time_to_train_s_high / 86400) : "";
+    return fmt::format(
+        "{:>4} {:>5}  {:<{}} {:>6} {:>9.2f}  {:<{}} {:>7.1f} {:>6} {:>8.1f} {:>11} {:<21} {:>9} {:>8.3f} {:<15} {:>7} "
+        "{:<15} {:>7} {:>7} {:>8} {:>11}  {}\n",
+        rank > 0 ? std::to_string(rank) : "-", days_rank > 0 ? std::to_string(days_rank) : "-",
+        c.label.substr(0, cluster_width_), cluster_width_, GroupedNumber(static_cast<double>(c.gpus)),
+        c.usd_per_gpu_hour, c.best.name.substr(0, setting_width_), setting_width_,
+        c.best.tflops_per_gpu * c.best.band.center, fmt::format("{:.1f}%", 100 * c.best.mfu * c.best.band.center),
+        ModelTflopsPerGpu(c), GroupedNumber(c.best.tokens_per_s * c.best.band.center),
+        tokens_band, gain, c.cost.usd_per_million_tokens, cost_band, Days(c.cost.time_to_train_s), days_band,
+        Days(c.ideal_cost.time_to_train_s), fmt::format("{:.1f}%", 100 * c.goodput.goodput),
+        timed ? fmt::format("{:.2f}", c.gpu_hours / 1e6) : "-",
+        c.cost.cost_to_train_usd > 0 ? GroupedNumber(c.cost.cost_to_train_usd) : "-",
+        rank > 0 ? RankRuns(plan_.overlaps[i]) : "-");
   }
 
  private:
@@ -76,6 +95,22 @@ class PlanTable {
   size_t setting_width_ = 12;  // "best setting"
   std::string baseline_;
 };
+
+// One line per GPU kind among `rows`: its price and where the price comes from.
+std::string PriceLegend(const Plan& plan, const std::vector<size_t>& rows) {
+  std::map<std::string, std::string> seen;
+  for (size_t i : rows) {
+    const PlanChoice& c = plan.choices[i];
+    const std::string from = c.price_source.empty() ? "" : " (" + c.price_source + ")";
+    seen.emplace(c.gpu, c.rented ? fmt::format("{:.2f} USD per GPU-hour{}", c.usd_per_gpu_hour, from)
+                                 : fmt::format("owned, {} USD per GPU{}, amortised with its share of NICs, switch "
+                                               "ports and power (USD/GPU-h)",
+                                               GroupedNumber(c.capex_per_gpu_usd), from));
+  }
+  std::string out = "\nprices:\n";
+  for (const auto& [gpu, price] : seen) out += fmt::format("  {}: {}\n", gpu, price);
+  return out;
+}
 
 }  // namespace
 
@@ -103,8 +138,21 @@ std::string FormatPlan(const io::SweepSpec& spec, const Plan& plan, const PlanOp
       "where the band\nexcludes it); band: where the validation group's published runs lay out of sample (5th-95th "
       "percentile of\npublished / simulated, model/report/band.h); band overlaps: the ranks whose {} band "
       "intersects this one's:\nthe ranking between them is not resolved. vs {}: the sweep's first variant "
-      "as written ('-': it does not fit).\n",
+      "as written ('-': it does not fit). days#: the rank by time to train (fastest first).\nTFLOPs: what the GPUs "
+      "execute per second (recompute included); model TF: the model's (6 N + 12 l h s) FLOPs per token x tokens/s "
+      "per GPU\n(PaLM's count, no recompute); MFU: model TF over the GPU's dense peak in the GEMMs' format (the FP8 "
+      "peak with fp8_gemms).\n",
       by, plan.choices.empty() ? std::string() : plan.choices.front().baseline);
+  out += PriceLegend(plan, all);
+  const model::GoodputOptions& g = spec.goodput;
+  out += !(g.enabled && o.goodput)
+             ? "\ngoodput off: days, GPU-hours and cost as if every hour trained (the ideal figures)\n"
+             : fmt::format(
+                   "\ndays, M GPU-hours and train USD with goodput, the share of the time that trains "
+                   "(model/spec/goodput.h): {:.3g}\ninterruptions per GPU-hour, a restart of {:g} min, "
+                   "checkpoints at Young's interval written at {:g} MB/s per GPU;\nideal: every hour training "
+                   "(--no-goodput, or [goodput] enabled = false in the sweep, prints only these)\n",
+                   g.interruptions_per_gpu_hour, g.restart_s / 60, g.checkpoint_write_Bps_per_gpu / 1e6);
 
   out += "\nPareto front (no other configuration is both faster and cheaper per token), cheapest first:\n";
   out += table.Header();
@@ -123,11 +171,16 @@ std::string PlanJsonl(const Plan& plan) {
     JsonLine axes;
     for (const auto& [k, v] : c.axes) axes.Add(k, v);
     JsonLine line;
-    line.Add("point", c.point).Add("axes", axes).Add("cluster", c.cluster).Add("best_setting", c.best.name);
+    line.Add("point", c.point).Add("axes", axes).Add("cluster", c.cluster).Add("label", c.label);
+    line.Add("gpu", c.gpu).Add("nodes", c.nodes).Add("gpus", static_cast<size_t>(c.gpus));
+    line.Add("usd_per_gpu_hour", c.usd_per_gpu_hour).Add("price_source", c.price_source);
+    line.Add("best_setting", c.best.name);
     line.Add("strategy", std::string_view(model::StrategyName(c.best.zero.strategy)));
     line.Add("tensor", c.best.layout.tensor).Add("sequence_parallel", c.best.layout.sequence_parallel);
     line.Add("pipeline", c.best.layout.pipeline).Add("virtual_stages", c.best.layout.virtual_stages);
     line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
+    line.Add("mfu", c.best.mfu).Add("expected_mfu", c.best.mfu * c.best.band.center);
+    line.Add("expected_model_tflops_per_gpu", ModelTflopsPerGpu(c));
     // The headline (model/report/band.h): the model's value times the band's centre, inside the band.
     line.Add("expected_tflops_per_gpu", c.best.tflops_per_gpu * c.best.band.center)
         .Add("expected_tokens_per_s", c.best.tokens_per_s * c.best.band.center);
@@ -158,9 +211,17 @@ std::string PlanJsonl(const Plan& plan) {
     line.Add("usd_per_million_tokens_low", c.usd_per_million_tokens_low);
     line.Add("usd_per_million_tokens_high", c.usd_per_million_tokens_high);
     line.Add("time_to_train_s", c.cost.time_to_train_s).Add("cost_to_train_usd", c.cost.cost_to_train_usd);
+    line.Add("time_to_train_s_low", c.time_to_train_s_low).Add("time_to_train_s_high", c.time_to_train_s_high);
+    line.Add("gpu_hours", c.gpu_hours);
+    // Goodput (model/spec/goodput.h): the ideal figures beside the ones above, and the terms of the goodput.
+    line.Add("goodput", c.goodput.goodput).Add("ideal_time_to_train_s", c.ideal_cost.time_to_train_s);
+    line.Add("ideal_cost_to_train_usd", c.ideal_cost.cost_to_train_usd).Add("ideal_gpu_hours", c.ideal_gpu_hours);
+    line.Add("checkpoint_bytes", c.goodput.checkpoint_bytes).Add("checkpoint_write_s", c.goodput.checkpoint_write_s);
+    line.Add("checkpoint_interval_s", c.goodput.checkpoint_interval_s);
+    line.Add("mean_time_between_interruptions_s", c.goodput.mean_time_between_interruptions_s);
     std::string overlaps = "[";
     for (int r : plan.overlaps[i]) overlaps += fmt::format("{}{}", overlaps.size() > 1 ? "," : "", r);
-    line.Add("rank", plan.rank_of[i]).Raw("overlaps", overlaps + "]");
+    line.Add("rank", plan.rank_of[i]).Add("days_rank", plan.days_rank_of[i]).Raw("overlaps", overlaps + "]");
     line.Add("pareto", static_cast<bool>(on_front[i]));
     text += line.str() + "\n";
   }

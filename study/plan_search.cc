@@ -12,6 +12,7 @@
 #include "model/spec/feasibility.h"
 #include "study/bands.h"
 #include "study/pareto.h"
+#include "study/progress.h"
 #include "study/sweep_grid.h"
 
 namespace zerosim::study {
@@ -127,7 +128,9 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
   // One cache keyed on the whole model, ZeRO config and cluster shape (model::ScheduleCache): a setting
   // differs from another in any field, micro-batch and bucket sizes included, never only in a label.
   model::ScheduleCache schedules;
+  Progress progress(PointCount(spec), o.progress, "plan", "clusters", /*delay_s=*/1.0);
   for (size_t i = 0; i < PointCount(spec); ++i) {
+    progress.Update(i);
     const SweepPoint p = MakePoint(spec, i);
     if (!p.infeasible.empty() || p.variants.empty()) {
       ++plan.infeasible;
@@ -137,6 +140,13 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     c.point = i;
     for (const auto& [k, v] : p.axes) c.cluster += fmt::format("{}{}={}", c.cluster.empty() ? "" : " ", k, v);
     c.axes = p.axes;
+    c.gpu = p.cluster.gpu.name;
+    c.nodes = p.cluster.nodes;
+    c.gpus = p.cluster.total_gpus();
+    c.label = fmt::format("{} {}x{}", c.gpu, p.cluster.nodes, p.cluster.gpus_per_node);
+    for (const auto& [k, v] : p.axes) {
+      if (k != "topology" && k != "nodes" && k != "gpus_per_node") c.label += fmt::format(" {}={}", k, v);
+    }
     c.baseline = p.variants.front().name;
     bool found = false;
     const std::vector<PlanSetting> settings =
@@ -169,30 +179,55 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
       v.zero = settings[k].zero;
       v.parallel = settings[k].layout;
       const model::ModelSpec& m = v.model;
-      if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) continue;
-      // The (micro-batch, accumulation) pairs to run: as written, or the batch search's; a pipeline with a
-      // target global batch also at halves of its micro-batch, whose twice as many micro-batches per
-      // iteration halve the bubble (Narayanan et al. 2021 sec. 3.4), while each half is faster than the one
-      // before and the bubble it halves is more than kHalvedBubbleWorthIt of the iteration.
+      const int written_micro = v.zero.train_micro_batch_size_per_gpu;
+      const int written_steps = v.zero.gradient_accumulation_steps;
+      // The training run a layout must train: --global-batch, else the sequences per step of the variant as
+      // written on data parallelism alone (micro-batch x accumulation x every GPU), so that a tensor- or
+      // pipeline-parallel layout trains the same run with t p times the accumulation (its data-parallel ranks
+      // are P / (t p)): the accumulation is searched, never a filter (issue 38 item 4: interleaving was dropped
+      // when the written accumulation was not a multiple of p).
+      const bool model_parallel = !v.parallel.data_parallel_only();
+      const int64_t target =
+          o.global_batch > 0 ? o.global_batch
+          : model_parallel   ? static_cast<int64_t>(written_micro) * written_steps * p.cluster.total_gpus()
+                             : 0;
+      const int64_t d = v.parallel.data_parallel(p.cluster.total_gpus());
+      // The layout's accumulation at the written micro-batch (it may change with --search-batch below).
+      if (target > 0 && model_parallel && target % (static_cast<int64_t>(written_micro) * d) == 0) {
+        const int64_t steps = target / (static_cast<int64_t>(written_micro) * d);
+        if (steps <= model::kMaxGradientAccumulation) v.zero.gradient_accumulation_steps = static_cast<int>(steps);
+      }
+      if (!io::ValidateVariant(spec.base, v, p.cluster, p.calibration).empty()) {
+        // Only the accumulation may stand in the way of an interleaved layout: the batch search finds one that
+        // is a multiple of p.
+        io::Variant multiple = v;
+        multiple.zero.gradient_accumulation_steps =
+            (v.zero.gradient_accumulation_steps + v.parallel.pipeline - 1) / v.parallel.pipeline * v.parallel.pipeline;
+        if (!o.search_batch || !io::ValidateVariant(spec.base, multiple, p.cluster, p.calibration).empty()) continue;
+      }
+      // The (micro-batch, accumulation) pairs to run: as written (with the layout's accumulation), or the batch
+      // search's; a pipeline also at halves of its micro-batch, whose twice as many micro-batches per iteration
+      // halve the bubble (Narayanan et al. 2021 sec. 3.4), while each half is faster than the one before and the
+      // bubble it halves is more than kHalvedBubbleWorthIt of the iteration.
       std::vector<std::pair<int, int>> batches{
           {v.zero.train_micro_batch_size_per_gpu, v.zero.gradient_accumulation_steps}};
       if (o.search_batch) {
-        const model::BatchSearchResult batch =
-            model::SearchBatch(m, v.zero, p.cluster, o.global_batch, v.parallel);
+        const model::BatchSearchResult batch = model::SearchBatch(m, v.zero, p.cluster, target, v.parallel);
         if (!batch.fits) continue;  // not even one sequence per GPU fits
         // A target global batch is the training run asked about: a setting that cannot reach it (more
         // data-parallel ranks than sequences, or no micro-batch x accumulation that makes it) trains another
         // run.
-        if (o.global_batch > 0 && batch.global_batch != o.global_batch) continue;
+        if (target > 0 && batch.global_batch != target) continue;
         batches = {{batch.micro_batch, batch.gradient_accumulation_steps}};
-        if (v.parallel.pipeline > 1 && o.global_batch > 0) {
-          const int64_t d = v.parallel.data_parallel(p.cluster.total_gpus());
-          for (int b = batch.micro_batch / 2; b >= 1; b /= 2) {
-            if (o.global_batch % (b * d) != 0) continue;
-            const int64_t steps = o.global_batch / (b * d);
-            if (steps > model::kMaxGradientAccumulation) break;
-            batches.emplace_back(b, static_cast<int>(steps));
-          }
+      } else if (target > 0 && model_parallel && batches[0].first * d * batches[0].second != target) {
+        continue;  // the written micro-batch cannot make the run's batch on this layout
+      }
+      if (v.parallel.pipeline > 1 && target > 0) {
+        for (int b = batches[0].first / 2; b >= 1; b /= 2) {
+          if (target % (b * d) != 0) continue;
+          const int64_t steps = target / (b * d);
+          if (steps > model::kMaxGradientAccumulation) break;
+          batches.emplace_back(b, static_cast<int>(steps));
         }
       }
       double last_tokens_per_s = 0;
@@ -201,8 +236,9 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
         run.zero.train_micro_batch_size_per_gpu = micro;
         run.zero.gradient_accumulation_steps = steps;
         std::string name = settings[k].name;
-        if (o.search_batch) {
-          if (!io::ValidateVariant(spec.base, run, p.cluster, p.calibration).empty()) continue;
+        if (!io::ValidateVariant(spec.base, run, p.cluster, p.calibration).empty()) continue;
+        // The batch in the name whenever it is not the one written (searched, or the layout's accumulation).
+        if (o.search_batch || micro != written_micro || steps != written_steps) {
           name += fmt::format(" b{}x{}", micro, steps);
         }
         model::VariantReport r = model::EvaluateAnalyticVariant(name, m, run.zero, p.cluster, p.calibration,
@@ -233,7 +269,29 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     }
     if (Status st = AttachBand(io::ShippedBands(), p.calibration, p.cluster.gpu.name, &c.best); !st.ok()) return st;
     // Cost and time from the headline, the calibrated expectation (model/report/band.h), inside its band.
-    c.cost = model::EstimateCost(p.cluster, spec.price, c.best.tokens_per_s * c.best.band.center, spec.train_tokens);
+    const model::PriceModel& price = io::PriceOf(spec, p.cluster);
+    // Goodput (model/spec/goodput.h): the share of the wall-clock time that trains on this many GPUs, with this
+    // model's checkpoint; the run's time and cost at the expected throughput times it.
+    model::GoodputOptions goodput = spec.goodput;
+    goodput.enabled = goodput.enabled && o.goodput;
+    c.goodput = model::EstimateGoodput(c.best.model, c.best.zero.precision, c.gpus, goodput);
+    if (c.goodput.goodput <= 0) {  // checkpoints and restarts outlast the time between interruptions
+      ++plan.infeasible;
+      continue;
+    }
+    const double expected_tokens_per_s = c.best.tokens_per_s * c.best.band.center;
+    c.ideal_cost = model::EstimateCost(p.cluster, price, expected_tokens_per_s, spec.train_tokens);
+    c.cost = model::EstimateCost(p.cluster, price, expected_tokens_per_s * c.goodput.goodput, spec.train_tokens);
+    c.gpu_hours = c.cost.time_to_train_s / 3600.0 * static_cast<double>(c.gpus);
+    c.ideal_gpu_hours = c.ideal_cost.time_to_train_s / 3600.0 * static_cast<double>(c.gpus);
+    if (spec.train_tokens > 0 && c.goodput.goodput > 0) {
+      c.time_to_train_s_low = spec.train_tokens / (c.best.tokens_per_s * c.best.band.high * c.goodput.goodput);
+      c.time_to_train_s_high = spec.train_tokens / (c.best.tokens_per_s * c.best.band.low * c.goodput.goodput);
+    }
+    c.usd_per_gpu_hour = c.gpus > 0 ? c.cost.usd_per_hour / static_cast<double>(c.gpus) : 0;
+    c.price_source = price.source;
+    c.rented = price.rented();
+    c.capex_per_gpu_usd = price.capex_per_gpu_usd;
     c.tokens_per_s_low = c.best.tokens_per_s * c.best.band.low;
     c.tokens_per_s_high = c.best.tokens_per_s * c.best.band.high;
     // The band's ends from the model's own cost (the headline's times the centre): [model / high, model / low].
@@ -255,6 +313,7 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     plan.choices.push_back(std::move(c));
   }
 
+  progress.Update(PointCount(spec), /*final=*/true);
   const std::vector<PlanChoice>& choices = plan.choices;
   for (size_t i = 0; i < choices.size(); ++i) {
     if (o.budget_usd > 0 && choices[i].cost.cost_to_train_usd > o.budget_usd) continue;
@@ -268,6 +327,14 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
   });
   plan.rank_of.assign(choices.size(), 0);
   for (size_t r = 0; r < plan.ranked.size(); ++r) plan.rank_of[plan.ranked[r]] = static_cast<int>(r) + 1;
+  std::vector<size_t> by_days = plan.ranked;
+  std::stable_sort(by_days.begin(), by_days.end(), [&](size_t a, size_t b) {
+    // Fastest first: the time to train is the tokens over the cluster's expected tokens/s.
+    return choices[a].best.tokens_per_s * choices[a].best.band.center >
+           choices[b].best.tokens_per_s * choices[b].best.band.center;
+  });
+  plan.days_rank_of.assign(choices.size(), 0);
+  for (size_t r = 0; r < by_days.size(); ++r) plan.days_rank_of[by_days[r]] = static_cast<int>(r) + 1;
   plan.overlaps.assign(choices.size(), {});
   for (size_t r = 0; r < plan.ranked.size(); ++r) {
     const PlanChoice& a = choices[plan.ranked[r]];

@@ -17,6 +17,7 @@
 #include "model/io/sweep.h"
 #include "model/report/report.h"
 #include "model/spec/cost.h"
+#include "model/spec/goodput.h"
 #include "model/spec/zero_config.h"
 #include "model/status.h"
 
@@ -34,6 +35,11 @@ struct PlanOptions {
   // (ParallelLayout::tp_comm_overlap: the user's stack is Megatron-Core with TransformerEngine's userbuffers, or
   // torchtitan with async TP).
   bool tp_comm_overlap = false;
+  // false: every hour trains (the ideal figures); true: days, GPU-hours and cost carry the sweep's goodput
+  // (io::SweepSpec::goodput, model/spec/goodput.h) unless the sweep switches it off.
+  bool goodput = true;
+  // Progress on stderr (study/progress.h) for a plan that runs longer than a second.
+  bool progress = false;
 };
 
 // A setting plan tries: a variant of the sweep's base as written, or a ZeRO-3 variant with other ZeRO++
@@ -59,6 +65,17 @@ struct PlanLayoutBest {
 struct PlanChoice {
   size_t point = 0;
   std::string cluster;                                    // axis values, "key=value key=value"
+  // What the cluster is, for a reader: its GPU, nodes x GPUs per node, and the axes other than `topology` and
+  // `nodes` ("H100-SXM5-80GB 16x8", "H200-SXM-141GB 32x8 nic.count=4"); its size and its price per GPU-hour
+  // (the cost's usd_per_hour / GPUs: the rent, or the owned cluster's amortisation and power) with its source.
+  std::string label;
+  std::string gpu;
+  int nodes = 0;
+  int64_t gpus = 0;
+  double usd_per_gpu_hour = 0;
+  std::string price_source;
+  bool rented = true;            // rent (a price per GPU-hour) or own (capital expense and power)
+  double capex_per_gpu_usd = 0;  // own: the GPU's capital expense
   std::vector<std::pair<std::string, std::string>> axes;  // the same, key by key
   model::VariantReport best;  // named as its setting, with its band
   // The second-fastest setting that fits (its name, strategy and layout in `runner_up`; none: the best is the
@@ -73,7 +90,15 @@ struct PlanChoice {
   std::string baseline;
   bool baseline_fits = false;
   double baseline_tokens_per_s = 0;
+  // The cost at the expected throughput times the goodput: time and cost of a run as a run would see them,
+  // interruptions, restarts and checkpoints paid; `ideal_cost` at the expected throughput alone (every hour
+  // training). The same when goodput is off.
   model::CostResult cost;
+  model::CostResult ideal_cost;
+  model::GoodputResult goodput;
+  double gpu_hours = 0, ideal_gpu_hours = 0;  // GPUs x time to train
+  // The time to train at the band's ends (with the goodput): train_tokens / (tokens/s high or low).
+  double time_to_train_s_low = 0, time_to_train_s_high = 0;
   // The band's ends (model/report/band.h): tokens/s x [low, high]; cost per token and time divided by them.
   double tokens_per_s_low = 0, tokens_per_s_high = 0;
   double usd_per_million_tokens_low = 0, usd_per_million_tokens_high = 0;
@@ -85,6 +110,9 @@ struct Plan {
   std::vector<size_t> ranked;       // indices into `choices`: those kept by the budget or target, best first
   std::vector<int> front;           // indices into `choices`: the Pareto front, cheapest first
   std::vector<int> rank_of;         // per choice: its 1-based position in `ranked`, 0 when filtered out
+  // Per choice: its 1-based position among the kept ones by time to train (fastest first), 0 when filtered out,
+  // so that one table ranks by cost and by days.
+  std::vector<int> days_rank_of;
   // Per choice: the ranks (1-based, ascending) of the other ranked choices whose band of the ranking's
   // quantity intersects its own (cost per token; with a budget, throughput), so that the ranking between them
   // is not resolved; empty for a choice filtered out.

@@ -8,12 +8,17 @@
 
 namespace zerosim::study {
 
-Progress::Progress(size_t total, bool enabled) : total_(total), enabled_(enabled), tty_(isatty(2) != 0) {}
+Progress::Progress(size_t total, bool enabled, const char* what, const char* unit, double delay_s)
+    : total_(total), enabled_(enabled), what_(what), unit_(unit), delay_s_(delay_s), tty_(isatty(2) != 0) {}
 
 void Progress::Update(size_t done, bool final) {
   if (!enabled_) return;
   const double now = Seconds();
+  // Within the delay, nothing; a final update only ends what was printed.
+  if (now < delay_s_ && !printed_) return;
+  if (final && !printed_ && delay_s_ > 0) return;
   if (!final && now - last_ < (tty_ ? 0.1 : 5.0)) return;
+  printed_ = true;
   last_ = now;
   const double rate = now > 0 ? static_cast<double>(done) / now : 0;
   const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
@@ -21,13 +26,13 @@ void Progress::Update(size_t done, bool final) {
   if (tty_) {
     const int width = 30;
     const int filled = static_cast<int>(frac * width);
-    fmt::print(stderr, "\r[{}{}] {:3.0f}% {}/{} points, {:.0f}/s, ETA {:.0f}s   ",
-               std::string(static_cast<size_t>(filled), '='),
-               std::string(static_cast<size_t>(width - filled), ' '), 100 * frac, done, total_, rate, eta);
+    fmt::print(stderr, "\r[{}{}] {:3.0f}% {}/{} {}, {:.{}f}/s, ETA {:.0f}s   ",
+               std::string(static_cast<size_t>(filled), '='), std::string(static_cast<size_t>(width - filled), ' '),
+               100 * frac, done, total_, unit_, rate, rate < 10 ? 1 : 0, eta);
     if (final) fmt::print(stderr, "\n");
   } else {
-    fmt::print(stderr, "sweep: {}/{} points ({:.0f}%), {:.0f} points/s, ETA {:.0f}s\n", done, total_,
-               100 * frac, rate, eta);
+    fmt::print(stderr, "{}: {}/{} {} ({:.0f}%), {:.{}f} {}/s, ETA {:.0f}s\n", what_, done, total_, unit_, 100 * frac,
+               rate, rate < 10 ? 1 : 0, unit_, eta);
   }
 }
 

@@ -54,10 +54,13 @@ Status ExpandSweep(io::SweepSpec* sp) {
   }
 
   // Owned clusters need a price for every NIC bandwidth they use.
-  if (s.has_price && !s.price.rented()) {
+  if (s.has_price) {
     for (size_t i = 0; i < s.product_index.size(); ++i) {
-      const double bw = MakePoint(s, i).cluster.nic.bandwidth_Bps;
-      for (const auto* table : {&s.price.nic_usd_by_Bps, &s.price.switch_port_usd_by_Bps}) {
+      const model::ClusterSpec c = MakePoint(s, i).cluster;
+      const model::PriceModel& price = io::PriceOf(s, c);  // the point's GPU's prices (model/io/prices.h)
+      if (price.rented()) continue;
+      const double bw = c.nic.bandwidth_Bps;
+      for (const auto* table : {&price.nic_usd_by_Bps, &price.switch_port_usd_by_Bps}) {
         if (table->count(bw) == 0) {
           return Status::Error(
               fmt::format("{}: [cost] has no NIC or switch-port price for {:g} Gbps NICs (add e.g. "

@@ -26,6 +26,8 @@ std::string SweepFingerprint(const io::SweepSpec& spec, const SweepOptions& o) {
   for (const auto& [topology, calibration] : spec.topologies) key += "|" + topology.file.hash;
   for (const model::InputFile& f : spec.topology_calibration_files) key += "|" + f.hash;
   for (const io::ModelFile& m : spec.models) key += "|" + m.file.hash;
+  // The price table's prices are the rows' cost (left out without one, so that older sweeps keep their hash).
+  if (!spec.price_table_file.path.empty()) key += "|prices|" + spec.price_table_file.hash;
   key += o.sim ? fmt::format("|sim|{}|{}", sim::FidelityName(o.sim_options.fidelity),
                              sim::ReductionName(o.sim_options.reduction))
                : "|analytic";

@@ -61,7 +61,7 @@ std::string PointRows(const io::SweepSpec& spec, const SweepPoint& p,
     if (model::Ran(r) && spec.has_price) {
       // From the headline, the calibrated expectation (model/report/band.h), as plan's.
       const model::CostResult cost =
-          model::EstimateCost(c, spec.price, r.tokens_per_s * r.band.center, spec.train_tokens);
+          model::EstimateCost(c, io::PriceOf(spec, c), r.tokens_per_s * r.band.center, spec.train_tokens);
       j.Add("cost", JsonLine()
                         .Add("capex_usd", cost.capex_usd)
                         .Add("usd_per_hour", cost.usd_per_hour)
@@ -146,7 +146,7 @@ std::string PointRowsCsv(const io::SweepSpec& spec, const SweepPoint& p,
     if (spec.has_price) {
       const bool ran = model::Ran(r);
       model::CostResult cost;
-      if (ran) cost = model::EstimateCost(p.cluster, spec.price, r.tokens_per_s * r.band.center, spec.train_tokens);
+      if (ran) cost = model::EstimateCost(p.cluster, io::PriceOf(spec, p.cluster), r.tokens_per_s * r.band.center, spec.train_tokens);
       const double values[] = {cost.capex_usd,    cost.usd_per_hour,    cost.usd_per_million_tokens,
                                spec.train_tokens, cost.time_to_train_s, cost.cost_to_train_usd};
       for (double v : values) line.Add(ran ? io::FieldValue(v) : io::FieldValue());

@@ -6,13 +6,15 @@
 
 #include <fmt/format.h>
 
+#include "model/io/prices.h"
 #include "model/io/table_reader.h"
 #include "model/spec/feasibility.h"
+#include "model/spec/strategy.h"
 
 namespace zerosim::io {
 namespace {
 
-enum class Kind { kFile, kInt, kBandwidth, kPower, kNumber, kBool, kCount };
+enum class Kind { kFile, kInt, kBandwidth, kPower, kNumber, kBool, kCount, kLauncher };
 
 // An axis: its kind, the range its values must lie in (the same as the loaders' for that key:
 // topology_loader.cc, zero_keys.cc, model/spec/feasibility.h, so that an axis accepts exactly the values a
@@ -109,6 +111,15 @@ const std::map<std::string, AxisRule>& AxisRules() {
        {Kind::kInt, 1, static_cast<double>(model::kMaxGradientAccumulation),
         EachVariant(
             [](const AxisValue& v, Variant* var) { var->zero.gradient_accumulation_steps = Int(v); })}},
+      // [runtime] launcher (zero_keys.cc: the same names), with the hardware queue count it implies unless the
+      // scenario states cuda_device_max_connections (ApplyRuntime).
+      {"launcher", {Kind::kLauncher, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+                      const auto l = static_cast<model::Launcher>(Int(v));
+                      var->zero.runtime.launcher = l;
+                      if (!var->zero.runtime.cuda_device_max_connections_stated) {
+                        var->zero.runtime.cuda_device_max_connections = model::LauncherHardwareQueues(l);
+                      }
+                    })}},
       // [runtime] memory_reserve's range (zero_keys.cc).
       {"memory_reserve", {Kind::kNumber, 0, 0.49, EachVariant([](const AxisValue& v, Variant* var) {
                             var->zero.runtime.memory_reserve = v.number;
@@ -168,6 +179,14 @@ std::string ParseValue(const toml::node& n, const AxisRule& rule, AxisValue* v) 
       }
       v->text = fmt::format("{:g}", v->number);
       return "";
+    case Kind::kLauncher: {
+      if (!n.is_string()) return fmt::format("expected a launcher name (modelled: {})", model::LauncherNames());
+      v->text = n.as_string()->get();
+      const std::optional<model::Launcher> l = model::ParseLauncher(v->text);
+      if (!l) return fmt::format("unknown launcher \"{}\" (modelled: {})", v->text, model::LauncherNames());
+      v->number = static_cast<double>(static_cast<int>(*l));
+      return "";
+    }
     case Kind::kBool:
       if (!n.is_boolean()) return "expected true or false";
       v->boolean = n.as_boolean()->get();
@@ -213,28 +232,12 @@ StatusOr<AxisValue> ReadAxisValue(const FileSource& fs, const std::string& file,
   return v;
 }
 
-void ReadPrices(TableReader* cost, SweepSpec* s, Status* status) {
-  model::PriceModel& p = s->price;
-  p.gpu_hour_usd = cost->NumberOr("gpu_hour_usd", 0, 0, 1e9);
-  const bool owned = cost->Has("capex_per_gpu_usd");
-  if ((p.gpu_hour_usd > 0) == owned && status->ok()) {
-    cost->Fail(owned ? "capex_per_gpu_usd" : "gpu_hour_usd",
-               "give either gpu_hour_usd (rent) or capex_per_gpu_usd with its amortization (own), not both");
-  }
-  if (!owned) return;
-  p.capex_per_gpu_usd = cost->NumberOr("capex_per_gpu_usd", 0, 0, 1e12);
-  p.amortization_s = cost->Quantity("amortization", Dimension::kTime, true);
-  p.power_per_gpu_w = cost->NumberOr("power_per_gpu_w", 0, 0, 1e6);
-  p.pue = cost->NumberOr("pue", 1, 1, 10);
-  p.energy_usd_per_kwh = cost->NumberOr("energy_usd_per_kwh", 0, 0, 1e3);
-  // The price tables are keyed by bandwidth ("400Gbps"); LoadSweep reads them from the raw TOML.
-  for (const char* table : {"nic_usd", "switch_port_usd"}) {
-    cost->MarkKnown(table);
-    if (!cost->Has(table)) cost->Fail(table, fmt::format("missing [cost.{}] (prices by NIC bandwidth)", table));
-  }
-}
-
 }  // namespace
+
+const model::PriceModel& PriceOf(const SweepSpec& s, const model::ClusterSpec& c) {
+  const auto it = s.price_by_gpu.find(c.gpu.name);
+  return it == s.price_by_gpu.end() ? s.price : it->second;
+}
 
 AxisTarget AxisTargetOf(const std::string& key) {
   const auto rule = AxisRules().find(key);
@@ -327,33 +330,29 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
     c->Finish();
   }
 
-  // [cost]
+  // [cost] (model/io/prices.h): a price for the GPU of every cluster the sweep can make (the base's and each
+  // topology axis value's).
   if (std::optional<TableReader> cost = root.OptionalTable("cost")) {
     s.has_price = true;
-    ReadPrices(&*cost, &s, &status);
+    std::vector<PricedGpu> gpus{{s.base.cluster.gpu.name, s.base.topology_file.path}};
+    for (const auto& [t, cal] : s.topologies) gpus.push_back({t.cluster.gpu.name, t.file.path});
     const toml::table* raw = doc->table.get_as<toml::table>("cost");
-    for (const char* table : {"nic_usd", "switch_port_usd"}) {
-      const toml::table* t = raw != nullptr ? raw->get_as<toml::table>(table) : nullptr;
-      if (t == nullptr || s.price.rented()) continue;
-      auto& target = std::string(table) == "nic_usd" ? s.price.nic_usd_by_Bps : s.price.switch_port_usd_by_Bps;
-      for (const auto& [k, node] : *t) {
-        StatusOr<double> bw = ParseQuantity(k.str(), Dimension::kBandwidth);
-        if (!bw.ok()) {
-          return Status::Error(fmt::format("{}: [cost.{}] {}: the key must be a bandwidth: {}", Where(path, node), table,
-                                           k.str(), bw.status().message()));
-        }
-        const double usd =
-            !node.is_number()  ? -1
-            : node.is_integer() ? static_cast<double>(node.as_integer()->get())
-                                : node.as_floating_point()->get();
-        if (!(usd >= 0 && usd <= 1e12)) {
-          return Status::Error(fmt::format("{}: [cost.{}] {}: expected a price in USD between 0 and 1e12",
-                                           Where(path, node), table, k.str()));
-        }
-        target[*bw] = usd;
-      }
-    }
+    StatusOr<SweepPrices> prices = ReadSweepPrices(fs, path, &*cost, *raw, gpus, &status);
+    if (!prices.ok()) return prices.status();
+    s.price = prices->common;
+    s.price_by_gpu = std::move(prices->by_gpu);
+    s.price_table_file = prices->table_file;
     cost->Finish();
+  }
+  // [goodput] (model/spec/goodput.h): each key defaults to its published value.
+  if (std::optional<TableReader> g = root.OptionalTable("goodput")) {
+    model::GoodputOptions& o = s.goodput;
+    o.enabled = g->BoolOr("enabled", o.enabled);
+    o.interruptions_per_gpu_hour = g->NumberOr("interruptions_per_gpu_hour", o.interruptions_per_gpu_hour, 0, 1);
+    o.restart_s = g->QuantityOr("restart", Dimension::kTime, o.restart_s, false);
+    o.checkpoint_write_Bps_per_gpu =
+        g->QuantityOr("checkpoint_write_bandwidth", Dimension::kBandwidth, o.checkpoint_write_Bps_per_gpu, true);
+    g->Finish();
   }
   root.Finish();
   if (!status.ok()) return status;

@@ -9,12 +9,14 @@
 // fabric.oversubscription), alphabetical within each group.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "model/io/loaders.h"
 #include "model/spec/cost.h"
+#include "model/spec/goodput.h"
 
 namespace zerosim::io {
 
@@ -45,7 +47,14 @@ struct SweepSpec {
   int min_total_gpus = 0;
   int max_total_gpus = 0;
   bool has_price = false;
+  // [cost] (model/io/prices.h): what every GPU shares (basis, amortization, PUE, NIC and port prices), and the
+  // resolved price of each GPU the sweep's clusters use, by [gpu] name (PriceOf picks a cluster's).
   model::PriceModel price;
+  std::map<std::string, model::PriceModel> price_by_gpu;
+  model::InputFile price_table_file;  // the price table [cost] `prices` names (empty path: none)
+  // [goodput] (model/spec/goodput.h): interruptions, restart and checkpoint writes, for plan's effective days and
+  // cost; the published defaults when the sweep has no [goodput].
+  model::GoodputOptions goodput;
   double train_tokens = 0;
   model::InputFile file;
   // For each point, its index in the unconstrained product: empty after ParseSweep, filled by
@@ -55,6 +64,9 @@ struct SweepSpec {
 
 // A sweep's axes may span at most this many points (its point index takes 8 bytes a point).
 inline constexpr size_t kMaxSweepPoints = 10000000;
+
+// The prices of cluster `c` of sweep `s`: its GPU's (price_by_gpu), else the sweep's common ones.
+const model::PriceModel& PriceOf(const SweepSpec& s, const model::ClusterSpec& c);
 
 // Reads and checks the sweep file `path` and the files it names (base scenario, topology and model axes).
 // Errors name the file, line and key. The grid is not expanded (product_index stays empty).

@@ -27,6 +27,9 @@ struct PriceModel {
   double power_per_gpu_w = 0;     // own: electrical power per GPU with its share of the server
   double pue = 1;                 // own: power usage effectiveness of the facility
   double energy_usd_per_kwh = 0;  // own
+  // Where the GPU's price comes from (the price table's source and date, or the sweep's key), for the plan's
+  // legend (model/io/prices.h); "" when not known.
+  std::string source;
   bool rented() const { return gpu_hour_usd > 0; }
 };
 

@@ -180,7 +180,18 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   for (const PlanChoice& c : plan.choices) {
     EXPECT_GT(c.best.layout.tensor * c.best.layout.pipeline, 1) << c.cluster;
     EXPECT_EQ(c.best.layout.sequence_parallel, c.best.layout.tensor > 1) << c.cluster;
-    EXPECT_EQ(c.best.name, "ZeRO-1" + PlanLayoutName(c.best.layout)) << c.cluster;
+    // Named by its layout, then the batch that trains the variant's run on it (issue 38 item 4: the layout's
+    // accumulation is t p times the written one, so that its global batch is the variant's).
+    const std::string layout_name = "ZeRO-1" + PlanLayoutName(c.best.layout);
+    EXPECT_EQ(c.best.name.substr(0, layout_name.size()), layout_name) << c.cluster;
+    EXPECT_EQ(c.best.name.substr(layout_name.size()),
+              fmt::format(" b{}x{}", c.best.zero.train_micro_batch_size_per_gpu,
+                          c.best.zero.gradient_accumulation_steps))
+        << c.cluster;
+    EXPECT_EQ(static_cast<int64_t>(c.best.zero.train_micro_batch_size_per_gpu) *
+                  c.best.zero.gradient_accumulation_steps * c.best.layout.data_parallel(c.best.gpus),
+              static_cast<int64_t>(c.gpus))  // 1 sequence per GPU per step, as written
+        << c.cluster;
     EXPECT_FALSE(c.baseline_fits);
     // Every layout that fits, fastest first, the best's first.
     ASSERT_FALSE(c.layouts.empty()) << c.cluster;
