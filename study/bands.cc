@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "model/spec/gpu_power.h"
 #include "model/spec/strategy.h"
 
 namespace zerosim::study {
@@ -53,17 +54,28 @@ double GenerationSpread(const std::vector<model::Calibration>& calibrations, std
   for (const model::Calibration& c : calibrations) {
     if (std::find(seen.begin(), seen.end(), c.path) != seen.end()) continue;
     seen.push_back(c.path);
+    // Each set's GEMM efficiency at the part's default power limit (model/spec/gpu_power.h): a set fitted on
+    // power-capped parts (torchtitan-2024-12 on 500 W H100s) differs from the others by its cap as well as by its
+    // software, and the cap is a mechanism the model applies, not a spread it is unsure of.
+    model::GpuSpec gpu;
+    gpu.name = c.gpu;
+    auto uncapped = [&](const model::ComputeEfficiency& e) {
+      return e.gemm * model::TensorClockFactor(gpu, e.power_limit_W);
+    };
     const model::ComputeEfficiency* lo = nullptr;
     const model::ComputeEfficiency* hi = nullptr;
     for (const model::ComputeEfficiency& e : c.compute_sets) {
       if (e.kind != "empirical" || e.gemm <= 0) continue;
-      if (lo == nullptr || e.gemm < lo->gemm) lo = &e;
-      if (hi == nullptr || e.gemm > hi->gemm) hi = &e;
+      if (lo == nullptr || uncapped(e) < uncapped(*lo)) lo = &e;
+      if (hi == nullptr || uncapped(e) > uncapped(*hi)) hi = &e;
     }
-    if (lo == nullptr || lo == hi || hi->gemm / lo->gemm <= spread) continue;
-    spread = hi->gemm / lo->gemm;
-    *how = fmt::format("{}: GEMM efficiency of {} over {} ({:.3f} / {:.3f})", c.path, hi->software, lo->software,
-                       hi->gemm, lo->gemm);
+    if (lo == nullptr || lo == hi || uncapped(*hi) / uncapped(*lo) <= spread) continue;
+    spread = uncapped(*hi) / uncapped(*lo);
+    *how = fmt::format("{}: GEMM efficiency of {} over {} ({:.3f} / {:.3f}{})", c.path, hi->software, lo->software,
+                       uncapped(*hi), uncapped(*lo),
+                       hi->power_limit_W > 0 || lo->power_limit_W > 0
+                           ? ", each at the part's default power limit (model/spec/gpu_power.h)"
+                           : "");
   }
   if (spread > 0) return spread;
   *how = "no calibration file holds two empirical software generations: the stated 1.1";

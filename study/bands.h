@@ -24,8 +24,8 @@ Status AttachBand(const model::BandTable& table, const model::Calibration& cal, 
 
 // The spread between software generations of one GPU (the widening off the calibrated ground,
 // BandTable::derived_widening): over the calibration files of `calibrations` holding two or more empirical
-// compute sets, the largest ratio of their GEMM efficiencies (A100: PyTorch 2.1 against 1.13); 1.1 when no file
-// holds two. `how` says which file and sets gave it.
+// compute sets, the largest ratio of their GEMM efficiencies, each taken at the part's default power limit (a set
+// fitted on capped parts is scaled by the power model, model/spec/gpu_power.h); 1.1 when no file holds two. `how` says which file and sets gave it.
 double GenerationSpread(const std::vector<model::Calibration>& calibrations, std::string* how);
 
 // The table from the analytic engine's throughput points (TFLOPs and tokens/s per GPU; speedups and volumes

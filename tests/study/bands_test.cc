@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/spec/gpu_power.h"
 #include "study/bands.h"
 #include "study/loo_record.h"
 
@@ -75,6 +76,25 @@ TEST(Bands, GenerationSpreadIsTheLargestGemmRatioOfOneGpusEmpiricalSets) {
   model::Calibration one;
   one.compute_sets = {new_set};
   EXPECT_DOUBLE_EQ(GenerationSpread({one}, &how), 1.1);
+  // A set fitted on power-capped parts counts at the part's default limit (the power model's clock factor): only
+  // what the cap does not explain is spread.
+  model::Calibration h;
+  h.path = "h100.json";
+  h.gpu = "H100-SXM5-80GB";
+  model::ComputeEfficiency capped = new_set;
+  capped.software = "torchtitan-2024-12";
+  capped.gemm = 0.521;
+  capped.power_limit_W = 500;
+  model::ComputeEfficiency full = new_set;
+  full.gemm = 0.780;
+  h.compute_sets = {full, capped};
+  model::GpuSpec gpu;
+  gpu.name = h.gpu;
+  const double at_default = 0.521 * model::TensorClockFactor(gpu, 500);
+  EXPECT_GT(at_default, 0.521);
+  EXPECT_NEAR(GenerationSpread({h}, &how), 0.780 / at_default, 1e-12);
+  EXPECT_LT(GenerationSpread({h}, &how), 0.780 / 0.521);
+  EXPECT_NE(how.find("default power limit"), std::string::npos) << how;
 }
 
 TEST(Bands, LooRecordsRoundTripAndAStaleRecordIsAnError) {
