@@ -328,6 +328,10 @@ def v100_empirical_set():
     return s
 
 
+EMPIRICAL_FILE_PROVENANCE = ("compute fitted (each software generation's set says how); "
+                             "kernels and copy bandwidth ")
+
+
 def write(name, default, others, top_source=None):
     path = os.path.join(CAL, name)
     with open(path) as f:
@@ -338,6 +342,10 @@ def write(name, default, others, top_source=None):
             continue
         if k == "source" and top_source:
             v = top_source
+        # An empirical file's top-level provenance is its kernels' (zerosim calibrate --derive wrote it): say so,
+        # so that "(empirical): derived, nothing measured" does not read as a contradiction (issue 38).
+        if k == "provenance" and top_source == "empirical" and v.startswith("derived, nothing measured"):
+            v = EMPIRICAL_FILE_PROVENANCE + v
         out[k] = default if k == "gemm_efficiency" else v
         if k == "gemm_efficiency" and others:
             out["software_generations"] = OrderedDict((s["software"], s) for s in others)
