@@ -8,33 +8,21 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/run_captured.h"
 #include "scratch_dir.h"
 #include "test_inputs.h"
 
 namespace zerosim::cli {
 namespace {
 
-struct Result {
-  int rc = 0;
-  std::string out;
-  std::string err;
-};
+using Result = testing::CommandResult;
 
 class BuyerCliTest : public testing::InputFilesTest {
  protected:
   BuyerCliTest() : InputFilesTest("buyer_cli") {}
+  // Runs `command` with `args`, capturing stdout and stderr (run_captured.h).
   Result Run(int (*command)(int, char**), std::vector<std::string> args) {
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    Result r;
-    r.rc = command(static_cast<int>(args.size()), argv.data());
-    std::fflush(stdout);
-    r.out = ::testing::internal::GetCapturedStdout();
-    r.err = ::testing::internal::GetCapturedStderr();
-    return r;
+    return testing::RunCaptured(command, std::move(args));
   }
   // The line of `text` that starts with `prefix` ("" when none).
   static std::string LineStarting(const std::string& text, const std::string& prefix) {

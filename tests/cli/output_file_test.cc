@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/run_captured.h"
 #include "cli/options.h"
 #include "scratch_dir.h"
 #include "test_inputs.h"
@@ -34,11 +35,7 @@ nodes = [2, 4]
 gpu_hour_usd = 2.5
 )";
 
-struct Result {
-  int rc = 0;
-  std::string out;
-  std::string err;
-};
+using Result = testing::CommandResult;
 
 class OutputFileTest : public testing::InputFilesTest {
  protected:
@@ -47,18 +44,9 @@ class OutputFileTest : public testing::InputFilesTest {
     InputFilesTest::SetUp();
     Write("p.sweep.toml", kSweep);
   }
+  // Runs `command` with `args`, capturing stdout and stderr (run_captured.h).
   Result Run(int (*command)(int, char**), std::vector<std::string> args) {
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    Result r;
-    r.rc = command(static_cast<int>(args.size()), argv.data());
-    std::fflush(stdout);
-    r.out = ::testing::internal::GetCapturedStdout();
-    r.err = ::testing::internal::GetCapturedStderr();
-    return r;
+    return testing::RunCaptured(command, std::move(args));
   }
   // The names in the scratch directory.
   std::vector<std::string> Names() const {

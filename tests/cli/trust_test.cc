@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/run_captured.h"
 #include "model/report/evaluate.h"
 #include "model/schedule/schedule_builder.h"
 #include "model/spec/feasibility.h"
@@ -45,11 +46,7 @@ nodes = [2, 4]
 gpu_hour_usd = 2.5
 )";
 
-struct Result {
-  int rc = 0;
-  std::string out;
-  std::string err;
-};
+using Result = testing::CommandResult;
 
 class TrustTest : public testing::InputFilesTest {
  protected:
@@ -58,19 +55,9 @@ class TrustTest : public testing::InputFilesTest {
     InputFilesTest::SetUp();
     Write("p.sweep.toml", kPlanSweep);
   }
-  // Runs `command` with `args`, capturing stdout and stderr.
+  // Runs `command` with `args`, capturing stdout and stderr (run_captured.h).
   Result Run(int (*command)(int, char**), std::vector<std::string> args) {
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    Result r;
-    r.rc = command(static_cast<int>(args.size()), argv.data());
-    std::fflush(stdout);
-    r.out = ::testing::internal::GetCapturedStdout();
-    r.err = ::testing::internal::GetCapturedStderr();
-    return r;
+    return testing::RunCaptured(command, std::move(args));
   }
   io::SweepSpec Spec(const std::string& file) {
     StatusOr<io::SweepSpec> s = study::LoadSweep(io::DiskFileSource(), Path(file));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/run_captured.h"
 #include "scratch_dir.h"
 #include "test_inputs.h"
 
@@ -35,17 +36,8 @@ class ValidateGateTest : public testing::InputFilesTest {
   };
   Result Validate(std::vector<std::string> args) {
     args.insert(args.begin(), "validate");
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    Result r;
-    r.rc = ValidateCommand(static_cast<int>(args.size()), argv.data());
-    std::fflush(stdout);
-    r.out = ::testing::internal::GetCapturedStdout();
-    r.out += ::testing::internal::GetCapturedStderr();
-    return r;
+    const testing::CommandResult c = testing::RunCaptured(ValidateCommand, std::move(args));
+    return {c.rc, c.out + c.err};
   }
   void SetUp() override {
     InputFilesTest::SetUp();
