@@ -21,8 +21,8 @@
 //                   tensor-parallel beside FSDP gathers, HSDP's replica all-reduce beside its gathers): they
 //                   share the NVLink ports, NICs and SMs, max-min in the replay and in one pass in the analytic
 //                   engine (analytic.h), held to 10% as tests/model/strategy_property_test.cc holds the engines
-//                   on random clusters (sim/README.md, "How far apart the engines may be"; issue 39: 2,000
-//                   cases at seed 1 give at most 3.2% there)
+//                   on random clusters (sim/README.md, "How far apart the engines may be"; issue 39: 5,000
+//                   cases at seed 1 give at most 6.1% there, 0.67% where nothing contends)
 //   rerun           evaluating the same inputs again gives the same report, byte for byte (JSON)
 //   evaluates       a scenario the loaders and model::Validate accept evaluates without an error
 //   band            the band the shipped table gives the variant (study/bands.h AttachBand) holds the headline
