@@ -92,26 +92,40 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     }
   }
   std::array<size_t, kNumQueues> head{};
+  // Each queue head's start once it is ready (kReady), kept until something it depends on moves: its own queue
+  // advancing, side work taking compute-stream time, a delayed collective's finish moving (then every head).
+  enum : char { kUnknown, kReady, kWaiting };
+  std::array<char, kNumQueues> head_state{};
+  std::array<double, kNumQueues> head_start{};
+  std::vector<size_t> used_queues;
+  for (size_t qq = 0; qq < static_cast<size_t>(kNumQueues); ++qq) {
+    if (!queue_ops[qq].empty()) used_queues.push_back(qq);
+  }
   for (size_t step = 0; step < n; ++step) {
     size_t i = n;
     double start = 0;
-    for (size_t qq = 0; qq < static_cast<size_t>(kNumQueues); ++qq) {
+    for (size_t qq : used_queues) {
       if (head[qq] >= queue_ops[qq].size()) continue;
       const auto j = static_cast<size_t>(queue_ops[qq][head[qq]]);
-      const CompactOp& cand = ops[j];
-      double s_j = queue_free[qq];
-      bool ready = true;
-      for (int d = 0; d < cand.num_deps && ready; ++d) {
-        const auto dep = static_cast<size_t>(cand.deps[static_cast<size_t>(d)]);
-        ready = timed_buffer[dep] != 0;
-        if (ready) s_j = std::max(s_j, finish[dep]);
+      if (head_state[qq] != kReady) {
+        const CompactOp& cand = ops[j];
+        double s_j = queue_free[qq];
+        bool ready = true;
+        for (int d = 0; d < cand.num_deps && ready; ++d) {
+          const auto dep = static_cast<size_t>(cand.deps[static_cast<size_t>(d)]);
+          ready = timed_buffer[dep] != 0;
+          if (ready) s_j = std::max(s_j, finish[dep]);
+        }
+        if (ready && one_queue && prev_gpu_buffer[j] >= 0) {
+          const auto prev = static_cast<size_t>(prev_gpu_buffer[j]);
+          ready = timed_buffer[prev] != 0;
+          if (ready) s_j = std::max(s_j, start_of[prev]);
+        }
+        head_state[qq] = ready ? kReady : kWaiting;
+        head_start[qq] = s_j;
+        if (!ready) continue;
       }
-      if (!ready) continue;
-      if (one_queue && prev_gpu_buffer[j] >= 0) {
-        const auto prev = static_cast<size_t>(prev_gpu_buffer[j]);
-        if (timed_buffer[prev] == 0) continue;
-        s_j = std::max(s_j, start_of[prev]);
-      }
+      const double s_j = head_start[qq];
       if (i == n || s_j < start || (s_j == start && j < i)) {
         i = j;
         start = s_j;
@@ -121,6 +135,10 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
     const auto q = static_cast<size_t>(op.queue);
     ++head[q];
     timed_buffer[i] = 1;
+    head_state[q] = kUnknown;
+    for (char& st : head_state) {
+      if (st == kWaiting) st = kUnknown;  // this op may be what it waited for
+    }
     if (one_queue && op.queue == Queue::kCompute && prev_gpu_buffer[i] >= 0) {
       // How long the single hardware queue held this compute op back: the GPU op issued before it started
       // after everything else this op waits for.
@@ -142,6 +160,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
       for (const LinkOccupancy::Delayed& d : delayed) {
         const auto o = static_cast<size_t>(d.owner);
         if (!(d.end_s > finish[o])) continue;
+        head_state.fill(kUnknown);  // a finish some head may wait for moves
         const auto oq = static_cast<size_t>(ops[o].queue);
         queue_free[oq] = std::max(queue_free[oq], d.end_s);
         t.queue_busy_s[oq] += d.end_s - finish[o];
@@ -191,6 +210,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
           // and the collectives waiting for them started early).
           const double busy_left = queue_free[compute_q] - start;
           queue_free[compute_q] += rate * dur;
+          head_state[compute_q] = kUnknown;
           if (rate < 1) t.interference_s += rate * dur;
           if (rate >= 1) dur += std::min(dur, busy_left);
         } else {
