@@ -62,22 +62,92 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
   std::array<double, kNumQueues> queue_free{};
   const auto compute_q = static_cast<size_t>(Queue::kCompute);
   std::vector<SideWork> idle_side;  // side work that began while the compute stream was idle
-  double last_gpu_start = 0;        // the latest start of a GPU op issued so far (one hardware queue)
   // Collectives on different queues share the links: each is served in the tiers' idle time.
   LinkOccupancy links;
   std::vector<LinkOccupancy::Delayed> delayed;
   double end = 0;
+  // Ops are timed in the order they start, not in issue order (issue 39): a collective issued late that starts
+  // early (an hpZ or tensor-parallel gather beside data-parallel gathers issued before it) books its share of
+  // the links before the later-starting ones, and the collectives it delays move their finish while the ops
+  // that wait for them are still untimed. Each queue runs its ops in issue order, so the next op to time is
+  // the head of some queue whose dependencies are timed (and, with one hardware queue, whose preceding GPU op
+  // has started): of those, the one that starts first (ties: issue order). The earliest untimed op always
+  // qualifies (its queue predecessors, dependencies and the GPU op before it are earlier), so every op is
+  // timed once.
+  thread_local std::vector<double> start_buffer;
+  thread_local std::vector<char> timed_buffer;
+  thread_local std::vector<int32_t> prev_gpu_buffer;
+  thread_local std::array<std::vector<int32_t>, kNumQueues> queue_ops;
+  if (start_buffer.size() < n) start_buffer.resize(n);
+  timed_buffer.assign(n, 0);
+  prev_gpu_buffer.assign(n, -1);
+  double* start_of = start_buffer.data();
+  for (auto& list : queue_ops) list.clear();
+  int32_t last_gpu = -1;
   for (size_t i = 0; i < n; ++i) {
+    queue_ops[static_cast<size_t>(ops[i].queue)].push_back(static_cast<int32_t>(i));
+    if (ops[i].queue != Queue::kHost) {
+      prev_gpu_buffer[i] = last_gpu;
+      last_gpu = static_cast<int32_t>(i);
+    }
+  }
+  std::array<size_t, kNumQueues> head{};
+  // Each queue head's start once it is ready (kReady), kept until something it depends on moves: its own queue
+  // advancing, side work taking compute-stream time, a delayed collective's finish moving (then every head).
+  enum : char { kUnknown, kReady, kWaiting };
+  std::array<char, kNumQueues> head_state{};
+  std::array<double, kNumQueues> head_start{};
+  std::vector<size_t> used_queues;
+  for (size_t qq = 0; qq < static_cast<size_t>(kNumQueues); ++qq) {
+    if (!queue_ops[qq].empty()) used_queues.push_back(qq);
+  }
+  for (size_t step = 0; step < n; ++step) {
+    size_t i = n;
+    double start = 0;
+    for (size_t qq : used_queues) {
+      if (head[qq] >= queue_ops[qq].size()) continue;
+      const auto j = static_cast<size_t>(queue_ops[qq][head[qq]]);
+      if (head_state[qq] != kReady) {
+        const CompactOp& cand = ops[j];
+        double s_j = queue_free[qq];
+        bool ready = true;
+        for (int d = 0; d < cand.num_deps && ready; ++d) {
+          const auto dep = static_cast<size_t>(cand.deps[static_cast<size_t>(d)]);
+          ready = timed_buffer[dep] != 0;
+          if (ready) s_j = std::max(s_j, finish[dep]);
+        }
+        if (ready && one_queue && prev_gpu_buffer[j] >= 0) {
+          const auto prev = static_cast<size_t>(prev_gpu_buffer[j]);
+          ready = timed_buffer[prev] != 0;
+          if (ready) s_j = std::max(s_j, start_of[prev]);
+        }
+        head_state[qq] = ready ? kReady : kWaiting;
+        head_start[qq] = s_j;
+        if (!ready) continue;
+      }
+      const double s_j = head_start[qq];
+      if (i == n || s_j < start || (s_j == start && j < i)) {
+        i = j;
+        start = s_j;
+      }
+    }
     const CompactOp& op = ops[i];
     const auto q = static_cast<size_t>(op.queue);
-    double start = queue_free[q];
-    for (int d = 0; d < op.num_deps; ++d)
-      start = std::max(start, finish[static_cast<size_t>(op.deps[static_cast<size_t>(d)])]);
-    if (one_queue && op.queue != Queue::kHost) {
-      if (op.queue == Queue::kCompute && last_gpu_start > start) t.queue_blocking_s += last_gpu_start - start;
-      start = std::max(start, last_gpu_start);
-      last_gpu_start = start;
+    ++head[q];
+    timed_buffer[i] = 1;
+    head_state[q] = kUnknown;
+    for (char& st : head_state) {
+      if (st == kWaiting) st = kUnknown;  // this op may be what it waited for
     }
+    if (one_queue && op.queue == Queue::kCompute && prev_gpu_buffer[i] >= 0) {
+      // How long the single hardware queue held this compute op back: the GPU op issued before it started
+      // after everything else this op waits for.
+      double own = queue_free[q];
+      for (int d = 0; d < op.num_deps; ++d)
+        own = std::max(own, finish[static_cast<size_t>(op.deps[static_cast<size_t>(d)])]);
+      if (start > own) t.queue_blocking_s += start - own;
+    }
+    start_of[i] = start;
     const auto r = static_cast<size_t>(op.rate);
     double dur = offset[r] + slope[r] * op.amount;
     if (op.kind == OpKind::kCollective) {
@@ -90,6 +160,7 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
       for (const LinkOccupancy::Delayed& d : delayed) {
         const auto o = static_cast<size_t>(d.owner);
         if (!(d.end_s > finish[o])) continue;
+        head_state.fill(kUnknown);  // a finish some head may wait for moves
         const auto oq = static_cast<size_t>(ops[o].queue);
         queue_free[oq] = std::max(queue_free[oq], d.end_s);
         t.queue_busy_s[oq] += d.end_s - finish[o];
@@ -132,9 +203,16 @@ Timing EvaluateAnalytic(const Schedule& s, const ClusterSpec& c, const Calibrati
       }
       if (rate > 0) {
         if (start < queue_free[compute_q]) {
-          // The compute stream is busy: it loses the GPU time this work takes.
+          // The compute stream is busy: it loses the GPU time this work takes. Side work that occupies the
+          // whole GPU shares it with the compute stream while that runs, as the replay's max-min sharing of
+          // the GPU host does (sim/README.md): each at half the GPU, so it takes as much longer as it overlaps
+          // the compute stream's work booked so far (issue 39: copy-ins and gradient copies finished early here
+          // and the collectives waiting for them started early).
+          const double busy_left = queue_free[compute_q] - start;
           queue_free[compute_q] += rate * dur;
+          head_state[compute_q] = kUnknown;
           if (rate < 1) t.interference_s += rate * dur;
+          if (rate >= 1) dur += std::min(dur, busy_left);
         } else {
           idle_side.push_back({start, start + dur, rate});
         }

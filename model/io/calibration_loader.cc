@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "model/io/ds_keys.h"
 #include "model/io/loaders.h"
 #include "model/io/table_reader.h"
 
@@ -238,6 +239,15 @@ StatusOr<model::Calibration> ParseCalibration(const std::string& text, const std
   } catch (const json::exception& e) {
     // e.g. a number too large for a double (found by fuzz/loaders_fuzz.cc).
     return Status::Error(fmt::format("{}: invalid JSON: {}", path, e.what()));
+  }
+  // nlohmann keeps the last of a key given twice: the first would be read by nobody and change nothing
+  // (issue 39, "no silently dead input"), so a key given twice is refused at its JSON path.
+  {
+    nlohmann::ordered_json unused;
+    if (Status st = ParseJsonWithoutDuplicates(text, path, &unused, "a calibration file states each value once");
+        !st.ok()) {
+      return st;
+    }
   }
   Status status;
   model::Calibration cal;

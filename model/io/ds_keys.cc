@@ -157,7 +157,8 @@ std::string PathOf(const std::vector<Frame>& frames) {
 
 }  // namespace
 
-Status ParseJsonWithoutDuplicates(const std::string& text, const std::string& path, ordered_json* out) {
+Status ParseJsonWithoutDuplicates(const std::string& text, const std::string& path, ordered_json* out,
+                                  const std::string& why) {
   std::vector<Frame> frames;
   std::string duplicate;  // the JSON path of the first key given twice
   auto element = [&frames]() {
@@ -193,8 +194,7 @@ Status ParseJsonWithoutDuplicates(const std::string& text, const std::string& pa
   if (out->is_discarded()) return Status::Error(fmt::format("{}: not valid JSON", path));
   if (!duplicate.empty()) {
     return Status::Error(fmt::format(
-        "{}: {}: the key is given twice in one object (DeepSpeed refuses duplicate keys; keep one)", path,
-        duplicate));
+        "{}: {}: the key is given twice in one object ({})", path, duplicate, why));
   }
   return Status::Ok();
 }

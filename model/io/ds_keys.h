@@ -16,9 +16,10 @@
 namespace zerosim::io {
 
 // Parses `text` as JSON into `out`. Errors: "PATH: not valid JSON", and a key given twice in one object,
-// "PATH: $.a.b: the key is given twice in one object (DeepSpeed refuses duplicate keys)".
-Status ParseJsonWithoutDuplicates(const std::string& text, const std::string& path,
-                                  nlohmann::ordered_json* out);
+// "PATH: $.a.b: the key is given twice in one object (WHY)", WHY by default "DeepSpeed refuses duplicate
+// keys; keep one". Other loaders of JSON files (calibration files) use it with a reason of their own.
+Status ParseJsonWithoutDuplicates(const std::string& text, const std::string& path, nlohmann::ordered_json* out,
+                                  const std::string& why = "DeepSpeed refuses duplicate keys; keep one");
 
 // Whether `key` is one of DeepSpeed's keys in `section` ("" for the top level, "zero_optimization", "fp16",
 // "bf16", "data_types", "activation_checkpointing").

@@ -271,6 +271,18 @@ StatusOr<SweepSpec> ParseSweep(const FileSource& fs, const std::string& path) {
   StatusOr<Scenario> sc = LoadScenario(fs, ResolvePath(path, base), {.check_configuration = false});
   if (!sc.ok()) return root.Referred("base", sc.status());
   s.base = std::move(sc).value();
+  // A sweep or a plan times each point's training iteration (study/sweep_point.cc, study/plan_search.cc): an
+  // RLHF base ([rlhf], evaluated by phase: model/report/rlhf_evaluate.h) would be timed as plain training, its
+  // phases dropped without a word (issue 39). Refused at the base's [rlhf] until sweeps evaluate by phase.
+  if (s.base.rlhf) {
+    const std::string base_path = ResolvePath(path, base);
+    StatusOr<TomlFile> b = ReadTomlFile(fs, base_path);
+    const toml::node* at = b.ok() ? b->table.get("rlhf") : nullptr;
+    return Status::Error(fmt::format(
+        "{}: [rlhf]: sweeps and plans time training iterations, not RLHF phases: run an RLHF scenario with "
+        "`zerosim run` (base of sweep {})",
+        at != nullptr ? Where(base_path, *at) : base_path, path));
+  }
 
   // [axes]
   root.MarkKnown("axes");

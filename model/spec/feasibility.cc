@@ -295,15 +295,19 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
   // Heads, key/value groups and the MLP's columns split over t: Megatron's ColumnParallelLinear and
   // attention divide them (megatron/core/transformer/attention.py:350-365 and tensor_parallel/layers.py,
   // megatron/core/utils.py divide -> ensure_divisibility asserts).
+  // The model is named in the message: its shape may come from a file other than the scenario (a variant's
+  // model, --hf-config; an unnamed Hugging Face config is named by its path).
   if (m.heads % t != 0) {
-    Add(&out, "tensor", fmt::format("tensor {} does not divide the model's {} attention heads", t, m.heads));
+    Add(&out, "tensor",
+        fmt::format("tensor {} does not divide the {} attention heads of model '{}'", t, m.heads, m.name));
   } else if (KvHeads(m) % t != 0) {
     Add(&out, "tensor",
-        fmt::format("tensor {} does not divide the model's {} key/value heads (query groups)", t,
-                    KvHeads(m)));
+        fmt::format("tensor {} does not divide the {} key/value heads (query groups) of model '{}'", t,
+                    KvHeads(m), m.name));
   }
   if (m.ffn_hidden % t != 0) {
-    Add(&out, "tensor", fmt::format("tensor {} does not divide the model's ffn_hidden {}", t, m.ffn_hidden));
+    Add(&out, "tensor",
+        fmt::format("tensor {} does not divide the ffn_hidden {} of model '{}'", t, m.ffn_hidden, m.name));
   }
   // Sequence parallelism splits the sequence over t: megatron/core/tensor_parallel/mappings.py
   // _split_along_first_dim asserts "First dimension of the tensor should be divisible by tensor parallel
@@ -316,7 +320,14 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
                : std::string("tp_comm_overlap needs sequence_parallel = true (Megatron-Core's --tp-comm-overlap "
                              "requires --sequence-parallel)"));
   }
-  if (l.sequence_parallel && m.seq_len % t != 0) {
+  // Sequence parallelism splits the norms' and dropouts' tokens over the tensor-parallel group: with t = 1 there
+  // is no group and it changes nothing (Megatron-LM's arguments.py switches it off with "Disabling sequence
+  // parallelism because tensor model parallelism is disabled"). Refused rather than ignored (issue 39).
+  if (l.sequence_parallel && t == 1) {
+    Add(&out, "sequence_parallel",
+        "sequence_parallel splits activations over the tensor-parallel group: it needs tensor > 1 (with tensor "
+        "1 it changes nothing; Megatron-LM turns it off)");
+  } else if (l.sequence_parallel && m.seq_len % t != 0) {
     Add(&out, "sequence_parallel",
         fmt::format("sequence parallelism splits the {}-token sequence over tensor {}: it does not divide it",
                     m.seq_len, t));

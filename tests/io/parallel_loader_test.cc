@@ -90,7 +90,7 @@ TEST(ParallelLoader, BadValuesAreErrors) {
 TEST(ParallelLoader, LayoutsThatDoNotFitAreErrorsAtTheirKeys) {
   // [parallel]: tensor 16 does not divide the 4 heads.
   ExpectError(Load("[parallel]\ntensor = 16\n\n[[variant]]\nname = \"x\"\n"), "s.toml:14",
-              "[parallel] tensor: tensor 16 does not divide the model's 4 attention heads");
+              "[parallel] tensor: tensor 16 does not divide the 4 attention heads of model 'tiny'");
   // A variant's: ZeRO-3 with a DeepSpeed pipeline.
   ExpectError(Load("[[variant]]\nname = \"x\"\n\n[[variant]]\nname = \"y\"\npipeline = 2\n"), "s.toml:18",
               "ZeRO-2 and ZeRO-3");

@@ -1,7 +1,8 @@
 // Issue 20, item 28: an error in a file that another input names (a topology, its calibration, a model, a
 // sweep's base scenario, a sweep axis value) names that file and also where it was named (file:line and
-// key); an empty file name says so instead of ": cannot open file"; and `compare` of two topology files
-// without --scenario says that the embedded default scenario ran on them.
+// key); an empty file name says so instead of ": cannot open file"; `compare` of two topology files
+// without --scenario says that the embedded default scenario ran on them; a sweep over an RLHF base is refused
+// at the base's [rlhf].
 #include <gtest/gtest.h>
 
 #include <map>
@@ -65,6 +66,20 @@ TEST(ReferringKey, ASweepsMissingBaseOrAxisFileNamesTheSweepsKey) {
   // The base scenario's own references: the chain from the sweep.
   EXPECT_HAS(ErrorAfterEdit("x.sweep.toml", "s.toml", "\"t.toml\"", "\"gone.toml\""),
              "x.sweep.toml:2:8: base: s.toml:2:12: topology: gone.toml: no such file");
+}
+
+// Issue 39 (badinput n84, n85): a sweep or plan times training iterations; an RLHF base was timed as plain
+// training, its [rlhf] dropped without a word. Refused at the base's [rlhf], from the sweep's base.
+TEST(ReferringKey, ASweepOverAnRlhfBaseIsRefusedAtItsRlhf) {
+  std::map<std::string, std::string> files = testing::InputFiles();
+  files["x.sweep.toml"] = kSweep;
+  files["s.toml"] += "\n[rlhf]\ncritic_model = \"m.toml\"\n";
+  const MemoryFileSource fs(files);
+  ASSERT_TRUE(LoadScenario(fs, "s.toml").ok()) << LoadScenario(fs, "s.toml").status().message();
+  const Status st = study::LoadSweep(fs, "x.sweep.toml").status();
+  ASSERT_FALSE(st.ok());
+  EXPECT_HAS(st.message(), "s.toml:");
+  EXPECT_HAS(st.message(), "[rlhf]: sweeps and plans time training iterations");
 }
 
 TEST(ReferringKey, AnEmptyFileNameSaysSo) {

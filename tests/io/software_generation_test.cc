@@ -1,5 +1,6 @@
 // Calibration software generations (docs/calibration.md): the shipped A100 file holds both fitted stacks, a
-// scenario picks one with [runtime] software, and an unknown name is an error naming what the file holds.
+// scenario picks one with [runtime] software, and an unknown name is an error naming what the file holds; a
+// key given twice in a calibration file is refused.
 #include <gtest/gtest.h>
 
 #include "model/io/loaders.h"
@@ -39,6 +40,24 @@ TEST(SoftwareGeneration, EmpiricalSetWithoutItsFitIsRefused) {
   StatusOr<model::Calibration> c = ParseCalibration(text, "e.json");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("gemm_efficiency.fit"), std::string::npos) << c.status().message();
+}
+
+// Issue 39 (badinput k06): a key given twice in a calibration file was read as its last copy, the first one
+// dead; it is refused at its JSON path.
+TEST(SoftwareGeneration, AKeyGivenTwiceIsRefused) {
+  const std::string path = std::string(ZEROSIM_SOURCE_DIR) + "/kernels/calibration/h200.json";
+  StatusOr<std::string> text = DiskFileSource().Read(path);
+  ASSERT_TRUE(text.ok());
+  ASSERT_TRUE(ParseCalibration(*text, "h200.json").ok());
+  std::string twice = *text;
+  const size_t at = twice.find("\"gemm_efficiency\"");
+  ASSERT_NE(at, std::string::npos);
+  twice.insert(at, "\"software_generations\": 5,\n  ");
+  StatusOr<model::Calibration> c = ParseCalibration(twice, "h200.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("h200.json: $.software_generations: the key is given twice"),
+            std::string::npos)
+      << c.status().message();
 }
 
 }  // namespace

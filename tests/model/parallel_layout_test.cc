@@ -109,6 +109,16 @@ TEST(ParallelLayout, SequenceParallelismMustSplitTheSequence) {
   EXPECT_NE(MessageAt(Check(l, m), "sequence_parallel").find("1028-token sequence"), std::string::npos);
 }
 
+// Issue 39 (badinput n15): with tensor 1 sequence parallelism has no group to split over and changed nothing;
+// it is refused at its key instead of accepted and ignored.
+TEST(ParallelLayout, SequenceParallelismNeedsATensorGroup) {
+  ParallelLayout l = Layout(1);
+  l.sequence_parallel = true;
+  EXPECT_NE(MessageAt(Check(l), "sequence_parallel").find("needs tensor > 1"), std::string::npos);
+  l.tensor = 2;
+  EXPECT_EQ(MessageAt(Check(l), "sequence_parallel"), "");
+}
+
 TEST(ParallelLayout, TensorAcrossNodesMustBeAskedFor) {
   EXPECT_NE(MessageAt(Check(Layout(32)), "tensor").find("tensor_across_nodes = true"), std::string::npos);
 }

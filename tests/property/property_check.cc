@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "model/analytic/analytic.h"
 #include "model/cost/nccl_channels.h"
 #include "model/io/band_loader.h"
 #include "model/io/file_source.h"
@@ -25,7 +26,7 @@ namespace {
 constexpr const char* kNames[kPropertyCount] = {"evaluates",       "link bound",   "bytes per tier",
                                                 "other invariant", "NIC monotone", "NVLink monotone",
                                                 "engines agree",   "rerun",        "band",
-                                                "channel steps"};
+                                                "engines contend", "channel steps"};
 
 class Run {
  public:
@@ -150,8 +151,9 @@ class Run {
   void Simulate(const DrawnCase& d, const io::Scenario& s, const io::Variant& v,
                 const model::VariantReport& a) {
     ++c_.simulated;
+    sim::SimRun run;
     StatusOr<model::VariantReport> r = sim::EvaluateSimVariant(
-        v.name, v.model, v.zero, s.cluster, s.calibration, sim::SimOptions{}, nullptr, v.parallel);
+        v.name, v.model, v.zero, s.cluster, s.calibration, sim::SimOptions{}, &run, v.parallel);
     Check(kEvaluates, r.ok(), d.label + " (sim)", r.ok() ? "" : r.status().message());
     if (!r.ok()) return;
     CheckInvariants(d.label + " (sim)", *r);
@@ -166,6 +168,17 @@ class Run {
     Check(kBytesPerTier, differ.empty(), d.label + " (engines)", differ);
     if (!d.single_switch) return;
     const double diff = r->iteration_time_s / a.iteration_time_s - 1;
+    // Collectives of two NCCL streams at once (the variant's own queues contend for the NVLink ports, NICs
+    // and SMs): the engines share them differently (max-min in the replay, one pass in start order in the
+    // analytic engine, analytic.h), so such a case is held to kEnginesAgreeContending's bound instead.
+    const double contended = run.schedule.ops.empty() ? 0 : ContendedSeconds(run.schedule, s);
+    if (contended > 0) {
+      Check(kEnginesAgreeContending, std::abs(diff) <= o_.contending_engine_tolerance, d.label,
+            fmt::format("analytic {:.6g} s, sim {:.6g} s ({:+.2f}%); streams overlap {:.3g} s", a.iteration_time_s,
+                        r->iteration_time_s, 100 * diff, contended));
+      c_.contending_differences.push_back(diff);
+      return;
+    }
     c_.engine_differences.push_back(diff);
     if (std::abs(diff) > std::abs(c_.worst_engine_difference)) {
       c_.worst_engine_difference = diff;
@@ -174,6 +187,32 @@ class Run {
     Check(kEnginesAgree, std::abs(diff) <= o_.engine_tolerance, d.label,
           fmt::format("analytic {:.6g} s, sim {:.6g} s ({:+.2f}%)", a.iteration_time_s, r->iteration_time_s,
                       100 * diff));
+  }
+
+  // Seconds during which collectives of two or more NCCL queues run at once, on the analytic engine's
+  // timeline of `schedule` (0: every collective has the links and the SMs NCCL gives it to itself).
+  static double ContendedSeconds(const model::Schedule& schedule, const io::Scenario& s) {
+    const model::Timing t = model::EvaluateAnalytic(schedule, s.cluster, s.calibration, /*timeline=*/true);
+    std::vector<std::tuple<double, int, int>> events;  // time, +1 start / -1 end, queue
+    for (size_t i = 0; i < schedule.ops.size(); ++i) {
+      const model::Op& op = schedule.ops[i];
+      if (op.kind != model::OpKind::kCollective || !(t.finish_s[i] > t.start_s[i])) continue;
+      events.emplace_back(t.start_s[i], 1, static_cast<int>(op.queue));
+      events.emplace_back(t.finish_s[i], -1, static_cast<int>(op.queue));
+    }
+    std::sort(events.begin(), events.end());  // at one instant ends (-1) before starts
+    std::array<int, model::kNumQueues> active{};
+    int queues = 0;
+    double contended = 0;
+    double last = 0;
+    for (const auto& [time, delta, queue] : events) {
+      if (queues >= 2) contended += time - last;
+      last = time;
+      int& a = active[static_cast<size_t>(queue)];
+      if (delta > 0 && a++ == 0) ++queues;
+      if (delta < 0 && --a == 0) --queues;
+    }
+    return contended;
   }
 
   PropertyOptions o_;
@@ -218,6 +257,13 @@ std::string FormatCounts(const PropertyCounts& c) {
         "above "
         "1%\n",
         100 * d[d.size() / 2], 100 * d[d.size() * 95 / 100], above(0.01), d.size());
+  }
+  if (!c.contending_differences.empty()) {
+    double worst = 0;
+    for (double x : c.contending_differences) worst = std::max(worst, std::abs(x));
+    out += fmt::format("sim vs analytic on a single switch where NCCL streams overlap: {} cases, largest |difference| "
+                       "{:.2f}%\n",
+                       c.contending_differences.size(), 100 * worst);
   }
   if (!c.worst_engine_case.empty()) {
     out += fmt::format("largest sim vs analytic difference on a single switch: {:+.2f}% ({})\n",

@@ -14,8 +14,15 @@
 //                   latency-bound collective gets little faster, so NCCL itself can make a step slower on a
 //                   faster network (issue 39: every such case of the long run is one; none with the channels
 //                   held)
-//   engines agree   on a single switch (nothing contends but the variant's own queues), the SimGrid replay's
-//                   iteration time is the analytic engine's within 2% (DESIGN.md, "Time")
+//   engines agree   on a single switch where nothing contends (no two NCCL streams' collectives run at once
+//                   on the analytic engine's timeline), the SimGrid replay's iteration time is the analytic
+//                   engine's within 2% (DESIGN.md, "Time")
+//   engines contend the same where the variant's own NCCL streams overlap (hpZ beside data-parallel gathers,
+//                   tensor-parallel beside FSDP gathers, HSDP's replica all-reduce beside its gathers): they
+//                   share the NVLink ports, NICs and SMs, max-min in the replay and in one pass in the analytic
+//                   engine (analytic.h), held to 10% as tests/model/strategy_property_test.cc holds the engines
+//                   on random clusters (sim/README.md, "How far apart the engines may be"; issue 39: 5,000
+//                   cases at seed 1 give at most 6.1% there, 0.67% where nothing contends)
 //   rerun           evaluating the same inputs again gives the same report, byte for byte (JSON)
 //   evaluates       a scenario the loaders and model::Validate accept evaluates without an error
 //   band            the band the shipped table gives the variant (study/bands.h AttachBand) holds the headline
@@ -39,6 +46,7 @@ enum Property {
   kEnginesAgree,
   kRerun,
   kBand,
+  kEnginesAgreeContending,
   kChannelSteps,  // informational: not in total_violations
   kPropertyCount,
 };
@@ -57,6 +65,7 @@ struct PropertyOptions {
   int sim_max_gpus = 32;             // larger clusters are not replayed (their replays take longer)
   double monotone_tolerance = 1e-3;  // relative slowdown allowed with more bandwidth
   double engine_tolerance = 0.02;    // relative sim vs analytic difference allowed
+  double contending_engine_tolerance = 0.10;  // the same where NCCL streams overlap (kEnginesAgreeContending)
   int examples = 5;                  // violations kept per property, for the message
 };
 
@@ -70,6 +79,7 @@ struct PropertyCounts {
   std::array<std::vector<std::string>, kPropertyCount> examples;
   // Every sim vs analytic difference on a single switch (sim / analytic - 1), the largest, and where.
   std::vector<double> engine_differences;
+  std::vector<double> contending_differences;  // where NCCL streams overlap
   double worst_engine_difference = 0;
   std::string worst_engine_case;
   int total_violations() const;  // of the asserted properties

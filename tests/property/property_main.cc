@@ -4,8 +4,10 @@
 // cases. Exit status 1 when a property is violated.
 //
 //   property_run [--cases N] [--first I] [--seed S] [--sim N] [--sim-gpus G] [--examples N] [--write DIR]
+//   property_run [--seed S] --explain I
 //
 // --write DIR also writes each case's input files to DIR/case_<I>/ (`zerosim run DIR/case_<I>/s.toml`).
+// --explain I prints where the engines part on case I (property_explain.h) and runs nothing else.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +16,7 @@
 
 #include "property/property_check.h"
 #include "property/property_draw.h"
+#include "property/property_explain.h"
 
 int main(int argc, char** argv) {
   zerosim::testing::PropertyOptions o;
@@ -22,6 +25,7 @@ int main(int argc, char** argv) {
   o.sim_max_gpus = 128;
   o.examples = 20;
   std::string write;
+  int explain = -1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
@@ -39,12 +43,18 @@ int main(int argc, char** argv) {
       o.examples = std::atoi(argv[++i]);
     } else if (a == "--write" && has_value) {
       write = argv[++i];
+    } else if (a == "--explain" && has_value) {
+      explain = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: property_run [--cases N] [--first I] [--seed S] [--sim N] [--sim-gpus G] "
-                   "[--examples N] [--write DIR]\n");
+                   "[--examples N] [--write DIR] | [--seed S] --explain I\n");
       return 2;
     }
+  }
+  if (explain >= 0) {
+    std::fputs(zerosim::testing::ExplainCase(o.seed, explain).c_str(), stdout);
+    return 0;
   }
   for (int i = o.first_case; !write.empty() && i < o.first_case + o.cases; ++i) {
     const std::filesystem::path dir = std::filesystem::path(write) / ("case_" + std::to_string(i));
