@@ -61,7 +61,7 @@ constexpr bool kNoRow = false;
 // invariant_violation is never printed (the studies stop on it). PhaseBytes, VolumeReport, MemoryBreakdown,
 // Band and LinkLoadReport: each member below.
 static_assert(
-    model::AggregateMembers<VariantReport>() == 32,
+    model::AggregateMembers<VariantReport>() == 33,
     "VariantReport changed: show its new member in ReportFields() (or say above why none shows it)");
 static_assert(model::AggregateMembers<model::PhaseBytes>() == 5 &&
               model::AggregateMembers<model::VolumeReport>() == 2);
@@ -184,6 +184,8 @@ const std::vector<ReportField>& ReportFields() {
        kRow, {"tflops_per_gpu", 60}, kNoCause, kNoTable, kHeadline},
       {"mfu", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu; }, kRow, {"mfu", 70}, kNoCause,
        kNoTable},
+      {"mfu_fp8_peak", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu_fp8_peak; }, kRow,
+       {"mfu_fp8_peak", 72}, kNoCause, kNoTable},
       {"tokens_per_s", "1/s", kRan, [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s; }, kRow,
        {"tokens_per_s", 150}, kNoCause, Fixed("  model's own value", 75, 0), kHeadline},
       // The band (model/report/band.h): throughputs times its factors, the time divided by them.
@@ -258,7 +260,7 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).tflops_per_gpu * V(r).band.center; }, kRow,
        {"expected.tflops_per_gpu", 147}, kNoCause, Fixed("TFLOPs per GPU (with recompute)", 30, 1)},
       {"expected.mfu", "", kRan, [](const FieldRow& r) -> FieldValue { return V(r).mfu * V(r).band.center; }, kRow,
-       {"expected.mfu", 148}, kNoCause, {"MFU (6N + 12lhs, no recompute)", 40, nullptr, TableText::kPercent}},
+       {"expected.mfu", 148}, kNoCause, {"MFU (6N + 12lhs, no recompute; of the BF16 peak)", 40, nullptr, TableText::kPercent}},
       {"expected.tokens_per_s", "1/s", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).tokens_per_s * V(r).band.center; }, kRow,
        {"expected.tokens_per_s", 149}, kNoCause, Fixed("tokens per second", 50, 0)},

@@ -62,9 +62,10 @@ void SetThroughput(VariantReport* r, const ModelSpec& m, const ZeroConfig& z, co
   r->tflops_per_gpu = IterationFlops(m, z, d) / (t * p) / kTera;
   r->tokens_per_s = static_cast<double>(d) * z.train_micro_batch_size_per_gpu * m.seq_len *
                     z.gradient_accumulation_steps / t;
-  const double peak =
-      z.precision.fp8_gemms && c.gpu.fp8_peak_flops > 0 ? c.gpu.fp8_peak_flops : c.gpu.peak_flops;
-  r->mfu = ModelFlopsPerToken(m) * r->tokens_per_s / p / peak;
+  const double model_flops_per_gpu_s = ModelFlopsPerToken(m) * r->tokens_per_s / p;
+  r->mfu = model_flops_per_gpu_s / c.gpu.peak_flops;
+  r->mfu_fp8_peak =
+      z.precision.fp8_gemms && c.gpu.fp8_peak_flops > 0 ? model_flops_per_gpu_s / c.gpu.fp8_peak_flops : 0;
 }
 
 VariantReport AssembleVariant(const std::string& name, const std::string& engine, const ModelSpec& m,

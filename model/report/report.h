@@ -75,9 +75,14 @@ struct VariantReport {
   double iteration_time_s = 0;
   double tflops_per_gpu = 0;  // Megatron's count (with recompute when checkpointing) / (t * P)
   // Model FLOPs utilisation (PaLM, Chowdhery et al. 2022, app. B): (6 N + 12 l h s) FLOPs per token, no
-  // recompute, times tokens/s per GPU, over the GPU's dense peak in the GEMMs' dtype (the FP8 peak with
-  // fp8_gemms, else the fp16/bf16 one). N is every parameter (embeddings included, tied ones once).
+  // recompute, times tokens/s per GPU, over the GPU's dense fp16/bf16 peak whatever the GEMMs' dtype: the
+  // convention published MFUs use (Llama 3 paper Table 4, BF16; NVIDIA's and torchtitan's FP8 runs are quoted
+  // against the BF16 peak too), so that an FP8 run's MFU reads beside a BF16 run's (issue 38). N is every
+  // parameter (embeddings included, tied ones once).
   double mfu = 0;
+  // With FP8 GEMMs (and a GPU with an FP8 peak): the same FLOPs over the dense FP8 peak, labelled as such; 0
+  // otherwise.
+  double mfu_fp8_peak = 0;
   double tokens_per_s = 0;
   double exposed_comm_s = 0;  // iteration time not spent on GPU work: waiting for and interference with comm.
   double compute_s = 0;       // GEMM/attention time

@@ -7,6 +7,7 @@
 
 #include "model/cost/compute_cost.h"
 #include "model/placement/traffic.h"
+#include "model/report/evaluate.h"
 #include "model/report/memory.h"
 #include "model/schedule/schedule_builder.h"
 #include "model/spec/feasibility.h"
@@ -228,6 +229,28 @@ TEST(Precision, FeasibilityRules) {
   problems = CheckZero(fsdp, h100);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].key, "grad_accum_dtype");
+}
+
+// MFU is quoted against the dense BF16 peak whatever the GEMMs' dtype (issue 38: the convention of published
+// MFUs), and an FP8 run also carries its MFU against the FP8 peak, labelled: the two differ by the peaks' ratio.
+TEST(Precision, MfuIsOfTheBf16PeakAndFp8RunsAlsoCarryTheFp8PeaksMfu) {
+  const ModelSpec m = Small();
+  ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  c.gpu.fp8_peak_flops = 2 * c.gpu.peak_flops;
+  const Calibration cal = testing::TestCalibration();
+  ZeroConfig bf16;
+  ZeroConfig fp8 = bf16;
+  fp8.precision.fp8_gemms = true;
+  const VariantReport a = EvaluateAnalyticVariant("bf16", m, bf16, c, cal);
+  const VariantReport b = EvaluateAnalyticVariant("fp8", m, fp8, c, cal);
+  const double model_flops = ModelFlopsPerToken(m);
+  EXPECT_NEAR(a.mfu, model_flops * a.tokens_per_s / c.total_gpus() / c.gpu.peak_flops, 1e-12 * a.mfu);
+  EXPECT_EQ(a.mfu_fp8_peak, 0);  // not an FP8 run
+  EXPECT_NEAR(b.mfu, model_flops * b.tokens_per_s / c.total_gpus() / c.gpu.peak_flops, 1e-12 * b.mfu);
+  EXPECT_NEAR(b.mfu_fp8_peak, b.mfu / 2, 1e-12 * b.mfu);
+  // A GPU without an FP8 peak: no FP8-peak MFU.
+  c.gpu.fp8_peak_flops = 0;
+  EXPECT_EQ(EvaluateAnalyticVariant("fp8", m, fp8, c, cal).mfu_fp8_peak, 0);
 }
 
 }  // namespace
