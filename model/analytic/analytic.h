@@ -15,7 +15,8 @@
 //    ports, leaf uplinks) as max-min sharing does: k + 1 on a tier get 1/(k + 1) of it each, the earlier
 //    ones finishing later by what they gave up (link_occupancy.h), so together they never move more than a
 //    link carries (issue 20, item 17; issue 39).
-// One pass in issue order is an approximation of the DES where side work and collectives interleave finely;
+// One pass in start order (each queue's ops in issue order, the queue heads timed earliest start first:
+// analytic.cc) is an approximation of the DES where side work and collectives interleave finely;
 // its error against the SimGrid replay is measured by tests/sim/iteration_test.cc and
 // tests/model/strategy_property_test.cc and tests/property (sim/README.md, "How far apart the engines may
 // be"). What one pass cannot do: delay the ops already timed that wait for a collective slowed later.
