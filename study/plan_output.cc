@@ -140,8 +140,8 @@ std::string FormatPlan(const io::SweepSpec& spec, const Plan& plan, const PlanOp
       "intersects this one's:\nthe ranking between them is not resolved. vs {}: the sweep's first variant "
       "as written ('-': it does not fit). days#: the rank by time to train (fastest first).\nTFLOPs: what the GPUs "
       "execute per second (recompute included); model TF: the model's (6 N + 12 l h s) FLOPs per token x tokens/s "
-      "per GPU\n(PaLM's count, no recompute); MFU: model TF over the GPU's dense peak in the GEMMs' format (the FP8 "
-      "peak with fp8_gemms).\n",
+      "per GPU\n(PaLM's count, no recompute); MFU: model TF over the GPU's dense BF16 peak, FP8 runs included (the "
+      "convention of published MFUs).\n",
       by, plan.choices.empty() ? std::string() : plan.choices.front().baseline);
   out += PriceLegend(plan, all);
   const model::GoodputOptions& g = spec.goodput;
