@@ -4,6 +4,7 @@
 
 #include "model/placement/placement.h"
 #include "model/spec/gpu_power.h"
+#include "model/spec/intra_fabric.h"
 
 namespace zerosim::model {
 namespace {
@@ -27,6 +28,52 @@ void Add(std::vector<Problem>* out, std::string key, std::string message) {
 
 void Range(std::vector<Problem>* out, const char* key, int64_t v, int64_t min, int64_t max) {
   if (v < min || v > max) Add(out, key, fmt::format("must be between {} and {}, got {}", min, max, v));
+}
+
+// A PCIe node's and an NVLink mesh's structure (cluster_spec.h PcieSpec, IntraNodeSpec; intra_fabric.h).
+void CheckIntraFabric(const ClusterSpec& c, std::vector<Problem>* out) {
+  if (c.intra.fabric == IntraFabric::kNvSwitch) return;
+  if (c.intra.trays != 1) {
+    Add(out, "intra_node.trays", "trays divide an NVSwitch domain (GB200 NVL72); this node is not one");
+  }
+  // The loader derives the per-GPU bandwidth from the links; a sweep axis or --set that changed it (or the
+  // GPUs it was derived for) would leave the two engines on different fabrics.
+  const double derived_Bps = IntraRingLineBps(c);
+  if (c.intra.bandwidth_Bps != derived_Bps) {
+    Add(out, "intra_node.bandwidth",
+        fmt::format("a {} node's per-GPU bandwidth is derived from its links ({:g} GB/s for {} GPUs), not set: "
+                    "write the links in a topology instead of sweeping intra.bandwidth or gpus_per_node",
+                    IntraFabricName(c.intra.fabric), derived_Bps / 1e9, c.gpus_per_node));
+  }
+  if (c.intra.fabric == IntraFabric::kNvLinkMesh) {
+    // Each GPU pair joined directly: A100's 12 NVLink3 links reach 3 peers at 4 links each (HGX A100 4-GPU);
+    // larger NVLink boards without NVSwitch (DGX-1's hybrid cube mesh) are not fully connected.
+    if (c.gpus_per_node < 2 || c.gpus_per_node > 4) {
+      Add(out, "gpus_per_node",
+          fmt::format("an NVLink mesh joins every pair of 2 to 4 GPUs directly (HGX A100 4-GPU), got {} GPUs",
+                      c.gpus_per_node));
+    }
+    return;
+  }
+  const PcieSpec& p = c.intra.pcie;
+  if (p.gpus_per_switch < 1 || p.gpus_per_switch > c.gpus_per_node || c.gpus_per_node % p.gpus_per_switch != 0) {
+    Add(out, "intra_node.gpus_per_switch",
+        fmt::format("{} GPUs per PCIe switch do not split the node's {} GPUs evenly", p.gpus_per_switch,
+                    c.gpus_per_node));
+    return;
+  }
+  const int switches = c.gpus_per_node / p.gpus_per_switch;
+  if (p.sockets < 1 || p.sockets > 2 || switches % p.sockets != 0) {
+    Add(out, "intra_node.sockets",
+        fmt::format("{} PCIe switches do not split evenly over {} sockets (1 or 2)", switches, p.sockets));
+  }
+  // GPU g's rail (placement.h RailOf: floor(g x count / N)) is then a NIC of its own switch: GPUDirect RDMA
+  // through the switch, as NCCL's default NCCL_NET_GDR_LEVEL (PXB) wants it.
+  if (c.nic.count > 0 && c.nic.count != switches * p.nics_per_switch) {
+    Add(out, "intra_node.nics_per_switch",
+        fmt::format("{} switches x {} NICs per switch is not the node's {} NICs ([nic] count)", switches,
+                    p.nics_per_switch, c.nic.count));
+  }
 }
 
 }  // namespace
@@ -76,6 +123,7 @@ std::vector<Problem> CheckCluster(const ClusterSpec& c) {
                     "counts the domain's NICs: trays x NICs per tray, e.g. 18 x 4 = 72 for GB200 NVL72)",
                     c.nic.count, trays));
   }
+  CheckIntraFabric(c, &out);
   if (c.nodes > 1 && c.nic.count == 0) {
     Add(&out, "nic.count", fmt::format("{} nodes with no NIC cannot communicate", c.nodes));
   }
