@@ -8,7 +8,7 @@
 
 #include "model/io/loaders.h"
 #include "model/io/report_json.h"
-#include "model/report/evaluate.h"
+#include "model/report/report.h"
 #include "model/spec/intra_fabric.h"
 #include "test_inputs.h"
 
@@ -35,6 +35,18 @@ StatusOr<Scenario> LoadEdited(const std::vector<std::pair<std::string, std::stri
   return LoadScenario(MemoryFileSource(files), "s.toml");
 }
 
+// The topology alone, edited as LoadEdited does (its scenario's hpZ variant needs 8 GPUs a node).
+StatusOr<TopologyFile> LoadTopologyEdited(const std::vector<std::pair<std::string, std::string>>& edits) {
+  std::map<std::string, std::string> files = testing::InputFiles();
+  std::string& text = files["t.toml"];
+  for (const auto& [from, to] : edits) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  return LoadTopology(MemoryFileSource(files), "t.toml");
+}
+
 void ExpectRefused(const StatusOr<Scenario>& s, const std::vector<std::string>& expect) {
   ASSERT_FALSE(s.ok());
   for (const std::string& e : expect) {
@@ -54,12 +66,12 @@ TEST(IntraFabricLoader, APcieNodeLoadsAndDerivesItsRingBandwidth) {
   EXPECT_DOUBLE_EQ(model::NcclRingBusBandwidthCap(c), 24e9);  // NCCL's PCIe rating of it
 
   // The report says which fabric and gives its links.
-  const model::Variant& v = s->variants.front();
-  const nlohmann::ordered_json j =
-      VariantToJson(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, c, s->calibration, v.parallel));
-  EXPECT_EQ(j["cluster"]["intra_node"]["fabric"], "pcie");
-  EXPECT_EQ(j["cluster"]["intra_node"]["pcie"]["gpus_per_switch"], 2);
-  EXPECT_DOUBLE_EQ(j["cluster"]["intra_node"]["bandwidth_Bps"].get<double>(), 32e9);
+  model::Report r;
+  r.cluster = c;
+  const nlohmann::ordered_json j = ReportToJson(r);
+  EXPECT_EQ(j["scenario"]["cluster"]["intra_node"]["fabric"], "pcie");
+  EXPECT_EQ(j["scenario"]["cluster"]["intra_node"]["pcie"]["gpus_per_switch"], 2);
+  EXPECT_DOUBLE_EQ(j["scenario"]["cluster"]["intra_node"]["bandwidth_Bps"].get<double>(), 32e9);
 
   // A slow socket link becomes the ring's bottleneck.
   StatusOr<Scenario> slow =
@@ -69,16 +81,16 @@ TEST(IntraFabricLoader, APcieNodeLoadsAndDerivesItsRingBandwidth) {
 }
 
 TEST(IntraFabricLoader, AnNvlinkMeshLoads) {
-  StatusOr<Scenario> s = LoadEdited(
+  StatusOr<TopologyFile> s = LoadTopologyEdited(
       {{"gpus_per_node = 8", "gpus_per_node = 4"}, {kNvSwitch, "fabric = \"nvlink_mesh\"\npair_bandwidth = \"100GBps\""}});
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->cluster.intra.fabric, model::IntraFabric::kNvLinkMesh);
   EXPECT_DOUBLE_EQ(s->cluster.intra.bandwidth_Bps, 200e9);  // two rings, each pair's 100 GB/s one way
-  const model::Variant& v = s->variants.front();
-  const nlohmann::ordered_json j = VariantToJson(
-      model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration, v.parallel));
-  EXPECT_EQ(j["cluster"]["intra_node"]["fabric"], "nvlink_mesh");
-  EXPECT_DOUBLE_EQ(j["cluster"]["intra_node"]["pair_Bps"].get<double>(), 100e9);
+  model::Report r;
+  r.cluster = s->cluster;
+  const nlohmann::ordered_json j = ReportToJson(r);
+  EXPECT_EQ(j["scenario"]["cluster"]["intra_node"]["fabric"], "nvlink_mesh");
+  EXPECT_DOUBLE_EQ(j["scenario"]["cluster"]["intra_node"]["pair_Bps"].get<double>(), 100e9);
 }
 
 TEST(IntraFabricLoader, TheShippedTopologiesLoad) {
