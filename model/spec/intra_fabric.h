@@ -33,7 +33,10 @@ inline constexpr double kNcclPcieRating = 0.75;
 // directions of the pair). Three or more: a ring and its reverse use opposite directions of the same pairs;
 // a third disjoint Hamiltonian ring does not exist on 4 GPUs (the complete symmetric digraph on 4 vertices
 // has no decomposition into directed Hamiltonian cycles: Tillson, "A Hamiltonian decomposition of K*_2m,
-// 2m >= 8", J. Comb. Theory B 29 (1980), which proves it for every even order but 4 and 6), so 2.
+// 2m >= 8", J. Comb. Theory B 29 (1980), which proves it for every even order but 4 and 6; on 4 GPUs it is
+// checked by enumerating the 6 directed rings), so 2. Not modelled: channels at a fraction of a pair's rate over
+// all 6 directed rings would load every link evenly at 3 x the pair's rate; whether NCCL's search finds that on
+// this board is not established (no published NCCL figure for HGX A100 4-GPU was found).
 int MeshRings(int gpus);
 
 // Bytes per second per GPU and direction of NCCL's ring over all of the node's GPUs at the line rate of the
