@@ -167,6 +167,17 @@ std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
                       StrategyName(z.strategy)));
     }
   }
+  // Megatron-Core's DDP overlap options exist for its distributed optimizer only (zero_config.h).
+  if (z.strategy != Strategy::kZero1 && (z.overlap_grad_reduce || z.overlap_param_gather)) {
+    Add(&out, z.overlap_grad_reduce ? "overlap_grad_reduce" : "overlap_param_gather",
+        fmt::format("Megatron-Core's DDP overlap options apply to its distributed optimizer (strategy \"zero1\"), "
+                    "not \"{}\"",
+                    StrategyName(z.strategy)));
+  } else if (z.overlap_param_gather && !z.overlap_grad_reduce) {
+    // megatron/training/arguments.py: "--overlap-grad-reduce should be turned on when using
+    // --overlap-param-gather".
+    Add(&out, "overlap_param_gather", "Megatron-Core requires overlap_grad_reduce with overlap_param_gather");
+  }
   if (z.runtime.launcher && !LauncherRuns(*z.runtime.launcher, FrameworkOf(z.strategy))) {
     Add(&out, "strategy",
         fmt::format("strategy \"{}\" runs under framework \"{}\", which launcher \"{}\" does not run "
