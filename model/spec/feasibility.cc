@@ -325,6 +325,11 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
   // size"; torchtitan ParallelDims.seq_len_divisor.
   // Megatron-LM megatron/training/arguments.py: "Tensor parallel communication/GEMM overlap can happen only
   // when sequence parallelism is enabled"; with t = 1 there is nothing to overlap.
+  if (l.overlap_p2p_comm && !(l.schedule == PipelineSchedule::kInterleaved1F1B && l.virtual_stages > 1)) {
+    Add(&out, "overlap_p2p_comm",
+        "overlap_p2p_comm applies to the interleaved schedule only (virtual_stages > 1; Megatron-LM's arguments.py "
+        "turns it off otherwise)");
+  }
   if (l.tp_comm_overlap && (t == 1 || !l.sequence_parallel)) {
     Add(&out, "tp_comm_overlap",
         t == 1 ? std::string("tp_comm_overlap overlaps tensor-parallel collectives: it needs tensor > 1")
