@@ -255,6 +255,10 @@ const std::vector<Case>& Cases() {
       {S("parallel", "virtual_stages", "2"),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
         S("parallel", "pipeline", "2")}},
+      {S("parallel", "overlap_p2p_comm", "true"),
+       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
+        S("parallel", "pipeline", "2"), S("parallel", "virtual_stages", "2")}},
+      {S("parallel", "overlap_p2p_comm", "true")},  // no interleaving: refused at the key
       {S("parallel", "schedule", "\"gpipe\""),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
         S("parallel", "pipeline", "2")}},
