@@ -116,6 +116,9 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   j["reduce_bucket_size"] = z.reduce_bucket_size;
   j["overlap_comm"] = z.overlap_comm;
   j["contiguous_gradients"] = z.contiguous_gradients;
+  j["overlap_grad_reduce"] = z.overlap_grad_reduce;
+  j["overlap_param_gather"] = z.overlap_param_gather;
+  j["ddp_bucket_size"] = z.ddp_bucket_size;
   j["max_ongoing_fetch_events"] = z.max_ongoing_fetch_events;
   j["max_param_reduce_events"] = z.max_param_reduce_events;
   j["hpz_recompute_uses_secondary"] = z.hpz_recompute_uses_secondary;

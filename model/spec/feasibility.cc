@@ -215,6 +215,17 @@ std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
                       StrategyName(z.strategy)));
     }
   }
+  // Megatron-Core's DDP overlap options exist for its distributed optimizer only (zero_config.h).
+  if (z.strategy != Strategy::kZero1 && (z.overlap_grad_reduce || z.overlap_param_gather)) {
+    Add(&out, z.overlap_grad_reduce ? "overlap_grad_reduce" : "overlap_param_gather",
+        fmt::format("Megatron-Core's DDP overlap options apply to its distributed optimizer (strategy \"zero1\"), "
+                    "not \"{}\"",
+                    StrategyName(z.strategy)));
+  } else if (z.overlap_param_gather && !z.overlap_grad_reduce) {
+    // megatron/training/arguments.py: "--overlap-grad-reduce should be turned on when using
+    // --overlap-param-gather".
+    Add(&out, "overlap_param_gather", "Megatron-Core requires overlap_grad_reduce with overlap_param_gather");
+  }
   if (z.runtime.launcher && !LauncherRuns(*z.runtime.launcher, FrameworkOf(z.strategy))) {
     Add(&out, "strategy",
         fmt::format("strategy \"{}\" runs under framework \"{}\", which launcher \"{}\" does not run "
@@ -362,6 +373,11 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
   // size"; torchtitan ParallelDims.seq_len_divisor.
   // Megatron-LM megatron/training/arguments.py: "Tensor parallel communication/GEMM overlap can happen only
   // when sequence parallelism is enabled"; with t = 1 there is nothing to overlap.
+  if (l.overlap_p2p_comm && !(l.schedule == PipelineSchedule::kInterleaved1F1B && l.virtual_stages > 1)) {
+    Add(&out, "overlap_p2p_comm",
+        "overlap_p2p_comm applies to the interleaved schedule only (virtual_stages > 1; Megatron-LM's arguments.py "
+        "turns it off otherwise)");
+  }
   if (l.tp_comm_overlap && (t == 1 || !l.sequence_parallel)) {
     Add(&out, "tp_comm_overlap",
         t == 1 ? std::string("tp_comm_overlap overlaps tensor-parallel collectives: it needs tensor > 1")
