@@ -91,7 +91,7 @@ void ReadIntraNode(TableReader* intra, model::ClusterSpec* c, bool ok) {
       intra->MarkKnown("socket_link");
       intra->Fail("socket_link", "one socket has no inter-socket link: set sockets = 2 or remove this key");
     }
-    // NICs below each switch: by default the node's NICs spread evenly over its switches (feasibility.cc
+    // NICs below each switch: by default the node's NICs spread evenly over its switches (cluster_checks.cc
     // checks that count = switches x nics_per_switch).
     const int switches = p.gpus_per_switch > 0 ? c->gpus_per_node / p.gpus_per_switch : 0;
     const int spread = switches > 0 ? c->nic.count / switches : 0;
