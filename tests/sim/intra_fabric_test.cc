@@ -43,6 +43,17 @@ model::ClusterSpec Mesh(int nodes) {
   return c;
 }
 
+// The replay of `op` alone agrees with the analytic time within 2% and puts the schedule's bytes on each tier.
+void ExpectReplayAgreesAndKeepsTheBytes(const model::ClusterSpec& c, const model::Op& op) {
+  const model::Schedule s = ScheduleOf(c, {op});
+  StatusOr<sim::SimResult> r = sim::SimulateIsolated(s, c, TestCalibration(), sim::SimOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NEAR(r->timing.iteration_s / AnalyticTime(op, c), 1.0, 0.02);
+  const model::TierVolumes expected = model::SumTraffic(s, c);
+  EXPECT_NEAR(r->volumes.intra_total(), expected.intra_total(), 1e-9 * expected.intra_total());
+  EXPECT_NEAR(r->volumes.cross_total(), expected.cross_total(), 1e-9 * expected.cross_total());
+}
+
 TEST(IntraFabric, PcieRingRunsAtItsBottleneckInBothEngines) {
   // A fast socket link: the GPU's Gen4 link is the ring's bottleneck, at NCCL's PCIe rating (0.75 x 32 GB/s).
   const model::ClusterSpec fast = Pcie(1, 128e9);
@@ -67,14 +78,7 @@ TEST(IntraFabric, PcieAcrossNodesAgreesAndCountsTheSchedulesBytes) {
   // analytic time and puts the schedule's bytes on each tier (a GPU's PCIe link also carries its NIC's
   // traffic, which is not intra-node).
   const model::ClusterSpec c = Pcie(2, 128e9);
-  const model::Op op = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kGlobal, 1e9);
-  const model::Schedule s = ScheduleOf(c, {op});
-  StatusOr<sim::SimResult> r = sim::SimulateIsolated(s, c, TestCalibration(), sim::SimOptions{});
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_NEAR(r->timing.iteration_s / AnalyticTime(op, c), 1.0, 0.02);
-  const model::TierVolumes expected = model::SumTraffic(s, c);
-  EXPECT_NEAR(r->volumes.intra_total(), expected.intra_total(), 1e-9 * expected.intra_total());
-  EXPECT_NEAR(r->volumes.cross_total(), expected.cross_total(), 1e-9 * expected.cross_total());
+  ExpectReplayAgreesAndKeepsTheBytes(c, CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kGlobal, 1e9));
 }
 
 TEST(IntraFabric, PcieAllToAllSharesTheSocketLinkInTheReplay) {
@@ -114,13 +118,7 @@ TEST(IntraFabric, MeshRingsUseBothDirectionsOfEveryPair) {
 
 TEST(IntraFabric, MeshAcrossNodesAgrees) {
   const model::ClusterSpec c = Mesh(2);
-  const model::Op op = CollectiveOp(c, CollectiveKind::kReduceScatter, GroupKind::kGlobal, 1e9);
-  const model::Schedule s = ScheduleOf(c, {op});
-  StatusOr<sim::SimResult> r = sim::SimulateIsolated(s, c, TestCalibration(), sim::SimOptions{});
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_NEAR(r->timing.iteration_s / AnalyticTime(op, c), 1.0, 0.02);
-  const model::TierVolumes expected = model::SumTraffic(s, c);
-  EXPECT_NEAR(r->volumes.intra_total(), expected.intra_total(), 1e-9 * expected.intra_total());
+  ExpectReplayAgreesAndKeepsTheBytes(c, CollectiveOp(c, CollectiveKind::kReduceScatter, GroupKind::kGlobal, 1e9));
 }
 
 TEST(IntraFabric, NoNvlsOffNvSwitch) {
