@@ -49,7 +49,7 @@ def scenario(r):
         + (f", pipeline {t['pp']} ({t['pipeline_schedule']}, {t['virtual_stages']} stage(s) per rank)" if t["pp"] > 1 else "")
         + f". Software: {r['software']}.",
         f"# Published: peak reserved memory {r['reported']['value_gib']} GiB ({r['reported']['what']}).",
-        "# Not modelled, so not in the scenario: torch.compile" + (" (this run compiles)" if t["compile"] else " (this run is eager)")
+        "# Not modelled, so not in the scenario: torch.compile of the blocks" + (" (this run compiles)" if t["compile"] else " (this run is eager)")
         + ("; async TP's symmetric-memory buffers" if t["async_tp"] else "") + ".",
     ]
     if "approximation" in r:
@@ -69,6 +69,7 @@ def scenario(r):
         f"gradient_accumulation_steps = {t['pipeline_micro_batches']}",
         f"recompute = \"{t['recompute']}\"",
         "attention = \"flash\"",
+        f"loss = \"{t['loss']}\"   # the loss over the logits, eager or torch.compile'd (runs.json inferred)",
         "",
         "[runtime]",
         "framework = \"fsdp\"",

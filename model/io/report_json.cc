@@ -127,6 +127,7 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   j["gradient_accumulation_steps"] = z.gradient_accumulation_steps;
   j["activation_checkpointing"] = z.activation_checkpointing;
   j["recompute"] = model::RecomputePolicyName(model::RecomputeOf(z));
+  j["loss"] = model::LossImplName(z.loss);
   if (model::RecomputeOf(z) == model::RecomputePolicy::kSelectiveBlock)
     j["recompute_block_interval"] = z.recompute_block_interval;
   j["launcher"] = model::LauncherName(z.effective_launcher());

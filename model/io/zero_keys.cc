@@ -166,6 +166,18 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
       t->Fail("recompute_block_interval", "applies to recompute = \"selective_block\" only");
     }
   }
+  // loss = fused | eager | compiled (model/spec/model_spec.h LossImpl).
+  if (std::optional<std::string> l = t->OptionalString("loss")) {
+    if (*l == "fused") {
+      z->loss = model::LossImpl::kFused;
+    } else if (*l == "eager") {
+      z->loss = model::LossImpl::kEager;
+    } else if (*l == "compiled") {
+      z->loss = model::LossImpl::kCompiled;
+    } else {
+      t->Fail("loss", fmt::format("unknown loss \"{}\" (fused, eager, compiled)", *l));
+    }
+  }
   if (std::optional<std::string> a = t->OptionalString("attention")) {
     if (*a == "flash") {
       m->attention = model::AttentionImpl::kFlash;

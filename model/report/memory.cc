@@ -38,6 +38,19 @@ double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePol
   return attention + mlp + norms + core;
 }
 
+double LossBytesPerLogit(LossImpl loss, int tensor) {
+  // memory.h: the peak of each implementation's working set over the logits.
+  switch (loss) {
+    case LossImpl::kFused:
+      return 6.0;
+    case LossImpl::kEager:
+      return tensor > 1 ? 16.0 : 12.0;
+    case LossImpl::kCompiled:
+      return 4.0;
+  }
+  return 6.0;
+}
+
 int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_interval) {
   switch (policy) {
     case RecomputePolicy::kFull:
@@ -176,7 +189,8 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   ModelSpec chunk = m;
   if (pipeline.chunk_layers > 0) chunk.layers = pipeline.chunk_layers;
   const double copies = pipeline.chunk_layers > 0 ? pipeline.chunks_in_flight : 1.0;
-  const double logits = m.has_head ? 6.0 * b * m.seq_len * m.vocab / s.tensor : 0.0;
+  const double logits =
+      m.has_head ? LossBytesPerLogit(z.loss, s.tensor) * b * m.seq_len * m.vocab / s.tensor : 0.0;
   r.activations_bytes =
       ActivationBytes(chunk, b, RecomputeOf(z), z.recompute_block_interval, s.layout(), copies) + logits;
 

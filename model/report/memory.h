@@ -17,8 +17,8 @@
 //   buffers           the gradient bucket (2 * reduce_bucket_size with contiguous gradients, plus its copy in
 //                     communication_data_type when that is wider; FSDP: the largest unit's unsharded gradient
 //                     awaiting its reduce-scatter) and qgZ's int4 send/receive buffers for the largest matrix
-//   activations       ActivationBytes below (Korthikanti et al. 2022), plus the logits, fp16 and fp32
-//                     for the loss (6*b*s*V)
+//   activations       ActivationBytes below (Korthikanti et al. 2022), plus the loss's working memory over
+//                     the logits (LossBytesPerLogit x b*s*V/t: 6*b*s*V for the fused loss)
 //   runtime           the CUDA context, NCCL's buffers, cuBLAS's workspaces, the caching allocator's block
 //                     rounding and fragmentation, and the [runtime] memory_reserve
 //                     (model/report/runtime_memory.h, each with its source)
@@ -104,6 +104,29 @@ double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePol
 // recompute is counted once.
 double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval = 1,
                        const ParallelLayout& layout = {}, double saved_copies = 1);
+
+// The loss's working memory at its peak, in bytes per logit (one rank's b*s*V/t), by `loss` (model_spec.h
+// LossImpl), with `tensor` the tensor-parallel degree (the logit layer is vocabulary parallel):
+//   fused     6: the 16-bit logits and one fp32 copy the softmax and its gradient overwrite in place
+//             (Megatron-LM core/tensor_parallel/cross_entropy.py _VocabParallelCrossEntropy: exp_logits
+//             computed in place and saved, the backward writes grad_input into it).
+//   eager     12 without tensor parallelism: `F.cross_entropy(pred.flatten(0, 1).float(), labels)`
+//             (torchtitan train.py loss_fn, 2024-12; components/loss.py cross_entropy_loss, 2025) is
+//             aten log_softmax then nll_loss. The forward holds the 16-bit logits (2), their fp32 copy (4)
+//             and log_softmax's fp32 output (4, saved: derivatives.yaml `_log_softmax: result`) = 10; the
+//             caller frees the logits (`del pred`), the copy dies with the forward. The backward's peak is
+//             the saved output (4) beside nll_loss_backward's full fp32 gradient (4: zeros then a scatter)
+//             and _log_softmax_backward_data's fp32 result (4) = 12.
+//             16 with tensor parallelism: the loss runs under DTensor's loss_parallel (torchtitan's default,
+//             `disable_loss_parallel = false`), whose backward (torch/distributed/tensor/parallel/loss.py
+//             _nll_loss_and_log_softmax_backward) computes `(zeros_like(x) + exp(x)) * grad_output` beside
+//             the saved log_softmax output x: four fp32 tensors (its forward, _log_softmax: the copy x,
+//             shifted, exp(shifted) and the 16-bit logits, 14).
+//   compiled  4: under torch.compile Inductor fuses the cast, the log-sum-exp reduction and the gradient
+//             (softmax minus the one-hot target) into kernels over the 16-bit logits: AOTAutograd's
+//             partitioner saves the logits (2, the smallest tensor to save) and per-row statistics, and the
+//             backward writes the 16-bit gradient (2). No full-size fp32 tensor is materialized.
+double LossBytesPerLogit(LossImpl loss, int tensor);
 
 // Blocks checkpointed whole under `policy`: every block with full and offload, floor(layers / n) with
 // selective_block, none otherwise.

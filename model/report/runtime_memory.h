@@ -54,10 +54,11 @@
 //                      The fraction is fitted on the published peak reserved memory of
 //                      scenarios/published/memory/ (torchtitan's max_reserved) with leave-one-out
 //                      (scripts/fit_allocator_fragmentation.py; docs/fitted_parameters.md): it lumps together
-//                      the mechanisms above and what the tensor estimate leaves out there (the eager loss's fp32
-//                      copies of the logits, torch.compile's buffers). Applied to FSDP2 only (memory.cc):
-//                      with it, 61 published runs of other stacks that ran (llm-foundry FSDP1, Megatron-Core,
-//                      DeepSpeed) would read infeasible, so for them the lumped fraction is not fragmentation.
+//                      the mechanisms above and what the tensor estimate leaves out there (torch.compile's
+//                      buffers); the eager loss's fp32 copies of the logits, which it lumped before, are counted
+//                      since (memory.h LossBytesPerLogit), and the fraction fell from 0.19 to 0.057. Applied to
+//                      FSDP2 only (memory.cc): at 0.19, 61 published runs of other stacks that ran (llm-foundry
+//                      FSDP1, Megatron-Core, DeepSpeed) would have read infeasible with it; not rechecked at 0.057.
 //   reserve            ZeroConfig::memory_reserve (`[runtime] memory_reserve`, default 0.005) of the GPU's
 //                      memory, kept free for what the parts above do not count: fragmentation across segments
 //                      (the allocator's blocks freed in a pattern later requests do not fit; PyTorch's
@@ -91,7 +92,7 @@ inline constexpr double kNcclP2pNetChunkBytes = 128.0 * 1024;  // NCCL_P2P_NET_C
 inline constexpr double kAllocatorRoundingPerTensorBytes = 1.0 * kMiB;
 inline constexpr double kDefaultMemoryReserve = 0.005;
 // The fitted fragmentation fraction (above; docs/fitted_parameters.md "allocator fragmentation").
-inline constexpr double kAllocatorFragmentation = 0.1923;
+inline constexpr double kAllocatorFragmentation = 0.0567;
 
 struct RuntimeMemory {
   double cuda_context_bytes = 0;

@@ -93,6 +93,11 @@ const char* RecomputePolicyName(RecomputePolicy p) {
   return NameOf(kNames, p, "none");
 }
 
+const char* LossImplName(LossImpl l) {
+  constexpr std::array<const char*, 3> kNames = {"fused", "eager", "compiled"};
+  return NameOf(kNames, l, "fused");
+}
+
 double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy policy) {
   switch (policy) {
     case RecomputePolicy::kNone:

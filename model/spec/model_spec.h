@@ -52,6 +52,18 @@ enum class BiasKind { kAll, kNone, kQkvOnly };
 enum class RecomputePolicy { kNone, kFull, kSelective, kOffload, kSelectiveOp, kSelectiveBlock };
 const char* RecomputePolicyName(RecomputePolicy p);
 
+// How the training computes the cross-entropy loss over the logits (a training setting, `[training] loss`),
+// which sets the loss's working memory (model/report/memory.h LossBytesPerLogit):
+//   kFused     a fused vocabulary-parallel cross-entropy that softmaxes one fp32 copy of the 16-bit logits in
+//              place and reuses it for the gradient (Megatron-LM's _VocabParallelCrossEntropy); the default.
+//   kEager     PyTorch's eager `F.cross_entropy(logits.float(), labels)` (log_softmax then nll_loss, each with
+//              its own full-size fp32 output and gradient): torchtitan's loss when it is not compiled; with
+//              tensor parallelism it runs under DTensor's loss_parallel (torchtitan's default).
+//   kCompiled  the same loss under torch.compile: Inductor fuses the cast, the softmax and the gradient into
+//              reductions over the 16-bit logits (torchtitan compiles it with training.compile from 2025-04).
+enum class LossImpl { kFused, kEager, kCompiled };
+const char* LossImplName(LossImpl l);
+
 // Bytes per element of a 16-bit training dtype (2 for both).
 double BytesPerElement(DType dtype);
 const char* DTypeName(DType dtype);

@@ -155,6 +155,9 @@ struct ZeroConfig {
   // (blocks n, 2n, ... counting from 1, torchtitan's _apply_layer_sac `_count % ac_freq == 0`) is
   // checkpointed whole. torchtitan's default selective_ac_option is "2".
   int recompute_block_interval = 2;
+  // ZeroSim: `[training] loss` (model_spec.h LossImpl): how the loss over the logits is computed, which
+  // sets its working memory (memory.h LossBytesPerLogit). kFused by default.
+  LossImpl loss = LossImpl::kFused;
 
   // PyTorch FSDP's arguments (the fsdp_* strategies).
   FsdpArguments fsdp;

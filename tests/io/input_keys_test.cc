@@ -236,6 +236,7 @@ const std::vector<Case>& Cases() {
       {S("training", "gradient_accumulation_steps", "2")},
       {S("training", "activation_checkpointing", "false")},
       {S("training", "attention", "\"unfused\"")},
+      {S("training", "loss", "\"eager\"")},
       // [zero]
       {S("zero", "strategy", "\"fsdp_full_shard\"")},
       {S("zero", "stage", "2")},

@@ -98,5 +98,42 @@ TEST(Memory, FlashAttentionRemovesTheQuadraticTerm) {
   EXPECT_DOUBLE_EQ(ActivationBytes(m, 1, RecomputePolicy::kFull), 32 * 2 * s * h + 34 * s * h + 4 * a * s);
 }
 
+// The loss's working memory over the logits by implementation (memory.h LossBytesPerLogit), counted here tensor
+// by tensor from the sources: fused (Megatron's in-place vocab-parallel cross-entropy) the 16-bit logits and one
+// fp32 copy; eager PyTorch at its backward peak the saved fp32 log_softmax output, nll_loss's fp32 gradient and
+// log_softmax's fp32 gradient, and under DTensor's loss_parallel one fp32 temporary more (zeros_like, exp, their
+// sum and the product beside the saved output); compiled the saved 16-bit logits and their 16-bit gradient.
+// Only the activations move, by the difference times b*s*V/t.
+TEST(Memory, TheLossWorkingMemoryFollowsItsImplementation) {
+  EXPECT_DOUBLE_EQ(LossBytesPerLogit(LossImpl::kFused, 1), 2.0 + 4.0);
+  EXPECT_DOUBLE_EQ(LossBytesPerLogit(LossImpl::kFused, 8), 2.0 + 4.0);
+  EXPECT_DOUBLE_EQ(LossBytesPerLogit(LossImpl::kEager, 1), 4.0 + 4.0 + 4.0);
+  EXPECT_DOUBLE_EQ(LossBytesPerLogit(LossImpl::kEager, 8), 4.0 + 4.0 + 4.0 + 4.0);
+  EXPECT_DOUBLE_EQ(LossBytesPerLogit(LossImpl::kCompiled, 1), 2.0 + 2.0);
+  const ModelSpec m = testing::Gpt(4, 1024, 16);
+  const ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  ZeroConfig z;
+  z.train_micro_batch_size_per_gpu = 2;
+  const double logits = 2.0 * m.seq_len * m.vocab;  // b*s*V, no tensor parallelism
+  const MemoryBreakdown fused = Estimate(m, z, c);
+  for (LossImpl loss : {LossImpl::kEager, LossImpl::kCompiled}) {
+    ZeroConfig other = z;
+    other.loss = loss;
+    const MemoryBreakdown r = Estimate(m, other, c);
+    EXPECT_NEAR(r.activations_bytes - fused.activations_bytes,
+                (LossBytesPerLogit(loss, 1) - 6.0) * logits, 1e-9 * logits);
+    EXPECT_DOUBLE_EQ(r.parameters_bytes, fused.parameters_bytes);
+    EXPECT_DOUBLE_EQ(r.gathered_parameters_bytes, fused.gathered_parameters_bytes);
+    EXPECT_DOUBLE_EQ(r.buffers_bytes, fused.buffers_bytes);
+  }
+  // The eager loss holds more than the fused one, the compiled one less.
+  ZeroConfig eager = z;
+  eager.loss = LossImpl::kEager;
+  ZeroConfig compiled = z;
+  compiled.loss = LossImpl::kCompiled;
+  EXPECT_GT(Estimate(m, eager, c).reserved_bytes, fused.reserved_bytes);
+  EXPECT_LT(Estimate(m, compiled, c).reserved_bytes, fused.reserved_bytes);
+}
+
 }  // namespace
 }  // namespace zerosim::model
