@@ -284,6 +284,8 @@ def write_calibration(single, inventory):
                          recompute_key(c)]
             if c["training"]["strategy"].startswith("megatron_fsdp"):
                 variants.append('strategy = "zero3"   # Megatron FSDP (FSDP column 8): parameters sharded too')
+            elif t["software"] == MCORE:
+                variants += ddp_overlap_lines(c).splitlines()
             if c["cluster"]["total_gpus"] != 8:
                 variants.append(f"# {c['cluster']['total_gpus']} GPUs of the node: the scenario runs on 8; per-GPU "
                                 "throughput of data parallelism on one NVSwitch node")
@@ -357,7 +359,69 @@ TP_OVERLAP_SOURCES = {
                 "tp_overlap_configs.userbuffers configs of each model",
     "mcore-h100": "Megatron-LM README, the H100 weak-scaling table: 'TP (--tp-comm-overlap)' among its "
                   "communication optimizations",
+    # (I): inferred. The README's table says its configurations follow NeMo's performance scripts, whose
+    # llama3_70b H100 recipe runs TP overlap (the mbridge rows' source above); its 1,621 tokens/s/GPU sits among
+    # the mbridge rows of the same layout (1,602-1,664).
+    "megatron-llama-example": "(I) Megatron-LM examples/llama/README.md: the configurations 'follow those defined "
+                              "in NeMo Framework's performance scripts', whose llama3_70b H100 recipe sets "
+                              "tp_comm_overlap=True",
 }
+
+
+# Megatron-Core's DDP overlap options ([zero] overlap_grad_reduce, overlap_param_gather) and the gradient
+# reduction's format ([zero] communication_data_type) as each source's recipes set them (S: the recipes, not the
+# runs' logs). Prefixes not listed leave the keys at their defaults (Megatron-Core's: off; the model's dtype).
+DDP_OVERLAP_SOURCES = {
+    "mbridge": "Megatron-Bridge 067f987d src/megatron/bridge/recipes/common.py _pretrain_common and "
+               "recipes/llama/h100/llama3.py: DistributedDataParallelConfig(overlap_grad_reduce=True, "
+               "overlap_param_gather=True, grad_reduce_in_fp32=True)",
+    "nemo24": "NeMo-Framework-Launcher 26e42fa9 launcher_scripts/conf/training/{gpt3/20b,gpt3/175b,llama/llama2_7b,"
+              "llama/llama2_70b,nemotron/nemotron_340b}.yaml optim: overlap_grad_sync true, overlap_param_sync true; "
+              "NeMo 2.0 recipes/llama3_70b.py trainer(): DistributedDataParallelConfig(overlap_grad_reduce=True, "
+              "overlap_param_gather=True)",
+    "megatron-llama-example": "Megatron-LM examples/llama/train_llama3_8b_h100_fp8.sh DDP_ARGS: "
+                              "--use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather",
+    # (I): the NeMo 2.0 recipes' trainer() as read for llama3_70b.py (NVIDIA/NeMo 0189a3b3); the 8B recipe's is
+    # not stored here.
+    "nemo25": "(I) NeMo 2.0 recipes: llama3_70b.py trainer() DistributedDataParallelConfig(overlap_grad_reduce=True, "
+              "overlap_param_gather=True), the 8B recipe's taken alike",
+    "nemodocs25": "(I) NeMo 2.0 recipes: llama3_70b.py trainer() DistributedDataParallelConfig(overlap_grad_reduce=True, "
+                  "overlap_param_gather=True), the 8B recipe's taken alike",
+}
+# The gradient reduction in fp32 where the recipe says so (Megatron's grad_reduce_in_fp32: the main-gradient
+# buffer, and so the reduce-scatter, in fp32); the Megatron-LM example reduces in bf16 (--grad-reduce-in-bf16),
+# the model's dtype, ZeroSim's default; NeMo 24.07's format is not stated in what is stored (default kept).
+GRAD_REDUCE_FP32 = ("mbridge",)
+
+
+# The interleaved schedule's asynchronous point-to-point sends ([parallel] overlap_p2p_comm), as each stack sets it.
+P2P_OVERLAP_SOURCES = {
+    "mbridge": "Megatron-Bridge 067f987d src/megatron/bridge/training/comm_overlap.py: pipeline > 1 with virtual "
+               "stages > 1 -> overlap_p2p_comm = True, batch_p2p_comm = False",
+    "nemo24": "NeMo-Framework-Launcher 26e42fa9 conf/training/{gpt3/175b,llama/llama2_70b,nemotron/nemotron_340b}.yaml: "
+              "overlap_p2p_comm: true, batch_p2p_comm: false",
+    "megatron-llama-example": "Megatron-LM arguments.py: --no-overlap-p2p-communication (store_false): on by default",
+}
+
+
+def p2p_overlap_line(r, v):
+    if v <= 1:
+        return ""
+    for prefix, source in P2P_OVERLAP_SOURCES.items():
+        if r["id"].startswith(prefix):
+            return f"overlap_p2p_comm = true   # {source} (S)\n"
+    return ""
+
+
+def ddp_overlap_lines(r):
+    for prefix, source in DDP_OVERLAP_SOURCES.items():
+        if r["id"].startswith(prefix):
+            lines = (f"overlap_grad_reduce = true   # {source}{'' if source.startswith('(I)') else ' (S)'}\n"
+                     "overlap_param_gather = true\n")
+            if prefix in GRAD_REDUCE_FP32:
+                lines += 'communication_data_type = "fp32"   # grad_reduce_in_fp32=True (the same recipes) (S)\n'
+            return lines
+    return ""
 
 
 def tp_overlap_source(r, tp, sp_val):
@@ -380,7 +444,7 @@ def megatron_scenario(r, mf):
     sp_val = "true" if (sp or (sp is None and tp > 1)) else "false"
     sp_note = "" if sp is not None else "   # not printed; NeMo/Megatron-Bridge recipes set it with TP > 1 (S)"
     pipeline = "" if pp == 1 else f"pipeline = {pp}\n" + (
-        "" if v == 1 else f'virtual_stages = {v}\nschedule = "interleaved_1f1b"\n')
+        "" if v == 1 else f'virtual_stages = {v}\nschedule = "interleaved_1f1b"\n' + p2p_overlap_line(r, v))
     fp8 = "fp8" in (t.get("precision") or "").lower() or "fp8" in r["id"] or r["id"].startswith("mbridge")
     assumptions = []
     if r["id"].startswith("mbridge") and not t.get("precision"):
@@ -391,7 +455,7 @@ def megatron_scenario(r, mf):
     if family(r["model"]["name"]) == "nemotron":
         assumptions.append("squared-ReLU MLP as a two-matrix MLP of the same shapes")
     overlap = tp_overlap_source(r, tp, sp_val)
-    overlap_line = (f"tp_comm_overlap = true   # {overlap} (S)\n" if overlap else
+    overlap_line = (f"tp_comm_overlap = true   # {overlap}{'' if overlap.startswith('(I)') else ' (S)'}\n" if overlap else
                     ("" if tp == 1 else "tp_comm_overlap = false   # not stated by the source\n"))
     config = "{} t{}{} d{} mb{} ga{}".format(r["model"]["name"].split(" ")[0], tp,
                                            "" if pp == 1 else f" p{pp}" + ("" if v == 1 else f" v{v}"), dp, mb, ga)
@@ -411,7 +475,7 @@ def megatron_scenario(r, mf):
         'recompute = "none"   # not printed; the H100 perf recipes set no recompute for these layouts\n'
         'attention = "flash"   # TransformerEngine\'s fused attention (the generation\'s attention_kernel)\n\n'
         f'[runtime]\nlauncher = "megatron-deepspeed"\nsoftware = "{MCORE}"\n\n'
-        '[zero]\nstrategy = "zero1"\n' + ("fp8_gemms = true\n" if fp8 else "") + "\n"
+        '[zero]\nstrategy = "zero1"\n' + ddp_overlap_lines(r) + ("fp8_gemms = true\n" if fp8 else "") + "\n"
         f"[parallel]\ntensor = {tp}\nsequence_parallel = {sp_val}{sp_note}\n{overlap_line}{pipeline}\n"
         f'[[variant]]\nname = "{r["id"]}"\n\n'
         f'[[expect]]\nvariant = "{r["id"]}"\nmetric = "tokens_per_s_per_gpu"\nvalue = {meas["tokens_per_s_per_gpu"]}\n'

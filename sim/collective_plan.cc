@@ -8,6 +8,7 @@
 #include "model/cost/collective_time.h"
 #include "model/enum_names.h"
 #include "model/placement/placement.h"
+#include "model/spec/intra_fabric.h"
 
 namespace zerosim::sim {
 
@@ -29,6 +30,8 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int
   l.hpz = hpz;
   l.shard = shard;
   l.tensor = tensor;
+  if (c.intra.fabric == model::IntraFabric::kNvLinkMesh) l.intra_rings = model::MeshRings(c.gpus_per_node);
+  l.all_pairs_in_node = c.intra.fabric != model::IntraFabric::kNvSwitch;
   if (c.fabric.kind == model::FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0 &&
       c.fabric.nodes_per_leaf < c.nodes) {
     l.level_nodes.push_back(c.fabric.nodes_per_leaf);
@@ -98,6 +101,18 @@ StatusOr<PlatformSpec> MakePlatformSpec(const model::ClusterSpec& c, const Layou
   }
   p.gpu_flops = gpu_flops;
   p.nvlink_Bps = c.intra.bandwidth_Bps;
+  if (c.intra.fabric == model::IntraFabric::kPcie) {
+    const model::PcieSpec& pcie = c.intra.pcie;
+    p.fabric = NodeFabric::kPcie;
+    p.nvlink_Bps = pcie.gpu_link_Bps;
+    p.gpus_per_switch = pcie.gpus_per_switch;
+    p.switch_uplink_Bps = pcie.switch_uplink_Bps;
+    p.sockets = pcie.sockets;
+    p.socket_link_Bps = pcie.socket_link_Bps;
+  } else if (c.intra.fabric == model::IntraFabric::kNvLinkMesh) {
+    p.fabric = NodeFabric::kMesh;
+    p.nvlink_Bps = c.intra.pair_Bps;
+  }
   p.nic_Bps = c.nic.count == 0 && c.nodes == 1 && !(c.nic.bandwidth_Bps > 0) ? 1.0 : c.nic.bandwidth_Bps;
   // The leaf's uplinks are what model::LeafUplinkBps gives the analytic model; a pod's carry its leaves'
   // uplinks together over its own oversubscription.
@@ -201,6 +216,13 @@ void AddRingEdges(const std::vector<int>& members, double bytes, bool split_chan
   for (int i = 0; i < m; ++i) {
     const int a = members[static_cast<size_t>(i)];
     const int b = members[static_cast<size_t>((i + 1) % m)];
+    if (a / n == b / n && l.intra_rings == 2) {
+      // An NVLink mesh: NCCL's two rings, this one and its reverse (model/spec/intra_fabric.h MeshRings),
+      // each carry half of the bytes, on opposite directions of the pair's links.
+      flows->push_back({a, b, bytes / 2});
+      flows->push_back({b, a, bytes / 2});
+      continue;
+    }
     if (a / n == b / n || first_on_rail.empty()) {
       flows->push_back({a, b, bytes});
       continue;
@@ -296,7 +318,7 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c,
   for (int i : instances) {
     const std::vector<int> members = model::GroupMembers(c.group, i, l.grid());
     const int m = static_cast<int>(members.size());
-    if (f == Fidelity::kStep) {
+    if (f == Fidelity::kStep || (l.all_pairs_in_node && c.group == GroupKind::kLocal)) {
       for (int a : members) {
         for (int b : members) {
           if (a != b) step.flows.push_back({a, b, c.buffer_bytes / g});

@@ -6,8 +6,10 @@
 // members in ring order.
 //  - every instance is a node-major ring over its members (all-reduce: two rounds of it); its cross-node
 //    edges are spread over the NICs of its members on the node as NCCL spreads its channels (channel c
-//    leaves from and arrives at the first member on rail c);
-//  - qgZ's intra-node all-to-all sends (g-1)/g of the buffer out of every GPU port; the cross-node one
+//    leaves from and arrives at the first member on rail c); on an NVLink mesh each intra-node edge is
+//    NCCL's two rings, half the bytes each way (Layout::intra_rings);
+//  - qgZ's intra-node all-to-all sends (g-1)/g of the buffer out of every GPU port (per pair on PCIe and
+//    mesh nodes, Layout::all_pairs_in_node); the cross-node one
 //    sends buffer/K to each other node, aggregated per fabric class at the macro level (see .cc).
 #pragma once
 
@@ -33,6 +35,11 @@ struct Layout {
   int hpz = 1;
   int shard = 0;                 // ranks of a MiCS / HSDP shard group (Schedule::shard_group_size); 0: none
   int tensor = 1;                // Schedule::tensor: DP groups strided by it, kTensor's groups of it
+  int intra_rings = 1;           // rings NCCL runs over a node's links at once: 2 on an NVLink mesh of 3-4 GPUs
+  // PCIe and mesh nodes: an intra-node all-to-all runs as its flows per pair at every fidelity (the ring-edge
+  // stand-in of an NVSwitch node, where every pair crosses the same two ports, would miss the switch uplinks,
+  // the socket link and the pair links its bytes share).
+  bool all_pairs_in_node = false;
   std::vector<int> level_nodes;  // nodes under one group of each fat-tree level, bottom-up (leaf, pod)
   bool symmetric = false;        // the platform's ranks stand for the real ones (shrunk, scaled)
   bool node_classes = false;     // equivalence classes of nodes on the whole platform (rank_classes.h)

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace zerosim::sim {
 
@@ -122,7 +123,8 @@ class Builder {
     return self;
   }
 
-  // A node: a full zone holding its GPUs, their NVSwitch ports, its NICs and its gateway.
+  // A node: a full zone holding its GPUs, their links into the intra-node fabric (NVSwitch ports, PCIe links
+  // with switch uplinks and a socket link, or mesh pair links: simgrid_platform.h), its NICs and its gateway.
   Attachment BuildNode(sg4::NetZone* parent, int node) {
     const int n = spec_.gpus_per_node;
     const std::string prefix = fmt::format("node{}", node);
@@ -136,7 +138,11 @@ class Builder {
       h->seal();
       hosts.push_back(h);
       (*gpus_)[static_cast<size_t>(node * n + g)] = h;
-      ports.push_back(NewLink(zone, fmt::format("{}-nvl{}", prefix, g), spec_.nvlink_Bps, LinkTier::kNvLink));
+      // A mesh has no link per GPU: its pair links follow.
+      if (spec_.fabric != NodeFabric::kMesh) {
+        ports.push_back(
+            NewLink(zone, fmt::format("{}-nvl{}", prefix, g), spec_.nvlink_Bps, LinkTier::kNvLink));
+      }
     }
     std::vector<sg4::SplitDuplexLink*> nics;
     for (int r = 0; r < spec_.nics_per_node; ++r) {
@@ -144,20 +150,78 @@ class Builder {
       nics.push_back(
           NewLink(zone, fmt::format("{}-nic{}", prefix, r), spec_.nic_Bps * factor, LinkTier::kNic));
     }
+    const auto netpoint = [&hosts](int g) { return hosts[static_cast<size_t>(g)]->get_netpoint(); };
     NetPoint* gateway = zone->create_router(prefix + "-gw");
-    for (int i = 0; i < n; ++i) {
-      for (int j = i + 1; j < n; ++j) {
-        zone->add_route(
-            hosts[static_cast<size_t>(i)]->get_netpoint(), hosts[static_cast<size_t>(j)]->get_netpoint(),
-            nullptr, nullptr,
-            {{ports[static_cast<size_t>(i)], Dir::UP}, {ports[static_cast<size_t>(j)], Dir::DOWN}}, true);
+    if (spec_.fabric == NodeFabric::kMesh) {
+      AddMeshRoutes(zone, prefix, n, netpoint);
+    } else if (spec_.fabric == NodeFabric::kPcie) {
+      AddPcieRoutes(zone, prefix, ports, netpoint);
+    } else {
+      for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j < n; ++j) {
+          zone->add_route(netpoint(i), netpoint(j), nullptr, nullptr,
+                          {{ports[static_cast<size_t>(i)], Dir::UP}, {ports[static_cast<size_t>(j)], Dir::DOWN}},
+                          true);
+        }
       }
+    }
+    for (int i = 0; i < n; ++i) {
+      // To the GPU's NIC: on a PCIe node through the GPU's own PCIe link (the NIC sits on its switch).
       const int rail = model::RailOf(i, n, spec_.nics_per_node);
-      zone->add_route(hosts[static_cast<size_t>(i)]->get_netpoint(), gateway, nullptr, nullptr,
-                      {{nics[static_cast<size_t>(rail)], Dir::UP}}, true);
+      std::vector<sg4::LinkInRoute> out;
+      if (spec_.fabric == NodeFabric::kPcie) out.emplace_back(ports[static_cast<size_t>(i)], Dir::UP);
+      out.emplace_back(nics[static_cast<size_t>(rail)], Dir::UP);
+      zone->add_route(netpoint(i), gateway, nullptr, nullptr, out, true);
     }
     zone->seal();
     return {zone->get_netpoint(), gateway};
+  }
+
+  // An NVLink mesh: a link per ordered pair, whose up half carries i -> j (its own direction of the pair's
+  // NVLinks), so that every flow's intra-node bytes count once on an up half (LinkTier::kNvLink).
+  template <typename Netpoint>
+  void AddMeshRoutes(sg4::NetZone* zone, const std::string& prefix, int n, const Netpoint& netpoint) {
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        if (i == j) continue;
+        sg4::SplitDuplexLink* l =
+            NewLink(zone, fmt::format("{}-nvl{}-{}", prefix, i, j), spec_.nvlink_Bps, LinkTier::kNvLink);
+        zone->add_route(netpoint(i), netpoint(j), nullptr, nullptr, {{l, Dir::UP}}, false);
+      }
+    }
+  }
+
+  // A PCIe node: GPU i's link up, then (another switch) its switch's uplink up, (another socket) the socket
+  // link, the peer switch's uplink down, the peer's link down. Switches and sockets in GPU order.
+  template <typename Netpoint>
+  void AddPcieRoutes(sg4::NetZone* zone, const std::string& prefix, const std::vector<sg4::SplitDuplexLink*>& ports,
+                     const Netpoint& netpoint) {
+    const int n = spec_.gpus_per_node;
+    const int per_switch = spec_.gpus_per_switch;
+    const int switches = n / per_switch;
+    std::vector<sg4::SplitDuplexLink*> uplinks;
+    for (int s = 0; s < switches; ++s) {
+      uplinks.push_back(
+          NewLink(zone, fmt::format("{}-pcisw{}", prefix, s), spec_.switch_uplink_Bps, LinkTier::kHost));
+    }
+    sg4::SplitDuplexLink* socket_link =
+        spec_.sockets > 1 ? NewLink(zone, prefix + "-socket", spec_.socket_link_Bps, LinkTier::kHost) : nullptr;
+    const int switches_per_socket = switches / spec_.sockets;
+    for (int i = 0; i < n; ++i) {
+      for (int j = i + 1; j < n; ++j) {
+        const int si = i / per_switch;
+        const int sj = j / per_switch;
+        std::vector<sg4::LinkInRoute> route = {{ports[static_cast<size_t>(i)], Dir::UP}};
+        if (si != sj) {
+          route.emplace_back(uplinks[static_cast<size_t>(si)], Dir::UP);
+          // Socket 0 to socket 1 is the link's up direction (i < j: i's socket is the lower).
+          if (si / switches_per_socket != sj / switches_per_socket) route.emplace_back(socket_link, Dir::UP);
+          route.emplace_back(uplinks[static_cast<size_t>(sj)], Dir::DOWN);
+        }
+        route.emplace_back(ports[static_cast<size_t>(j)], Dir::DOWN);
+        zone->add_route(netpoint(i), netpoint(j), nullptr, nullptr, route, true);
+      }
+    }
   }
 
   const PlatformSpec& spec_;

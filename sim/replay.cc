@@ -399,7 +399,9 @@ class Replay {
             stats_.nic_capacity_bytes_planned += capacity;
           }
           if (info.tier == LinkTier::kNvLink) {
-            volumes_.intra_node[purpose] += bytes * scale;
+            // A PCIe GPU's link also carries its NIC's traffic: only flows inside the node are intra-node
+            // bytes (on NVSwitch and mesh nodes no NIC route crosses a kNvLink link).
+            if (intra) volumes_.intra_node[purpose] += bytes * scale;
             stats_.nvlink_capacity_bytes_planned += capacity;
           }
         }

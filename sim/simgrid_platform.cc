@@ -77,6 +77,16 @@ StatusOr<std::unique_ptr<Platform>> Platform::Create(const PlatformSpec& spec) {
       spec.nvlink_Bps <= 0 || spec.nic_Bps <= 0) {
     return Status::Error("platform: nodes, GPUs, NICs, speeds and bandwidths must be positive");
   }
+  if (spec.fabric == NodeFabric::kPcie) {
+    const int per = spec.gpus_per_switch;
+    const int switches = per > 0 ? spec.gpus_per_node / per : 0;
+    if (per <= 0 || spec.gpus_per_node % per != 0 || !(spec.switch_uplink_Bps > 0) || spec.sockets < 1 ||
+        spec.sockets > 2 || switches % spec.sockets != 0 || (spec.sockets > 1 && !(spec.socket_link_Bps > 0))) {
+      return Status::Error(
+          "platform: a PCIe node needs switches of equal GPUs over 1 or 2 sockets, with positive uplinks and "
+          "socket link");
+    }
+  }
   int per_top_group = 1;
   for (const FabricLevel& l : spec.levels) {
     if (l.children <= 0 || l.uplink_Bps <= 0)

@@ -5,10 +5,17 @@
 //
 // The platform (per direction, every link full duplex, zero link latency: NCCL's latency is applied by
 // the replay as explicit delays, so that latency never biases max-min sharing):
-//  - each node is a zone of `gpus_per_node` GPU hosts; a GPU reaches another GPU of its node through its
-//    own NVSwitch port and the peer's (one link per GPU, `nvlink_Bps`), and leaves the node through the NIC
-//    of its rail (model::RailOf: GPU g of N uses NIC floor(g * nics / N), `nic_Bps` each); cross-node traffic
-//    never touches the NVSwitch ports;
+//  - each node is a zone of `gpus_per_node` GPU hosts; on an NVSwitch node a GPU reaches another GPU of its
+//    node through its own NVSwitch port and the peer's (one link per GPU, `nvlink_Bps`), and leaves the node
+//    through the NIC of its rail (model::RailOf: GPU g of N uses NIC floor(g * nics / N), `nic_Bps` each);
+//    cross-node traffic never touches the NVSwitch ports;
+//  - a PCIe node (NodeFabric::kPcie): each GPU's PCIe link (`nvlink_Bps`) into its switch (`gpus_per_switch`
+//    GPUs each), each switch's uplink to its socket (`switch_uplink_Bps`), and between two sockets one link
+//    (`socket_link_Bps`; switches split evenly over the sockets, in order). GPUs of one switch talk through
+//    it; others through the uplinks and, across sockets, the socket link. A GPU's NIC (its rail) sits on its
+//    own switch: cross-node traffic crosses the GPU's PCIe link and the NIC (model/spec/intra_fabric.h);
+//  - an NVLink mesh (NodeFabric::kMesh): one link per ordered GPU pair (`nvlink_Bps` each, the pair's links
+//    one way), NICs as on NVSwitch nodes;
 //  - nodes hang off a non-blocking switch, directly (single switch; rail-optimized, whose rail switches and
 //    spine are non-blocking too) or through a hierarchy of groups (fat tree: leaves of nodes, optionally
 //    pods of leaves), each group joined to its parent by one aggregate uplink (`uplink_Bps`, ideal ECMP
@@ -36,12 +43,22 @@ struct FabricLevel {
   double uplink_Bps = 0;
 };
 
+// The intra-node fabric of every node (header).
+enum class NodeFabric : uint8_t { kNvSwitch, kPcie, kMesh };
+
 struct PlatformSpec {
   int nodes = 0;
   int gpus_per_node = 0;
   int nics_per_node = 1;
-  double gpu_flops = 0;             // host speed of every GPU, FLOP/s
-  double nvlink_Bps = 0;            // per GPU port into the NVSwitch, per direction
+  double gpu_flops = 0;  // host speed of every GPU, FLOP/s
+  NodeFabric fabric = NodeFabric::kNvSwitch;
+  // Per direction: the GPU's NVSwitch port; a PCIe node's GPU link into its switch; a mesh's pair link.
+  double nvlink_Bps = 0;
+  // PCIe nodes only (header): GPUs per switch, a switch's uplink, sockets (1 or 2) and the link between them.
+  int gpus_per_switch = 0;
+  double switch_uplink_Bps = 0;
+  int sockets = 1;
+  double socket_link_Bps = 0;
   double nic_Bps = 0;               // per NIC, per direction
   std::vector<FabricLevel> levels;  // bottom-up; empty: every node on one non-blocking switch
   double intra_efficiency = 1;      // bandwidth factor of transfers inside a node
@@ -70,7 +87,9 @@ struct PlatformSpec {
   bool mirrored = false;
 };
 
-enum class LinkTier : uint8_t { kNvLink, kNic, kUplink };
+// kNvLink: a GPU's own link into the intra-node fabric (NVSwitch port, PCIe link, mesh pair link), the one
+// whose up half counts a flow's intra-node bytes; kHost: a PCIe switch's uplink or the socket link.
+enum class LinkTier : uint8_t { kNvLink, kNic, kUplink, kHost };
 
 struct LinkInfo {
   LinkTier tier = LinkTier::kNvLink;

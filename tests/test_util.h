@@ -18,7 +18,8 @@ inline model::ClusterSpec PaperCluster(int nics = 1, int nodes = 24, int gpus_pe
   c.nodes = nodes;
   c.gpus_per_node = gpus_per_node;
   c.gpu = {"V100", 125e12, 32.0 * 1024 * 1024 * 1024, 900e9, 80};
-  c.intra = {model::IntraFabric::kNvSwitch, 150e9};
+  c.intra.fabric = model::IntraFabric::kNvSwitch;
+  c.intra.bandwidth_Bps = 150e9;
   c.nic = {nics, 100e9 / 8};
   c.fabric.kind = model::FabricKind::kSingleSwitch;
   return c;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "model/spec/intra_fabric.h"
 #include "model/units.h"
 
 namespace zerosim::model {
@@ -45,6 +46,7 @@ CollectiveTime EstimateCollective(const Traffic& t, const ClusterSpec& c) {
   CollectiveTime best;
   best.seconds = std::numeric_limits<double>::infinity();
   for (const Named& n : protocols) {
+    if (n.p == &lib.ll128 && !NcclLl128Enabled(c)) continue;  // intra_fabric.h: not off NVLink
     NcclProtocol p = *n.p;
     // NCCL <= 2.17: LL's intra-node steps cost 1.8x when the communicator spans nodes (CollectiveLibrary).
     if (n.p == &lib.ll && t.inter_steps > 0) p.intra_step_latency_s *= lib.ll_multi_node_intra_factor;
@@ -68,6 +70,9 @@ double NetworkStepLatencySeconds(double table_s, bool simple, const CollectiveLi
 }
 
 double NvlsEfficiency(const ClusterSpec& c) {
+  // NVLS is NVLink SHARP, in the NVSwitch: no NVLS without one (search.cc builds no NVLS graph without an NVS
+  // node), so never on a PCIe node or an NVLink mesh.
+  if (c.intra.fabric != IntraFabric::kNvSwitch) return 0;
   // Hopper: S. Jeaugey (NCCL maintainer), NVIDIA/nccl-tests #212: NVLS all-reduce on 8 H100 "should reach a
   // peak busBw of ~480GB/s (algbw ~275GB/s)". NCCL's single-node NVLS kernel (src/device/all_reduce.h,
   // RunWorkColl<ncclFuncAllReduce, NCCL_ALGO_NVLS>: scatter into the multicast buffer, multimem reduce +

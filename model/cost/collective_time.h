@@ -55,7 +55,7 @@ double NvlsAllReduceSeconds(double bytes, int ranks, const ClusterSpec& c);
 double NvlsLatencySeconds(const ClusterSpec& c);
 
 // Fraction of the NVLink line rate NVLS all-reduce's wire bytes move at: Hopper 0.6875, Blackwell
-// 0.6875 * 0.74 / 0.85; 0 for other GPUs (no NVLS).
+// 0.6875 * 0.74 / 0.85; 0 for other GPUs and off NVSwitch (no NVLS).
 double NvlsEfficiency(const ClusterSpec& c);
 
 }  // namespace zerosim::model

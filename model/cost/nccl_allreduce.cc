@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "model/cost/nccl_channels.h"
+#include "model/spec/intra_fabric.h"
 #include "model/units.h"
 
 namespace zerosim::model {
@@ -106,6 +107,7 @@ CollectiveTime RingAllReduce(const Traffic& ring, double bytes, const ClusterSpe
   CollectiveTime best;
   best.seconds = std::numeric_limits<double>::infinity();
   for (int proto = kLL; proto <= kSimple; ++proto) {
+    if (proto == kLL128 && !NcclLl128Enabled(c)) continue;  // intra_fabric.h: not off NVLink
     NcclProtocol p = LibraryProtocol(lib, proto);
     if (proto == kLL && multi_node) p.intra_step_latency_s *= lib.ll_multi_node_intra_factor;
     // 2.18 on: "Inter-node rings still have to launch nsteps * net overhead": intraLat = max(intraLat,
@@ -157,6 +159,7 @@ CollectiveTime TreeAllReduce(const Traffic& ring, double bytes, const ClusterSpe
   CollectiveTime best;
   best.seconds = std::numeric_limits<double>::infinity();
   for (int proto = kLL; proto <= kSimple; ++proto) {
+    if (proto == kLL128 && !NcclLl128Enabled(c)) continue;  // intra_fabric.h: not off NVLink
     double intra = tables.nvlink[proto] * kMicrosecond;
     // Up to 2.17 LL's intra-node latency grows 1.8x across nodes, for every algorithm (CollectiveLibrary).
     if (proto == kLL && nodes > 1) intra *= lib.ll_multi_node_intra_factor;

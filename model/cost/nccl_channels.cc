@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/placement/placement.h"
+#include "model/spec/intra_fabric.h"
 
 namespace zerosim::model {
 namespace {
@@ -90,6 +91,11 @@ Widths WidthsOf(const ClusterSpec& c, const NcclCommShape& shape, Era era, int c
   const double intra_eff = std::min(1.0, c.nccl.intra_bandwidth_efficiency);
   const double inter_eff = std::min(1.0, c.nccl.inter_bandwidth_efficiency);
   w.nvlink = std::min(links * nccl_link, c.intra.bandwidth_Bps * intra_eff / 1e9);
+  // A PCIe node: NCCL's width of the GPU's PCIe path, its kvDictPciGen rating of the ring's slowest link
+  // (intra_fabric.h kNcclPcieRating: 24 GB/s for Gen4 x16, 48 for Gen5 x16).
+  if (c.intra.fabric == IntraFabric::kPcie) {
+    w.nvlink = std::min(kNcclPcieRating * c.intra.bandwidth_Bps, c.intra.bandwidth_Bps * intra_eff) / 1e9;
+  }
   // topo.cc: net->net.width = speed (Mbps) / 8000, i.e. the line rate in GB/s.
   w.nic = c.nic.bandwidth_Bps * inter_eff / 1e9;
   // GPU g of a node uses NIC floor(g x count / gpus_per_node) (placement.h RailOf): the communicator's

@@ -17,6 +17,7 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
   l.pipeline = static_cast<int>(t->IntOr("pipeline", l.pipeline, 1, model::kMaxLayers));
   l.virtual_stages = static_cast<int>(t->IntOr("virtual_stages", l.virtual_stages, 1, model::kMaxLayers));
   l.tensor_across_nodes = t->BoolOr("tensor_across_nodes", l.tensor_across_nodes);
+  l.overlap_p2p_comm = t->BoolOr("overlap_p2p_comm", l.overlap_p2p_comm);
   if (std::optional<std::string> name = t->OptionalString("schedule")) {
     if (std::optional<model::PipelineSchedule> s = model::ParsePipelineSchedule(*name)) {
       l.schedule = *s;

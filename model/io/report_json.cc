@@ -8,6 +8,7 @@
 #include "model/io/report_fields.h"
 #include "model/io/rlhf_report.h"
 #include "model/report/memory.h"
+#include "model/spec/intra_fabric.h"
 
 namespace zerosim::io {
 
@@ -42,7 +43,16 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
               {"hbm_Bps", c.gpu.hbm_Bps},
               {"sms", c.gpu.sms},
               {"fp8_peak_flops", c.gpu.fp8_peak_flops}};
-  j["intra_node"] = {{"fabric", "nvswitch"}, {"bandwidth_Bps", c.intra.bandwidth_Bps}};
+  j["intra_node"] = {{"fabric", model::IntraFabricName(c.intra.fabric)}, {"bandwidth_Bps", c.intra.bandwidth_Bps}};
+  // A PCIe node's links and an NVLink mesh's pair rate (bandwidth_Bps is then derived from them:
+  // intra_fabric.h); absent on NVSwitch nodes, as before these fabrics existed.
+  if (c.intra.fabric == model::IntraFabric::kPcie) {
+    const model::PcieSpec& p = c.intra.pcie;
+    j["intra_node"]["pcie"] = {{"gpu_link_Bps", p.gpu_link_Bps},       {"gpus_per_switch", p.gpus_per_switch},
+                               {"switch_uplink_Bps", p.switch_uplink_Bps}, {"sockets", p.sockets},
+                               {"socket_link_Bps", p.socket_link_Bps},   {"nics_per_switch", p.nics_per_switch}};
+  }
+  if (c.intra.fabric == model::IntraFabric::kNvLinkMesh) j["intra_node"]["pair_Bps"] = c.intra.pair_Bps;
   // A power-capped part (gpu_power.h); absent at the default limit, as before power limits existed.
   if (c.gpu.power_limit_W > 0) j["gpu"]["power_limit_W"] = c.gpu.power_limit_W;
   // An NVLink domain over several trays (GB200 NVL72); absent for a one-tray node, as before trays existed.
@@ -106,6 +116,9 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   j["reduce_bucket_size"] = z.reduce_bucket_size;
   j["overlap_comm"] = z.overlap_comm;
   j["contiguous_gradients"] = z.contiguous_gradients;
+  j["overlap_grad_reduce"] = z.overlap_grad_reduce;
+  j["overlap_param_gather"] = z.overlap_param_gather;
+  j["ddp_bucket_size"] = z.ddp_bucket_size;
   j["max_ongoing_fetch_events"] = z.max_ongoing_fetch_events;
   j["max_param_reduce_events"] = z.max_param_reduce_events;
   j["hpz_recompute_uses_secondary"] = z.hpz_recompute_uses_secondary;

@@ -10,6 +10,7 @@
 #include "model/io/report_fields.h"
 #include "model/io/rlhf_report.h"
 #include "model/report/evaluate.h"
+#include "model/spec/intra_fabric.h"
 #include "model/units.h"
 
 namespace zerosim::io {
@@ -116,9 +117,18 @@ std::string FormatReportTable(const model::Report& r) {
                         : std::string();
   const std::string power =
       c.gpu.power_limit_W > 0 ? fmt::format(" (power-capped at {:g} W)", c.gpu.power_limit_W) : std::string();
-  out += fmt::format("cluster      {}: {} nodes x {} {}{} = {} GPUs{}; NVSwitch {:g} GB/s per GPU; {} x {:g} Gbps NIC per "
+  // The intra-node fabric: NVSwitch prints as before; a PCIe node and an NVLink mesh name theirs and say the
+  // per-GPU bandwidth is their ring's (intra_fabric.h).
+  const std::string fabric =
+      c.intra.fabric == model::IntraFabric::kNvSwitch ? std::string("NVSwitch")
+      : c.intra.fabric == model::IntraFabric::kPcie
+          ? fmt::format("PCIe ({} switches, {} socket{}), ring", model::PcieSwitches(c), c.intra.pcie.sockets,
+                        c.intra.pcie.sockets > 1 ? "s" : "")
+          : fmt::format("NVLink mesh ({:g} GB/s per pair), ring", c.intra.pair_Bps / 1e9);
+  out += fmt::format("cluster      {}: {} nodes x {} {}{} = {} GPUs{}; {} {:g} GB/s per GPU; {} x {:g} Gbps NIC per "
                      "node; {}\n",
-                     c.name, c.nodes, c.gpus_per_node, c.gpu.name, power, c.total_gpus(), trays, c.intra.bandwidth_Bps / 1e9,
+                     c.name, c.nodes, c.gpus_per_node, c.gpu.name, power, c.total_gpus(), trays, fabric,
+                     c.intra.bandwidth_Bps / 1e9,
                      c.nic.count, c.nic.bandwidth_Bps * 8 / 1e9, model::FabricKindName(c.fabric.kind));
   out += fmt::format("model        {}: {:.2f} B parameters, {} layers, hidden {}, {} heads, vocab {}\n", m.name,
                      model::TotalParams(m) / 1e9, m.layers, m.hidden, m.heads, m.vocab);

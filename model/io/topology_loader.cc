@@ -1,8 +1,14 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <vector>
+
 #include "model/io/loaders.h"
 #include "model/io/table_reader.h"
 #include "model/spec/feasibility.h"
+#include "model/spec/intra_fabric.h"
 
 namespace zerosim::io {
 namespace {
@@ -32,6 +38,85 @@ void RefuseLinkLatency(TableReader* t, const char* key) {
   t->Fail(key, "link latencies are not an input: step latencies are NCCL's tuning tables for [nccl] release "
                "(hwLat per link kind), plus [nccl] net_latency on every network step (the network plugin's "
                "reported latency); remove this key, or give [nccl] net_latency for a slower network");
+}
+
+// The keys of each intra-node fabric beside `fabric` (and `latency`, refused for all).
+struct FabricKeys {
+  const char* fabric;
+  std::vector<std::string_view> keys;
+};
+const std::array<FabricKeys, 3>& AllFabricKeys() {
+  static const std::array<FabricKeys, 3> kKeys = {
+      FabricKeys{"nvswitch", {"bandwidth", "trays"}},
+      FabricKeys{"pcie",
+                 {"gpu_link", "gpus_per_switch", "switch_uplink", "sockets", "socket_link", "nics_per_switch"}},
+      FabricKeys{"nvlink_mesh", {"pair_bandwidth"}}};
+  return kKeys;
+}
+
+// Refuses, at its key, every key of `t` that belongs to another fabric than `fabric`.
+void RefuseOtherFabricKeys(TableReader* t, const std::string& fabric) {
+  for (const FabricKeys& other : AllFabricKeys()) {
+    if (other.fabric == fabric) continue;
+    for (std::string_view key : other.keys) {
+      if (!t->Has(key)) continue;
+      t->MarkKnown(key);
+      if (key == "bandwidth") {
+        t->Fail(key, fmt::format("a {} node's per-GPU bandwidth is derived from its links (model/spec/"
+                                 "intra_fabric.h IntraRingLineBps): remove this key",
+                                 fabric));
+      } else {
+        t->Fail(key, fmt::format("not a key of fabric = \"{}\": it belongs to fabric = \"{}\"", fabric,
+                                 other.fabric));
+      }
+    }
+  }
+}
+
+// `[intra_node]`: the fabric and its keys (cluster_spec.h IntraNodeSpec; docs/inputs.md). On a PCIe node and
+// an NVLink mesh, the per-GPU bandwidth of NCCL's ring over the node is derived (intra_fabric.h).
+void ReadIntraNode(TableReader* intra, model::ClusterSpec* c, bool ok) {
+  const std::string fabric = intra->String("fabric");
+  if (fabric == "pcie") {
+    RefuseOtherFabricKeys(intra, fabric);
+    model::PcieSpec& p = c->intra.pcie;
+    c->intra.fabric = model::IntraFabric::kPcie;
+    p.gpu_link_Bps = intra->Quantity("gpu_link", Dimension::kBandwidth, true);
+    p.gpus_per_switch = static_cast<int>(intra->Int("gpus_per_switch", 1, model::kMaxGpusPerNode));
+    p.switch_uplink_Bps = intra->Quantity("switch_uplink", Dimension::kBandwidth, true);
+    p.sockets = static_cast<int>(intra->IntOr("sockets", 1, 1, 2));
+    if (p.sockets > 1) {
+      p.socket_link_Bps = intra->Quantity("socket_link", Dimension::kBandwidth, true);
+    } else if (intra->Has("socket_link")) {
+      intra->MarkKnown("socket_link");
+      intra->Fail("socket_link", "one socket has no inter-socket link: set sockets = 2 or remove this key");
+    }
+    // NICs below each switch: by default the node's NICs spread evenly over its switches (cluster_checks.cc
+    // checks that count = switches x nics_per_switch).
+    const int switches = p.gpus_per_switch > 0 ? c->gpus_per_node / p.gpus_per_switch : 0;
+    const int spread = switches > 0 ? c->nic.count / switches : 0;
+    p.nics_per_switch = static_cast<int>(intra->IntOr("nics_per_switch", spread, 0, model::kMaxGpusPerNode));
+    c->intra.bandwidth_Bps = model::IntraRingLineBps(*c);
+  } else if (fabric == "nvlink_mesh") {
+    RefuseOtherFabricKeys(intra, fabric);
+    c->intra.fabric = model::IntraFabric::kNvLinkMesh;
+    c->intra.pair_Bps = intra->Quantity("pair_bandwidth", Dimension::kBandwidth, true);
+    c->intra.bandwidth_Bps = model::IntraRingLineBps(*c);
+  } else if (fabric != "nvswitch") {
+    if (ok) {
+      intra->Fail("fabric",
+                  fmt::format("unknown fabric \"{}\" (supported: nvswitch, pcie, nvlink_mesh)", fabric));
+    }
+    // The fabric's own error only: its keys are not also reported as unknown.
+    for (const FabricKeys& f : AllFabricKeys()) {
+      for (std::string_view key : f.keys) intra->MarkKnown(key);
+    }
+  } else {
+    RefuseOtherFabricKeys(intra, "nvswitch");
+    c->intra.bandwidth_Bps = intra->Quantity("bandwidth", Dimension::kBandwidth, true);
+    // Trays the NVLink domain (the node) spans: GB200 NVL72 is 18 trays of 4 GPUs (ClusterSpec IntraNodeSpec).
+    c->intra.trays = static_cast<int>(intra->IntOr("trays", 1, 1, model::kMaxGpusPerNode));
+  }
 }
 
 }  // namespace
@@ -66,20 +151,17 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   out.calibration_place = gpu.Place("calibration");
   gpu.Finish();
 
-  TableReader intra = root.Table("intra_node");
-  const std::string fabric = intra.String("fabric");
-  if (status.ok() && fabric != "nvswitch") intra.Fail("fabric", fmt::format("unknown fabric \"{}\" (supported: nvswitch)", fabric));
-  c.intra.bandwidth_Bps = intra.Quantity("bandwidth", Dimension::kBandwidth, true);
-  // Trays the NVLink domain (the node) spans: GB200 NVL72 is 18 trays of 4 GPUs (ClusterSpec IntraNodeSpec).
-  c.intra.trays = static_cast<int>(intra.IntOr("trays", 1, 1, model::kMaxGpusPerNode));
-  RefuseLinkLatency(&intra, "latency");
-  intra.Finish();
-
   TableReader nic = root.Table("nic");
   c.nic.count = static_cast<int>(nic.Int("count", c.nodes > 1 ? 1 : 0, model::kMaxGpusPerNode));
   c.nic.bandwidth_Bps = nic.Quantity("bandwidth", Dimension::kBandwidth, true);
   RefuseLinkLatency(&nic, "latency");
   nic.Finish();
+
+  // After [nic]: a PCIe node's NICs per switch default to the node's NICs spread over its switches.
+  TableReader intra = root.Table("intra_node");
+  ReadIntraNode(&intra, &c, status.ok());
+  RefuseLinkLatency(&intra, "latency");
+  intra.Finish();
 
   TableReader fab = root.Table("fabric");
   const std::string kind = fab.String("kind");

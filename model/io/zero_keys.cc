@@ -93,6 +93,10 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
             "ZeroSim models overlap_comm = true (DeepSpeed's stage-3 default) only for stage 3");
   }
   z.contiguous_gradients = t->BoolOr("contiguous_gradients", z.contiguous_gradients);
+  // Megatron-Core's DDP overlap options (zero_config.h); CheckZero refuses them beside other strategies.
+  z.overlap_grad_reduce = t->BoolOr("overlap_grad_reduce", z.overlap_grad_reduce);
+  z.overlap_param_gather = t->BoolOr("overlap_param_gather", z.overlap_param_gather);
+  z.ddp_bucket_size = t->CountOr("ddp_bucket_size", z.ddp_bucket_size, 0);
 
   z.max_ongoing_fetch_events = static_cast<int>(t->IntOr("max_ongoing_fetch_events", z.max_ongoing_fetch_events, 0));
   z.max_param_reduce_events = static_cast<int>(t->IntOr("max_param_reduce_events", z.max_param_reduce_events, 0));

@@ -257,7 +257,7 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
     const StagePassTimes& s = runs[static_cast<size_t>(kind_of[static_cast<size_t>(i)])].passes;
     chunk_times.push_back({s.forward_s / v, s.backward_s / v});
   }
-  const PipelineTimeline pipe = RunPipeline(l.schedule, p, v, mb, chunk_times, p2p_s);
+  const PipelineTimeline pipe = RunPipeline(l.schedule, p, v, mb, chunk_times, p2p_s, !l.overlap_p2p_comm);
 
   // The shared embedding's gradient all-reduce ends the first and the last stage's iteration (Megatron's
   // finalize_model_grads: after the data-parallel reduction). NCCL's cost model in either engine.

@@ -31,7 +31,7 @@ void GradientReducer::OnGradientsReady(const std::vector<int>& params, int compu
   bool waited = false;
   for (int p : params) {
     const double e = g_.params[static_cast<size_t>(p)].numel();
-    if (bucket_elements_ + e > z_.reduce_bucket_size && bucket_elements_ > 0) {
+    if (!close_at_size_ && bucket_elements_ + e > z_.reduce_bucket_size && bucket_elements_ > 0) {
       FlushCopies();
       ReduceBucket();
     }
@@ -45,6 +45,10 @@ void GradientReducer::OnGradientsReady(const std::vector<int>& params, int compu
     }
     bucket_.push_back(p);
     bucket_elements_ += e;
+    if (close_at_size_ && bucket_elements_ >= z_.reduce_bucket_size) {
+      FlushCopies();
+      ReduceBucket();
+    }
   }
   FlushCopies();
 }

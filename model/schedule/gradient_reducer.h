@@ -44,6 +44,10 @@ class GradientReducer {
   void Epilogue();
   // Whether the current micro-step ends the accumulation (MiCS all-reduces across replicas only then).
   void SetAccumulationBoundary(bool boundary) { boundary_ = boundary; }
+  // Megatron-Core's bucket rule (param_and_grad_buffer.py): a parameter joins the bucket, which is reduced
+  // once it holds reduce_bucket_size elements or more, instead of DeepSpeed's (reduce first when the next
+  // parameter would overflow it).
+  void CloseBucketsAtSize() { close_at_size_ = true; }
 
  private:
   void ReduceBucket();
@@ -63,6 +67,7 @@ class GradientReducer {
   GroupKind group_ = GroupKind::kGlobal;  // the reduce-scatter's group
   bool block_compute_ = false;            // no overlap_comm: the default stream waits for each reduction
   bool boundary_ = true;
+  bool close_at_size_ = false;
 };
 
 }  // namespace zerosim::model

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/enum_names.h"
+#include "model/spec/intra_fabric.h"
 #include "model/units.h"
 
 namespace zerosim::model {
@@ -73,18 +74,29 @@ int GpuComputeCapability(const ClusterSpec& c) {
   };
   if (has({"B200", "B300", "GB200", "GB300"})) return 100;
   if (has({"H100", "H200", "H800", "H20"})) return 90;
-  if (has({"A100", "A800", "A10", "A30", "A40"})) return 80;
+  // Ada (L40, L40S, L4: compute capability 8.9) is Ampere to NCCL's tables (tuning.cc compCapIndex).
+  if (has({"A100", "A800", "A10", "A30", "A40", "L40", "L4"})) return 80;
   return 70;
 }
 
 double NcclRingBusBandwidthCap(const ClusterSpec& c) {
   if (c.nccl.ring_bus_bandwidth_cap_Bps > 0) return c.nccl.ring_bus_bandwidth_cap_Bps;
+  // A PCIe node's ring: NCCL's rating of its PCIe links (intra_fabric.h kNcclPcieRating: topo.cc's
+  // kvDictPciGen, and GTC'24 S62129's measured intra-node PCIe all-reduce bus bandwidths).
+  if (c.intra.fabric == IntraFabric::kPcie) return kNcclPcieRating * c.intra.bandwidth_Bps;
+  // The NVLink line rate less NCCL's ~20% protocol overhead (nccl-tests #212).
+  const double overhead_Bps = 0.8 * c.intra.bandwidth_Bps;
   // tuning.cc caps Ampere's and Hopper's rings (its compCapIndex: every 8.x is Ampere).
   const int cc = GpuComputeCapability(c);
-  if (cc == 80) return 235e9;
-  if (cc == 90) return 370e9;
-  // No cap in NCCL's table: the NVLink line rate less NCCL's ~20% protocol overhead (nccl-tests #212).
-  return 0.8 * c.intra.bandwidth_Bps;
+  double arch_Bps = 0;
+  if (cc == 80) arch_Bps = 235e9;
+  if (cc == 90) arch_Bps = 370e9;
+  // An NVLink mesh: NCCL's architecture cap where its rings over the pairs' links would reach it, the
+  // protocol overhead on the mesh's ring line rate below it (the caps are what NCCL reaches on NVSwitch nodes
+  // of 300 and 450 GB/s ports: 0.78 and 0.82 of them).
+  if (c.intra.fabric == IntraFabric::kNvLinkMesh) return arch_Bps > 0 ? std::min(arch_Bps, overhead_Bps) : overhead_Bps;
+  // No cap in NCCL's table: the protocol overhead.
+  return arch_Bps > 0 ? arch_Bps : overhead_Bps;
 }
 
 }  // namespace zerosim::model

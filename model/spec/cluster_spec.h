@@ -1,5 +1,5 @@
 // ClusterSpec: the hardware a training job runs on. Nodes of identical GPUs joined by an intra-node fabric
-// (NVSwitch), NICs per node, and an inter-node fabric; plus the collective library's cost parameters
+// (NVSwitch, PCIe switches, or an NVLink mesh), NICs per node, and an inter-node fabric; plus the collective library's cost parameters
 // (NCCL's own latency/bandwidth model). All values SI: bytes, seconds, bytes per second, FLOP/s.
 // Bandwidths are per direction (full duplex links carry this much each way).
 #pragma once
@@ -22,17 +22,42 @@ struct GpuSpec {
   double power_limit_W = 0;
 };
 
-enum class IntraFabric { kNvSwitch };
+// How a node's GPUs reach each other (`[intra_node] fabric`): "nvswitch", "pcie" or "nvlink_mesh".
+enum class IntraFabric {
+  kNvSwitch,    // every GPU on NVSwitches through one port of `bandwidth_Bps` (HGX / DGX, NVL72)
+  kPcie,        // GPUs behind PCIe switches under one or two CPU sockets (PcieSpec); no NVSwitch
+  kNvLinkMesh,  // every GPU pair joined directly by NVLink, `pair_Bps` per pair (HGX A100 4-GPU)
+};
+
+// A PCIe-only node (fabric = "pcie"): `gpus_per_node / gpus_per_switch` PCIe switches, split evenly over
+// `sockets` CPU sockets, each switch with its GPUs and `nics_per_switch` NICs below it and one uplink to its
+// socket's root port; the sockets joined by one inter-socket link (UPI / xGMI, all its lanes together).
+// Where NCCL's transport goes (src/graph/paths.cc, ncclTopoCheckP2p and the P2P level): GPUs of one switch
+// talk peer-to-peer through it; others through the CPU, via host memory where P2P is off; the links a byte
+// crosses are the same either way (model/spec/intra_fabric.h says what the ring reaches over them).
+struct PcieSpec {
+  double gpu_link_Bps = 0;       // each GPU's link into its switch, per direction
+  int gpus_per_switch = 0;       // GPUs below one PCIe switch
+  double switch_uplink_Bps = 0;  // a switch's link to its socket's root port, per direction
+  int sockets = 1;               // CPU sockets (1 or 2)
+  double socket_link_Bps = 0;    // between the two sockets, per direction; unused with one socket
+  int nics_per_switch = 0;       // NICs below one PCIe switch (GPUDirect RDMA without crossing the CPU)
+};
 
 // A node is one NVLink domain: the GPUs that reach each other over NVLink. NCCL likewise counts a multi-node
 // NVLink domain as one node (MNNVL; from NCCL 2.25.2 on GB200, NVIDIA's multi-node NVLink tuning guide). A
 // domain may span several trays (boards with their own CPUs and NICs: a GB200 NVL72 rack is 18 trays of 4 GPUs
 // behind 9 NVLink switch trays); its NICs sit on the trays, gpus_per_node / trays GPUs and nic.count / trays
 // NICs each.
+// On a PCIe node or an NVLink mesh, `bandwidth_Bps` is derived by the loader: what one GPU's share of NCCL's
+// ring over the whole node reaches at the links' line rate (model/spec/intra_fabric.h IntraRingLineBps), the
+// figure every intra-node cost of the analytic engine uses; the SimGrid replay builds the links themselves.
 struct IntraNodeSpec {
   IntraFabric fabric = IntraFabric::kNvSwitch;
-  double bandwidth_Bps = 0;  // per GPU port into the switch, per direction
+  double bandwidth_Bps = 0;  // NVSwitch: per GPU port into the switch, per direction; else derived (above)
   int trays = 1;             // trays the NVLink domain spans (1: an HGX/DGX board)
+  PcieSpec pcie;             // fabric = kPcie only
+  double pair_Bps = 0;       // fabric = kNvLinkMesh only: the NVLink links of one GPU pair, per direction
 };
 
 // NICs of one node. GPU g of a node uses NIC floor(g * count / gpus_per_node) (contiguous rails: placement.h
@@ -142,6 +167,9 @@ const char* FabricKindName(FabricKind kind);
 // maintainer, NVIDIA/nccl-tests #212: "With the protocol overhead (~20%) NCCL can get an effective NVLink
 // bandwidth of 370GB/s" of H100's 450 GB/s; NCCL's Ampere and Hopper caps are 0.78 and 0.82 of their line
 // rates).
+// Off NVSwitch (model/spec/intra_fabric.h, where each rule is sourced): a PCIe node's ring reaches NCCL's
+// rating of its PCIe links, kNcclPcieRating (0.75) x c.intra.bandwidth_Bps; an NVLink mesh's, the lower of the
+// architecture's cap and 0.8 x c.intra.bandwidth_Bps (the same protocol overhead).
 double NcclRingBusBandwidthCap(const ClusterSpec& c);
 
 // The one parser of NCCL release strings: the minor number of "2.MINOR" or "2.MINOR.PATCH[-N]"; -1 for
@@ -150,7 +178,8 @@ int NcclReleaseMinor(std::string_view release);
 
 // The one place that knows a GPU's architecture: compute capability x 10 of c.gpu by name, as NCCL's tuner
 // indexes its tables (Volta 70, Ampere 80, Hopper 90, Blackwell 100): B200/B300/GB200/GB300 100;
-// H100/H200/H800/H20 90; A100/A800/A10/A30/A40 80; any other 70.
+// H100/H200/H800/H20 90; A100/A800/A10/A30/A40 and Ada's L40/L40S/L4 (8.9, which NCCL's tables count as
+// Ampere: every 8.x) 80; any other 70.
 int GpuComputeCapability(const ClusterSpec& c);
 
 }  // namespace zerosim::model

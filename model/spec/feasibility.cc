@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/placement/placement.h"
-#include "model/spec/gpu_power.h"
+#include "model/spec/problem_util.h"
 
 namespace zerosim::model {
 namespace {
@@ -21,109 +21,10 @@ constexpr double kOpsPerModulePass = 16;
 // Memory per op while the schedule is built: the Op itself and its CompactOp (model/schedule/schedule.h).
 constexpr double kBytesPerOp = 232;
 
-void Add(std::vector<Problem>* out, std::string key, std::string message) {
-  out->push_back({std::move(key), std::move(message)});
-}
-
-void Range(std::vector<Problem>* out, const char* key, int64_t v, int64_t min, int64_t max) {
-  if (v < min || v > max) Add(out, key, fmt::format("must be between {} and {}, got {}", min, max, v));
-}
+using checks::Add;
+using checks::Range;
 
 }  // namespace
-
-std::vector<Problem> CheckCluster(const ClusterSpec& c) {
-  std::vector<Problem> out;
-  Range(&out, "nodes", c.nodes, 1, kMaxNodes);
-  Range(&out, "gpus_per_node", c.gpus_per_node, 1, kMaxGpusPerNode);
-  if (!out.empty()) return out;  // the checks below divide by these
-  const int64_t gpus = int64_t{c.nodes} * c.gpus_per_node;
-  if (gpus > kMaxGpus) {
-    Add(&out, "nodes",
-        fmt::format("{} nodes x {} GPUs = {} GPUs, more than ZeroSim's limit of {}", c.nodes, c.gpus_per_node,
-                    gpus, kMaxGpus));
-  }
-  if (c.gpu.sms < 1 || c.gpu.sms > kMaxGpusPerNode * 1024) {
-    Add(&out, "gpu.sms", fmt::format("must be between 1 and {}, got {}", kMaxGpusPerNode * 1024, c.gpu.sms));
-  }
-  if (c.nccl.channels < 0)
-    Add(&out, "nccl.channels", fmt::format("must be at least 0, got {}", c.nccl.channels));
-  if (c.nccl.max_channels < 0)
-    Add(&out, "nccl.max_channels", fmt::format("must be at least 0, got {}", c.nccl.max_channels));
-  if (c.nic.count < 0 || c.nic.count > c.gpus_per_node) {
-    Add(&out, "nic.count",
-        fmt::format("{} NICs for {} GPUs per node: ZeroSim maps each GPU to one NIC (rails), so "
-                    "between 0 and one NIC per GPU",
-                    c.nic.count, c.gpus_per_node));
-  } else if (c.nic.count > 0 && c.gpus_per_node % c.nic.count != 0) {
-    Add(&out, "nic.count",
-        fmt::format("{} NICs do not divide {} GPUs per node into equal rails", c.nic.count, c.gpus_per_node));
-  }
-  // An NVLink domain over several trays (GB200 NVL72: 18 trays of 4 GPUs): the trays split its GPUs evenly and
-  // each tray carries its own NICs (NVIDIA multi-node tuning guide, "Understanding Your Grace-Blackwell
-  // Systems": 18 compute trays of 4 GPUs; each tray 4 ConnectX-7), so the domain's NICs split evenly too and a
-  // GPU's rail (placement.h RailOf, contiguous) is a NIC of its own tray.
-  const int trays = c.intra.trays;
-  if (trays < 1 || trays > c.gpus_per_node) {
-    Add(&out, "intra_node.trays",
-        fmt::format("must be between 1 and the {} GPUs of the NVLink domain, got {}", c.gpus_per_node, trays));
-  } else if (c.gpus_per_node % trays != 0) {
-    Add(&out, "intra_node.trays",
-        fmt::format("{} trays do not split the NVLink domain's {} GPUs (gpus_per_node) evenly", trays,
-                    c.gpus_per_node));
-  } else if (trays > 1 && c.nic.count > 0 && c.nic.count % trays != 0) {
-    Add(&out, "nic.count",
-        fmt::format("NICs sit on the NVLink domain's trays: {} NICs do not split evenly over {} trays (nic.count "
-                    "counts the domain's NICs: trays x NICs per tray, e.g. 18 x 4 = 72 for GB200 NVL72)",
-                    c.nic.count, trays));
-  }
-  if (c.nodes > 1 && c.nic.count == 0) {
-    Add(&out, "nic.count", fmt::format("{} nodes with no NIC cannot communicate", c.nodes));
-  }
-  // A power limit is settable within the part's datasheet range, and only where the power model knows the part
-  // (gpu_power.h); an unknown part's limit would change nothing and is refused, not ignored.
-  if (c.gpu.power_limit_W != 0) {
-    GpuPowerRange p;
-    if (!FindGpuPowerRange(c.gpu, &p)) {
-      Add(&out, "gpu.power_limit",
-          fmt::format("no power data for \"{}\": the power model knows H100 SXM, H100 NVL, H100 PCIe and H200 "
-                      "SXM (model/spec/gpu_power.cc); remove the key or name one of them",
-                      c.gpu.name));
-    } else if (c.gpu.power_limit_W < p.min_W || c.gpu.power_limit_W > p.default_W) {
-      Add(&out, "gpu.power_limit",
-          fmt::format("{:g} W is outside the {}'s settable range, {:g} to {:g} W ({})", c.gpu.power_limit_W, p.part,
-                      p.min_W, p.default_W, p.source));
-    }
-  }
-  // Oversubscription is the ratio of a fat tree's leaf (or pod) downlinks to its uplinks: another fabric has
-  // no uplinks to oversubscribe, and the value would be reported but change nothing (issue 20 item 23).
-  if (c.fabric.kind != FabricKind::kFatTree &&
-      (c.fabric.oversubscription != 1 || c.fabric.pod_oversubscription != 1)) {
-    Add(&out, c.fabric.oversubscription != 1 ? "fabric.oversubscription" : "fabric.pod_oversubscription",
-        "only a fat_tree fabric has uplinks to oversubscribe: this one is not a fat tree (set fabric.kind, "
-        "or "
-        "leave the ratio at 1)");
-  }
-  if (c.fabric.kind == FabricKind::kFatTree) {
-    const int leaf = c.fabric.nodes_per_leaf;
-    if (leaf < 1 || leaf > kMaxNodes) {
-      Add(&out, "fabric.nodes_per_leaf", fmt::format("must be between 1 and {}, got {}", kMaxNodes, leaf));
-    } else if (c.nodes % leaf != 0) {
-      Add(&out, "fabric.nodes_per_leaf",
-          fmt::format("{} nodes do not fill leaves of {} nodes", c.nodes, leaf));
-    } else if (c.fabric.leaves_per_pod < 0 || c.fabric.leaves_per_pod > kMaxNodes) {
-      Add(&out, "fabric.leaves_per_pod",
-          fmt::format("must be between 0 and {}, got {}", kMaxNodes, c.fabric.leaves_per_pod));
-    } else if (c.fabric.leaves_per_pod > 0) {
-      const int64_t pod = int64_t{leaf} * c.fabric.leaves_per_pod;
-      if (c.nodes % pod != 0) {
-        Add(&out, "fabric.leaves_per_pod",
-            fmt::format("{} nodes do not fill pods of {} nodes ({} leaves of {})", c.nodes, pod,
-                        c.fabric.leaves_per_pod, leaf));
-      }
-    }
-  }
-  return out;
-}
 
 std::vector<Problem> CheckModel(const ModelSpec& m) {
   std::vector<Problem> out;
@@ -166,6 +67,17 @@ std::vector<Problem> CheckZero(const ZeroConfig& z, const ClusterSpec& c) {
           fmt::format("ZeRO++ ({}) applies to strategy \"zero3\" only, not \"{}\"", key,
                       StrategyName(z.strategy)));
     }
+  }
+  // Megatron-Core's DDP overlap options exist for its distributed optimizer only (zero_config.h).
+  if (z.strategy != Strategy::kZero1 && (z.overlap_grad_reduce || z.overlap_param_gather)) {
+    Add(&out, z.overlap_grad_reduce ? "overlap_grad_reduce" : "overlap_param_gather",
+        fmt::format("Megatron-Core's DDP overlap options apply to its distributed optimizer (strategy \"zero1\"), "
+                    "not \"{}\"",
+                    StrategyName(z.strategy)));
+  } else if (z.overlap_param_gather && !z.overlap_grad_reduce) {
+    // megatron/training/arguments.py: "--overlap-grad-reduce should be turned on when using
+    // --overlap-param-gather".
+    Add(&out, "overlap_param_gather", "Megatron-Core requires overlap_grad_reduce with overlap_param_gather");
   }
   if (z.runtime.launcher && !LauncherRuns(*z.runtime.launcher, FrameworkOf(z.strategy))) {
     Add(&out, "strategy",
@@ -314,6 +226,11 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
   // size"; torchtitan ParallelDims.seq_len_divisor.
   // Megatron-LM megatron/training/arguments.py: "Tensor parallel communication/GEMM overlap can happen only
   // when sequence parallelism is enabled"; with t = 1 there is nothing to overlap.
+  if (l.overlap_p2p_comm && !(l.schedule == PipelineSchedule::kInterleaved1F1B && l.virtual_stages > 1)) {
+    Add(&out, "overlap_p2p_comm",
+        "overlap_p2p_comm applies to the interleaved schedule only (virtual_stages > 1; Megatron-LM's arguments.py "
+        "turns it off otherwise)");
+  }
   if (l.tp_comm_overlap && (t == 1 || !l.sequence_parallel)) {
     Add(&out, "tp_comm_overlap",
         t == 1 ? std::string("tp_comm_overlap overlaps tensor-parallel collectives: it needs tensor > 1")

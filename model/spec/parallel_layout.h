@@ -45,6 +45,12 @@ struct ParallelLayout {
   int virtual_stages = 1;
   // `schedule`: 1F1B by default; interleaved 1F1B when virtual_stages > 1 and no schedule is given.
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
+  // `overlap_p2p_comm`: the interleaved schedule's point-to-point sends and receives issued asynchronously, a
+  // stage going on with its next pass while its send travels (Megatron-Core's overlap_p2p_comm,
+  // pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving; Megatron-LM forces it off
+  // without interleaving: arguments.py "non-interleaved schedule does not support overlapping p2p
+  // communication"). Off: blocking sends, the 2021-23 Megatron-LM default (no --overlap-p2p-communication).
+  bool overlap_p2p_comm = false;
   // `tensor_across_nodes`: ZeroSim: allow a tensor group larger than a node (every block's collectives on
   // the NICs; Narayanan et al. 2021 sec. 3.2 takeaway 1 shows it slow). Off: t must divide gpus_per_node.
   bool tensor_across_nodes = false;

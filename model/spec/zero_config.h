@@ -114,6 +114,23 @@ struct ZeroConfig {
   bool overlap_comm = true;                         // reduce on a separate stream
   bool contiguous_gradients = true;                 // copy gradients into the bucket buffer
 
+  // --- Megatron-Core's distributed optimizer (strategy zero1 under Megatron): its DDP overlap options ---
+  // megatron/core/distributed/distributed_data_parallel_config.py: both default to False; NeMo's and
+  // Megatron-Bridge's recipes set both (e.g. NeMo nemo/collections/llm/recipes/llama3_70b.py trainer():
+  // DistributedDataParallelConfig(overlap_grad_reduce=True, overlap_param_gather=True)).
+  //  - overlap_grad_reduce: during the last micro-batch's backward, each bucket of the contiguous gradient
+  //    buffer is reduce-scattered as soon as its gradients are final, on a side stream (param_and_grad_buffer.py
+  //    register_grad_ready -> start_grad_sync), instead of after the backward;
+  //  - overlap_param_gather: the updated parameters are all-gathered bucket by bucket ahead of the next
+  //    forward, each module's forward pre-hook waiting for its own bucket (distributed_data_parallel.py
+  //    _make_forward_pre_hook -> finish_param_sync), instead of all at once after the step.
+  // NeMo's user guide (features/optimizations/communication_overlap): "exposes only one DP communication chunk".
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  // Elements per bucket; 0: Megatron-Core's rule max(40,000,000, 1,000,000 x data-parallel size)
+  // (distributed_data_parallel.py __init__, when bucket_size is None).
+  double ddp_bucket_size = 0;
+
   // ZeroSim: DeepSpeed's hard-coded limits on outstanding work before the host blocks
   // (partitioned_param_coordinator.py __max_ongoing_fetch_events; stage3.py max_param_reduce_events).
   int max_ongoing_fetch_events = 2;

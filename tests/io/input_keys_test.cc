@@ -25,16 +25,21 @@ namespace {
 // A TOML file as tables of keys in order ("" is the top level); values are TOML text.
 using Tables = std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>>;
 
+// Sets `key` of `table` to `value`; kRemove removes it.
+const char* const kRemove = "<remove>";
 void Set(Tables* t, const std::string& table, const std::string& key, const std::string& value) {
   for (auto& [name, keys] : *t) {
     if (name != table) continue;
-    for (auto& [k, v] : keys) {
-      if (k == key) {
-        v = value;
-        return;
+    for (auto it = keys.begin(); it != keys.end(); ++it) {
+      if (it->first != key) continue;
+      if (value == kRemove) {
+        keys.erase(it);
+      } else {
+        it->second = value;
       }
+      return;
     }
-    keys.emplace_back(key, value);
+    if (value != kRemove) keys.emplace_back(key, value);
     return;
   }
   t->push_back({table, {{key, value}}});
@@ -161,6 +166,18 @@ Edit S(const std::string& table, const std::string& key, const std::string& valu
   return {false, table, key, value};
 }
 
+// A PCIe node: 4 switches of 2 GPUs (Gen4 links, 16 GB/s uplinks), one socket or two (a 16 GB/s socket link).
+std::vector<Edit> PcieContext(bool two_sockets) {
+  std::vector<Edit> e = {T("intra_node", "fabric", "\"pcie\""), T("intra_node", "bandwidth", kRemove),
+                         T("intra_node", "gpu_link", "\"32GBps\""), T("intra_node", "gpus_per_switch", "2"),
+                         T("intra_node", "switch_uplink", "\"16GBps\"")};
+  if (two_sockets) {
+    e.push_back(T("intra_node", "sockets", "2"));
+    e.push_back(T("intra_node", "socket_link", "\"16GBps\""));
+  }
+  return e;
+}
+
 const std::vector<Case>& Cases() {
   static const std::vector<Case> cases = {
       // Topology.
@@ -176,6 +193,17 @@ const std::vector<Case>& Cases() {
       {T("gpu", "sms", "100")},  // not 66: half the SMs, twice the waves of every GEMM
       {T("gpu", "calibration", "\"a100.json\"")},
       {T("intra_node", "bandwidth", "\"20GBps\"")},
+      // A PCIe node of 4 switches on one socket (the uplinks the ring's bottleneck), then on two sockets.
+      {T("intra_node", "gpu_link", "\"8GBps\""), PcieContext(false)},
+      {T("intra_node", "gpus_per_switch", "8"), PcieContext(false)},
+      {T("intra_node", "switch_uplink", "\"8GBps\""), PcieContext(false)},
+      {T("intra_node", "nics_per_switch", "2"), PcieContext(false)},  // 4 switches x 2 is not 4 NICs: refused
+      {T("intra_node", "sockets", "1"), PcieContext(true)},           // a socket link with one socket: refused
+      {T("intra_node", "socket_link", "\"4GBps\""), PcieContext(true)},
+      // HGX A100 4-GPU's NVLink mesh.
+      {T("intra_node", "pair_bandwidth", "\"10GBps\""),
+       {T("", "gpus_per_node", "4"), T("intra_node", "fabric", "\"nvlink_mesh\""), T("intra_node", "bandwidth", kRemove),
+        T("intra_node", "pair_bandwidth", "\"100GBps\"")}},
       {T("nic", "count", "2")},
       {T("nic", "bandwidth", "\"50Gbps\"")},
       {T("fabric", "nodes_per_leaf", "2"),
@@ -215,6 +243,10 @@ const std::vector<Case>& Cases() {
       {S("zero", "allgather_bucket_size", "1000000"), {S("zero", "strategy", "\"zero1\"")}},
       {S("zero", "overlap_comm", "true"), {S("zero", "strategy", "\"zero2\""), S("zero", "reduce_bucket_size", "10000000")}},
       {S("zero", "contiguous_gradients", "false")},
+      {S("zero", "overlap_grad_reduce", "true"), {S("zero", "strategy", "\"zero1\"")}},
+      {S("zero", "overlap_param_gather", "true"),
+       {S("zero", "strategy", "\"zero1\""), S("zero", "overlap_grad_reduce", "true")}},
+      {S("zero", "ddp_bucket_size", "1000000"), {S("zero", "strategy", "\"zero1\""), S("zero", "overlap_grad_reduce", "true")}},
       {S("zero", "stage3_prefetch_bucket_size", "1000")},
       {S("zero", "stage3_max_live_parameters", "1000")},
       {S("zero", "stage3_max_reuse_distance", "0")},
@@ -251,6 +283,10 @@ const std::vector<Case>& Cases() {
       {S("parallel", "virtual_stages", "2"),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
         S("parallel", "pipeline", "2")}},
+      {S("parallel", "overlap_p2p_comm", "true"),
+       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
+        S("parallel", "pipeline", "2"), S("parallel", "virtual_stages", "2")}},
+      {S("parallel", "overlap_p2p_comm", "true")},  // no interleaving: refused at the key
       {S("parallel", "schedule", "\"gpipe\""),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
         S("parallel", "pipeline", "2")}},
@@ -270,7 +306,8 @@ const std::vector<Case>& Cases() {
 const std::map<std::string, std::string> kExceptions = {
     {"name", "a label (topology and scenario): it names the cluster and the scenario in the report only"},
     {"gpu.name", "a label: the GPU's name in the report; its numbers are the other [gpu] keys"},
-    {"intra_node.fabric", "one value is accepted (\"nvswitch\"); any other is refused at the key"},
+    {"intra_node.fabric", "selects the table's keys (nvswitch, pcie, nvlink_mesh: each fabric's keys are cases above, "
+                          "under it); any other value is refused at the key (tests/io/intra_fabric_loader_test.cc)"},
     {"intra_node.trays", "changes where NICs sit inside a multi-tray NVLink domain (GB200 NVL72); on one-tray "
                          "nodes it is 1 by definition (tests/sim/nvlink_domain_test.cc covers it)"},
     {"fabric.leaves_per_pod", "the analytic engine times the leaf level only (docs/inputs.md); the sim engine "
