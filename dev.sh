@@ -27,11 +27,12 @@ JOBS=${JOBS:-$(nproc)}
 APT_PACKAGES=(
   cmake g++ make pkg-config git
   libsimgrid-dev libeigen3-dev libboost-program-options-dev libfmt-dev libgtest-dev
-  libtomlplusplus-dev nlohmann-json3-dev
+  libtomlplusplus-dev nlohmann-json3-dev pybind11-dev
 )
-# Python tools for the notebooks (run headless in the tests; nbconvert for `jupyter nbconvert --execute`), from
-# PyPI for the python3 on PATH.
-PIP_PACKAGES=(nbclient nbformat nbconvert ipykernel matplotlib numpy)
+# Python tools for the notebooks (run headless in the tests; nbconvert for `jupyter nbconvert --execute`) and for
+# the Python package's DataFrames (pandas; python/README.md), from PyPI for the python3 on PATH. The package's
+# module is built against that python3's headers (pyenv's include them; Debian's python3 needs python3-dev).
+PIP_PACKAGES=(nbclient nbformat nbconvert ipykernel matplotlib numpy pandas)
 
 log() { printf '[dev.sh] %s\n' "$*" >&2; }
 
@@ -100,7 +101,8 @@ build() {
 asan() {
   local dir=build-asan
   if [ ! -f "$dir/CMakeCache.txt" ]; then
-    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEROSIM_CUDA=OFF \
+    # No Python module: an ASan-instrumented module cannot load into an uninstrumented python3.
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEROSIM_CUDA=OFF -DZEROSIM_PYTHON=OFF \
       -DPython3_EXECUTABLE="$(command -v python3)" \
       -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
   fi
@@ -117,7 +119,7 @@ fuzz() {
   command -v clang++ >/dev/null || { log "fuzz needs clang++ (apt-get install clang)"; exit 1; }
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEROSIM_FUZZ=ON \
-      -DZEROSIM_BUILD_TESTS=OFF -DZEROSIM_CUDA=OFF \
+      -DZEROSIM_BUILD_TESTS=OFF -DZEROSIM_CUDA=OFF -DZEROSIM_PYTHON=OFF \
       -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
   fi
   cmake --build "$dir" -j "$JOBS" --target loaders_fuzz

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Executes a notebook headless (nbclient) and fails on any cell error.
 
-usage: run_notebook.py NOTEBOOK --out DIR [--zerosim BIN] [--expect FIGURE.png ...]
+usage: run_notebook.py NOTEBOOK --out DIR [--zerosim BIN] [--pythonpath DIR ...] [--expect FIGURE.png ...]
 
 With --expect, each named figure must have been written (non-empty, after the run started) into DIR: a notebook
 that runs but draws nothing fails.
 
 The notebook runs with its directory as the working directory and these environment variables:
 ZEROSIM_BIN (the zerosim binary), ZEROSIM_ROOT (the source tree) and ZEROSIM_NOTEBOOK_OUT (where it writes
-its PNGs and data). The executed copy is saved as DIR/<name>.ipynb; the notebook in the tree stays clean.
+its PNGs and data). --pythonpath puts folders first on the kernel's PYTHONPATH: the package python/zerosim and
+the built module zerosim._core (build/python), for notebooks that `import zerosim`. The executed copy is saved as DIR/<name>.ipynb; the notebook in the tree stays clean.
 """
 import argparse
 import os
@@ -27,6 +28,7 @@ def main() -> int:
     p.add_argument("--out")
     p.add_argument("--tested", nargs="*", help="instead of running: fail unless these are every notebook beside this script")
     p.add_argument("--zerosim", default=None)
+    p.add_argument("--pythonpath", nargs="*", default=[], help="folders the kernel imports from first (import zerosim)")
     p.add_argument("--expect", nargs="*", default=[], help="figures (file names in --out) the run must write")
     a = p.parse_args()
     if a.tested is not None:
@@ -49,6 +51,9 @@ def main() -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")
     if a.zerosim:
         os.environ["ZEROSIM_BIN"] = str(pathlib.Path(a.zerosim).resolve())
+    if a.pythonpath:
+        paths = [str(pathlib.Path(d).resolve()) for d in a.pythonpath]
+        os.environ["PYTHONPATH"] = os.pathsep.join(paths + [p for p in [os.environ.get("PYTHONPATH")] if p])
     started = time.time()
     nb = nbformat.read(nb_path, as_version=4)
     client = NotebookClient(nb, timeout=600, kernel_name="python3",
