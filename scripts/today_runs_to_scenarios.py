@@ -309,7 +309,8 @@ def write_calibration(single, inventory):
                       'sharded the same way, parameters gathered per layer: see cases.json)']
         else:
             lines += ['framework = "fsdp"', f'software = "{t["software"]}"', "", "[zero]",
-                      'strategy = "fsdp2"   # torchtitan: FSDP2 fully_shard per block']
+                      'strategy = "fsdp2"   # torchtitan: FSDP2 fully_shard per block',
+                      TITAN_REDUCE_FP32]
         if t["fp8"]:
             lines.append("fp8_gemms = true   # the source's FP8 linear layers (TransformerEngine / torchao Float8Linear)")
         with open(os.path.join(CAL_DIR, slug_ + ".toml"), "w") as f:
@@ -391,6 +392,11 @@ DDP_OVERLAP_SOURCES = {
 # The gradient reduction in fp32 where the recipe says so (Megatron's grad_reduce_in_fp32: the main-gradient
 # buffer, and so the reduce-scatter, in fp32); the Megatron-LM example reduces in bf16 (--grad-reduce-in-bf16),
 # the model's dtype, ZeroSim's default; NeMo 24.07's format is not stated in what is stored (default kept).
+# torchtitan reduces FSDP2's gradients in fp32: its config's `mixed_precision_reduce: Literal["float32"] = "float32"`
+# (torchtitan config_manager.py / config/job_config.py of 2024-12 to 2025-06: float32 is the only value it accepts),
+# passed to fully_shard as MixedPrecisionPolicy(reduce_dtype=torch.float32) (parallelize_llama.py apply_fsdp).
+TITAN_REDUCE_FP32 = ('communication_data_type = "fp32"   # torchtitan mixed_precision_reduce = "float32", its only '
+                     'choice: FSDP2 MixedPrecisionPolicy(reduce_dtype=torch.float32) (S)')
 GRAD_REDUCE_FP32 = ("mbridge",)
 
 
@@ -511,7 +517,7 @@ def titan_scenario(r, mf):
         f"[training]\nseq_len = {r['model']['seq_len']}\ntrain_micro_batch_size_per_gpu = {local}\n"
         f"gradient_accumulation_steps = 1\n{recompute}\nattention = \"flash\"\n\n"
         f'[runtime]\nframework = "fsdp"\nsoftware = "{TITAN}"\n\n'
-        '[zero]\nstrategy = "fsdp2"\n' + ("fp8_gemms = true   # torchao Float8Linear (tensorwise)\n" if fp8 else "") +
+        '[zero]\nstrategy = "fsdp2"\n' + TITAN_REDUCE_FP32 + "\n" + ("fp8_gemms = true   # torchao Float8Linear (tensorwise)\n" if fp8 else "") +
         f"\n[parallel]\ntensor = {tp}\nsequence_parallel = true\n"
         + ("tp_comm_overlap = true   # torchtitan async TP (micro-pipelined all-gather-matmul and "
            "matmul-reduce-scatter), as the run's name states\n" if is_async_tp(r) else "") + "\n"
