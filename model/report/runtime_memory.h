@@ -58,7 +58,8 @@
 //                      buffers); the eager loss's fp32 copies of the logits, which it lumped before, are counted
 //                      since (memory.h LossBytesPerLogit), and the fraction fell from 0.19 to 0.057. Applied to
 //                      FSDP2 only (memory.cc): at 0.19, 61 published runs of other stacks that ran (llm-foundry
-//                      FSDP1, Megatron-Core, DeepSpeed) would have read infeasible with it; not rechecked at 0.057.
+//                      FSDP1, Megatron-Core, DeepSpeed) would have read infeasible with it; at 0.057, 8 (llm-foundry
+//                      FSDP1 5, Azure DeepSpeed 1, the ZeRO++ paper 2; `zerosim validate`, 2026-12-07).
 //   reserve            ZeroConfig::memory_reserve (`[runtime] memory_reserve`, default 0.005) of the GPU's
 //                      memory, kept free for what the parts above do not count: fragmentation across segments
 //                      (the allocator's blocks freed in a pattern later requests do not fit; PyTorch's
