@@ -92,8 +92,18 @@ class RunResult:
         return frame([v.record for v in self.variants])
 
 
+class _Rows:
+    """A result whose records are `self.rows` (one JSON line each): its length and its DataFrame."""
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def to_dataframe(self):
+        return frame(self.rows)
+
+
 @dataclass(frozen=True)
-class ComparisonResult:
+class ComparisonResult(_Rows):
     """`zerosim compare`: per variant and field, A's and B's values and their difference."""
 
     rows: list[dict] = field(repr=False)  # the JSON lines: variant, engine, field, unit, a, b, difference
@@ -106,37 +116,22 @@ class ComparisonResult:
                 return r["a"], r["b"], r["difference"]
         raise KeyError(f"no field {name!r} for variant {variant!r}")
 
-    def to_dataframe(self):
-        return frame(self.rows)
-
 
 @dataclass(frozen=True)
-class SweepResult:
+class SweepResult(_Rows):
     """`zerosim sweep`: one row per point and variant (the sweep rows of docs/sweeps.md)."""
 
     rows: list[dict] = field(repr=False)
     messages: str = field(default="", repr=False)
 
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def to_dataframe(self):
-        return frame(self.rows)
-
 
 @dataclass(frozen=True)
-class PlanResult:
+class PlanResult(_Rows):
     """`zerosim plan`: every cluster that can train the model (`--jsonl`'s lines), and the ranking as printed."""
 
     rows: list[dict] = field(repr=False)
     text: str = field(default="", repr=False)  # the ranking, the Pareto front and the deadline answer
     messages: str = field(default="", repr=False)
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def to_dataframe(self):
-        return frame(self.rows)
 
 
 @dataclass(frozen=True)
