@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/aggregate_members.h"
+#include "model/report/evaluate.h"
 #include "model/spec/model_spec.h"
 #include "model/units.h"
 
@@ -20,6 +21,10 @@ const model::ClusterSpec& C(const FieldRow& r) { return *r.cluster; }
 FieldValue Int(long long v) { return v; }
 // bytes_per_gpu: the report's bytes over its GPUs (0 without GPUs).
 double PerGpu(const VariantReport& v) { return v.gpus > 0 ? 1.0 / v.gpus : 0.0; }
+// Model TFLOP/s per GPU by NVIDIA's counts (evaluate.h MegatronModelFlopsPerToken) at the headline's throughput.
+double ModelTflopsPerGpu(const VariantReport& v, bool causal) {
+  return model::MegatronModelFlopsPerToken(v.model, causal) * v.tokens_per_s * v.band.center * PerGpu(v) / 1e12;
+}
 
 // What each field needs (FieldNeeds), short for the list.
 constexpr FieldNeeds kAny = FieldNeeds::kNothing;
@@ -459,6 +464,14 @@ const std::vector<ReportField>& ReportFields() {
       {"link_nvlink_planned_bytes", "B", kLink,
        [](const FieldRow& r) -> FieldValue { return V(r).link_load.nvlink_planned_bytes; }, kNoRow,
        {"link_load_bytes.nvlink_planned", 620}},
+      // Model TFLOP/s per GPU as NVIDIA's performance tables print them (evaluate.h MegatronModelFlopsPerToken), of
+      // the headline's tokens per second: Megatron-Bridge's causal count, and Megatron-LM r0.8's full-square one.
+      {"expected.model_tflops_per_gpu_nvidia", "TFLOP/s", kRan,
+       [](const FieldRow& r) -> FieldValue { return ModelTflopsPerGpu(V(r), true); }, kRow,
+       {"expected.model_tflops_per_gpu_nvidia", 151}, kNoCause, Fixed("model TFLOP/s (NVIDIA's count)", 45, 1)},
+      {"expected.model_tflops_per_gpu_megatron", "TFLOP/s", kRan,
+       [](const FieldRow& r) -> FieldValue { return ModelTflopsPerGpu(V(r), false); }, kRow,
+       {"expected.model_tflops_per_gpu_megatron", 152}},
   };
   // clang-format on
   return kFields;

@@ -36,6 +36,18 @@ double ModelFlopsPerToken(const ModelSpec& m) {
   return 6.0 * TotalParams(m) + 12.0 * m.layers * m.hidden * m.seq_len;
 }
 
+double MegatronModelFlopsPerToken(const ModelSpec& m, bool causal) {
+  // The header's formula per token (batch x seq = 1).
+  const double l = m.layers, h = m.hidden, a = m.heads, g = KvHeads(m), s = m.seq_len, f = m.ffn_hidden;
+  const double q_over_h = 1.0;  // kv_channels x heads = h: ZeroSim's heads split the width (model_spec.h)
+  const double gated = MlpMatrices(m) == 3 ? 1.5 : 1.0;
+  const double scores = causal ? 0.5 : 1.0;
+  const double attention = (1.0 + g / a + scores * s / h) * q_over_h;
+  const double mlp = f / h * gated;
+  const double logit = static_cast<double>(m.vocab) / (2.0 * l * h);
+  return 12.0 * l * h * h * (attention + mlp + logit);
+}
+
 double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
   const double tokens = static_cast<double>(world_size) * z.train_micro_batch_size_per_gpu * m.seq_len *
                         z.gradient_accumulation_steps;

@@ -76,6 +76,17 @@ double CrossNodeVolumeInM(const VariantReport& v, int nodes);
 // Model FLOPs per trained token for MFU: 6 N + 12 l h s (PaLM, app. B), no recompute.
 double ModelFlopsPerToken(const ModelSpec& m);
 
+// Model FLOPs per trained token as NVIDIA's training stacks count them for the "model TFLOP/s/GPU" of their
+// performance tables (no recompute; Narayanan et al. 2021, appendix: 3 passes x 2 FLOPs per multiply-add):
+// 12 l h^2 x [(1 + g/a + c s/h) x q/h + (f/h) x (3/2 for a gated MLP) + V / (2 l h)], g the key/value heads, a the
+// query heads, q = a x head width the query projection's width, and c the share of the s x s score square counted:
+//  - causal = false, c = 1: Megatron-LM's num_floating_point_operations (megatron/training/training.py, r0.8),
+//    which NeMo 24.07's tables use;
+//  - causal = true, c = 1/2: Megatron-Bridge's transformer_flops (src/megatron/bridge/training/utils/
+//    flop_utils.py), "q*s/2" for causal attention: the Megatron-Bridge tables of 2025-26.
+// Unlike PaLM's count (ModelFlopsPerToken) it has no embedding-table or norm terms.
+double MegatronModelFlopsPerToken(const ModelSpec& m, bool causal);
+
 // FLOPs counted per iteration for throughput (Megatron's accounting, TrainingFlops) over all GPUs.
 double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size);
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/report/evaluate.h"
 #include "model/schedule/module_graph.h"
 #include "test_util.h"
 
@@ -52,6 +53,38 @@ TEST(ModelSpec, PaperTflopsFormulaEqualsTheCountWithRecompute) {
   const double formula = MegatronPaperFlops(m, batch);
   const double counted = TrainingFlops(m, batch * m.seq_len, true);
   EXPECT_NEAR(formula / counted, 1.0, 1e-12);
+}
+
+// Llama 3 as NVIDIA's tables run it (scenarios/published/tp_pp/runs.json): GQA, SwiGLU, untied 128,256 vocabulary.
+ModelSpec Llama3(int layers, int hidden, int heads, int ffn_hidden) {
+  ModelSpec m;
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = 8;
+  m.ffn_hidden = ffn_hidden;
+  m.vocab = 128256;
+  m.max_position_embeddings = 8192;
+  m.seq_len = 8192;
+  m.tied_embeddings = false;
+  m.mlp = MlpKind::kSwiglu;
+  m.norm = NormKind::kRmsNorm;
+  m.positions = PositionKind::kRotary;
+  m.biases = BiasKind::kNone;
+  return m;
+}
+
+TEST(ModelSpec, NvidiaModelFlopsMatchWhatTheirTablesImply) {
+  // The published model TFLOP/s over the published tokens/s of the same row (runs.json): NeMo 24.07 Llama3-70B
+  // 734e12 / 1524 = 481.6 GFLOP per token (Megatron-LM r0.8's full-square count); Megatron-Bridge 25.09/25.11
+  // Llama3-70B 449.0 and Llama3.1-405B 2,521-2,527 (the causal count).
+  const ModelSpec l70 = Llama3(80, 8192, 64, 28672);
+  const ModelSpec l405 = Llama3(126, 16384, 128, 53248);
+  EXPECT_NEAR(MegatronModelFlopsPerToken(l70, false) / 481.6e9, 1.0, 2e-3);
+  EXPECT_NEAR(MegatronModelFlopsPerToken(l70, true) / 449.0e9, 1.0, 2e-3);
+  EXPECT_NEAR(MegatronModelFlopsPerToken(l405, true) / 2524e9, 1.0, 2e-3);
+  // Both below PaLM's count, which adds the embedding table's 6 V h and counts 12 l h s per token.
+  EXPECT_LT(MegatronModelFlopsPerToken(l70, false), ModelFlopsPerToken(l70));
 }
 
 }  // namespace
