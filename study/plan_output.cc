@@ -181,6 +181,11 @@ std::string PlanJsonl(const Plan& plan) {
     line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
     line.Add("mfu", c.best.mfu).Add("expected_mfu", c.best.mfu * c.best.band.center);
     line.Add("expected_model_tflops_per_gpu", ModelTflopsPerGpu(c));
+    // NVIDIA's count (Megatron-Bridge's, causal; evaluate.h MegatronModelFlopsPerToken), as its tables print it.
+    line.Add("expected_model_tflops_per_gpu_nvidia",
+             c.gpus > 0 ? model::MegatronModelFlopsPerToken(c.best.model, true) * c.best.tokens_per_s *
+                              c.best.band.center / static_cast<double>(c.gpus) / 1e12
+                        : 0);
     // The headline (model/report/band.h): the model's value times the band's centre, inside the band.
     line.Add("expected_tflops_per_gpu", c.best.tflops_per_gpu * c.best.band.center)
         .Add("expected_tokens_per_s", c.best.tokens_per_s * c.best.band.center);
