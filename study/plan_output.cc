@@ -20,9 +20,7 @@ std::string Days(double s) { return s <= 0 ? "-" : fmt::format("{:.1f}", s / 864
 // Chowdhery et al. 2022 app. B; model/report/evaluate.h ModelFlopsPerToken), where TFLOPs counts what the GPUs
 // execute (recompute included, Megatron's count).
 double ModelTflopsPerGpu(const PlanChoice& c) {
-  return c.gpus > 0 ? model::ModelFlopsPerToken(c.best.model) * c.best.tokens_per_s * c.best.band.center /
-                          static_cast<double>(c.gpus) / 1e12
-                    : 0;
+  return model::HeadlineModelTflopsPerGpu(c.best, model::ModelFlopsPerToken(c.best.model));
 }
 
 // Ascending ranks as runs: {2, 3, 4, 7} -> "2-4,7"; "-" for none.
@@ -183,9 +181,7 @@ std::string PlanJsonl(const Plan& plan) {
     line.Add("expected_model_tflops_per_gpu", ModelTflopsPerGpu(c));
     // NVIDIA's count (Megatron-Bridge's, causal; evaluate.h MegatronModelFlopsPerToken), as its tables print it.
     line.Add("expected_model_tflops_per_gpu_nvidia",
-             c.gpus > 0 ? model::MegatronModelFlopsPerToken(c.best.model, true) * c.best.tokens_per_s *
-                              c.best.band.center / static_cast<double>(c.gpus) / 1e12
-                        : 0);
+             model::HeadlineModelTflopsPerGpu(c.best, model::MegatronModelFlopsPerToken(c.best.model, true)));
     // The headline (model/report/band.h): the model's value times the band's centre, inside the band.
     line.Add("expected_tflops_per_gpu", c.best.tflops_per_gpu * c.best.band.center)
         .Add("expected_tokens_per_s", c.best.tokens_per_s * c.best.band.center);

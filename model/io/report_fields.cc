@@ -23,7 +23,7 @@ FieldValue Int(long long v) { return v; }
 double PerGpu(const VariantReport& v) { return v.gpus > 0 ? 1.0 / v.gpus : 0.0; }
 // Model TFLOP/s per GPU by NVIDIA's counts (evaluate.h MegatronModelFlopsPerToken) at the headline's throughput.
 double ModelTflopsPerGpu(const VariantReport& v, bool causal) {
-  return model::MegatronModelFlopsPerToken(v.model, causal) * v.tokens_per_s * v.band.center * PerGpu(v) / 1e12;
+  return model::HeadlineModelTflopsPerGpu(v, model::MegatronModelFlopsPerToken(v.model, causal));
 }
 
 // What each field needs (FieldNeeds), short for the list.

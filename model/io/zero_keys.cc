@@ -168,12 +168,8 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
   }
   // loss = fused | eager | compiled (model/spec/model_spec.h LossImpl).
   if (std::optional<std::string> l = t->OptionalString("loss")) {
-    if (*l == "fused") {
-      z->loss = model::LossImpl::kFused;
-    } else if (*l == "eager") {
-      z->loss = model::LossImpl::kEager;
-    } else if (*l == "compiled") {
-      z->loss = model::LossImpl::kCompiled;
+    if (std::optional<model::LossImpl> loss = model::ParseLossImpl(*l)) {
+      z->loss = *loss;
     } else {
       t->Fail("loss", fmt::format("unknown loss \"{}\" (fused, eager, compiled)", *l));
     }

@@ -48,6 +48,10 @@ double MegatronModelFlopsPerToken(const ModelSpec& m, bool causal) {
   return 12.0 * l * h * h * (attention + mlp + logit);
 }
 
+double HeadlineModelTflopsPerGpu(const VariantReport& v, double flops_per_token) {
+  return v.gpus > 0 ? flops_per_token * v.tokens_per_s * v.band.center / v.gpus / kTera : 0.0;
+}
+
 double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
   const double tokens = static_cast<double>(world_size) * z.train_micro_batch_size_per_gpu * m.seq_len *
                         z.gradient_accumulation_steps;

@@ -87,6 +87,10 @@ double ModelFlopsPerToken(const ModelSpec& m);
 // Unlike PaLM's count (ModelFlopsPerToken) it has no embedding-table or norm terms.
 double MegatronModelFlopsPerToken(const ModelSpec& m, bool causal);
 
+// Model TFLOP/s per GPU of `v`'s headline throughput (tokens/s x band centre) at `flops_per_token` (one of the
+// counts above); 0 without GPUs.
+double HeadlineModelTflopsPerGpu(const VariantReport& v, double flops_per_token);
+
 // FLOPs counted per iteration for throughput (Megatron's accounting, TrainingFlops) over all GPUs.
 double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size);
 

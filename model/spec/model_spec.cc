@@ -93,10 +93,14 @@ const char* RecomputePolicyName(RecomputePolicy p) {
   return NameOf(kNames, p, "none");
 }
 
-const char* LossImplName(LossImpl l) {
-  constexpr std::array<const char*, 3> kNames = {"fused", "eager", "compiled"};
-  return NameOf(kNames, l, "fused");
-}
+namespace {
+// LossImpl's order.
+constexpr std::array<const char*, 3> kLossNames = {"fused", "eager", "compiled"};
+}  // namespace
+
+const char* LossImplName(LossImpl l) { return NameOf(kLossNames, l, "fused"); }
+
+std::optional<LossImpl> ParseLossImpl(std::string_view name) { return ValueNamed<LossImpl>(kLossNames, name); }
 
 double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy policy) {
   switch (policy) {

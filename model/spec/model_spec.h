@@ -10,7 +10,9 @@
 // checkpointing adds one more forward pass of every transformer block (not of the logit layer).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace zerosim::model {
 
@@ -63,6 +65,8 @@ const char* RecomputePolicyName(RecomputePolicy p);
 //              reductions over the 16-bit logits (torchtitan compiles it with training.compile from 2025-04).
 enum class LossImpl { kFused, kEager, kCompiled };
 const char* LossImplName(LossImpl l);
+// The LossImpl spelled `name` ("fused", "eager", "compiled"); nullopt for another spelling.
+std::optional<LossImpl> ParseLossImpl(std::string_view name);
 
 // Bytes per element of a 16-bit training dtype (2 for both).
 double BytesPerElement(DType dtype);
