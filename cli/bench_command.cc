@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "model/io/embedded.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/units.h"
 #include "sim/isolation.h"
 #include "sim/replay.h"

@@ -71,7 +71,7 @@ std::string TraceName(const model::Schedule& s, int index) {
   }
   if (op.kind == OpKind::kCollective && op.purpose == model::Purpose::kGradientReduce) {
     // A reduction serves one module, or a bucket of several (reduce_bucket_size;
-    // model/schedule/gradient_reducer.h).
+    // model/builders/gradient_reducer.h).
     return fmt::format("reduce {}: {}({})",
                        op.module >= 0 ? s.graph.modules[static_cast<size_t>(op.module)].name + "'s gradients"
                                       : std::string("a gradient bucket"),

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "model/cost/collective_time.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/placement/placement.h"
 #include "model/schedule/schedule.h"
 #include "model/spec/cluster_spec.h"

@@ -13,7 +13,7 @@
 #include "model/cost/collective_time.h"
 #include "model/cost/nccl_allreduce.h"
 #include "model/cost/op_cost.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/placement/placement.h"
 #include "sim/carried_bytes.h"
 #include "sim/collective_plan.h"

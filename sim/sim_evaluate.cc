@@ -5,7 +5,7 @@
 
 #include "model/report/evaluate.h"
 #include "model/report/pipeline_evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim/isolation.h"
 #include "sim/pipeline_sends.h"
 #include "sim/simgrid_platform.h"

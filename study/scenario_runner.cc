@@ -9,7 +9,7 @@
 #include "model/report/evaluate.h"
 #include "model/report/invariants.h"
 #include "model/report/rlhf_evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/feasibility.h"
 #include "model/version.h"
 #include "sim/isolation.h"

@@ -6,7 +6,7 @@
 #include "model/cost/collective_time.h"
 #include "model/cost/kernel_cost.h"
 #include "model/cost/op_cost.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 
 namespace zerosim::model {
 namespace {

@@ -90,14 +90,6 @@ struct ComputeTime {
   double total() const { return gemm_s + attention_s + memory_s + launch_s; }
 };
 
-// Which part of a backward pass a compute op runs: the whole pass, or, where a tensor-parallel layer
-// overlaps its input gradient's collective with its weight-gradient GEMM (Megatron-LM tensor_parallel/
-// layers.py, LinearWithGradAccumulationAndAsyncCommunication.backward: the collective is launched after the
-// input-gradient GEMM and waited after the weight-gradient GEMM), the input-gradient part (its GEMMs, the
-// attention, the memory-bound kernels, the launches, any recompute) or the weight-gradient GEMMs alone.
-// The two parts add up to the whole.
-enum class BackwardPart : uint8_t { kWhole, kInputGradient, kWeightGradient };
-
 // One forward pass (also a recompute) or one backward pass (or `part` of it) of a module.
 ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r);
 ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r,

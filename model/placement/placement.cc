@@ -24,7 +24,10 @@ RankCoord CoordOf(int rank, const RankGrid& g) {
 int RankOf(const RankCoord& c, const RankGrid& g) { return (c.pp * g.data() + c.dp) * g.tensor + c.tp; }
 
 bool StagesAlignWithNodes(const RankGrid& g) {
-  return g.pipeline == 1 || (g.tensor * g.data()) % g.gpus_per_node == 0;
+  ParallelLayout l;
+  l.tensor = g.tensor;
+  l.pipeline = g.pipeline;
+  return l.stages_fill_nodes(g.ranks(), g.gpus_per_node);
 }
 
 int DpRanksPerNode(const RankGrid& g) { return g.tensor >= g.gpus_per_node ? 1 : g.gpus_per_node / g.tensor; }

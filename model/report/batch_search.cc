@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/report/pipeline_evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/feasibility.h"
 #include "model/units.h"
 
@@ -16,7 +16,7 @@ MemoryBreakdown MemoryAtMicroBatch(const ModelSpec& m, ZeroConfig z, const Clust
   z.gradient_accumulation_steps = 1;  // memory does not depend on it; the schedule is shorter
   if (l.pipeline > 1) {
     // A stage holds the activations of its chunks in flight, which grow with the micro-batches per iteration
-    // until 2 p for the 1F1B schedules (model/schedule/pipeline_schedule.h MaxChunksInFlight); GPipe holds
+    // until 2 p for the 1F1B schedules (model/builders/pipeline_schedule.h MaxChunksInFlight); GPipe holds
     // them all. The accumulation is chosen after the micro-batch, so the 1F1B schedules count the most they
     // can hold.
     const int held =

@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include "model/cost/nccl_allreduce.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/report/invariants.h"
 #include "model/report/memory.h"
 #include "model/report/pipeline_evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/units.h"
 
 namespace zerosim::model {

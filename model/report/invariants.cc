@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "model/cost/collective_time.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/units.h"
 
 namespace zerosim::model {

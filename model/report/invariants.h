@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "model/analytic/analytic.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/placement/traffic.h"
 #include "model/report/report.h"
 #include "model/schedule/schedule.h"

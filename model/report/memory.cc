@@ -120,20 +120,6 @@ double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int bl
   return 0.0;
 }
 
-RecomputePolicy RecomputeOf(const ZeroConfig& z) {
-  if (z.activation_checkpointing) {
-    return z.recompute == RecomputePolicy::kOffload ? RecomputePolicy::kOffload : RecomputePolicy::kFull;
-  }
-  switch (z.recompute) {
-    case RecomputePolicy::kSelective:
-    case RecomputePolicy::kSelectiveOp:
-    case RecomputePolicy::kSelectiveBlock:
-      return z.recompute;
-    default:
-      return RecomputePolicy::kNone;
-  }
-}
-
 double LargeParameterTensors(const std::vector<Param>& params, double element_bytes, double shards) {
   double n = 0;
   for (const Param& p : params) {

@@ -145,10 +145,6 @@ double SavedActivationTensors(const ModelSpec& m, RecomputePolicy policy, int bl
 // runtime_memory.h); smaller ones come from 2 MiB small-pool segments, rounded to 512 B.
 double LargeParameterTensors(const std::vector<Param>& params, double element_bytes, double shards);
 
-// The scenario's policy: activation_checkpointing = true means full (Megatron's) or, with recompute =
-// offload, offload; false means none or, with recompute = selective, selective_op or selective_block, that.
-RecomputePolicy RecomputeOf(const ZeroConfig& z);
-
 // What a pipeline stage's rank holds of its activations (model/report/pipeline_evaluate.h):
 // `chunks_in_flight` chunks of `chunk_layers` blocks each (L / (p v); the stage's schedule is built for its L
 // / p layers). The default (chunk_layers 0) is one micro-batch of the whole schedule's layers, every engine

@@ -9,11 +9,11 @@
 
 #include "model/analytic/analytic.h"
 #include "model/cost/collective_time.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/report/evaluate.h"
 #include "model/report/memory.h"
-#include "model/schedule/pipeline_schedule.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/pipeline_schedule.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/precision.h"
 #include "model/units.h"
 
@@ -247,7 +247,7 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
     runs.push_back(std::move(r));
   }
 
-  // The pipeline of chunk passes (model/schedule/pipeline_schedule.h).
+  // The pipeline of chunk passes (model/builders/pipeline_schedule.h).
   const double p2p_bytes = P2pBytes(m, z, l);
   StatusOr<double> sent = engine.SendSeconds(p2p_bytes, c, l);
   if (!sent.ok()) return Status::Error(fmt::format("pipeline sends: {}", sent.status().message()));

@@ -12,7 +12,7 @@
 //  2. From that schedule's timeline, the stage's pass times: f_i and b_i, the mean span of one micro-batch's
 //     forward and of its backward (recompute included) on the compute stream, from its first compute op's
 //     start to its last's end (tensor-parallel collectives the compute waits for included).
-//  3. RunPipeline (model/schedule/pipeline_schedule.h) executes the schedule's orders with chunk passes f_i /
+//  3. RunPipeline (model/builders/pipeline_schedule.h) executes the schedule's orders with chunk passes f_i /
 //  v and
 //     b_i / v and one point-to-point time per activation (or gradient) send (the engine's: P2pSeconds, or
 //     the replay of one steady-state exchange on the whole cluster): the bubble, the flush and the chunks
@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "model/analytic/analytic.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/report/report.h"
 #include "model/spec/calibration.h"
 #include "model/spec/cluster_spec.h"

@@ -8,11 +8,11 @@
 
 #include "model/analytic/analytic.h"
 #include "model/cost/nccl_allreduce.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/report/invariants.h"
 #include "model/report/memory.h"
 #include "model/report/runtime_memory.h"
-#include "model/schedule/rlhf_schedule.h"
+#include "model/builders/rlhf_schedule.h"
 
 namespace zerosim::model {
 namespace {

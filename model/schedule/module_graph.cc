@@ -203,4 +203,43 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
   return g;
 }
 
+std::vector<bool> Fp8Params(const ModuleGraph& g) {
+  std::vector<bool> fp8(g.params.size(), false);
+  for (const Module& mod : g.modules) {
+    if (mod.layer < 0) continue;
+    for (int p : mod.params) {
+      if (g.params[static_cast<size_t>(p)].is_matrix()) fp8[static_cast<size_t>(p)] = true;
+    }
+  }
+  return fp8;
+}
+
+void ApplyFp8Gemms(const Precision& p, ModuleGraph* g) {
+  if (!p.fp8_gemms) return;
+  const std::vector<bool> fp8 = Fp8Params(*g);
+  for (Module& mod : g->modules) {
+    bool linear = false;
+    for (int q : mod.params) linear = linear || fp8[static_cast<size_t>(q)];
+    if (!linear) continue;  // norms, embeddings, the logit layer and the attention core stay 16-bit
+    for (Gemm& gemm : mod.work.gemms) {
+      gemm.fp8 = true;
+      gemm.fp8_weight_gathered = p.fp8_weight_all_gather;
+    }
+  }
+}
+
+double Fp8ForwardCastBytes(const Gemm& g) {
+  if (!g.fp8) return 0;
+  const double weight = g.fp8_weight_gathered ? 0.0 : g.n * g.k;
+  return kFp8CastBytes * (g.m * g.k + weight) * g.batch;
+}
+
+double Fp8BackwardCastBytes(const Gemm& g) {
+  if (!g.fp8) return 0;
+  const double weight = g.fp8_weight_gathered ? 0.0 : g.n * g.k;
+  const double input_gradient = g.m * g.n + weight;
+  const double weight_gradient = g.m * g.n + g.m * g.k;
+  return kFp8CastBytes * (input_gradient + weight_gradient) * g.batch;
+}
+
 }  // namespace zerosim::model

@@ -21,6 +21,7 @@
 
 #include "model/spec/model_spec.h"
 #include "model/spec/parallel_layout.h"
+#include "model/spec/precision.h"
 
 namespace zerosim::model {
 
@@ -28,7 +29,7 @@ struct Param {
   std::string name;
   int64_t rows = 0;  // elements = rows * max(cols, 1)
   int64_t cols = 0;  // 0 for 1-D tensors (biases, LayerNorm); qgZ reduces those by reduce-scatter
-  // requires_grad = False (LoRA's frozen base weights, model/schedule/rlhf_schedule.h): no gradient, and
+  // requires_grad = False (LoRA's frozen base weights, model/builders/rlhf_schedule.h): no gradient, and
   // DeepSpeed keeps its hpZ secondary partition for good (partitioned_param_coordinator.py
   // __all_gather_params_: "they are not trainable so their secondary tensor never expire"), so every gather
   // of it, forward included, is intra-node.
@@ -110,6 +111,14 @@ struct ModuleGraph {
   int head_module = -1;  // the logit layer
 };
 
+// Which part of a backward pass a compute op runs: the whole pass, or, where a tensor-parallel layer
+// overlaps its input gradient's collective with its weight-gradient GEMM (Megatron-LM tensor_parallel/
+// layers.py, LinearWithGradAccumulationAndAsyncCommunication.backward: the collective is launched after the
+// input-gradient GEMM and waited after the weight-gradient GEMM), the input-gradient part (its GEMMs, the
+// attention, the memory-bound kernels, the launches, any recompute) or the weight-gradient GEMMs alone.
+// The two parts add up to the whole.
+enum class BackwardPart : uint8_t { kWhole, kInputGradient, kWeightGradient };
+
 // Builds the graph for `m` with `tokens` = micro-batch sequences * seq_len tokens per micro-step, as one
 // rank of `layout`'s tensor-parallel group runs it (Megatron-LM's column- and row-parallel split,
 // docs/design/tensor_pipeline.md sec. 1.1 and 1.4): with t = layout.tensor, the QKV, fc1, word-embedding
@@ -122,5 +131,24 @@ struct ModuleGraph {
 // (ModelSpec::has_embedding, has_head, its layers): the embedding modules only on the first stage, the final
 // norm and the logit layer only on the last (head_module -1 elsewhere). t = 1 is the whole model.
 ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLayout& layout = {});
+
+// --- FP8 GEMMs: precision.h's settings applied to the graph's modules ---
+
+// Per parameter of `g`: true for the weight of a linear layer inside a transformer block (the weights
+// Float8Linear converts: matrices of modules with layer >= 0). Embeddings, the logit layer, norms and biases
+// are false.
+std::vector<bool> Fp8Params(const ModuleGraph& g);
+
+// With p.fp8_gemms, marks the GEMMs of the block linear layers of `g` FP8 (Gemm::fp8), and with
+// p.fp8_weight_all_gather their weight as arriving in FP8 (Gemm::fp8_weight_gathered: no weight cast).
+void ApplyFp8Gemms(const Precision& p, ModuleGraph* g);
+
+// HBM bytes of the FP8 casts of one linear layer's passes (each GEMM casts both its 16-bit operands,
+// kFp8CastBytes per element; the weight is not cast when it was gathered in FP8). For out[m x n] = in[m x k]
+// W^T:
+//   forward: in (m k) and W (n k);
+//   backward: the input gradient casts dY (m n) and W (n k); the weight gradient casts dY (m n) and in (m k).
+double Fp8ForwardCastBytes(const Gemm& g);
+double Fp8BackwardCastBytes(const Gemm& g);
 
 }  // namespace zerosim::model

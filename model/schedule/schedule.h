@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "model/cost/compute_cost.h"
 #include "model/schedule/module_graph.h"
 #include "model/spec/calibration.h"
 #include "model/spec/parallel_layout.h"
@@ -170,7 +169,7 @@ std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_collect
 struct ComputeClass {
   ModuleWork work;
   bool backward = false;
-  BackwardPart part = BackwardPart::kWhole;  // backward only: the whole pass, or one part (compute_cost.h)
+  BackwardPart part = BackwardPart::kWhole;  // backward only: the whole pass, or one part (module_graph.h)
   // The share of the pass (or part) one op runs: a chunk of a linear layer's GEMM that TP communication overlap
   // runs beside its collective (schedule_parts.cc EmitModuleCompute), timed as that share of the whole; 1 else.
   double share = 1;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "model/placement/placement.h"
 #include "model/spec/problem_util.h"
 
 namespace zerosim::model {
@@ -323,10 +322,10 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
             "tensor > 1 they mix tensor-parallel shards",
             key, t));
   }
-  // Each pipeline stage holds whole nodes (placement.h StagesAlignWithNodes): the data-parallel groups'
+  // Each pipeline stage holds whole nodes (parallel_layout.h stages_fill_nodes): the data-parallel groups'
   // closed forms and the replay's symmetry assume it; stages that share a node are not modelled.
   if (p > 1 && gpus % (t * p) == 0) {
-    if (!StagesAlignWithNodes(GridOf(c, 1, 0, l))) {
+    if (!l.stages_fill_nodes(static_cast<int>(gpus), static_cast<int>(per_node))) {
       Add(&out, "pipeline",
           fmt::format(
               "a pipeline stage of tensor {} x data {} = {} ranks does not fill whole nodes of {} GPUs: "

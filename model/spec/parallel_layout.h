@@ -65,6 +65,11 @@ struct ParallelLayout {
   int data_parallel(int gpus) const { return gpus / model_parallel(); }
   // Whether it is pure data parallelism (t = p = 1).
   bool data_parallel_only() const { return tensor == 1 && pipeline == 1; }
+  // Whether each pipeline stage of `gpus` ranks holds whole nodes of `gpus_per_node`: p == 1, or a stage's
+  // t d = P / p ranks a multiple of N (the ranks are ordered tp-dp-pp, model/placement/placement.h).
+  bool stages_fill_nodes(int gpus, int gpus_per_node) const {
+    return pipeline == 1 || (gpus / pipeline) % gpus_per_node == 0;
+  }
 
   bool operator==(const ParallelLayout&) const = default;
 };

@@ -44,9 +44,6 @@
 
 namespace zerosim::model {
 
-struct ModuleGraph;
-struct Gemm;
-
 // A floating-point format setting; kModel: the model's 16-bit dtype (ModelSpec::dtype).
 enum class FloatFormat : uint8_t { kModel, kFp16, kBf16, kFp32 };
 // "model", "fp16", "bf16", "fp32".
@@ -90,22 +87,5 @@ inline constexpr double kFp8Bytes = 1.0;
 // optimizer, and each gather casts (3 bytes).
 inline constexpr double kFp8CastBytes = 5.0;
 inline constexpr double kFp8AmaxBytes = 2.0;
-
-// Per parameter of `g`: true for the weight of a linear layer inside a transformer block (the weights
-// Float8Linear converts: matrices of modules with layer >= 0). Embeddings, the logit layer, norms and biases
-// are false.
-std::vector<bool> Fp8Params(const ModuleGraph& g);
-
-// With p.fp8_gemms, marks the GEMMs of the block linear layers of `g` FP8 (Gemm::fp8), and with
-// p.fp8_weight_all_gather their weight as arriving in FP8 (Gemm::fp8_weight_gathered: no weight cast).
-void ApplyFp8Gemms(const Precision& p, ModuleGraph* g);
-
-// HBM bytes of the FP8 casts of one linear layer's passes (each GEMM casts both its 16-bit operands,
-// kFp8CastBytes per element; the weight is not cast when it was gathered in FP8). For out[m x n] = in[m x k]
-// W^T:
-//   forward: in (m k) and W (n k);
-//   backward: the input gradient casts dY (m n) and W (n k); the weight gradient casts dY (m n) and in (m k).
-double Fp8ForwardCastBytes(const Gemm& g);
-double Fp8BackwardCastBytes(const Gemm& g);
 
 }  // namespace zerosim::model

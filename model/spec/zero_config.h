@@ -59,7 +59,7 @@ struct RuntimeSettings {
   // a bucket once per rank in a Python loop before the reduce-scatter, so a bucket of n tensors costs
   // world_size x n of these on the host (qgZ's all_to_all_quant_reduce sends each 1-D tensor through it).
   // all_gather_coalesced's multi-parameter gathers loop over the ranks too
-  // (model/schedule/fetch_coordinator.cc). 2 us: PyTorch's operator_benchmark for torch.split of a CUDA
+  // (model/builders/fetch_coordinator.cc). 2 us: PyTorch's operator_benchmark for torch.split of a CUDA
   // tensor into two views, 2.3-3.4 us per call (pytorch/pytorch PR #32194's timings).
   double host_tensor_view_s = 2e-6;
   bool operator==(const RuntimeSettings&) const = default;
@@ -94,7 +94,7 @@ struct ZeroConfig {
   // int8 codes with fp32 scales, primary and hpZ secondary partition alike (partition_parameters.py
   // _partition_param, _partition_param_sec), so their gathers move int8 with no quantize kernel before them
   // (codes are already stored), then dequantize. Only matters for models with frozen parameters (LoRA,
-  // model/schedule/rlhf_schedule.h).
+  // model/builders/rlhf_schedule.h).
   bool zero_quantized_nontrainable_weights = false;
 
   // ZeroSim: quantization widths of qwZ and qgZ (DeepSpeed hard-codes int8 and int4).
@@ -149,7 +149,7 @@ struct ZeroConfig {
   // ZeroSim: `[training] recompute`, refining activation_checkpointing: kOffload with it (the kept block
   // inputs in host memory, DeepSpeed's activation_checkpointing.cpu_checkpointing), kSelective, kSelectiveOp
   // and kSelectiveBlock without it (model_spec.h RecomputePolicy). kNone: no refinement. RecomputeOf
-  // (memory.h) combines the two.
+  // (below) combines the two.
   RecomputePolicy recompute = RecomputePolicy::kNone;
   // ZeroSim: `[training] recompute_block_interval`, with recompute = selective_block: every n-th block
   // (blocks n, 2n, ... counting from 1, torchtitan's _apply_layer_sac `_count % ac_freq == 0`) is
@@ -185,5 +185,21 @@ struct ZeroConfig {
   }
   bool operator==(const ZeroConfig&) const = default;
 };
+
+// The scenario's policy: activation_checkpointing = true means full (Megatron's) or, with recompute =
+// offload, offload; false means none or, with recompute = selective, selective_op or selective_block, that.
+inline RecomputePolicy RecomputeOf(const ZeroConfig& z) {
+  if (z.activation_checkpointing) {
+    return z.recompute == RecomputePolicy::kOffload ? RecomputePolicy::kOffload : RecomputePolicy::kFull;
+  }
+  switch (z.recompute) {
+    case RecomputePolicy::kSelective:
+    case RecomputePolicy::kSelectiveOp:
+    case RecomputePolicy::kSelectiveBlock:
+      return z.recompute;
+    default:
+      return RecomputePolicy::kNone;
+  }
+}
 
 }  // namespace zerosim::model

@@ -20,7 +20,7 @@
 #include "cli/commands.h"
 #include "cli/run_captured.h"
 #include "model/report/evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/feasibility.h"
 #include "scratch_dir.h"
 #include "sim/isolation.h"

@@ -15,7 +15,7 @@
 
 #include "model/io/loaders.h"
 #include "model/report/evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 
 namespace zerosim::testing {
 namespace {

@@ -1,4 +1,4 @@
-// DeepSpeed's all_gather_coalesced per-rank host work (model/schedule/fetch_coordinator.cc
+// DeepSpeed's all_gather_coalesced per-rank host work (model/builders/fetch_coordinator.cc
 // CoalescedPerRankOps): a gather of two or more parameters makes one view per rank of the flat buffer before
 // the call, and its handle's wait one narrow and one record_stream per parameter and rank; a single-parameter
 // gather makes none.
@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "model/schedule/fetch_coordinator.h"
+#include "model/builders/fetch_coordinator.h"
 #include "model/schedule/module_graph.h"
-#include "model/schedule/op_emitter.h"
+#include "model/builders/op_emitter.h"
 #include "model/schedule/schedule.h"
 #include "test_util.h"
 

@@ -1,7 +1,7 @@
 // model/spec/feasibility.h: the one feasibility check, its limits and its schedule-size estimate.
 #include <gtest/gtest.h>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/feasibility.h"
 #include "test_util.h"
 

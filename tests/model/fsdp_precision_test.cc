@@ -1,4 +1,4 @@
-// FSDP's number formats (issue 20 item 9; model/schedule/fsdp_builder.cc): the fp32 gradient reduction
+// FSDP's number formats (issue 20 item 9; model/builders/fsdp_builder.cc): the fp32 gradient reduction
 // (MixedPrecision(reduce_dtype=torch.float32), FSDP2's MixedPrecisionPolicy) for FSDP1, FSDP2 and HSDP, and
 // torchao's FP8 weight all-gather for FSDP2, against closed forms written here. On 402d782 both were refused
 // ("modelled for the DeepSpeed strategies only") and the FSDP builders gathered and reduced in 16 bits
@@ -7,7 +7,7 @@
 
 #include "model/placement/traffic.h"
 #include "model/report/memory.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/feasibility.h"
 #include "strategy_test_util.h"
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <limits>
 
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/report/evaluate.h"
 #include "model/report/invariants.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {

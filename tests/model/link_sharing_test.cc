@@ -12,7 +12,7 @@
 #include "model/io/loaders.h"
 #include "model/report/evaluate.h"
 #include "model/report/invariants.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim/sim_evaluate.h"
 
 namespace zerosim::model {

@@ -1,5 +1,5 @@
 // Megatron-Core's DDP overlap options on its distributed optimizer (ZeroConfig::overlap_grad_reduce,
-// overlap_param_gather; model/schedule/zero12_builder.cc): the same bytes as the stage-1 schedule, in
+// overlap_param_gather; model/builders/zero12_builder.cc): the same bytes as the stage-1 schedule, in
 // Megatron's buckets, the reduce-scatters during the last backward and the gathers ahead of the forward.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "model/report/evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "strategy_test_util.h"
 
 namespace zerosim::testing {

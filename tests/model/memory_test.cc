@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/placement/traffic.h"
 #include "test_util.h"
 

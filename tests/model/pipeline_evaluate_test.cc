@@ -7,7 +7,7 @@
 #include "model/report/evaluate.h"
 #include "model/report/memory.h"
 #include "model/report/pipeline_evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/precision.h"
 #include "test_util.h"
 

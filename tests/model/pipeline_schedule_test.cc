@@ -1,4 +1,4 @@
-#include "model/schedule/pipeline_schedule.h"
+#include "model/builders/pipeline_schedule.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include "model/placement/traffic.h"
 #include "model/report/evaluate.h"
 #include "model/report/memory.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/feasibility.h"
 #include "model/spec/precision.h"
 #include "test_util.h"

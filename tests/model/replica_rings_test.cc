@@ -13,7 +13,7 @@
 #include <string>
 
 #include "model/io/loaders.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/placement/traffic.h"
 #include "model/report/evaluate.h"
 #include "sim/collective_plan.h"

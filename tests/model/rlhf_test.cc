@@ -1,4 +1,4 @@
-// RLHF phases (model/schedule/rlhf_schedule.h, model/report/rlhf_evaluate.h) against closed forms written
+// RLHF phases (model/builders/rlhf_schedule.h, model/report/rlhf_evaluate.h) against closed forms written
 // here: the bytes per tier of one generation (decode) step under ZeRO-3 and hpZ, the KV cache, and LoRA's
 // gradient volume.
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "model/placement/traffic.h"
 #include "model/report/rlhf_evaluate.h"
 #include "model/report/runtime_memory.h"
-#include "model/schedule/rlhf_schedule.h"
+#include "model/builders/rlhf_schedule.h"
 #include "model/spec/precision.h"
 #include "tests/test_util.h"
 

@@ -12,7 +12,7 @@
 #include "model/report/evaluate.h"
 #include "model/report/memory.h"
 #include "model/report/runtime_memory.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/calibration.h"
 #include "test_util.h"
 

@@ -1,9 +1,9 @@
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 
 #include <gtest/gtest.h>
 
 #include "model/analytic/analytic.h"
-#include "model/schedule/fetch_coordinator.h"
+#include "model/builders/fetch_coordinator.h"
 #include "test_util.h"
 
 namespace zerosim::model {

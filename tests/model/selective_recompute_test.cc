@@ -8,7 +8,7 @@
 #include "model/cost/compute_cost.h"
 #include "model/report/evaluate.h"
 #include "model/report/memory.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {

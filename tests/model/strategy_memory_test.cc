@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "model/report/memory.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "strategy_test_util.h"
 
 namespace zerosim::testing {

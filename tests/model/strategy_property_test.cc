@@ -27,10 +27,10 @@
 
 #include "model/cost/collective_time.h"
 #include "model/cost/nccl_allreduce.h"
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/report/evaluate.h"
 #include "model/report/invariants.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/feasibility.h"
 #include "sim/sim_evaluate.h"
 #include "test_util.h"

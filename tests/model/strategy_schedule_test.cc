@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "model/report/evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "strategy_test_util.h"
 
 namespace zerosim::testing {

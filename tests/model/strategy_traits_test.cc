@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/strategy.h"
 #include "test_util.h"
 

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "model/placement/traffic.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "strategy_test_util.h"
 
 namespace zerosim::testing {

@@ -10,7 +10,7 @@
 
 #include "model/placement/traffic.h"
 #include "model/report/memory.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/feasibility.h"
 #include "test_util.h"
 

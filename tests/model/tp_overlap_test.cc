@@ -1,4 +1,4 @@
-// Tensor-parallel communication overlap (ParallelLayout::tp_comm_overlap; model/schedule/schedule_parts.cc
+// Tensor-parallel communication overlap (ParallelLayout::tp_comm_overlap; model/builders/schedule_parts.cc
 // EmitModuleCompute): Megatron-Core's --tp-comm-overlap / TransformerEngine's userbuffers. The overlap moves
 // no byte and no FLOP; it only lets the transformer layers' TP collectives run beside their GEMMs.
 #include <gtest/gtest.h>
@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 #include "model/placement/traffic.h"
 #include "model/report/evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {

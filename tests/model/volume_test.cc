@@ -14,7 +14,7 @@
 #include <cmath>
 
 #include "model/placement/traffic.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "test_util.h"
 
 namespace zerosim::model {

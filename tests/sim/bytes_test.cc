@@ -6,7 +6,7 @@
 
 #include "model/io/report_json.h"
 #include "model/report/evaluate.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim/sim_evaluate.h"
 #include "sim_test_util.h"
 

@@ -5,7 +5,7 @@
 // a second job's stream loads links only in the plugin's count.
 #include <gtest/gtest.h>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim_test_util.h"
 
 namespace zerosim::testing {

@@ -5,7 +5,7 @@
 // rails and two- and three-level fat trees; SimGrid carries about half the transfers.
 #include <gtest/gtest.h>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/strategy.h"
 #include "sim/collective_plan.h"
 #include "sim/mirror_fold.h"

@@ -6,7 +6,7 @@
 
 #include "model/analytic/analytic.h"
 #include "model/cost/nccl_channels.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim_test_util.h"
 
 namespace zerosim::testing {

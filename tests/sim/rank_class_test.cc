@@ -4,7 +4,7 @@
 // switch with rails and on a two-level fat tree.
 #include <gtest/gtest.h>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim/rank_classes.h"
 #include "sim_test_util.h"
 

@@ -3,7 +3,7 @@
 // the whole cluster), for ZeRO-3 and ZeRO++ on a flat switch, rails and an oversubscribed fat tree.
 #include <gtest/gtest.h>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim_test_util.h"
 
 namespace zerosim::testing {

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "model/analytic/analytic.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/strategy.h"
 #include "sim_test_util.h"
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <vector>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim/chrome_trace.h"
 #include "sim_test_util.h"
 

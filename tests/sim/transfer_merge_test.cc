@@ -9,7 +9,7 @@
 
 #include <sstream>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim/simgrid_platform.h"
 #include "sim/transfer_merge.h"
 #include "sim_test_util.h"

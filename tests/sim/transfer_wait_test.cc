@@ -5,7 +5,7 @@
 // SimGrid's link-load plugin measuring the bytes.
 #include <gtest/gtest.h>
 
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "sim_test_util.h"
 
 namespace zerosim::testing {

@@ -25,10 +25,10 @@
 #include <limits>
 #include <vector>
 
-#include "model/schedule/gradient_reducer.h"
-#include "model/schedule/op_emitter.h"
-#include "model/schedule/schedule_builder.h"
-#include "model/schedule/schedule_parts.h"
+#include "model/builders/gradient_reducer.h"
+#include "model/builders/op_emitter.h"
+#include "model/builders/schedule_builder.h"
+#include "model/builders/schedule_parts.h"
 
 namespace zerosim::model {
 

@@ -71,9 +71,9 @@
 #include <deque>
 #include <vector>
 
-#include "model/schedule/op_emitter.h"
-#include "model/schedule/schedule_builder.h"
-#include "model/schedule/schedule_parts.h"
+#include "model/builders/op_emitter.h"
+#include "model/builders/schedule_builder.h"
+#include "model/builders/schedule_parts.h"
 #include "model/spec/precision.h"
 
 namespace zerosim::model {

@@ -1,4 +1,4 @@
-#include "model/schedule/op_emitter.h"
+#include "model/builders/op_emitter.h"
 
 #include <algorithm>
 #include <cassert>

@@ -1,4 +1,4 @@
-#include "model/schedule/fetch_coordinator.h"
+#include "model/builders/fetch_coordinator.h"
 
 #include <algorithm>
 #include <cmath>

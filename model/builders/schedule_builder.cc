@@ -1,13 +1,13 @@
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "model/schedule/fetch_coordinator.h"
-#include "model/schedule/gradient_reducer.h"
-#include "model/schedule/op_emitter.h"
-#include "model/schedule/schedule_parts.h"
+#include "model/builders/fetch_coordinator.h"
+#include "model/builders/gradient_reducer.h"
+#include "model/builders/op_emitter.h"
+#include "model/builders/schedule_parts.h"
 #include "model/spec/precision.h"
 
 namespace zerosim::model {

@@ -1,4 +1,4 @@
-#include "model/schedule/rlhf_schedule.h"
+#include "model/builders/rlhf_schedule.h"
 
 #include "model/spec/rlhf_spec.h"
 
@@ -11,11 +11,11 @@
 #include "model/cost/kernel_cost.h"
 #include "model/enum_names.h"
 #include "model/placement/traffic.h"
-#include "model/schedule/fetch_coordinator.h"
-#include "model/schedule/gradient_reducer.h"
-#include "model/schedule/op_emitter.h"
-#include "model/schedule/schedule_builder.h"
-#include "model/schedule/schedule_parts.h"
+#include "model/builders/fetch_coordinator.h"
+#include "model/builders/gradient_reducer.h"
+#include "model/builders/op_emitter.h"
+#include "model/builders/schedule_builder.h"
+#include "model/builders/schedule_parts.h"
 
 namespace zerosim::model {
 namespace {

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "model/schedule/module_graph.h"
-#include "model/schedule/op_emitter.h"
+#include "model/builders/op_emitter.h"
 #include "model/spec/zero_config.h"
 
 namespace zerosim::model {

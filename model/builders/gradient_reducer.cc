@@ -1,4 +1,4 @@
-#include "model/schedule/gradient_reducer.h"
+#include "model/builders/gradient_reducer.h"
 
 #include <algorithm>
 #include <cmath>

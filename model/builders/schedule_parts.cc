@@ -1,12 +1,12 @@
-#include "model/schedule/schedule_parts.h"
+#include "model/builders/schedule_parts.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "model/placement/placement.h"
-#include "model/report/memory.h"
-#include "model/schedule/schedule_builder.h"
+#include "model/builders/schedule_builder.h"
 #include "model/spec/precision.h"
+#include "model/spec/zero_config.h"
 
 namespace zerosim::model {
 

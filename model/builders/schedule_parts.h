@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "model/placement/placement.h"
-#include "model/schedule/fetch_coordinator.h"
-#include "model/schedule/op_emitter.h"
+#include "model/builders/fetch_coordinator.h"
+#include "model/builders/op_emitter.h"
 #include "model/schedule/schedule.h"
 #include "model/spec/model_spec.h"
 #include "model/spec/zero_config.h"

@@ -1,4 +1,4 @@
-#include "model/placement/placed_collectives.h"
+#include "model/cost/placed_collectives.h"
 
 #include <utility>
 #include <vector>
