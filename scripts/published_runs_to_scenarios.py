@@ -26,10 +26,10 @@ GROUP_FSDP = "FSDP A100 (llm-foundry)"
 
 # Datasheet facts of the GPUs the published runs use, with their sources.
 GPUS = {
-    "A100-40GB": dict(name="A100-SXM4-40GB", peak="312TFLOPs", hbm="40960MiB", hbm_bw="1555GBps", sms=108,
+    "A100-40GB": dict(name="A100-SXM4-40GB", peak="312TFLOPs", hbm="40960MiB", hbm_bw="1555GBps", sms=108, cc="8.0",
                       calibration="../../kernels/calibration/a100_40gb.json",
                       source="A100 datasheet: 312 TFLOPS dense bf16/fp16, 40 GB HBM2 at 1,555 GB/s, 108 SMs"),
-    "A100-80GB": dict(name="A100-SXM4-80GB", peak="312TFLOPs", hbm="81920MiB", hbm_bw="2039GBps", sms=108,
+    "A100-80GB": dict(name="A100-SXM4-80GB", peak="312TFLOPs", hbm="81920MiB", hbm_bw="2039GBps", sms=108, cc="8.0",
                       calibration="../../kernels/calibration/a100.json",
                       source="A100 80GB SXM datasheet: 312 TFLOPS dense bf16/fp16, 80 GB HBM2e at 2,039 GB/s, 108 SMs"),
 }
@@ -69,6 +69,7 @@ peak_flops = "{g['peak']}"          # {g['source']}
 hbm = "{g['hbm']}"   # what the device reports: nvidia-smi (modal-labs/modal-client#2797)
 hbm_bandwidth = "{g['hbm_bw']}"
 sms = {g['sms']}
+compute_capability = {g['cc']}
 calibration = "{g['calibration']}"
 
 [intra_node]

@@ -32,22 +32,22 @@ _spec.loader.exec_module(published)
 # generation of PyTorch/CUDA/cuBLAS and the attention kernel), docs/calibration.md.
 TABLES = OrderedDict([
     ("llmfoundry-1node-a100-40g-bf16", dict(
-        slug="a100_40gb_bf16", gpu="A100-SXM4-40GB", peak="312TFLOPs", hbm="40960MiB", hbm_bw="1555GBps", sms=108,
+        slug="a100_40gb_bf16", gpu="A100-SXM4-40GB", peak="312TFLOPs", hbm="40960MiB", hbm_bw="1555GBps", sms=108, cc="8.0",
         intra="300GBps", intra_note="12 NVLink3 links x 25 GB/s per direction (A100 datasheet)",
         calibration="../../kernels/calibration/a100_40gb.json", software="pytorch-1.13", fp8=False,
         source="A100 40GB SXM datasheet: 312 TFLOPS dense bf16, 40 GB HBM2 at 1,555 GB/s, 108 SMs")),
     ("llmfoundry-1node-a100-80g-bf16", dict(
-        slug="a100_80gb_bf16", gpu="A100-SXM4-80GB", peak="312TFLOPs", hbm="81920MiB", hbm_bw="2039GBps", sms=108,
+        slug="a100_80gb_bf16", gpu="A100-SXM4-80GB", peak="312TFLOPs", hbm="81920MiB", hbm_bw="2039GBps", sms=108, cc="8.0",
         intra="300GBps", intra_note="12 NVLink3 links x 25 GB/s per direction (A100 datasheet)",
         calibration="../../kernels/calibration/a100.json", software="pytorch-2.1", fp8=False,
         source="A100 80GB SXM datasheet: 312 TFLOPS dense bf16, 80 GB HBM2e at 2,039 GB/s, 108 SMs")),
     ("llmfoundry-1node-h100-bf16", dict(
-        slug="h100_bf16", gpu="H100-SXM5-80GB", peak="989TFLOPs", hbm="81559MiB", hbm_bw="3350GBps", sms=132,
+        slug="h100_bf16", gpu="H100-SXM5-80GB", peak="989TFLOPs", hbm="81559MiB", hbm_bw="3350GBps", sms=132, cc="9.0",
         intra="450GBps", intra_note="18 NVLink4 links x 25 GB/s per direction (H100 SXM5 datasheet)",
         calibration="../../kernels/calibration/h100.json", software="pytorch-2.1", fp8=False,
         source="H100 SXM5 datasheet: 989 TFLOPS dense bf16, 1979 FP8, 80 GB HBM3 at 3,350 GB/s, 132 SMs")),
     ("llmfoundry-1node-h100-fp8", dict(
-        slug="h100_fp8", gpu="H100-SXM5-80GB", peak="989TFLOPs", hbm="81559MiB", hbm_bw="3350GBps", sms=132,
+        slug="h100_fp8", gpu="H100-SXM5-80GB", peak="989TFLOPs", hbm="81559MiB", hbm_bw="3350GBps", sms=132, cc="9.0",
         intra="450GBps", intra_note="18 NVLink4 links x 25 GB/s per direction (H100 SXM5 datasheet)",
         calibration="../../kernels/calibration/h100.json", software="pytorch-2.1", fp8=True,
         source="H100 SXM5 datasheet: 989 TFLOPS dense bf16, 1979 FP8, 80 GB HBM3 at 3,350 GB/s, 132 SMs")),
@@ -77,6 +77,7 @@ peak_flops = "{t['peak']}"          # {t['source']}{fp8}
 hbm = "{t['hbm']}"   # what the device reports (nvidia-smi; modal-labs/modal-client#2797)
 hbm_bandwidth = "{t['hbm_bw']}"
 sms = {t['sms']}
+compute_capability = {t['cc']}
 calibration = "{t['calibration']}"
 
 [intra_node]

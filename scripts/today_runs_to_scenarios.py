@@ -49,13 +49,13 @@ SOFTWARE_NOTE = {
 # clocked higher (a 1,200 W part against the B200's 1,000 W), so its own peaks and its own calibration file.
 GPUS = OrderedDict([
     ("h100", dict(name="H100-SXM5-80GB", peak="989TFLOPs", fp8="1979TFLOPs", hbm="81559MiB", hbm_bw="3350GBps",
-                  sms=132, nvlink="450GBps", calibration="h100.json",
+                  sms=132, cc="9.0", nvlink="450GBps", calibration="h100.json",
                   source="H100 SXM5 datasheet: 989 TFLOPS dense bf16, 1,979 dense FP8, 80 GB HBM3 at 3,350 GB/s, "
                          "132 SMs, NVLink4 900 GB/s bidirectional",
                   hbm_note="what the device reports: nvidia-smi on an H100 80GB (modal-labs/modal-client#2797)")),
     ("h100_96gb_500w", dict(
         name="H100-SXM5-96GB-500W", peak="989TFLOPs", fp8="1979TFLOPs", hbm="98304MiB", hbm_bw="3350GBps", sms=132,
-        nvlink="450GBps", calibration="h100.json",
+        cc="9.0", nvlink="450GBps", calibration="h100.json",
         source="H100 SXM5 datasheet peaks (989 TFLOPS dense bf16, 1,979 dense FP8, 132 SMs)",
         power_limit="500W",
         power_note="as torchtitan's benchmark states. Not counted twice: the torchtitan-2024-12 set was fitted on these "
@@ -65,12 +65,12 @@ GPUS = OrderedDict([
         hbm_note="96 GB as torchtitan's benchmark states (H100 96GB); bandwidth assumed the H100 SXM5's 3,350 GB/s "
                  "(the benchmark states HBM2e without a bandwidth)")),
     ("b200", dict(name="B200-SXM-180GB", peak="2250TFLOPs", fp8="4500TFLOPs", hbm="183359MiB", hbm_bw="8TBps",
-                  sms=148, nvlink="900GBps", calibration="b200.json",
+                  sms=148, cc="10.0", nvlink="900GBps", calibration="b200.json",
                   source="DGX B200 datasheet: 72 PFLOPS FP8 training (sparse) over 8 GPUs = 4.5 dense FP8, 2.25 dense "
                          "bf16 per GPU; 180 GB HBM3e at 8 TB/s; 148 SMs; NVLink5 1.8 TB/s bidirectional",
                   hbm_note="nvidia-smi on a B200 (NVIDIA/TensorRT-LLM#10278)")),
     ("gb200", dict(name="GB200-186GB", peak="2500TFLOPs", fp8="5000TFLOPs", hbm="189471MiB", hbm_bw="8TBps",
-                   sms=148, nvlink="900GBps", calibration="gb200.json",
+                   sms=148, cc="10.0", nvlink="900GBps", calibration="gb200.json",
                    source="GB200 NVL72 datasheet: 360 PFLOPS FP16/BF16 and 720 PFLOPS FP8 with sparsity over 72 GPUs = "
                           "2.5 dense bf16 and 5 dense FP8 per GPU; 186 GB HBM3e at 8 TB/s per GPU; NVLink5 1.8 TB/s "
                           "bidirectional; SMs assumed the B200's 148 (the same Blackwell die)",
@@ -161,7 +161,8 @@ peak_flops = "{g['peak']}"    # {g['source']}
 fp8_peak_flops = "{g['fp8']}"
 hbm = "{g['hbm']}"    # {g['hbm_note']}
 hbm_bandwidth = "{g['hbm_bw']}"
-sms = {g['sms']}{power_line}
+sms = {g['sms']}
+compute_capability = {g['cc']}{power_line}
 calibration = "{cal_rel}{g['calibration']}"
 
 [intra_node]

@@ -83,6 +83,7 @@ peak_flops = "125TFLOPs"     # {s['source']}
 hbm = "{s['hbm']}"
 hbm_bandwidth = "900GBps"
 sms = 80
+compute_capability = 7.0
 calibration = "../../kernels/calibration/v100.json"
 
 [intra_node]

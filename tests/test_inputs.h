@@ -19,6 +19,7 @@ peak_flops = "100TFLOPs"
 hbm = "32GiB"
 hbm_bandwidth = "900GBps"
 sms = 80
+compute_capability = 7.0
 calibration = "c.json"
 
 [intra_node]

@@ -42,7 +42,11 @@ ordered_json ClusterJson(const model::ClusterSpec& c) {
               {"hbm_bytes", c.gpu.hbm_bytes},
               {"hbm_Bps", c.gpu.hbm_Bps},
               {"sms", c.gpu.sms},
-              {"fp8_peak_flops", c.gpu.fp8_peak_flops}};
+              {"fp8_peak_flops", c.gpu.fp8_peak_flops},
+              // As stated or by the GPU's name (cluster_spec.h GpuComputeCapabilityByName).
+              {"compute_capability", (c.gpu.compute_capability > 0 ? c.gpu.compute_capability
+                                                                     : model::GpuComputeCapability(c)) /
+                                         10.0}};
   j["intra_node"] = {{"fabric", model::IntraFabricName(c.intra.fabric)}, {"bandwidth_Bps", c.intra.bandwidth_Bps}};
   // A PCIe node's links and an NVLink mesh's pair rate (bandwidth_Bps is then derived from them:
   // intra_fabric.h); absent on NVSwitch nodes, as before these fabrics existed.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string_view>
 #include <vector>
 
@@ -146,6 +147,19 @@ StatusOr<TopologyFile> LoadTopology(const FileSource& fs, const std::string& pat
   // Optional: a board power limit below the part's default (model/spec/gpu_power.h; range checked by
   // CheckCluster).
   c.gpu.power_limit_W = gpu.QuantityOr("power_limit", Dimension::kPower, 0, true);
+  // The compute capability (CUDA's "major.minor", e.g. 9.0), which fixes the architecture NCCL's tuner and the
+  // runtime read (model/spec/cluster_spec.h GpuComputeCapability). Optional for the GPUs ZeroSim knows by
+  // name; any other GPU must state it: no architecture is guessed.
+  const double capability = gpu.NumberOr("compute_capability", 0, 3.0, 15.9);
+  c.gpu.compute_capability = static_cast<int>(std::lround(capability * 10));
+  if (c.gpu.compute_capability == 0 && model::GpuComputeCapabilityByName(c.gpu.name) == 0) {
+    gpu.Fail("compute_capability",
+             fmt::format("GPU \"{}\" is not one ZeroSim knows by name (V100, A100/A800/A10/A30/A40, L40/L40S/L4, "
+                         "H100/H200/H800/H20, B200/B300/GB200/GB300): state its compute capability, e.g. "
+                         "compute_capability = 9.0 for a Hopper part",
+                         c.gpu.name));
+  }
+  if (c.gpu.compute_capability == 0) c.gpu.compute_capability = model::GpuComputeCapabilityByName(c.gpu.name);
   const std::string calibration = gpu.FileName("calibration");
   out.calibration_path = ResolvePath(path, calibration);
   out.calibration_place = gpu.Place("calibration");

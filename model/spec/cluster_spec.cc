@@ -65,17 +65,28 @@ int NcclReleaseMinor(std::string_view release) {
   return minor;
 }
 
-int GpuComputeCapability(const ClusterSpec& c) {
-  const auto has = [&c](std::initializer_list<const char*> names) {
+int GpuComputeCapabilityByName(std::string_view name) {
+  const auto has = [name](std::initializer_list<const char*> names) {
     for (const char* n : names) {
-      if (c.gpu.name.find(n) != std::string::npos) return true;
+      if (name.find(n) != std::string_view::npos) return true;
     }
     return false;
   };
   if (has({"B200", "B300", "GB200", "GB300"})) return 100;
   if (has({"H100", "H200", "H800", "H20"})) return 90;
-  // Ada (L40, L40S, L4: compute capability 8.9) is Ampere to NCCL's tables (tuning.cc compCapIndex).
-  if (has({"A100", "A800", "A10", "A30", "A40", "L40", "L4"})) return 80;
+  if (has({"L40", "L4"})) return 89;
+  if (has({"A100", "A800", "A10", "A30", "A40"})) return 80;
+  if (has({"V100"})) return 70;
+  return 0;
+}
+
+int GpuComputeCapability(const ClusterSpec& c) {
+  int cc = c.gpu.compute_capability;
+  if (cc <= 0) cc = GpuComputeCapabilityByName(c.gpu.name);
+  // tuning.cc compCapIndex: minCompCap >= 100 Blackwell, >= 90 Hopper, >= 80 Ampere, else Volta.
+  if (cc >= 100) return 100;
+  if (cc >= 90) return 90;
+  if (cc >= 80) return 80;
   return 70;
 }
 

@@ -20,6 +20,9 @@ struct GpuSpec {
   // Board power limit set below the part's default (`[gpu] power_limit`, nvidia-smi -pl), watts; 0: the
   // default. Lowers the tensor-core clock by the power model (gpu_power.h TensorClockFactor).
   double power_limit_W = 0;
+  // Compute capability x 10 (`[gpu] compute_capability`, e.g. 8.9 -> 89), which fixes the architecture NCCL's
+  // tuner and the runtime read (GpuComputeCapability); 0: from the name (GpuComputeCapabilityByName).
+  int compute_capability = 0;
 };
 
 // How a node's GPUs reach each other (`[intra_node] fabric`): "nvswitch", "pcie" or "nvlink_mesh".
@@ -176,10 +179,16 @@ double NcclRingBusBandwidthCap(const ClusterSpec& c);
 // anything else (NcclLibraryForRelease refuses those, and minors below 7).
 int NcclReleaseMinor(std::string_view release);
 
-// The one place that knows a GPU's architecture: compute capability x 10 of c.gpu by name, as NCCL's tuner
-// indexes its tables (Volta 70, Ampere 80, Hopper 90, Blackwell 100): B200/B300/GB200/GB300 100;
-// H100/H200/H800/H20 90; A100/A800/A10/A30/A40 and Ada's L40/L40S/L4 (8.9, which NCCL's tables count as
-// Ampere: every 8.x) 80; any other 70.
+// The compute capability x 10 of a GPU named `name`, by the families ZeroSim ships (Blackwell B200/B300/GB200/
+// GB300 100; Hopper H100/H200/H800/H20 90; Ada L40/L40S/L4 89; Ampere A100/A800/A10/A30/A40 80; Volta V100
+// 70), for topologies that do not state `[gpu] compute_capability`; 0 for any other name (the topology loader
+// then asks for the key).
+int GpuComputeCapabilityByName(std::string_view name);
+
+// The one place that knows a GPU's architecture: c.gpu.compute_capability, or its name's
+// (GpuComputeCapabilityByName; Volta's 70 when neither is known), as NCCL's tuner indexes its tables
+// (src/graph/tuning.cc compCapIndex: every 8.x is Ampere, 9.x Hopper, 10.x and later Blackwell): 70, 80,
+// 90 or 100.
 int GpuComputeCapability(const ClusterSpec& c);
 
 }  // namespace zerosim::model

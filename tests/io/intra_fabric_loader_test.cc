@@ -15,9 +15,9 @@
 namespace zerosim::io {
 namespace {
 
-// The test topology's intra-node table (t.toml lines 13-15), and PCIe and mesh tables to put there.
+// The test topology's intra-node table (t.toml lines 14-16), and PCIe and mesh tables to put there.
 constexpr const char* kNvSwitch = "fabric = \"nvswitch\"\nbandwidth = \"150GBps\"";
-// Line 14 fabric, 15 gpu_link, 16 gpus_per_switch, 17 switch_uplink, 18 sockets, 19 socket_link.
+// Line 15 fabric, 16 gpu_link, 17 gpus_per_switch, 18 switch_uplink, 19 sockets, 20 socket_link.
 constexpr const char* kPcie =
     "fabric = \"pcie\"\ngpu_link = \"32GBps\"\ngpus_per_switch = 2\nswitch_uplink = \"64GBps\"\nsockets = 2\n"
     "socket_link = \"128GBps\"";
@@ -114,17 +114,17 @@ TEST(IntraFabricLoader, TheShippedTopologiesLoad) {
 
 TEST(IntraFabricLoader, BadInputIsRefusedAtItsKey) {
   ExpectRefused(LoadEdited({{"fabric = \"nvswitch\"", "fabric = \"nvlink\""}}),
-                {"t.toml:14", "[intra_node] fabric", "unknown fabric \"nvlink\"", "supported: nvswitch, pcie, nvlink_mesh"});
+                {"t.toml:15", "[intra_node] fabric", "unknown fabric \"nvlink\"", "supported: nvswitch, pcie, nvlink_mesh"});
   // A key of another fabric.
   ExpectRefused(LoadEdited({{kNvSwitch, std::string(kNvSwitch) + "\ngpus_per_switch = 2"}}),
-                {"t.toml:16", "[intra_node] gpus_per_switch", "belongs to fabric = \"pcie\""});
+                {"t.toml:17", "[intra_node] gpus_per_switch", "belongs to fabric = \"pcie\""});
   ExpectRefused(LoadEdited({{kNvSwitch, std::string(kPcie) + "\npair_bandwidth = \"100GBps\""}, {"count = 2", "count = 4"}}),
-                {"t.toml:20", "[intra_node] pair_bandwidth", "belongs to fabric = \"nvlink_mesh\""});
+                {"t.toml:21", "[intra_node] pair_bandwidth", "belongs to fabric = \"nvlink_mesh\""});
   ExpectRefused(LoadEdited({{kNvSwitch, std::string(kPcie) + "\ntrays = 2"}, {"count = 2", "count = 4"}}),
-                {"t.toml:20", "[intra_node] trays", "belongs to fabric = \"nvswitch\""});
+                {"t.toml:21", "[intra_node] trays", "belongs to fabric = \"nvswitch\""});
   // The bandwidth is derived on a PCIe node.
   ExpectRefused(LoadEdited({{kNvSwitch, std::string(kPcie) + "\nbandwidth = \"150GBps\""}, {"count = 2", "count = 4"}}),
-                {"t.toml:20", "[intra_node] bandwidth", "derived from its links"});
+                {"t.toml:21", "[intra_node] bandwidth", "derived from its links"});
   // Missing keys.
   ExpectRefused(LoadEdited({{kNvSwitch, "fabric = \"pcie\"\ngpus_per_switch = 2\nswitch_uplink = \"64GBps\""}}),
                 {"missing key 'gpu_link' in [intra_node]"});
@@ -134,10 +134,10 @@ TEST(IntraFabricLoader, BadInputIsRefusedAtItsKey) {
                 {"missing key 'socket_link' in [intra_node]"});
   // Structure.
   ExpectRefused(LoadEdited({{kNvSwitch, kPcie}, {"gpus_per_switch = 2", "gpus_per_switch = 3"}}),
-                {"t.toml:16", "[intra_node] gpus_per_switch", "do not split the node's 8 GPUs"});
+                {"t.toml:17", "[intra_node] gpus_per_switch", "do not split the node's 8 GPUs"});
   ExpectRefused(LoadEdited({{kNvSwitch, kPcie}}),  // 2 NICs over 4 switches
                 {"[intra_node] nics_per_switch", "is not the node's 2 NICs"});
-  ExpectRefused(LoadEdited({{kNvSwitch, kPcie}, {"sockets = 2", "sockets = 3"}}), {"t.toml:18", "[intra_node] sockets"});
+  ExpectRefused(LoadEdited({{kNvSwitch, kPcie}, {"sockets = 2", "sockets = 3"}}), {"t.toml:19", "[intra_node] sockets"});
   ExpectRefused(LoadEdited({{kNvSwitch, "fabric = \"nvlink_mesh\"\npair_bandwidth = \"100GBps\""}}),
                 {"gpus_per_node", "2 to 4 GPUs"});
 }

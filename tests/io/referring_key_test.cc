@@ -48,7 +48,7 @@ TEST(ReferringKey, AMissingTopologyModelOrCalibrationNamesWhoNamedIt) {
   EXPECT_HAS(ErrorAfterEdit("s.toml", "s.toml", "\"m.toml\"", "\"gone.toml\""),
              "s.toml:3:9: model: gone.toml: no such file");
   EXPECT_HAS(ErrorAfterEdit("s.toml", "t.toml", "\"c.json\"", "\"gone.json\""),
-             "s.toml:2:12: topology: t.toml:11:15: [gpu] calibration: gone.json: no such file");
+             "s.toml:2:12: topology: t.toml:12:15: [gpu] calibration: gone.json: no such file");
   // An error inside the named file: its own place, after the place that named it.
   EXPECT_HAS(ErrorAfterEdit("s.toml", "t.toml", "count = 2", "count = -1"), "s.toml:2:12: topology: t.toml:");
   // A variant's own model.
@@ -88,7 +88,7 @@ TEST(ReferringKey, AnEmptyFileNameSaysSo) {
   EXPECT_HAS(ErrorAfterEdit("s.toml", "s.toml", "\"t.toml\"", "\"\""),
              "s.toml:2:12: topology: an empty string names no file");
   EXPECT_HAS(ErrorAfterEdit("s.toml", "t.toml", "\"c.json\"", "\"\""),
-             "t.toml:11:15: [gpu] calibration: an empty string names no file");
+             "t.toml:12:15: [gpu] calibration: an empty string names no file");
   EXPECT_HAS(ErrorAfterEdit("x.sweep.toml", "x.sweep.toml", "\"s.toml\"", "\"\""),
              "x.sweep.toml:2:8: base: an empty string names no file");
   EXPECT_HAS(ErrorAfterEdit("x.sweep.toml", "x.sweep.toml", "nodes = [2]", "model = [\"\"]"),

@@ -77,7 +77,7 @@ TEST(Trust, SizesBeyondTheLimitsAreErrorsWithAnEstimate) {
 
 TEST(Trust, QuantitiesStayFiniteAfterScaling) {
   EXPECT_ERROR_HAS(ErrorAfterEdit("t.toml", "bandwidth = \"100Gbps\"", "bandwidth = \"1e300TBps\""),
-                   "t.toml:19:13: [nic] bandwidth: expected a bandwidth");
+                   "t.toml:20:13: [nic] bandwidth: expected a bandwidth");
   EXPECT_ERROR_HAS(ErrorAfterEdit("t.toml", "bandwidth = \"100Gbps\"", "bandwidth = \"1e300TBps\""),
                    "too large");
 }
