@@ -12,32 +12,16 @@
 
 namespace zerosim::sim {
 
-namespace {
+StatusOr<model::TimedSchedule> SimEngine::Time(const model::Schedule& s, const model::ClusterSpec& c,
+                                               bool /*timeline: the replay always records it*/) {
+  StatusOr<SimResult> r = SimulateIsolated(s, c, cal_, o_);
+  if (!r.ok()) return r.status();
+  return model::TimedSchedule{std::move(r->timing), r->volumes};
+}
 
-// The SimGrid replay's part of the pipeline composition (model/report/pipeline_evaluate.h): each distinct
-// stage's schedule replayed on a platform of its nodes, the sends between stages on one of the whole cluster
-// (pipeline_sends.h), each simulation in its own process.
-class SimPipelineEngine : public model::PipelineEngine {
- public:
-  SimPipelineEngine(const model::Calibration& cal, const SimOptions& o) : cal_(cal), o_(o) {}
-  const char* name() const override { return "sim"; }
-  StatusOr<model::StageTiming> TimeStage(const model::Schedule& s,
-                                         const model::ClusterSpec& stage_cluster) override {
-    StatusOr<SimResult> r = SimulateIsolated(s, stage_cluster, cal_, o_);
-    if (!r.ok()) return r.status();
-    return model::StageTiming{std::move(r->timing), r->volumes};
-  }
-  StatusOr<double> SendSeconds(double bytes, const model::ClusterSpec& c,
-                               const model::ParallelLayout& l) override {
-    return SimulateSendStepIsolated(c, l, bytes, o_);
-  }
-
- private:
-  const model::Calibration& cal_;
-  const SimOptions& o_;
-};
-
-}  // namespace
+StatusOr<double> SimEngine::SendSeconds(double bytes, const model::ClusterSpec& c, const model::ParallelLayout& l) {
+  return SimulateSendStepIsolated(c, l, bytes, o_);
+}
 
 StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
                                                   const model::ZeroConfig& z, const model::ClusterSpec& c,
@@ -46,7 +30,7 @@ StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const
   if (std::string why = NotReplayed(l, o); !why.empty())
     return Status::Error(fmt::format("{}: {}", name, why));
   if (l.pipeline > 1) {
-    SimPipelineEngine engine(cal, o);
+    SimEngine engine(cal, o);
     StatusOr<model::VariantReport> v = model::ComposePipeline(name, m, z, c, l, engine);
     if (!v.ok()) return Status::Error(fmt::format("{}: {}", name, v.status().message()));
     return v;

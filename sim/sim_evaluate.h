@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "model/report/engine.h"
 #include "model/report/report.h"
 #include "model/schedule/schedule.h"
 #include "model/spec/calibration.h"
@@ -21,6 +22,22 @@ namespace zerosim::sim {
 struct SimRun {
   model::Schedule schedule;
   SimResult result;
+};
+
+// The SimGrid replay as a model::Engine (model/report/engine.h): each schedule replayed in its own process on a
+// platform of the cluster it is given (SimulateIsolated, with `o`'s perturbations and settings), the sends of a
+// pipeline's steady state on one of the whole cluster (pipeline_sends.h SimulateSendStepIsolated). Holds
+// references to `cal` and `o`, which must outlive it.
+class SimEngine final : public model::Engine {
+ public:
+  SimEngine(const model::Calibration& cal, const SimOptions& o) : cal_(cal), o_(o) {}
+  const char* name() const override { return "sim"; }
+  StatusOr<model::TimedSchedule> Time(const model::Schedule& s, const model::ClusterSpec& c, bool timeline) override;
+  StatusOr<double> SendSeconds(double bytes, const model::ClusterSpec& c, const model::ParallelLayout& l) override;
+
+ private:
+  const model::Calibration& cal_;
+  const SimOptions& o_;
 };
 
 // Why the replay does not run layout `l` with options `o` ("" when it does): a pipeline with perturbations

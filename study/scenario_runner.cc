@@ -31,18 +31,14 @@ constexpr const char* kAnalyticModel =
     "whole-cluster "
     "or in-node TP all-reduce), each collective uncontended, link tiers shared by the queues";
 
-// An RLHF variant ([rlhf]) by phase (model/report/rlhf_evaluate.h), each pass timed by `engine`.
+// An RLHF variant ([rlhf]) by phase (model/report/rlhf_evaluate.h), each pass timed by the analytic engine or,
+// with `sim`, the replay.
 StatusOr<model::VariantReport> EvaluateRlhf(const io::Scenario& s, const io::Variant& v, bool sim,
                                             const sim::SimOptions& o) {
-  model::ScheduleTimer timer = model::AnalyticTimer(s.cluster, s.calibration);
-  if (sim) {
-    timer = [&s, &o](const model::Schedule& schedule) -> StatusOr<model::TimedSchedule> {
-      StatusOr<sim::SimResult> r = sim::SimulateIsolated(schedule, s.cluster, s.calibration, o);
-      if (!r.ok()) return r.status();
-      return model::TimedSchedule{r->timing, r->volumes};
-    };
-  }
-  return model::EvaluateRlhfVariant(v.name, sim ? "sim" : "analytic", v.model, v.zero, *s.rlhf, s.cluster, timer);
+  model::AnalyticEngine analytic(s.calibration);
+  sim::SimEngine replay(s.calibration, o);
+  model::Engine& engine = sim ? static_cast<model::Engine&>(replay) : analytic;
+  return model::EvaluateRlhfVariant(v.name, v.model, v.zero, *s.rlhf, s.cluster, engine);
 }
 
 }  // namespace

@@ -189,36 +189,16 @@ MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   return fullest;
 }
 
-namespace {
-
-class AnalyticPipelineEngine : public PipelineEngine {
- public:
-  explicit AnalyticPipelineEngine(const Calibration& cal) : cal_(cal) {}
-  const char* name() const override { return "analytic"; }
-  StatusOr<StageTiming> TimeStage(const Schedule& s, const ClusterSpec& stage_cluster) override {
-    return StageTiming{EvaluateAnalytic(s, stage_cluster, cal_, /*timeline=*/true),
-                       WireVolumes(s, stage_cluster)};
-  }
-  StatusOr<double> SendSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) override {
-    return P2pSeconds(bytes, c, l);
-  }
-
- private:
-  const Calibration& cal_;
-};
-
-}  // namespace
-
 VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
                                       const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l,
                                       ScheduleCache* cache) {
-  AnalyticPipelineEngine engine(cal);
+  AnalyticEngine engine(cal);
   // The analytic engine's stage timings and send times cannot fail.
   return ComposePipeline(name, m, z, c, l, engine, cache).value();
 }
 
 StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                        const ClusterSpec& c, const ParallelLayout& l, PipelineEngine& engine,
+                                        const ClusterSpec& c, const ParallelLayout& l, Engine& engine,
                                         ScheduleCache* cache) {
   const int p = l.pipeline, v = l.virtual_stages, mb = z.gradient_accumulation_steps;
   const ClusterSpec stage_cluster = StageCluster(c, l);
@@ -238,7 +218,7 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec
       r.own = std::make_unique<Schedule>(BuildSchedule(r.model, z, shape));
       r.schedule = r.own.get();
     }
-    StatusOr<StageTiming> timed = engine.TimeStage(*r.schedule, stage_cluster);
+    StatusOr<TimedSchedule> timed = engine.Time(*r.schedule, stage_cluster, /*timeline=*/true);
     if (!timed.ok())
       return Status::Error(fmt::format("pipeline stage {}: {}", stage, timed.status().message()));
     r.timing = std::move(timed->timing);

@@ -1,6 +1,6 @@
 // Pipeline parallelism (issue 22 items 2 and 4; docs/design/tensor_pipeline.md sec. 2): a layout of p > 1
 // stages is evaluated as its stages' own schedules composed by the pipeline schedule, by either engine
-// (PipelineEngine: the analytic one here, the SimGrid replay's in sim/sim_evaluate.cc).
+// (engine.h Engine: each stage's schedule timed on its nodes, the sends between stages).
 //
 //  1. Each stage is a slice of the model (StageModel: L / p layers, the embedding on the first stage, the
 //     final norm and logit layer on the last) trained by one stage's t d ranks on the nodes it holds
@@ -40,6 +40,7 @@
 
 #include "model/analytic/analytic.h"
 #include "model/cost/placed_collectives.h"
+#include "model/report/engine.h"
 #include "model/report/report.h"
 #include "model/spec/calibration.h"
 #include "model/spec/cluster_spec.h"
@@ -88,31 +89,11 @@ double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l);
 MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
                                const ParallelLayout& l, int micro_batches, ScheduleCache* cache = nullptr);
 
-// What an engine gives the pipeline composition (ComposePipeline): a stage's schedule timed on its nodes
-// and the time of a point-to-point send between stages. The analytic engine's is this file's; the SimGrid
-// replay's is sim/sim_evaluate.cc's (each stage replayed on a platform of its nodes, the sends on one of the
-// whole cluster).
-struct StageTiming {
-  Timing timing;        // with every op's start and finish (Timing::start_s, finish_s)
-  TierVolumes volumes;  // the bytes per tier the engine counted
-};
-class PipelineEngine {
- public:
-  virtual ~PipelineEngine() = default;
-  // The reports' engine: "analytic" or "sim".
-  virtual const char* name() const = 0;
-  // Schedule `s` of one stage (its m micro-batches back to back) on the stage's nodes `stage_cluster`.
-  virtual StatusOr<StageTiming> TimeStage(const Schedule& s, const ClusterSpec& stage_cluster) = 0;
-  // One send of `bytes` per rank from each stage of layout `l` to the next on cluster `c`, every rank of the
-  // stages sending at once (the 1F1B steady state).
-  virtual StatusOr<double> SendSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l) = 0;
-};
-
-// The report of the pipelined layout `l` (p > 1) timed by `engine`: steps 1-4 above. `cache` (optional) holds
+// The report of the pipelined layout `l` (p > 1) timed by `engine` (Time with the timeline, on the stage's nodes; SendSeconds): steps 1-4 above. `cache` (optional) holds
 // the stages' schedules. Errors: the engine's, naming the stage or the sends. Preconditions: model/
 // validate.h's Validate found no problem.
 StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                        const ClusterSpec& c, const ParallelLayout& l, PipelineEngine& engine,
+                                        const ClusterSpec& c, const ParallelLayout& l, Engine& engine,
                                         ScheduleCache* cache = nullptr);
 
 // The analytic engine's report of a pipelined layout (l.pipeline > 1). `cache` (optional) holds the stages'

@@ -62,12 +62,12 @@ std::string CheckPass(const std::string& what, const Schedule& s, const TimedSch
 }
 
 StatusOr<PhaseTotals> TimePhase(const std::string& name, const std::vector<Segment>& segments,
-                                const ClusterSpec& c, const ScheduleTimer& timer, std::string* violations) {
+                                const ClusterSpec& c, Engine& engine, std::string* violations) {
   PhaseTotals p;
   p.report.name = name;
   for (size_t i = 0; i < segments.size(); ++i) {
     const Segment& seg = segments[i];
-    StatusOr<TimedSchedule> t = timer(seg.schedule);
+    StatusOr<TimedSchedule> t = engine.Time(seg.schedule, c, /*timeline=*/false);
     if (!t.ok()) return t.status();
     const std::string bad = CheckPass(fmt::format("{} pass {}", name, i), seg.schedule, *t, c);
     if (!bad.empty()) *violations += (violations->empty() ? "" : "; ") + bad;
@@ -146,12 +146,6 @@ double TrainingActivationBytes(const ModelSpec& m, const ZeroConfig& z, double b
 
 }  // namespace
 
-ScheduleTimer AnalyticTimer(const ClusterSpec& c, const Calibration& cal) {
-  return [c, cal](const Schedule& s) -> StatusOr<TimedSchedule> {
-    return TimedSchedule{EvaluateAnalytic(s, c, cal, false), WireVolumes(s, c)};
-  };
-}
-
 double KvCacheBytes(const ModelSpec& m, double sequences, double positions) {
   const double head_dim = static_cast<double>(m.hidden) / m.heads;
   return 2.0 * m.layers * KvHeads(m) * head_dim * BytesPerElement(m.dtype) * sequences * positions;
@@ -166,9 +160,8 @@ ZeroConfig PlainZero3(const ZeroConfig& actor) {
   return z;
 }
 
-StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::string& engine,
-                                            const ModelSpec& actor, const ZeroConfig& z, const RlhfSpec& spec,
-                                            const ClusterSpec& c, const ScheduleTimer& timer) {
+StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const ModelSpec& actor, const ZeroConfig& z,
+                                            const RlhfSpec& spec, const ClusterSpec& c, Engine& engine) {
   const double gpus = c.total_gpus();
   const ZeroConfig plain = PlainZero3(z);
   const int b = spec.generation_batch_per_gpu;
@@ -238,7 +231,7 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
 
   VariantReport r;
   r.name = name;
-  r.engine = engine;
+  r.engine = engine.name();
   r.model = actor;
   r.zero = z;
   r.gpus = c.total_gpus();
@@ -266,7 +259,7 @@ StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::
   };
   for (const Built& phase : {Built{"generation", &gen}, Built{"experience", &exp}, Built{"training", &train},
                              Built{"sft", &sft}}) {
-    StatusOr<PhaseTotals> t = TimePhase(phase.name, *phase.segments, c, timer, &violations);
+    StatusOr<PhaseTotals> t = TimePhase(phase.name, *phase.segments, c, engine, &violations);
     if (!t.ok())
       return Status::Error(fmt::format("{}: {} phase: {}", name, phase.name, t.status().message()));
     PhaseReport p = t->report;

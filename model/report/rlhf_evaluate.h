@@ -1,6 +1,6 @@
 // Evaluating one RLHF variant: the phases of DeepSpeed-Chat's step 3 (generation, experience, training) and
-// its step 1 (sft) as schedules (rlhf_schedule.h), each timed by the engine the caller supplies (the analytic
-// evaluator or the SimGrid replay), assembled into a VariantReport with its `phases`.
+// its step 1 (sft) as schedules (rlhf_schedule.h), each timed by the engine the caller supplies (engine.h: the
+// analytic evaluator or the SimGrid replay), assembled into a VariantReport with its `phases`.
 //
 // Which DeepSpeed configuration each model runs (DeepSpeed-Chat dschat/rlhf/rlhf_engine.py,
 // dschat/utils/ds_utils.py):
@@ -14,11 +14,11 @@
 // DeepSpeed-Chat sets alike for all (ds_utils.py).
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include "model/analytic/analytic.h"
 #include "model/placement/traffic.h"
+#include "model/report/engine.h"
 #include "model/report/report.h"
 #include "model/schedule/schedule.h"
 #include "model/spec/calibration.h"
@@ -29,16 +29,6 @@
 #include "model/status.h"
 
 namespace zerosim::model {
-
-// What an engine says about one schedule.
-struct TimedSchedule {
-  Timing timing;
-  TierVolumes volumes;  // bytes the engine carried (the schedule's own for the analytic engine)
-};
-using ScheduleTimer = std::function<StatusOr<TimedSchedule>(const Schedule&)>;
-
-// The analytic engine as a ScheduleTimer.
-ScheduleTimer AnalyticTimer(const ClusterSpec& c, const Calibration& cal);
 
 // KV cache bytes per GPU: 2 (K and V) * layers * kv_heads * head_dim * element bytes * tokens cached, tokens
 // = sequences * (prompt + answer) (HF's past_key_values at the end of generate).
@@ -51,8 +41,7 @@ ZeroConfig PlainZero3(const ZeroConfig& actor);
 // Evaluates the variant (`actor` with `z`) under `spec`. Errors: an engine's failure, or a phase that breaks
 // an invariant (finite non-negative numbers; each pass at least its compute and its link-time bound; bytes
 // conserved between the schedule and the engine).
-StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const std::string& engine,
-                                            const ModelSpec& actor, const ZeroConfig& z, const RlhfSpec& spec,
-                                            const ClusterSpec& c, const ScheduleTimer& timer);
+StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const ModelSpec& actor, const ZeroConfig& z,
+                                            const RlhfSpec& spec, const ClusterSpec& c, Engine& engine);
 
 }  // namespace zerosim::model
