@@ -61,7 +61,7 @@ void LoadShipped(const fs::path& root) {
 void Evaluate(const std::string& scenario, const io::Variant& v, const model::ClusterSpec& c,
               const model::Calibration& cal, const std::string& infeasible) {
   if (!infeasible.empty()) return;  // an infeasible result
-  const model::VariantReport r = model::EvaluateAnalyticVariant(v.name, v.model, v.zero, c, cal);
+  const model::VariantReport r = model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, c, cal});
   if (Status st = model::InvariantStatus(scenario, r); !st.ok()) Finding(st.message());
 }
 
@@ -131,7 +131,7 @@ void RunOne(const std::string& path, const std::string& bytes) {
       Evaluate(s->name, v, s->cluster, s->calibration, infeasible);
       if (infeasible.empty()) {
         report.variants.push_back(
-            model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration));
+            model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, s->cluster, s->calibration}));
       }
     }
     (void)io::ReportJsonText(report);  // the JSON writer on whatever names the input carried

@@ -23,15 +23,18 @@ StatusOr<double> SimEngine::SendSeconds(double bytes, const model::ClusterSpec& 
   return SimulateSendStepIsolated(c, l, bytes, o_);
 }
 
-StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
-                                                  const model::ZeroConfig& z, const model::ClusterSpec& c,
-                                                  const model::Calibration& cal, const SimOptions& o,
-                                                  SimRun* run, const model::ParallelLayout& l) {
+StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::Configuration& config,
+                                                  const SimOptions& o, SimRun* run) {
+  const model::ModelSpec& m = config.model;
+  const model::ZeroConfig& z = config.zero;
+  const model::ClusterSpec& c = config.cluster;
+  const model::Calibration& cal = config.calibration;
+  const model::ParallelLayout& l = config.layout;
   if (std::string why = NotReplayed(l, o); !why.empty())
     return Status::Error(fmt::format("{}: {}", name, why));
   if (l.pipeline > 1) {
     SimEngine engine(cal, o);
-    StatusOr<model::VariantReport> v = model::ComposePipeline(name, m, z, c, l, engine);
+    StatusOr<model::VariantReport> v = model::ComposePipeline(name, config, engine);
     if (!v.ok()) return Status::Error(fmt::format("{}: {}", name, v.status().message()));
     return v;
   }

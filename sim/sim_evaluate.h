@@ -10,6 +10,7 @@
 #include "model/schedule/schedule.h"
 #include "model/spec/calibration.h"
 #include "model/spec/cluster_spec.h"
+#include "model/spec/configuration.h"
 #include "model/spec/model_spec.h"
 #include "model/spec/zero_config.h"
 #include "model/status.h"
@@ -45,15 +46,13 @@ class SimEngine final : public model::Engine {
 // degraded link belongs to one stage). The caller reports the variant infeasible with the reason.
 std::string NotReplayed(const model::ParallelLayout& l, const SimOptions& o);
 
-// BuildSchedule (for the layout `l`: one tensor-parallel rank's schedule) + SimulateIsolated +
+// BuildSchedule (for the layout config.layout: one tensor-parallel rank's schedule) + SimulateIsolated +
 // AssembleVariant (engine "sim"). `run`, if given, receives both. A pipelined layout (p > 1) is the pipeline
 // composition (model/report/pipeline_evaluate.h ComposePipeline) of its stages' replays and of the sends'
 // replay (pipeline_sends.h), each in its own process; `run` is left empty. An error for a layout NotReplayed
 // refuses.
-StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::ModelSpec& m,
-                                                  const model::ZeroConfig& z, const model::ClusterSpec& c,
-                                                  const model::Calibration& cal, const SimOptions& o,
-                                                  SimRun* run = nullptr, const model::ParallelLayout& l = {});
+StatusOr<model::VariantReport> EvaluateSimVariant(const std::string& name, const model::Configuration& config,
+                                                  const SimOptions& o, SimRun* run = nullptr);
 
 // AssembleVariant (engine "sim") of one replay `r` of schedule `s`, with the link load SimGrid measured.
 model::VariantReport SimVariantReport(const std::string& name, const model::ModelSpec& m, const model::ZeroConfig& z,

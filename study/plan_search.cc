@@ -241,8 +241,8 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
         if (o.search_batch || micro != written_micro || steps != written_steps) {
           name += fmt::format(" b{}x{}", micro, steps);
         }
-        model::VariantReport r = model::EvaluateAnalyticVariant(name, m, run.zero, p.cluster, p.calibration,
-                                                                run.parallel, &schedules);
+        model::VariantReport r = model::EvaluateAnalyticVariant(
+            name, {m, run.zero, p.cluster, p.calibration, run.parallel}, &schedules);
         if (Status st = model::InvariantStatus(fmt::format("{}, point {} ({})", spec.name, i, c.cluster), r);
             !st.ok()) {
           return st;

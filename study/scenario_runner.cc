@@ -38,7 +38,7 @@ StatusOr<model::VariantReport> EvaluateRlhf(const io::Scenario& s, const io::Var
   model::AnalyticEngine analytic(s.calibration);
   sim::SimEngine replay(s.calibration, o);
   model::Engine& engine = sim ? static_cast<model::Engine&>(replay) : analytic;
-  return model::EvaluateRlhfVariant(v.name, v.model, v.zero, *s.rlhf, s.cluster, engine);
+  return model::EvaluateRlhfVariant(v.name, io::ConfigurationOf(s, v), engine);
 }
 
 }  // namespace
@@ -141,8 +141,7 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
       if (!problems[i].empty()) {
         r.variants.push_back(InfeasibleVariant(v.name, "analytic", v.model, v.zero, problems[i], v.parallel));
       } else {
-        r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration,
-                                                            v.parallel, cache));
+        r.variants.push_back(model::EvaluateAnalyticVariant(v.name, io::ConfigurationOf(s, v), cache));
       }
     }
     if (simulated) {
@@ -155,8 +154,8 @@ StatusOr<model::Report> EvaluateScenario(const io::Scenario& s, Engine engine, c
       } else {
         const std::string why = problems[i].empty() ? sim::NotReplayed(v.parallel, perturbed) : problems[i];
         if (why.empty()) {  // a pipeline: its stages' and its sends' replays
-          StatusOr<model::VariantReport> rv = sim::EvaluateSimVariant(
-              v.name, v.model, v.zero, s.cluster, s.calibration, perturbed, nullptr, v.parallel);
+          StatusOr<model::VariantReport> rv =
+              sim::EvaluateSimVariant(v.name, io::ConfigurationOf(s, v), perturbed);
           if (!rv.ok()) return Status::Error(fmt::format("variant '{}': {}", v.name, rv.status().message()));
           r.variants.push_back(std::move(rv).value());
         } else {

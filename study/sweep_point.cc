@@ -26,13 +26,13 @@ StatusOr<std::vector<model::VariantReport>> EvaluatePoint(const SweepPoint& p, m
     }
     if (sim) {
       StatusOr<model::VariantReport> r = sim::EvaluateSimVariant(
-          v.name, v.model, v.zero, p.cluster, p.calibration, sim_options, nullptr, v.parallel);
+          v.name, {v.model, v.zero, p.cluster, p.calibration, v.parallel}, sim_options, nullptr);
       if (!r.ok())
         return Status::Error(fmt::format("point {}, {}: {}", p.index, v.name, r.status().message()));
       out.push_back(std::move(r).value());
     } else {
-      out.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration,
-                                                   v.parallel, cache));
+      out.push_back(model::EvaluateAnalyticVariant(
+          v.name, {v.model, v.zero, p.cluster, p.calibration, v.parallel}, cache));
     }
     if (Status st = model::InvariantStatus(fmt::format("sweep point {}", p.index), out.back()); !st.ok())
       return st;

@@ -16,6 +16,7 @@
 #include "model/report/report.h"
 #include "model/spec/calibration.h"
 #include "model/spec/cluster_spec.h"
+#include "model/spec/configuration.h"
 #include "model/spec/feasibility.h"
 #include "model/spec/model_spec.h"
 #include "model/spec/parallel_layout.h"
@@ -131,6 +132,13 @@ std::string NodesBeyondTopology(int nodes, int topology_nodes, const std::string
 // The provenance fields a scenario fixes (files, hashes, calibration); version and engine are added by
 // the caller.
 model::Provenance ScenarioProvenance(const Scenario& s);
+
+// Variant `v` as it runs in `s` (or on `cluster` with `calibration`, a sweep point's): its model, settings
+// and layout with the scenario's perturbations and RLHF phases. A view of its arguments, which must outlive
+// it.
+model::Configuration ConfigurationOf(const Scenario& s, const Variant& v);
+model::Configuration ConfigurationOf(const Scenario& s, const Variant& v, const model::ClusterSpec& cluster,
+                                     const model::Calibration& calibration);
 
 // model::Validate on variant `v` as it runs in `s` (or on `cluster` with `calibration`, a sweep point's):
 // with the scenario's perturbations and RLHF phases.

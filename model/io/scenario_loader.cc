@@ -341,20 +341,29 @@ std::string NodesBeyondTopology(int nodes, int topology_nodes, const std::string
       nodes, topology_nodes, topology_name);
 }
 
+model::Configuration ConfigurationOf(const Scenario& s, const Variant& v) {
+  return ConfigurationOf(s, v, s.cluster, s.calibration);
+}
+
+model::Configuration ConfigurationOf(const Scenario& s, const Variant& v, const model::ClusterSpec& cluster,
+                                     const model::Calibration& calibration) {
+  return {.model = v.model,
+          .zero = v.zero,
+          .cluster = cluster,
+          .calibration = calibration,
+          .layout = v.parallel,
+          .perturbations = &s.perturbations,
+          .rlhf = s.rlhf ? &*s.rlhf : nullptr};
+}
+
 std::vector<model::Problem> ValidateVariant(const Scenario& s, const Variant& v) {
-  return ValidateVariant(s, v, s.cluster, s.calibration);
+  return model::Validate(ConfigurationOf(s, v));
 }
 
 std::vector<model::Problem> ValidateVariant(const Scenario& s, const Variant& v,
                                             const model::ClusterSpec& cluster,
                                             const model::Calibration& calibration) {
-  return model::Validate({.model = v.model,
-                          .zero = v.zero,
-                          .cluster = cluster,
-                          .calibration = calibration,
-                          .layout = v.parallel,
-                          .perturbations = &s.perturbations,
-                          .rlhf = s.rlhf ? &*s.rlhf : nullptr});
+  return model::Validate(ConfigurationOf(s, v, cluster, calibration));
 }
 
 model::Provenance ScenarioProvenance(const Scenario& s) {

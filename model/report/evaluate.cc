@@ -127,18 +127,16 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   return r;
 }
 
-VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                      const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l,
-                                      ScheduleCache* cache) {
-  if (l.pipeline > 1) return EvaluatePipelineVariant(name, m, z, c, cal, l, cache);
-  if (cache != nullptr) return EvaluateAnalyticVariant(name, m, z, c, cal, cache->Get(m, z, RankShape(c, l)));
-  return EvaluateAnalyticVariant(name, m, z, c, cal, BuildSchedule(m, z, RankShape(c, l)));
+VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v, ScheduleCache* cache) {
+  if (v.layout.pipeline > 1) return EvaluatePipelineVariant(name, v, cache);
+  const RankShape shape(v.cluster, v.layout);
+  if (cache != nullptr) return EvaluateAnalyticVariant(name, v, cache->Get(v.model, v.zero, shape));
+  return EvaluateAnalyticVariant(name, v, BuildSchedule(v.model, v.zero, shape));
 }
 
-VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                      const ClusterSpec& c, const Calibration& cal, const Schedule& s) {
-  const Timing t = EvaluateAnalytic(s, c, cal, /*timeline=*/false);
-  return AssembleVariant(name, "analytic", m, z, c, s, t, WireVolumes(s, c));
+VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v, const Schedule& s) {
+  const Timing t = EvaluateAnalytic(s, v.cluster, v.calibration, /*timeline=*/false);
+  return AssembleVariant(name, "analytic", v.model, v.zero, v.cluster, s, t, WireVolumes(s, v.cluster));
 }
 
 const Schedule& ScheduleCache::Get(const ModelSpec& m, const ZeroConfig& z, const RankShape& shape) {

@@ -14,6 +14,7 @@
 #include "model/schedule/schedule.h"
 #include "model/spec/calibration.h"
 #include "model/spec/cluster_spec.h"
+#include "model/spec/configuration.h"
 #include "model/spec/model_spec.h"
 #include "model/spec/zero_config.h"
 
@@ -33,15 +34,14 @@ void SetThroughput(VariantReport* r, const ModelSpec& m, const ZeroConfig& z, co
 
 class ScheduleCache;
 
-// BuildSchedule (for the layout `l`: one tensor-parallel rank's schedule) + EvaluateAnalytic +
-// AssembleVariant; a pipelined layout (l.pipeline > 1) is its stages' schedules composed by the pipeline
+// BuildSchedule (for the layout `v.layout`: one tensor-parallel rank's schedule) + EvaluateAnalytic +
+// AssembleVariant; a pipelined layout (p > 1) is its stages' schedules composed by the pipeline
 // (model/report/pipeline_evaluate.h). `cache` (optional) holds the schedules built.
-VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                      const ClusterSpec& c, const Calibration& cal,
-                                      const ParallelLayout& l = {}, ScheduleCache* cache = nullptr);
-// The same with a schedule already built for (m, z) on the cluster's shape (BuildSchedule(m, z, c)).
-VariantReport EvaluateAnalyticVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                      const ClusterSpec& c, const Calibration& cal, const Schedule& s);
+VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v,
+                                      ScheduleCache* cache = nullptr);
+// The same with a schedule already built for `v` (BuildSchedule(v.model, v.zero, RankShape(v.cluster,
+// v.layout))).
+VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v, const Schedule& s);
 
 // Keeps the last few schedules built (least recently used out) and rebuilds only for a model, ZeRO config
 // or cluster shape it does not hold (sweeps order their axes so that consecutive points share them). The

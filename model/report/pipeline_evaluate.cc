@@ -189,17 +189,18 @@ MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   return fullest;
 }
 
-VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                      const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l,
-                                      ScheduleCache* cache) {
-  AnalyticEngine engine(cal);
+VariantReport EvaluatePipelineVariant(const std::string& name, const Configuration& v, ScheduleCache* cache) {
+  AnalyticEngine engine(v.calibration);
   // The analytic engine's stage timings and send times cannot fail.
-  return ComposePipeline(name, m, z, c, l, engine, cache).value();
+  return ComposePipeline(name, v, engine, cache).value();
 }
 
-StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                        const ClusterSpec& c, const ParallelLayout& l, Engine& engine,
+StatusOr<VariantReport> ComposePipeline(const std::string& name, const Configuration& config, Engine& engine,
                                         ScheduleCache* cache) {
+  const ModelSpec& m = config.model;
+  const ZeroConfig& z = config.zero;
+  const ClusterSpec& c = config.cluster;
+  const ParallelLayout& l = config.layout;
   const int p = l.pipeline, v = l.virtual_stages, mb = z.gradient_accumulation_steps;
   const ClusterSpec stage_cluster = StageCluster(c, l);
   const RankShape shape = StageShape(stage_cluster, l);

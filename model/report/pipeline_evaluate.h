@@ -44,6 +44,7 @@
 #include "model/report/report.h"
 #include "model/spec/calibration.h"
 #include "model/spec/cluster_spec.h"
+#include "model/spec/configuration.h"
 #include "model/spec/model_spec.h"
 #include "model/spec/parallel_layout.h"
 #include "model/spec/zero_config.h"
@@ -89,17 +90,15 @@ double P2pSeconds(double bytes, const ClusterSpec& c, const ParallelLayout& l);
 MemoryBreakdown PipelineMemory(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
                                const ParallelLayout& l, int micro_batches, ScheduleCache* cache = nullptr);
 
-// The report of the pipelined layout `l` (p > 1) timed by `engine` (Time with the timeline, on the stage's nodes; SendSeconds): steps 1-4 above. `cache` (optional) holds
-// the stages' schedules. Errors: the engine's, naming the stage or the sends. Preconditions: model/
-// validate.h's Validate found no problem.
-StatusOr<VariantReport> ComposePipeline(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                        const ClusterSpec& c, const ParallelLayout& l, Engine& engine,
+// The report of the pipelined layout `v.layout` (p > 1) timed by `engine` (Time with the timeline, on the
+// stage's nodes; SendSeconds): steps 1-4 above. `cache` (optional) holds the stages' schedules. Errors: the
+// engine's, naming the stage or the sends. Preconditions: model/spec/validate.h's Validate found no problem.
+StatusOr<VariantReport> ComposePipeline(const std::string& name, const Configuration& v, Engine& engine,
                                         ScheduleCache* cache = nullptr);
 
-// The analytic engine's report of a pipelined layout (l.pipeline > 1). `cache` (optional) holds the stages'
-// schedules. Preconditions: model/spec/validate.h's Validate found no problem.
-VariantReport EvaluatePipelineVariant(const std::string& name, const ModelSpec& m, const ZeroConfig& z,
-                                      const ClusterSpec& c, const Calibration& cal, const ParallelLayout& l,
+// The analytic engine's report of a pipelined layout (v.layout.pipeline > 1). `cache` (optional) holds the
+// stages' schedules. Preconditions: model/spec/validate.h's Validate found no problem.
+VariantReport EvaluatePipelineVariant(const std::string& name, const Configuration& v,
                                       ScheduleCache* cache = nullptr);
 
 }  // namespace zerosim::model

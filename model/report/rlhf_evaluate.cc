@@ -160,8 +160,12 @@ ZeroConfig PlainZero3(const ZeroConfig& actor) {
   return z;
 }
 
-StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const ModelSpec& actor, const ZeroConfig& z,
-                                            const RlhfSpec& spec, const ClusterSpec& c, Engine& engine) {
+StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const Configuration& v, Engine& engine) {
+  if (v.rlhf == nullptr) return Status::Error(fmt::format("{}: not an RLHF configuration (no [rlhf])", name));
+  const ModelSpec& actor = v.model;
+  const ZeroConfig& z = v.zero;
+  const RlhfSpec& spec = *v.rlhf;
+  const ClusterSpec& c = v.cluster;
   const double gpus = c.total_gpus();
   const ZeroConfig plain = PlainZero3(z);
   const int b = spec.generation_batch_per_gpu;

@@ -23,6 +23,7 @@
 #include "model/schedule/schedule.h"
 #include "model/spec/calibration.h"
 #include "model/spec/cluster_spec.h"
+#include "model/spec/configuration.h"
 #include "model/spec/model_spec.h"
 #include "model/spec/rlhf_spec.h"
 #include "model/spec/zero_config.h"
@@ -38,10 +39,9 @@ double KvCacheBytes(const ModelSpec& m, double sequences, double positions);
 // the ZeRO++ switches off.
 ZeroConfig PlainZero3(const ZeroConfig& actor);
 
-// Evaluates the variant (`actor` with `z`) under `spec`. Errors: an engine's failure, or a phase that breaks
-// an invariant (finite non-negative numbers; each pass at least its compute and its link-time bound; bytes
-// conserved between the schedule and the engine).
-StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const ModelSpec& actor, const ZeroConfig& z,
-                                            const RlhfSpec& spec, const ClusterSpec& c, Engine& engine);
+// Evaluates the variant (the actor v.model with v.zero) under its RLHF phases *v.rlhf (an error without
+// them). Errors: an engine's failure, or a phase that breaks an invariant (finite non-negative numbers; each
+// pass at least its compute and its link-time bound; bytes conserved between the schedule and the engine).
+StatusOr<VariantReport> EvaluateRlhfVariant(const std::string& name, const Configuration& v, Engine& engine);
 
 }  // namespace zerosim::model

@@ -8,29 +8,10 @@
 
 #include <vector>
 
-#include "model/spec/calibration.h"
-#include "model/spec/cluster_spec.h"
+#include "model/spec/configuration.h"
 #include "model/spec/feasibility.h"
-#include "model/spec/model_spec.h"
-#include "model/spec/parallel_layout.h"
-#include "model/spec/perturbations.h"
-#include "model/spec/rlhf_spec.h"
-#include "model/spec/zero_config.h"
 
 namespace zerosim::model {
-
-// One variant's configuration as it will run: its model and settings on a cluster, against the calibration it
-// is timed with, with the scenario's departures from a uniform cluster and, for an RLHF scenario, its
-// phases' models. The fields refer to the caller's objects (a view: build it where it is used).
-struct Configuration {
-  const ModelSpec& model;
-  const ZeroConfig& zero;
-  const ClusterSpec& cluster;
-  const Calibration& calibration;
-  const ParallelLayout& layout;
-  const Perturbations* perturbations = nullptr;  // none: a uniform cluster
-  const RlhfSpec* rlhf = nullptr;                // none: not an RLHF scenario
-};
 
 // The perturbations (model/spec/perturbations.h) against the cluster they perturb: the nodes, NICs (rails),
 // GPUs and fabric groups they name exist, a background flow joins two nodes. Keys are the entry's path in

@@ -232,7 +232,7 @@ TEST_F(TrustTest, PlanNeverReusesTheScheduleOfAnotherMicroBatch) {
       EXPECT_EQ(cached.tokens_per_micro_step, fresh.tokens_per_micro_step);
       EXPECT_EQ(cached.ops.size(), fresh.ops.size());
       const model::VariantReport rep =
-          model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration, cached);
+          model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, p.cluster, p.calibration}, cached);
       EXPECT_LE(rep.tflops_per_gpu * 1e12, p.cluster.gpu.peak_flops);
       EXPECT_EQ(rep.invariant_violation, "");
     }

@@ -59,7 +59,7 @@ TEST(VariantJobs, TheReportIsTheSameBytesForAnyNumberOfSimultaneousSimulations) 
   for (size_t i = 0; i < 3; ++i) {
     const io::Variant& v = s.variants[i];
     StatusOr<model::VariantReport> alone =
-        sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, one);
+        sim::EvaluateSimVariant(v.name, {v.model, v.zero, s.cluster, s.calibration}, one);
     ASSERT_TRUE(alone.ok()) << alone.status().message();
     EXPECT_EQ(alone->iteration_time_s, parallel->variants[2 * i + 1].iteration_time_s) << v.name;
     EXPECT_EQ(alone->exposed_comm_s, parallel->variants[2 * i + 1].exposed_comm_s) << v.name;

@@ -18,7 +18,8 @@ inline model::Report DefaultReport() {
   r.cluster = s->cluster;
   r.model = s->variants.front().model;
   for (const Variant& v : s->variants) {
-    r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration));
+    r.variants.push_back(
+        model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, s->cluster, s->calibration}));
   }
   return r;
 }

@@ -26,7 +26,8 @@ model::Report OneVariantDoesNotFit() {
   r.cluster.gpu.hbm_bytes = (r.variants[0].memory.total_bytes + r.variants[1].memory.total_bytes) / 2;
   r.variants.clear();
   for (const Variant& v : s->variants) {
-    r.variants.push_back(model::EvaluateAnalyticVariant(v.name, v.model, v.zero, r.cluster, s->calibration));
+    r.variants.push_back(
+        model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, r.cluster, s->calibration}));
   }
   EXPECT_TRUE(r.variants[0].feasible);
   EXPECT_FALSE(r.variants[1].feasible);

@@ -141,13 +141,14 @@ std::string Outcome(const std::vector<Edit>& edits, bool sim) {
   if (!problems.empty()) return "refused: " + model::DescribeProblems(problems);
   model::VariantReport r;
   if (sim) {
-    StatusOr<model::VariantReport> rs = sim::EvaluateSimVariant(v.name, v.model, v.zero, loaded->cluster,
-                                                                loaded->calibration, sim::SimOptions{}, nullptr,
-                                                                v.parallel);
+    StatusOr<model::VariantReport> rs =
+        sim::EvaluateSimVariant(v.name, {v.model, v.zero, loaded->cluster, loaded->calibration, v.parallel},
+                                sim::SimOptions{}, nullptr);
     if (!rs.ok()) return "refused: " + rs.status().message();
     r = *rs;
   } else {
-    r = model::EvaluateAnalyticVariant(v.name, v.model, v.zero, loaded->cluster, loaded->calibration, v.parallel);
+    r = model::EvaluateAnalyticVariant(v.name,
+                                       {v.model, v.zero, loaded->cluster, loaded->calibration, v.parallel});
   }
   // The report as JSON without what echoes the inputs (the cluster, model, layout and ZeRO settings, the
   // provenance): what the run computed.

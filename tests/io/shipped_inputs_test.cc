@@ -65,7 +65,8 @@ TEST(ShippedInputs, ScenariosLoadAndEvaluate) {
     StatusOr<Scenario> s = LoadScenario(DiskFileSource(), f);
     ASSERT_TRUE(s.ok()) << s.status().message();
     for (const Variant& v : s->variants) {
-      const model::VariantReport r = model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration);
+      const model::VariantReport r =
+          model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, s->cluster, s->calibration});
       EXPECT_GT(r.tflops_per_gpu, 0) << f << " " << v.name;
       // TFLOPs count every GEMM at one rate: with FP8 linear layers the bound is the FP8 peak.
       const double peak = v.zero.precision.fp8_gemms ? s->cluster.gpu.fp8_peak_flops : s->cluster.gpu.peak_flops;

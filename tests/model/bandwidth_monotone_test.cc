@@ -33,7 +33,7 @@ double Tflops(const io::Variant& v, const model::ClusterSpec& base, const model:
   model::ClusterSpec c = base;
   c.nic.count = nics;
   c.nic.bandwidth_Bps = gbps * 1e9 / 8;
-  const model::VariantReport r = model::EvaluateAnalyticVariant(v.name, v.model, v.zero, c, cal, s);
+  const model::VariantReport r = model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, c, cal}, s);
   EXPECT_TRUE(r.feasible) << v.name << ": " << r.infeasible_reason;
   EXPECT_EQ(r.invariant_violation, "") << v.name;
   return r.tflops_per_gpu;

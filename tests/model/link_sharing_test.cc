@@ -85,7 +85,7 @@ TEST(LinkSharing, HsdpSmallShardGroupsTakeAtLeastTheNicTimeOfTheirBytes) {
   ASSERT_EQ(s.variants.size(), 1u);
   const io::Variant& v = s.variants[0];
   ASSERT_EQ(v.zero.runtime.cuda_device_max_connections, 8);  // torchrun: concurrent NCCL streams
-  const VariantReport a = EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration);
+  const VariantReport a = EvaluateAnalyticVariant(v.name, {v.model, v.zero, s.cluster, s.calibration});
   ASSERT_TRUE(a.feasible) << a.infeasible_reason;
   EXPECT_EQ(a.invariant_violation, "");
   // The figure: cross-node bytes per node over the node's one NIC.
@@ -99,9 +99,9 @@ TEST(LinkSharing, HsdpSmallShardGroupsTakeAtLeastTheNicTimeOfTheirBytes) {
 TEST(LinkSharing, TheEnginesAgreeOnTheReproducer) {
   const io::Scenario s = Reproducer();
   const io::Variant& v = s.variants[0];
-  const VariantReport a = EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration);
+  const VariantReport a = EvaluateAnalyticVariant(v.name, {v.model, v.zero, s.cluster, s.calibration});
   StatusOr<VariantReport> d =
-      sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, sim::SimOptions{});
+      sim::EvaluateSimVariant(v.name, {v.model, v.zero, s.cluster, s.calibration}, sim::SimOptions{});
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_EQ(d->invariant_violation, "");
   // 27.77 s on the sim engine; 22.16 s (-20%) on the analytic engine before the fix.
@@ -138,10 +138,10 @@ TEST(LinkSharing, TheEnginesAgreeOnATensorParallelLayout) {
   ASSERT_TRUE(s.ok()) << s.status().message();
   const io::Variant& v = s->variants[0];
   const VariantReport a =
-      EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration, v.parallel);
+      EvaluateAnalyticVariant(v.name, {v.model, v.zero, s->cluster, s->calibration, v.parallel});
   EXPECT_EQ(a.invariant_violation, "");
-  StatusOr<VariantReport> d = sim::EvaluateSimVariant(v.name, v.model, v.zero, s->cluster, s->calibration,
-                                                      sim::SimOptions{}, nullptr, v.parallel);
+  StatusOr<VariantReport> d = sim::EvaluateSimVariant(
+      v.name, {v.model, v.zero, s->cluster, s->calibration, v.parallel}, sim::SimOptions{}, nullptr);
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_NEAR(a.iteration_time_s / d->iteration_time_s, 1.0, 0.02)
       << "analytic " << a.iteration_time_s << " s, sim " << d->iteration_time_s << " s";
@@ -174,10 +174,10 @@ TEST(LinkSharing, TheEnginesAgreeOnHpzGathersBesideDataParallelOnes) {
   const StatusOr<io::Scenario> s = io::LoadScenario(io::MemoryFileSource(files), "s.toml");
   ASSERT_TRUE(s.ok()) << s.status().message();
   const io::Variant& v = s->variants[0];
-  const VariantReport a = EvaluateAnalyticVariant(v.name, v.model, v.zero, s->cluster, s->calibration);
+  const VariantReport a = EvaluateAnalyticVariant(v.name, {v.model, v.zero, s->cluster, s->calibration});
   EXPECT_EQ(a.invariant_violation, "");
   StatusOr<VariantReport> d =
-      sim::EvaluateSimVariant(v.name, v.model, v.zero, s->cluster, s->calibration, sim::SimOptions{});
+      sim::EvaluateSimVariant(v.name, {v.model, v.zero, s->cluster, s->calibration}, sim::SimOptions{});
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_NEAR(a.iteration_time_s / d->iteration_time_s, 1.0, 0.04)
       << "analytic " << a.iteration_time_s << " s, sim " << d->iteration_time_s << " s";

@@ -116,8 +116,8 @@ TEST(MegatronDdpOverlap, HidesDataParallelTimeAcrossNodes) {
   for (int queues : {8, 1}) {  // CUDA_DEVICE_MAX_CONNECTIONS: Megatron runs with 1
     model::ZeroConfig plain = Megatron(false, false), overlapped = Megatron(true, true);
     plain.runtime.cuda_device_max_connections = overlapped.runtime.cuda_device_max_connections = queues;
-    const model::VariantReport a = model::EvaluateAnalyticVariant("plain", m, plain, kCluster, cal);
-    const model::VariantReport b = model::EvaluateAnalyticVariant("overlap", m, overlapped, kCluster, cal);
+    const model::VariantReport a = model::EvaluateAnalyticVariant("plain", {m, plain, kCluster, cal});
+    const model::VariantReport b = model::EvaluateAnalyticVariant("overlap", {m, overlapped, kCluster, cal});
     ASSERT_TRUE(a.feasible && b.feasible);
     EXPECT_LT(b.iteration_time_s, a.iteration_time_s) << queues << " hardware queues";
     EXPECT_LT(b.exposed_comm_s, a.exposed_comm_s) << queues << " hardware queues";
@@ -126,7 +126,7 @@ TEST(MegatronDdpOverlap, HidesDataParallelTimeAcrossNodes) {
     // Only the gradient reduction option: between the two.
     model::ZeroConfig grad_only = Megatron(true, false);
     grad_only.runtime.cuda_device_max_connections = queues;
-    const model::VariantReport g = model::EvaluateAnalyticVariant("grad", m, grad_only, kCluster, cal);
+    const model::VariantReport g = model::EvaluateAnalyticVariant("grad", {m, grad_only, kCluster, cal});
     EXPECT_LE(g.iteration_time_s, a.iteration_time_s * (1 + 1e-12));
     EXPECT_GE(g.iteration_time_s, b.iteration_time_s * (1 - 1e-12));
   }

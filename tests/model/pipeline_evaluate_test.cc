@@ -45,7 +45,7 @@ ClusterSpec Cluster() { return testing::PaperCluster(4, 8, 8); }
 VariantReport Evaluate(const ModelSpec& m, const ZeroConfig& z, const ClusterSpec& c,
                        const ParallelLayout& l) {
   EXPECT_TRUE(testing::Validate(m, z, c, l).empty()) << DescribeProblems(testing::Validate(m, z, c, l));
-  VariantReport r = EvaluateAnalyticVariant("pp", m, z, c, testing::TestCalibration(), l);
+  VariantReport r = EvaluateAnalyticVariant("pp", {m, z, c, testing::TestCalibration(), l});
   EXPECT_TRUE(r.invariant_violation.empty()) << r.invariant_violation;
   return r;
 }

@@ -241,8 +241,8 @@ TEST(Precision, MfuIsOfTheBf16PeakAndFp8RunsAlsoCarryTheFp8PeaksMfu) {
   ZeroConfig bf16;
   ZeroConfig fp8 = bf16;
   fp8.precision.fp8_gemms = true;
-  const VariantReport a = EvaluateAnalyticVariant("bf16", m, bf16, c, cal);
-  const VariantReport b = EvaluateAnalyticVariant("fp8", m, fp8, c, cal);
+  const VariantReport a = EvaluateAnalyticVariant("bf16", {m, bf16, c, cal});
+  const VariantReport b = EvaluateAnalyticVariant("fp8", {m, fp8, c, cal});
   const double model_flops = ModelFlopsPerToken(m);
   EXPECT_NEAR(a.mfu, model_flops * a.tokens_per_s / c.total_gpus() / c.gpu.peak_flops, 1e-12 * a.mfu);
   EXPECT_EQ(a.mfu_fp8_peak, 0);  // not an FP8 run
@@ -250,7 +250,7 @@ TEST(Precision, MfuIsOfTheBf16PeakAndFp8RunsAlsoCarryTheFp8PeaksMfu) {
   EXPECT_NEAR(b.mfu_fp8_peak, b.mfu / 2, 1e-12 * b.mfu);
   // A GPU without an FP8 peak: no FP8-peak MFU.
   c.gpu.fp8_peak_flops = 0;
-  EXPECT_EQ(EvaluateAnalyticVariant("fp8", m, fp8, c, cal).mfu_fp8_peak, 0);
+  EXPECT_EQ(EvaluateAnalyticVariant("fp8", {m, fp8, c, cal}).mfu_fp8_peak, 0);
 }
 
 }  // namespace

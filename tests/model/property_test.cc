@@ -75,7 +75,7 @@ TEST(Property, RandomConfigurationsAreInfeasibleOrSatisfyTheInvariants) {
     const Config x = Draw(rng);
     if (!testing::Validate(x.m, x.z, x.c).empty()) continue;
     ++feasible;
-    const VariantReport r = EvaluateAnalyticVariant("random", x.m, x.z, x.c, cal);
+    const VariantReport r = EvaluateAnalyticVariant("random", {x.m, x.z, x.c, cal});
     EXPECT_EQ(r.invariant_violation, "") << "configuration " << i;
   }
   EXPECT_GT(feasible, 1000);  // the draw exercises the evaluation, not only the checks
@@ -90,7 +90,7 @@ TEST(Property, ASampleReplayedOnSimGridSatisfiesTheInvariants) {
     const Config x = Draw(rng);
     if (!testing::Validate(x.m, x.z, x.c).empty()) continue;
     ++simulated;
-    StatusOr<VariantReport> r = sim::EvaluateSimVariant("random", x.m, x.z, x.c, cal, sim::SimOptions{});
+    StatusOr<VariantReport> r = sim::EvaluateSimVariant("random", {x.m, x.z, x.c, cal}, sim::SimOptions{});
     ASSERT_TRUE(r.ok()) << "configuration " << i << ": " << r.status().message();
     EXPECT_EQ(r->invariant_violation, "") << "configuration " << i;
   }

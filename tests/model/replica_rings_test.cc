@@ -36,9 +36,9 @@ TEST(ReplicaRings, EnginesAgreeOnMicsWithShardOneAndHsdpWithShardTwo) {
   ASSERT_EQ(s.variants.size(), 3u);
   std::map<std::string, double> sim_s;
   for (const io::Variant& v : s.variants) {
-    const VariantReport a = EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration);
+    const VariantReport a = EvaluateAnalyticVariant(v.name, {v.model, v.zero, s.cluster, s.calibration});
     StatusOr<VariantReport> d =
-        sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, sim::SimOptions{});
+        sim::EvaluateSimVariant(v.name, {v.model, v.zero, s.cluster, s.calibration}, sim::SimOptions{});
     ASSERT_TRUE(d.ok()) << d.status().message();
     EXPECT_EQ(a.invariant_violation, "") << v.name;
     EXPECT_EQ(d->invariant_violation, "") << v.name;
@@ -106,8 +106,8 @@ TEST(ReplicaRings, LeafUplinksCarryAnEdgeOfEveryReplicaInstanceUnderTheLeaf) {
   z.fsdp.hsdp_shard_size = 2;
   z.activation_checkpointing = false;
   const Calibration cal = testing::TestCalibration();
-  const VariantReport a = EvaluateAnalyticVariant("HSDP-2", m, z, c, cal);
-  StatusOr<VariantReport> d = sim::EvaluateSimVariant("HSDP-2", m, z, c, cal, sim::SimOptions{});
+  const VariantReport a = EvaluateAnalyticVariant("HSDP-2", {m, z, c, cal});
+  StatusOr<VariantReport> d = sim::EvaluateSimVariant("HSDP-2", {m, z, c, cal}, sim::SimOptions{});
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_NEAR(d->iteration_time_s / a.iteration_time_s, 1.0, 0.05)
       << "analytic " << a.iteration_time_s << " s, sim " << d->iteration_time_s << " s";

@@ -166,8 +166,9 @@ TEST(RlhfEvaluate, PhasesAreReported) {
   const RlhfSpec spec = SmallRlhfSpec(m);
   const Calibration cal = testing::TestCalibration();
   AnalyticEngine engine(cal);
-  StatusOr<VariantReport> r =
-      EvaluateRlhfVariant("x", m, ZeroConfig{}, spec, c, engine);
+  const ZeroConfig plain;
+  StatusOr<VariantReport> r = EvaluateRlhfVariant(
+      "x", {.model = m, .zero = plain, .cluster = c, .calibration = cal, .rlhf = &spec}, engine);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->phases.size(), 4u);
   EXPECT_EQ(r->phases[0].name, "generation");
@@ -189,7 +190,8 @@ TEST(RlhfEvaluate, PhaseMemoryHoldsTheRuntimeAndFollowsThePrecision) {
   const Calibration cal = testing::TestCalibration();
   AnalyticEngine engine(cal);
   ZeroConfig z;
-  StatusOr<VariantReport> r = EvaluateRlhfVariant("x", m, z, spec, c, engine);
+  StatusOr<VariantReport> r = EvaluateRlhfVariant(
+      "x", {.model = m, .zero = z, .cluster = c, .calibration = cal, .rlhf = &spec}, engine);
   ASSERT_TRUE(r.ok()) << r.status().message();
   for (const PhaseReport& p : r->phases) {
     EXPECT_GT(p.runtime_bytes, kCudaContextBytes) << p.name;
@@ -207,7 +209,8 @@ TEST(RlhfEvaluate, PhaseMemoryHoldsTheRuntimeAndFollowsThePrecision) {
 
   z.precision.bf16_master_weights_and_grads = true;
   z.precision.bf16_optimizer_states = true;
-  StatusOr<VariantReport> bf16 = EvaluateRlhfVariant("y", m, z, spec, c, engine);
+  StatusOr<VariantReport> bf16 = EvaluateRlhfVariant(
+      "y", {.model = m, .zero = z, .cluster = c, .calibration = cal, .rlhf = &spec}, engine);
   ASSERT_TRUE(bf16.ok()) << bf16.status().message();
   // Only the actor's adapters take the variant's formats (the other three models run plain ZeRO-3): the sft
   // phase holds the actor alone, 16 - 10 = 6 bytes fewer per adapter parameter over P.

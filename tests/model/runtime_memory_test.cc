@@ -97,12 +97,12 @@ TEST(RuntimeMemory, TensorsAtNinetySevenPercentOfTheGpuDoNotFit) {
     // The tensors at 97% of the GPU leave less than the runtime parts and the reserve need.
     c.gpu.hbm_bytes = TensorBytes(r) / 0.97;
     ASSERT_GT(runtime + reserve * c.gpu.hbm_bytes, 0.03 * c.gpu.hbm_bytes);
-    const VariantReport v = EvaluateAnalyticVariant("z3", m, z, c, testing::TestCalibration());
+    const VariantReport v = EvaluateAnalyticVariant("z3", {m, z, c, testing::TestCalibration()});
     EXPECT_FALSE(v.feasible) << reserve;
     EXPECT_NE(v.infeasible_reason.find("GiB"), std::string::npos) << v.infeasible_reason;
     // With room for the runtime parts and the reserve it fits.
     c.gpu.hbm_bytes = (TensorBytes(r) + runtime) / (1 - reserve) * 1.001;
-    EXPECT_TRUE(EvaluateAnalyticVariant("z3", m, z, c, testing::TestCalibration()).feasible) << reserve;
+    EXPECT_TRUE(EvaluateAnalyticVariant("z3", {m, z, c, testing::TestCalibration()}).feasible) << reserve;
   }
 }
 

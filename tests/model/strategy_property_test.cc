@@ -294,7 +294,7 @@ void RunAnalytic(uint64_t seed, int draws) {
     }
     ++evaluated[k];
     const Schedule s = BuildSchedule(x.m, x.z, x.c);
-    const VariantReport r = EvaluateAnalyticVariant("random", x.m, x.z, x.c, cal, s);
+    const VariantReport r = EvaluateAnalyticVariant("random", {x.m, x.z, x.c, cal}, s);
     fits[k] += r.feasible ? 1 : 0;
     const std::string bad = Violations(x, s, r);
     EXPECT_EQ(bad, "") << "draw " << i << " (seed " << seed << "): " << Describe(x);
@@ -307,14 +307,14 @@ void RunAnalytic(uint64_t seed, int draws) {
     // schedule depends only on the cluster's RankShape).
     ClusterSpec faster = x.c;
     faster.nic.bandwidth_Bps *= 2;
-    const VariantReport f = EvaluateAnalyticVariant("faster", x.m, x.z, faster, cal, s);
+    const VariantReport f = EvaluateAnalyticVariant("faster", {x.m, x.z, faster, cal}, s);
     EXPECT_TRUE(NotSlower(x, f, r)) << "draw " << i << ": twice the NIC bandwidth is slower: " << f.iteration_time_s
                                     << " s vs " << r.iteration_time_s << " s: " << Describe(x);
     ++monotone_checks;
     ClusterSpec wider = x.c;
     wider.nic.count = std::max(1, 2 * x.c.nic.count);
     if (wider.nic.count != x.c.nic.count && CheckCluster(wider).empty()) {
-      const VariantReport w = EvaluateAnalyticVariant("wider", x.m, x.z, wider, cal, s);
+      const VariantReport w = EvaluateAnalyticVariant("wider", {x.m, x.z, wider, cal}, s);
       EXPECT_TRUE(NotSlower(x, w, r)) << "draw " << i << ": twice the NICs is slower: " << w.iteration_time_s
                                       << " s vs " << r.iteration_time_s << " s: " << Describe(x);
       ++monotone_checks;
@@ -361,8 +361,8 @@ void RunBothEngines(uint64_t seed, int wanted) {
     ++done;
     ++evaluated[static_cast<size_t>(x.z.strategy)];
     const Schedule s = BuildSchedule(x.m, x.z, x.c);
-    const VariantReport a = EvaluateAnalyticVariant("random", x.m, x.z, x.c, cal, s);
-    StatusOr<VariantReport> d = sim::EvaluateSimVariant("random", x.m, x.z, x.c, cal, sim::SimOptions{});
+    const VariantReport a = EvaluateAnalyticVariant("random", {x.m, x.z, x.c, cal}, s);
+    StatusOr<VariantReport> d = sim::EvaluateSimVariant("random", {x.m, x.z, x.c, cal}, sim::SimOptions{});
     ASSERT_TRUE(d.ok()) << "draw " << i << ": " << Describe(x) << ": " << d.status().message();
     EXPECT_EQ(Violations(x, s, a), "") << "draw " << i << " (analytic): " << Describe(x);
     EXPECT_EQ(Violations(x, s, *d), "") << "draw " << i << " (sim): " << Describe(x) << " exposed "

@@ -197,7 +197,7 @@ TEST(StrategySchedule, EveryStrategyPassesTheInvariants) {
       z.gradient_accumulation_steps = 2;
       z.mics_shard_size = z.fsdp.hsdp_shard_size = 2 * c.gpus_per_node;
       z.mics_hierarchical_params_gather = true;
-      const model::VariantReport r = model::EvaluateAnalyticVariant("v", m, z, c, TestCalibration());
+      const model::VariantReport r = model::EvaluateAnalyticVariant("v", {m, z, c, TestCalibration()});
       EXPECT_EQ(r.invariant_violation, "")
           << model::StrategyName(st) << " on " << c.nodes << "x" << c.gpus_per_node;
       EXPECT_GT(r.iteration_time_s, 0) << model::StrategyName(st);

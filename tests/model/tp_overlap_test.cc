@@ -91,8 +91,8 @@ TEST(TpOverlap, HidesTensorParallelTimeWithoutSlowingWhatItDoesNotTouch) {
   const ModelSpec m = testing::Gpt(16, 4096, 32);  // fits one node of 32 GB GPUs under ZeRO-1 with t = 8
   const ClusterSpec c = testing::PaperCluster(1, 1, 8);
   const Calibration cal = testing::TestCalibration();
-  const VariantReport plain = EvaluateAnalyticVariant("plain", m, Zero1(), c, cal, Tp(8, false));
-  const VariantReport overlapped = EvaluateAnalyticVariant("overlap", m, Zero1(), c, cal, Tp(8, true));
+  const VariantReport plain = EvaluateAnalyticVariant("plain", {m, Zero1(), c, cal, Tp(8, false)});
+  const VariantReport overlapped = EvaluateAnalyticVariant("overlap", {m, Zero1(), c, cal, Tp(8, true)});
   ASSERT_TRUE(Ran(plain));
   ASSERT_TRUE(Ran(overlapped));
   EXPECT_LT(overlapped.iteration_time_s, plain.iteration_time_s);

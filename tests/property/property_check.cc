@@ -67,7 +67,7 @@ class Run {
 
  private:
   model::VariantReport Analytic(const io::Scenario& s, const io::Variant& v, const model::ClusterSpec& c) {
-    return model::EvaluateAnalyticVariant(v.name, v.model, v.zero, c, s.calibration, v.parallel);
+    return model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, c, s.calibration, v.parallel});
   }
 
   void Check(Property p, bool ok, const std::string& label, const std::string& what) {
@@ -153,7 +153,7 @@ class Run {
     ++c_.simulated;
     sim::SimRun run;
     StatusOr<model::VariantReport> r = sim::EvaluateSimVariant(
-        v.name, v.model, v.zero, s.cluster, s.calibration, sim::SimOptions{}, &run, v.parallel);
+        v.name, {v.model, v.zero, s.cluster, s.calibration, v.parallel}, sim::SimOptions{}, &run);
     Check(kEvaluates, r.ok(), d.label + " (sim)", r.ok() ? "" : r.status().message());
     if (!r.ok()) return;
     CheckInvariants(d.label + " (sim)", *r);

@@ -36,8 +36,8 @@ std::string ExplainCase(uint64_t seed, int index) {
   std::string out = d.label + "\n";
   if (v.parallel.pipeline > 1) return out + "a pipeline: its stages are replayed apart (not explained here)\n";
   sim::SimRun run;
-  StatusOr<model::VariantReport> r = sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration,
-                                                             sim::SimOptions{}, &run, v.parallel);
+  StatusOr<model::VariantReport> r = sim::EvaluateSimVariant(
+      v.name, {v.model, v.zero, s.cluster, s.calibration, v.parallel}, sim::SimOptions{}, &run);
   if (!r.ok()) return out + r.status().message();
   const model::Schedule& sch = run.schedule;
   const model::Timing a = model::EvaluateAnalytic(sch, s.cluster, s.calibration, /*timeline=*/true);

@@ -87,7 +87,7 @@ TEST(Bytes, TheSimReportCarriesTheMeasuredLinkLoad) {
   sim::SimOptions o;
   o.reduction = sim::Reduction::kFull;
   sim::SimRun run;
-  StatusOr<model::VariantReport> v = sim::EvaluateSimVariant("ZeRO++", m, z, c, TestCalibration(), o, &run);
+  StatusOr<model::VariantReport> v = sim::EvaluateSimVariant("ZeRO++", {m, z, c, TestCalibration()}, o, &run);
   ASSERT_TRUE(v.ok()) << v.status().message();
   const model::LinkLoadReport& l = v->link_load;
   ASSERT_TRUE(l.measured);
@@ -102,7 +102,7 @@ TEST(Bytes, TheSimReportCarriesTheMeasuredLinkLoad) {
   EXPECT_EQ(j["link_load_bytes"]["nic_carried"].get<double>(), l.nic_carried_bytes);
   EXPECT_EQ(j["link_load_bytes"]["nvlink_planned"].get<double>(), l.nvlink_planned_bytes);
 
-  const model::VariantReport a = model::EvaluateAnalyticVariant("ZeRO++", m, z, c, TestCalibration());
+  const model::VariantReport a = model::EvaluateAnalyticVariant("ZeRO++", {m, z, c, TestCalibration()});
   EXPECT_FALSE(io::VariantToJson(a).contains("link_load_bytes"));
 }
 

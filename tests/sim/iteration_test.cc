@@ -29,9 +29,9 @@ void ExpectDesNearAnalytic(int links) {
   ASSERT_EQ(s.cluster.total_gpus(), 384);
   for (const io::Variant& v : s.variants) {
     const model::VariantReport a =
-        model::EvaluateAnalyticVariant(v.name, v.model, v.zero, s.cluster, s.calibration);
+        model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, s.cluster, s.calibration});
     StatusOr<model::VariantReport> d =
-        sim::EvaluateSimVariant(v.name, v.model, v.zero, s.cluster, s.calibration, sim::SimOptions{});
+        sim::EvaluateSimVariant(v.name, {v.model, v.zero, s.cluster, s.calibration}, sim::SimOptions{});
     ASSERT_TRUE(d.ok()) << d.status().message();
     EXPECT_EQ(d->engine, "sim");
     EXPECT_NEAR(d->iteration_time_s / a.iteration_time_s, 1.0, 0.05)
@@ -58,9 +58,9 @@ TEST(Iteration, AnalyticWithinTwoPercentOfTheReplayForAnyBucketSize) {
         z.reduce_bucket_size = bucket;
         z.runtime.cuda_device_max_connections = queues;
         const model::VariantReport a =
-            model::EvaluateAnalyticVariant(v.name, v.model, z, s.cluster, s.calibration);
+            model::EvaluateAnalyticVariant(v.name, {v.model, z, s.cluster, s.calibration});
         StatusOr<model::VariantReport> d =
-            sim::EvaluateSimVariant(v.name, v.model, z, s.cluster, s.calibration, sim::SimOptions{});
+            sim::EvaluateSimVariant(v.name, {v.model, z, s.cluster, s.calibration}, sim::SimOptions{});
         ASSERT_TRUE(d.ok()) << d.status().message();
         EXPECT_NEAR(d->iteration_time_s / a.iteration_time_s, 1.0, 0.02)
             << v.name << " with buckets of " << bucket << " and " << queues << " hardware queue(s)";

@@ -84,7 +84,8 @@ TEST_F(PlanTest, TheBestSettingRangesOverEveryVariantOfTheSweep) {
     names.insert(c.best.name);
     const SweepPoint p = MakePoint(spec_, c.point);
     for (const io::Variant& v : p.variants) {
-      const model::VariantReport r = model::EvaluateAnalyticVariant(v.name, v.model, v.zero, p.cluster, p.calibration);
+      const model::VariantReport r =
+          model::EvaluateAnalyticVariant(v.name, {v.model, v.zero, p.cluster, p.calibration});
       if (r.feasible) {
         EXPECT_GE(c.best.tokens_per_s, r.tokens_per_s) << c.cluster << ": " << v.name;
       }
