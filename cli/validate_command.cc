@@ -72,7 +72,8 @@ int ValidateCommand(int argc, char** argv) {
        "to FILE; kernels/calibration/bands.json is compiled into the binary")
       ("nccl-points", po::value<std::string>(&nccl_points)->value_name("FILE"),
        "instead of scenarios: the network model against published NCCL bus bandwidths (FILE as written by "
-       "scripts/nccl_points_to_checks.py, e.g. scenarios/published/nccl_points.json)");
+       "scripts/nccl_points_to_checks.py, e.g. scenarios/published/nccl_points.json); with --contract, exit 1 "
+       "when a source breaks its [[nccl_limit]] or has none");
   AddEngineOptions(&opts, &engine_args, /*allow_both=*/true);
   AddVariantJobsOption(&opts, &jobs);
   po::options_description hidden;
@@ -80,13 +81,34 @@ int ValidateCommand(int argc, char** argv) {
   po::positional_options_description pos;
   pos.add("scenario", -1);
   if (std::optional<int> stop = ParseCommandLine("validate", argc, argv, opts, &hidden, &pos)) return *stop;
-  if (!nccl_points.empty()) {
-    StatusOr<std::string> table = study::CheckNcclPoints(nccl_points);
-    if (!table.ok()) {
-      fmt::print(stderr, "zerosim validate: error: {}\n", table.status().message());
+  // The contract, read before any work so that a malformed one stops the run at once.
+  std::optional<study::AccuracyContract> contract;
+  if (!contract_path.empty()) {
+    const std::optional<std::string> text = ReadOrSay(contract_path, "contract");
+    if (!text) return kExitUsage;
+    StatusOr<study::AccuracyContract> c = study::ParseAccuracyContract(*text, contract_path);
+    if (!c.ok()) {
+      fmt::print(stderr, "zerosim validate: error: {}\n", c.status().message());
       return kExitUsage;
     }
-    return Print("validate", *table) ? kExitOk : kExitFailed;
+    contract = std::move(c).value();
+  }
+  if (!nccl_points.empty()) {
+    StatusOr<study::NcclCheck> check = study::CheckNcclPoints(nccl_points);
+    if (!check.ok()) {
+      fmt::print(stderr, "zerosim validate: error: {}\n", check.status().message());
+      return kExitUsage;
+    }
+    if (!contract) return Print("validate", check->table) ? kExitOk : kExitFailed;
+    const study::ContractCheck held = study::CheckNcclContract(*contract, check->sources);
+    std::string out = fmt::format("{}\naccuracy contract {} (NCCL points):\n{}", check->table, contract_path, held.table);
+    if (held.failures.empty()) {
+      out += fmt::format("every NCCL source within its limits ({} limits)\n", contract->nccl_limits.size());
+    } else {
+      out += "CONTRACT BROKEN:\n";
+      for (const std::string& f : held.failures) out += fmt::format("  {}\n", f);
+    }
+    return Print("validate", out) && held.failures.empty() ? kExitOk : kExitFailed;
   }
   study::Engine engine = study::Engine::kAnalytic;
   sim::SimOptions sim_options;
@@ -106,17 +128,6 @@ int ValidateCommand(int argc, char** argv) {
     return kExitUsage;
   }
   const bool discover = files.empty();
-  std::optional<study::AccuracyContract> contract;
-  if (!contract_path.empty()) {
-    const std::optional<std::string> text = ReadOrSay(contract_path, "contract");
-    if (!text) return kExitUsage;
-    StatusOr<study::AccuracyContract> c = study::ParseAccuracyContract(*text, contract_path);
-    if (!c.ok()) {
-      fmt::print(stderr, "zerosim validate: error: {}\n", c.status().message());
-      return kExitUsage;
-    }
-    contract = std::move(c).value();
-  }
 
   std::vector<study::PointResult> points;
   std::vector<model::Report> reports;

@@ -13,6 +13,10 @@
 //   worst_max = 0.12                   # optional: largest |error| at most this
 //   mean_signed_max = 0.05             # optional: |mean signed error| at most this
 //   reason = "..."                     # why this value: the target, or today's value and the target
+//
+//   [[nccl_limit]]                     # the network model against published NCCL measurements
+//   source = "all"                     # a source of `zerosim validate --nccl-points` (as its summary names it)
+//   median_max = 0.25                  # and optional worst_max, mean_signed_max, as above; reason
 #pragma once
 
 #include <string>
@@ -20,6 +24,7 @@
 
 #include "model/io/loaders.h"
 #include "model/status.h"
+#include "study/nccl_check.h"
 #include "study/validation.h"
 
 namespace zerosim::study {
@@ -35,9 +40,20 @@ struct AccuracyLimit {
   std::string place;  // "file:line:col" of its [[limit]], for messages
 };
 
+// A limit on the bus-bandwidth errors of one source of the NCCL points (study/nccl_check.h NcclSummary).
+struct NcclLimit {
+  std::string source;
+  double median_max = 0;
+  double worst_max = -1;        // < 0: not limited
+  double mean_signed_max = -1;  // < 0: not limited
+  std::string reason;
+  std::string place;
+};
+
 struct AccuracyContract {
   std::string path;
   std::vector<AccuracyLimit> limits;
+  std::vector<NcclLimit> nccl_limits;
 };
 
 // Reads a contract; errors name file, line and key (a duplicate group x metric x engine is an error).
@@ -56,5 +72,9 @@ struct ContractCheck {
 // validation group is under contract.
 ContractCheck CheckAccuracyContract(const AccuracyContract& contract, const std::vector<PointResult>& points,
                                     bool full_run);
+
+// Checks the NCCL points' summaries against the contract's [[nccl_limit]]s: every limit's source must be among
+// `sources`, and every source of `sources` must have a limit.
+ContractCheck CheckNcclContract(const AccuracyContract& contract, const std::vector<NcclSummary>& sources);
 
 }  // namespace zerosim::study

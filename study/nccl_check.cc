@@ -95,7 +95,7 @@ double PredictedBusBw(const std::string& collective, const std::string& algorith
 
 }  // namespace
 
-StatusOr<std::string> CheckNcclPoints(const std::string& path) {
+StatusOr<NcclCheck> CheckNcclPoints(const std::string& path) {
   std::ifstream in(path);
   if (!in) return Status::Error(fmt::format("{}: cannot read", path));
   std::stringstream text;
@@ -139,20 +139,36 @@ StatusOr<std::string> CheckNcclPoints(const std::string& path) {
     by_source[r.source.substr(0, 60)].push_back(r.error());
     all.push_back(r.error());
   }
-  auto summary = [](std::vector<double> e) {
+  NcclCheck check;
+  auto summarise = [](const std::string& source, std::vector<double> e) {
+    NcclSummary m;
+    m.source = source;
+    m.n = static_cast<int>(e.size());
     double sum = 0;
     for (double x : e) sum += x;
     for (double& x : e) x = std::abs(x);
     std::sort(e.begin(), e.end());
     const size_t n = e.size();
-    const double median = n % 2 == 1 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
-    return fmt::format("{:>4} {:>8.1f}% {:>+10.1f}%", n, 100 * median, 100 * sum / static_cast<double>(n));
+    m.median_abs = n % 2 == 1 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+    m.worst_abs = e.back();
+    m.mean_signed = sum / static_cast<double>(n);
+    return m;
+  };
+  auto line = [](const NcclSummary& m) {
+    return fmt::format("{:<62} {:>4} {:>8.1f}% {:>+10.1f}%", m.source, m.n, 100 * m.median_abs, 100 * m.mean_signed);
   };
   out += fmt::format("\n{:<62} {:>4} {:>9} {:>11}\n", "source (bus bandwidth, ZeroSim vs measured)", "n",
                      "median|e|", "mean signed");
-  for (const auto& [source, errors] : by_source) out += fmt::format("{:<62} {}\n", source, summary(errors));
-  if (!all.empty()) out += fmt::format("{:<62} {}   [target: median within 15%]\n", "all", summary(all));
-  return out;
+  for (const auto& [source, errors] : by_source) {
+    check.sources.push_back(summarise(source, errors));
+    out += line(check.sources.back()) + "\n";
+  }
+  if (!all.empty()) {
+    check.sources.push_back(summarise("all", all));
+    out += line(check.sources.back()) + "   [target: median within 15%]\n";
+  }
+  check.table = std::move(out);
+  return check;
 }
 
 }  // namespace zerosim::study

@@ -5,13 +5,27 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/status.h"
 
 namespace zerosim::study {
 
-// The per-point table and the per-source summary (n, median |error|, mean signed error), as text. Errors: an
-// unreadable or malformed file, naming the JSON path.
-StatusOr<std::string> CheckNcclPoints(const std::string& path);
+// One source's points (or "all" of them): bus-bandwidth errors, ZeroSim over measured minus 1.
+struct NcclSummary {
+  std::string source;  // the source and its benchmark, as the table names it; "all" for every point
+  int n = 0;
+  double median_abs = 0;
+  double worst_abs = 0;
+  double mean_signed = 0;
+};
+
+struct NcclCheck {
+  std::string table;                 // the per-point table and the per-source summary, as text
+  std::vector<NcclSummary> sources;  // per source in the table's order, then "all"
+};
+
+// Every point of the file timed and compared. Errors: an unreadable or malformed file, naming the JSON path.
+StatusOr<NcclCheck> CheckNcclPoints(const std::string& path);
 
 }  // namespace zerosim::study

@@ -117,5 +117,58 @@ TEST(AccuracyContract, EveryGroupUnderContractAndNoLimitWithoutPointsOnAFullRun)
                   .failures.empty());
 }
 
+// The NCCL points' limits ([[nccl_limit]]): read with the group limits, each source checked on its median, worst
+// and mean signed error; a source without a limit and a limit without a source fail.
+TEST(AccuracyContract, NcclLimitsGateEachSource) {
+  const std::string text = std::string(kContract) + R"(
+[[nccl_limit]]
+source = "all"
+median_max = 0.20
+mean_signed_max = 0.10
+reason = "today's value"
+
+[[nccl_limit]]
+source = "s1 [nccl-tests]"
+median_max = 0.10
+worst_max = 0.30
+reason = "today's value"
+)";
+  StatusOr<AccuracyContract> c = ParseAccuracyContract(text, "c.toml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->nccl_limits.size(), 2u);
+  EXPECT_LT(c->nccl_limits[0].worst_max, 0);  // not limited
+  EXPECT_EQ(c->nccl_limits[1].place, "c.toml:22:1");
+
+  auto summary = [](const std::string& source, double median, double worst, double mean) {
+    NcclSummary m;
+    m.source = source;
+    m.n = 4;
+    m.median_abs = median;
+    m.worst_abs = worst;
+    m.mean_signed = mean;
+    return m;
+  };
+  EXPECT_TRUE(CheckNcclContract(*c, {summary("s1 [nccl-tests]", 0.08, 0.25, -0.05), summary("all", 0.15, 9.0, 0.08)})
+                  .failures.empty());
+  const ContractCheck worse =
+      CheckNcclContract(*c, {summary("s1 [nccl-tests]", 0.08, 0.35, -0.05), summary("all", 0.15, 9.0, -0.12)});
+  ASSERT_EQ(worse.failures.size(), 2u);
+  EXPECT_NE(worse.failures[0].find("c.toml:16:1"), std::string::npos) << worse.failures[0];  // "all" first: file order
+  EXPECT_NE(worse.failures[0].find("|mean signed error| 12.00% > 10.00%"), std::string::npos) << worse.failures[0];
+  EXPECT_NE(worse.failures[1].find("worst |error| 35.00% > 30.00%"), std::string::npos) << worse.failures[1];
+  const ContractCheck unlimited =
+      CheckNcclContract(*c, {summary("s1 [nccl-tests]", 0.08, 0.25, 0), summary("s2 [torch]", 0.01, 0.01, 0)});
+  ASSERT_EQ(unlimited.failures.size(), 2u);
+  EXPECT_NE(unlimited.failures[0].find("\"all\": no such source"), std::string::npos) << unlimited.failures[0];
+  EXPECT_NE(unlimited.failures[1].find("\"s2 [torch]\": no [[nccl_limit]]"), std::string::npos) << unlimited.failures[1];
+
+  const StatusOr<AccuracyContract> twice = ParseAccuracyContract(
+      std::string(kContract) + "[[nccl_limit]]\nsource = \"all\"\nmedian_max = 0.2\nreason = \"r\"\n"
+                               "[[nccl_limit]]\nsource = \"all\"\nmedian_max = 0.3\nreason = \"r\"\n",
+      "c.toml");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("a second limit for NCCL source"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace zerosim::study
