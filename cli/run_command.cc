@@ -14,10 +14,10 @@
 #include "model/io/report_json.h"
 #include "model/io/report_table.h"
 #include "model/io/sweep.h"
-#include "model/report/batch_search.h"
 #include "model/spec/feasibility.h"
 #include "model/units.h"
 #include "sim/chrome_trace.h"
+#include "study/batch_search_table.h"
 #include "study/output_format.h"
 #include "study/scenario_runner.h"
 #include "study/sweep_grid.h"
@@ -83,45 +83,6 @@ Status ResolveRunEngine(const RunArgs& a, study::Engine* engine, sim::SimOptions
   }
   o->trace_ranks = *ranks;
   return Status::Ok();
-}
-
-// --search-batch: replaces each variant's micro-batch and accumulation by the search's
-// (model/report/batch_search.h) and returns the table of what was found. A variant that cannot be evaluated
-// keeps its settings. With a global batch (> 0), `unreachable` gets the first variant that cannot train
-// exactly that many sequences per step, with the reason.
-std::string SearchBatches(io::Scenario* s, int64_t global_batch, std::string* unreachable) {
-  std::string out = fmt::format(
-      "batch search: the largest micro-batch (sequences per GPU) that fits {:.1f} GiB of HBM{}\n"
-      "  {:<24} {:>11} {:>12} {:>12} {:>8} {:>7} {:>8}  {}\n",
-      s->cluster.gpu.hbm_bytes / kGiB,
-      global_batch > 0 ? fmt::format(", and the accumulation for {} sequences per step", global_batch) : "",
-      "variant", "largest fit", "memory GiB", "at +1 GiB", "micro", "accum.", "global", "note");
-  for (io::Variant& v : s->variants) {
-    if (!io::ValidateVariant(*s, v).empty()) {
-      out += fmt::format("  {:<24} {:>11}\n", v.name, "-");
-      continue;
-    }
-    const model::BatchSearchResult r =
-        model::SearchBatch(v.model, v.zero, s->cluster, global_batch, v.parallel);
-    if (r.fits) {
-      v.zero.train_micro_batch_size_per_gpu = r.micro_batch;
-      v.zero.gradient_accumulation_steps = r.gradient_accumulation_steps;
-    }
-    if (global_batch > 0 && r.global_batch != global_batch && unreachable->empty()) {
-      *unreachable =
-          fmt::format("variant \"{}\": {}", v.name, r.reason.empty() ? "it does not fit" : r.reason);
-    }
-    out += fmt::format("  {:<24} {:>11} {:>12.1f} {:>12} {:>8} {:>7} {:>8}  {}\n", v.name,
-                       r.largest_micro_batch, r.memory.total_bytes / kGiB,
-                       r.next_total_bytes > 0 ? fmt::format("{:.1f}", r.next_total_bytes / kGiB) : "-",
-                       v.zero.train_micro_batch_size_per_gpu, v.zero.gradient_accumulation_steps,
-                       // Sequences per step: micro-batch x accumulation x the data-parallel ranks (GPUs / (t p)),
-                       // as the search counts them (model/report/batch_search.h).
-                       static_cast<int64_t>(v.zero.train_micro_batch_size_per_gpu) *
-                           v.zero.gradient_accumulation_steps * v.parallel.data_parallel(s->cluster.total_gpus()),
-                       r.reason);
-  }
-  return out + "\n";
 }
 
 }  // namespace
@@ -220,12 +181,13 @@ int RunCommand(int argc, char** argv) {
   }
   std::string search_table;
   if (s.ok() && a.search_batch) {
-    std::string unreachable;
-    search_table = SearchBatches(&s.value(), std::max<int64_t>(0, a.global_batch), &unreachable);
+    const study::BatchSearchTable searched =
+        study::SearchScenarioBatches(&s.value(), std::max<int64_t>(0, a.global_batch));
+    search_table = searched.text;
     // A variant run at another batch would answer another question: the run is refused, saying which.
-    if (!unreachable.empty()) {
+    if (!searched.unreachable.empty()) {
       s = Status::Error(fmt::format("--global-batch {}: no setting trains exactly that batch: {}",
-                                    a.global_batch, unreachable));
+                                    a.global_batch, searched.unreachable));
     }
   }
   if (!s.ok()) {

@@ -31,6 +31,8 @@ BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const Clu
   BatchSearchResult r;
   r.micro_batch = z.train_micro_batch_size_per_gpu;
   r.gradient_accumulation_steps = z.gradient_accumulation_steps;
+  const int64_t p = l.data_parallel(c.total_gpus());  // the data-parallel ranks, P / (t p)
+  r.global_batch = static_cast<int64_t>(r.micro_batch) * r.gradient_accumulation_steps * p;  // until found
   const double hbm = c.gpu.hbm_bytes;
   auto fits = [&](int b, MemoryBreakdown* out) {
     *out = MemoryAtMicroBatch(m, z, c, b, l);
@@ -70,7 +72,6 @@ BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const Clu
   r.largest_micro_batch = static_cast<int>(lo);
   r.memory = lo_memory;
   r.next_total_bytes = hi <= kMaxMicroBatch ? hi_memory.total_bytes : 0;
-  const int64_t p = l.data_parallel(c.total_gpus());  // the data-parallel ranks, P / (t p)
   r.micro_batch = r.largest_micro_batch;
   if (target_global_batch <= 0) {
     r.global_batch = static_cast<int64_t>(r.micro_batch) * r.gradient_accumulation_steps * p;

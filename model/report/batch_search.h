@@ -30,7 +30,9 @@ struct BatchSearchResult {
   // over b * P accumulation steps.
   int micro_batch = 0;
   int gradient_accumulation_steps = 1;
-  int64_t global_batch = 0;  // micro_batch * gradient_accumulation_steps * P sequences per optimizer step
+  // micro_batch * gradient_accumulation_steps * d sequences per optimizer step (d = P / (t p)); when nothing fits,
+  // the configuration's own
+  int64_t global_batch = 0;
   std::string reason;  // non-empty: why nothing fits, or why the target cannot be met (settings unchanged)
 };
 

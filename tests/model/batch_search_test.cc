@@ -72,6 +72,17 @@ TEST(BatchSearch, NothingFitsIsAResultWithAReason) {
   EXPECT_FALSE(r.fits);
   EXPECT_EQ(r.largest_micro_batch, 0);
   EXPECT_NE(r.reason.find("one sequence per GPU needs"), std::string::npos) << r.reason;
+  // The settings stay the configuration's, and so does the global batch the result reports (study/
+  // batch_search_table.h prints it): micro-batch x accumulation x the 32 data-parallel ranks.
+  EXPECT_EQ(r.micro_batch, k.z.train_micro_batch_size_per_gpu);
+  EXPECT_EQ(r.global_batch,
+            static_cast<int64_t>(k.z.train_micro_batch_size_per_gpu) * k.z.gradient_accumulation_steps * 32);
+  // With a layout, the data-parallel ranks are P / (t p): 32 / (2 x 2) = 8.
+  ParallelLayout l;
+  l.tensor = 2;
+  l.pipeline = 2;
+  const BatchSearchResult tp_pp = SearchBatch(k.m, k.z, k.c, 0, l);
+  EXPECT_EQ(tp_pp.global_batch, static_cast<int64_t>(tp_pp.micro_batch) * tp_pp.gradient_accumulation_steps * 8);
 }
 
 TEST(BatchSearch, HpzSecondaryCopyCostsMicroBatches) {
