@@ -45,7 +45,9 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int
   const int unit = l.level_nodes.empty() ? 1 : l.level_nodes.back();
   // Shard groups over several nodes must tile the shrunk platform at least twice, so that every replica
   // ring keeps a cross-node edge out of every node as on the real cluster.
-  const int shard_nodes = shard > c.gpus_per_node ? shard / c.gpus_per_node : 1;
+  // The shard group counts DP ranks, N' = N / t of them a node (placement.h DpRanksPerNode).
+  const int dp_per_node = model::DpRanksPerNode(l.grid());
+  const int shard_nodes = shard > dp_per_node ? shard / dp_per_node : 1;
   const bool can_shrink = c.nodes % unit == 0 && c.nodes >= 2 * unit && (2 * unit) % shard_nodes == 0 &&
                           2 * unit >= 2 * shard_nodes && tensor <= c.gpus_per_node;
   int slow_classes = 1;
@@ -59,7 +61,8 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int
       if (can_shrink) l.sim_nodes = 2 * unit;
       // Groups inside a unit (hpZ, shard groups) must tile it for the mirror image to be a group.
       const int unit_gpus = unit * c.gpus_per_node;
-      l.folded = can_shrink && o.fold_units && unit_gpus % hpz == 0 && (shard <= 0 || unit_gpus % shard == 0);
+      l.folded = can_shrink && o.fold_units && unit_gpus % hpz == 0 &&
+                 (shard <= 0 || (unit * dp_per_node) % shard == 0);
     } else if (hpz_in_node && can_shrink && slow_classes <= 2 * unit) {
       l.symmetric = true;
       l.sim_nodes = 2 * unit;

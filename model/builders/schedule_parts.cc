@@ -86,8 +86,14 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
       }
     }
   }
-  if (HasShardGroup(z.strategy))
-    s->shard_group_size = GroupSize(GroupKind::kShard, c, 1, z.shard_group_size());
+  // The shard group in DP ranks of one TP rank's data-parallel group (placement.h: N' = N / t of them a node),
+  // one node's (N') where the strategy's key leaves it at 0.
+  if (HasShardGroup(z.strategy)) {
+    s->shard_group_size = GroupSize(GroupKind::kShard, RankGrid{.nodes = c.nodes,
+                                                                .gpus_per_node = c.gpus_per_node,
+                                                                .shard = z.shard_group_size(),
+                                                                .tensor = c.tensor});
+  }
   // Each state over the ranks the strategy divides it across (strategy.h TraitsOf).
   const StrategyTraits& traits = TraitsOf(z.strategy);
   auto shards = [s](ShardOver over) {

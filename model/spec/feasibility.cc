@@ -386,12 +386,6 @@ std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z,
   }
   if (l.pipeline > 1 && rlhf)
     return refuse("pipeline", "RLHF phases with pipeline > 1 are not modelled (issue 22)");
-  if (HasShardGroup(z.strategy)) {
-    return refuse("tensor",
-                  fmt::format("strategy \"{}\" with tensor > 1 is not modelled yet (issue 22): its shard "
-                              "groups inside the data-parallel group",
-                              StrategyName(z.strategy)));
-  }
   if (rlhf) return refuse("tensor", "RLHF phases with tensor > 1 are not modelled (issue 22)");
   return {};
 }

@@ -84,12 +84,10 @@ std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, cons
 std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, const ZeroConfig& z,
                                  const ClusterSpec& c);
 
-// What the engines model of a valid layout (issue 22): tensor parallelism (steps 3-4) under a strategy
-// that shards over the whole data-parallel group (zero1/2/3, FSDP but HYBRID_SHARD, FSDP2); pipeline
-// parallelism under DeepSpeed's zero1 and FSDP2 (both engines; the SimGrid replay refuses perturbations with
-// p > 1, sim/sim_evaluate.h); not FSDP1's strategies with p > 1, not MiCS's or HSDP's shard groups with t >
-// 1, not the RLHF phases
-// (`rlhf`) with t > 1 or p > 1. Anything else is a kNotModelled problem (an infeasible result with the
+// What the engines model of a valid layout (issue 22): tensor parallelism (steps 3-4) under every strategy (MiCS's
+// and HSDP's shard groups inside one TP rank's data-parallel group, issue 36); pipeline parallelism under
+// DeepSpeed's zero1 and FSDP2 (both engines; the SimGrid replay refuses perturbations with p > 1,
+// sim/sim_evaluate.h); not FSDP1's strategies with p > 1, not the RLHF phases (`rlhf`) with t > 1 or p > 1. Anything else is a kNotModelled problem (an infeasible result with the
 // reason), never evaluated as data parallel: a scenario with such a layout loads, and its variants' reports
 // say why they were not evaluated.
 std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z, bool rlhf);
