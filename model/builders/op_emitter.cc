@@ -10,6 +10,7 @@ namespace zerosim::model {
 OpEmitter::OpEmitter(Schedule* s, const RankShape& shape, int hpz_size)
     : s_(s), shape_(shape), hpz_size_(hpz_size) {
   std::fill(std::begin(tail_), std::end(tail_), -1);
+  s_->hpz_group_size = hpz_size;  // the builder's declaration: the group the replay places kHpz's rings in
 }
 
 int OpEmitter::group_size(GroupKind g) const {

@@ -3,7 +3,8 @@
 // the public model API.
 //
 // Every GPU op automatically depends on the host's latest op: a kernel cannot start before the host
-// thread has issued it.
+// thread has issued it. The builder declares the schedule's hpZ group when it makes its emitter (`hpz_size`,
+// written to Schedule::hpz_group_size: 1 for builders without hpZ); no group size is read from emitted ops.
 #pragma once
 
 #include <initializer_list>

@@ -83,8 +83,6 @@ std::vector<CompactOp> CompactOps(const std::vector<Op>& ops, size_t num_collect
 }
 
 void ClassifyCollective(Schedule* s, CollectiveSpec* coll) {
-  if (coll->group == GroupKind::kHpz)
-    s->hpz_group_size = coll->group_size;  // the replay's placement reads it
   for (const CollectiveSpec& k : s->collective_classes) {
     if (k.SameCollective(*coll)) {
       coll->collective_class = k.collective_class;

@@ -204,7 +204,7 @@ struct Schedule {
   // d = P / t, the ranks the strategy shards over.
   int data_parallel_size() const { return layout().data_parallel(world_size); }
   int shard_group_size = 0;  // s of GroupKind::kShard / kReplica (MiCS, HSDP); 0 without such groups
-  int hpz_group_size = 1;    // ranks of GroupKind::kHpz where the schedule has such collectives, else 1
+  int hpz_group_size = 1;    // ranks of GroupKind::kHpz, as the builder declares it (OpEmitter); 1 without hpZ
   int hardware_queues = 8;   // ZeroConfig::cuda_device_max_connections (1: GPU ops dispatch in issue order)
   int micro_steps = 0;       // gradient accumulation steps
   double tokens_per_micro_step = 0;   // per GPU
@@ -228,8 +228,8 @@ struct Schedule {
 };
 
 // Sets `coll->collective_class` to the class of `s` equal to it (CollectiveSpec::SameCollective), adding the
-// class when `s` has none yet; records the hpZ group's size (Schedule::hpz_group_size) when `coll` spans one.
-// OpEmitter calls it for every collective it emits; schedules built by hand (tests) call it too.
+// class when `s` has none yet. OpEmitter calls it for every collective it emits; schedules built by hand (tests)
+// call it too. It reads nothing into the schedule's group sizes: the builder declares those.
 void ClassifyCollective(Schedule* s, CollectiveSpec* coll);
 
 // A short human-readable name of op `index`, e.g. "fwd L3 mlp.dense_h_to_4h all_gather(global)".

@@ -27,7 +27,7 @@ void ExpectMatchesClosedForm(const model::ClusterSpec& c, sim::Reduction reducti
       const model::Op op = CollectiveOp(c, k.kind, k.group, bytes, /*hpz=*/c.gpus_per_node / 2);
       sim::SimOptions o;
       o.reduction = reduction;
-      const double des = SimulatedTime(ScheduleOf(c, {op}), c, o);
+      const double des = SimulatedTime(ScheduleOf(c, {op}, c.gpus_per_node / 2), c, o);
       const double closed = AnalyticTime(op, c);
       EXPECT_NEAR(des / closed, 1.0, 1e-6) << c.total_gpus() << " GPUs, " << model::CollectiveKindName(k.kind)
                                            << " over " << model::GroupKindName(k.group) << ", " << bytes << " B";
@@ -71,8 +71,8 @@ TEST(Collective, MacroFlowEqualsStepLevelUnderContention) {
       CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kHpz, 4e9, 16, model::Queue::kNcclHpz);
   sim::SimOptions step;
   step.fidelity = sim::Fidelity::kStep;
-  const double macro_s = SimulatedTime(ScheduleOf(c, {global, hpz}), c);
-  const double step_s = SimulatedTime(ScheduleOf(c, {global, hpz}), c, step);
+  const double macro_s = SimulatedTime(ScheduleOf(c, {global, hpz}, 16), c);
+  const double step_s = SimulatedTime(ScheduleOf(c, {global, hpz}, 16), c, step);
   EXPECT_NEAR(step_s / macro_s, 1.0, 0.01);
 }
 

@@ -23,7 +23,7 @@ TEST(ConcurrentGroups, EveryInstanceOfEachCollectiveRunsOnce) {
   const model::Op hpz =
       CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kHpz, 1e8, 4, model::Queue::kNcclHpz);
   const model::Op global = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kGlobal, 1e8);
-  const model::Schedule s = ScheduleOf(c, {compute, hpz, global});
+  const model::Schedule s = ScheduleOf(c, {compute, hpz, global}, 4);
   const model::TierVolumes want = model::SumTraffic(s, c);
   for (sim::Reduction r : {sim::Reduction::kFull, sim::Reduction::kClasses, sim::Reduction::kSymmetric}) {
     sim::SimOptions o;

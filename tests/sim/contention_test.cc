@@ -60,7 +60,7 @@ TEST(Contention, HpzIntraNodeGathersDoNotSlowCrossNodeLinks) {
   model::Op global = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kGlobal, 1.5e9);
   model::Op hpz = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kHpz, 16e9, 16, model::Queue::kNcclHpz);
   hpz.purpose = model::Purpose::kBackwardAllGather;
-  StatusOr<sim::SimResult> r = sim::SimulateIsolated(ScheduleOf(c, {global, hpz}), c, TestCalibration(), {});
+  StatusOr<sim::SimResult> r = sim::SimulateIsolated(ScheduleOf(c, {global, hpz}, 16), c, TestCalibration(), {});
   ASSERT_TRUE(r.ok()) << r.status().message();
   // The two overlap (hpZ's 16 GB over NVSwitch takes about as long as the ring's 1.5 GB over the NIC)...
   EXPECT_GT(r->timing.finish_s[1], 0.5 * r->timing.finish_s[0]);

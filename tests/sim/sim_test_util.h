@@ -74,9 +74,11 @@ inline sim::Perturbations DegradedNicAndSecondJob(int slow_node, double slowdown
   return p;
 }
 
-// A schedule holding `ops` (issued at time 0 unless they depend on each other).
-inline model::Schedule ScheduleOf(const model::ClusterSpec& c, std::vector<model::Op> ops) {
+// A schedule holding `ops` (issued at time 0 unless they depend on each other), declaring an hpZ group of `hpz`
+// ranks as a builder does (the size its kHpz ops were made with, CollectiveOp's `hpz`).
+inline model::Schedule ScheduleOf(const model::ClusterSpec& c, std::vector<model::Op> ops, int hpz = 1) {
   model::Schedule s;
+  s.hpz_group_size = hpz;
   for (model::Op& op : ops) {
     if (op.kind == model::OpKind::kCollective) model::ClassifyCollective(&s, &op.coll);  // as OpEmitter does
   }
