@@ -14,8 +14,8 @@ OpEmitter::OpEmitter(Schedule* s, const RankShape& shape, int hpz_size)
 }
 
 int OpEmitter::group_size(GroupKind g) const {
-  if (shape_.tensor == 1) return GroupSize(g, shape_, hpz_size_, s_->shard_group_size);
-  // One TP rank's groups: the data-parallel kinds inside its DP group (placement.h, tp-dp-pp order).
+  // One TP rank's groups: the data-parallel kinds inside its DP group (placement.h, tp-dp-pp order; at t = 1 the
+  // whole cluster).
   const RankGrid grid{.nodes = shape_.nodes,
                       .gpus_per_node = shape_.gpus_per_node,
                       .hpz = hpz_size_,

@@ -301,10 +301,6 @@ int InstanceOf(GroupKind group, int rank, const RankGrid& g) {
   return (c.pp * g.tensor + c.tp) * FlatInstances(group, dp) + FlatInstanceOf(group, c.dp, dp);
 }
 
-int GroupSize(GroupKind group, const RankShape& shape, int hpz_size, int shard_size) {
-  return GroupSize(group, RankGrid{shape.nodes, shape.gpus_per_node, hpz_size, shard_size});
-}
-
 int GroupSize(GroupKind group, const RankGrid& g) {
   if (IsLayoutKind(group)) return LayoutSize(group, g);
   const RankGrid dp = DpGrid(g);

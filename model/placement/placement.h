@@ -137,13 +137,9 @@ int InstanceOf(GroupKind group, int rank, const RankGrid& grid);
 // The nodes `members` (ranks, in ring order) sit on, each once, in ring order.
 std::vector<int> NodesOf(const std::vector<int>& members, int gpus_per_node);
 
-// Number of ranks in `group` on `cluster` at t = p = 1 (hpz_size used for GroupKind::kHpz; shard_size, the
-// ranks of a shard group, for kShard, kReplica and kShardCrossNode, 0 meaning one node; the layout kinds are
-// groups of one rank). Equals the RankGrid overload on that shape with those hpz and shard and t = p = 1.
-int GroupSize(GroupKind group, const RankShape& shape, int hpz_size, int shard_size = 0);
-
 // Number of ranks in one instance of `group` on `grid`: t (kTensor), p (kPipeline), min(p, 2) (kEmbedding),
-// else the data-parallel kind's size inside the DP group's virtual cluster. Precondition:
+// else the data-parallel kind's size inside the DP group's virtual cluster (at t = p = 1 the cluster itself:
+// hpz for kHpz, the shard size or one node for kShard, ...). Precondition:
 // StagesAlignWithNodes(grid).
 int GroupSize(GroupKind group, const RankGrid& grid);
 

@@ -18,7 +18,7 @@ CollectiveSpec Spec(CollectiveKind kind, GroupKind group, const ClusterSpec& c, 
   CollectiveSpec s;
   s.kind = kind;
   s.group = group;
-  s.group_size = GroupSize(group, c, hpz);
+  s.group_size = GroupSize(group, GridOf(c, hpz));
   s.buffer_bytes = buffer_bytes;
   return s;
 }

@@ -333,7 +333,7 @@ TEST(PlacementLayout, WithoutTensorOrPipelineEveryKindIsAsBefore) {
         EXPECT_EQ(GroupMembers(kind, i, old_grid), m);
         for (int r : m) EXPECT_EQ(InstanceOf(kind, r, g), i);
       }
-      const int size = GroupSize(kind, k.c, k.grid.hpz, k.grid.shard);
+      const int size = GroupSize(kind, k.grid);
       EXPECT_EQ(GroupSize(kind, g), size);
       const GroupPlacement a = PlaceGroup(kind, size, k.c);
       const GroupPlacement b = PlaceGroup(kind, g, k.c);

@@ -76,7 +76,7 @@ TEST(Placement, InstancesPartitionTheRanksInNodeMajorRingOrder) {
   for (const Case& k : Cases()) {
     for (GroupKind kind : kKinds) {
       SCOPED_TRACE(k.name + " " + GroupKindName(kind));
-      const int g = GroupSize(kind, k.c, k.grid.hpz, k.grid.shard);
+      const int g = GroupSize(kind, k.grid);
       std::vector<int> seen(static_cast<size_t>(k.grid.ranks()), 0);
       const std::vector<std::vector<int>> instances = Instances(kind, k.grid);
       EXPECT_EQ(static_cast<int>(instances.size()) * g, k.grid.ranks());
@@ -118,7 +118,7 @@ TEST(Placement, PlaceGroupCountsWhatTheMembersSpan) {
   for (const Case& k : Cases()) {
     for (GroupKind kind : kKinds) {
       SCOPED_TRACE(k.name + " " + GroupKindName(kind));
-      const int g = GroupSize(kind, k.c, k.grid.hpz, k.grid.shard);
+      const int g = GroupSize(kind, k.grid);
       const GroupPlacement pl = PlaceGroup(kind, g, k.c);
       const std::vector<std::vector<int>> instances = Instances(kind, k.grid);
       EXPECT_EQ(pl.instances, static_cast<int>(instances.size()));
@@ -147,7 +147,7 @@ TEST(Placement, PlaceGroupCountsWhatTheMembersSpan) {
 // Traffic counted edge by edge: every member of every instance sends `per_edge` to its ring successor.
 Traffic EnumeratedRing(GroupKind kind, const Case& k, double buffer_bytes, int rounds) {
   Traffic t;
-  const int g = GroupSize(kind, k.c, k.grid.hpz, k.grid.shard);
+  const int g = GroupSize(kind, k.grid);
   if (g <= 1) return t;
   const int n = k.c.gpus_per_node;
   const double per_edge = rounds * (g - 1) * (buffer_bytes / g);
@@ -186,7 +186,7 @@ TEST(Placement, RingTrafficEqualsTheEnumeratedRingEdges) {
       {CollectiveKind::kAllGather, 1}, {CollectiveKind::kReduceScatter, 1}, {CollectiveKind::kAllReduce, 2}};
   for (const Case& k : Cases()) {
     for (GroupKind kind : kKinds) {
-      const int g = GroupSize(kind, k.c, k.grid.hpz, k.grid.shard);
+      const int g = GroupSize(kind, k.grid);
       const double buffer_bytes = 1024.0 * g;  // chunks of whole bytes: every sum below is exact
       for (const auto& ring : rings) {
         SCOPED_TRACE(k.name + " " + GroupKindName(kind) + " rounds " + std::to_string(ring.rounds));
@@ -209,7 +209,7 @@ TEST(Placement, AllToAllTrafficEqualsTheEnumeratedPairs) {
   for (const Case& k : Cases()) {
     for (GroupKind kind : {GroupKind::kLocal, GroupKind::kCrossNode}) {
       SCOPED_TRACE(k.name + " " + GroupKindName(kind));
-      const int g = GroupSize(kind, k.c, k.grid.hpz, k.grid.shard);
+      const int g = GroupSize(kind, k.grid);
       const double buffer_bytes = 1024.0 * g;
       const int n = k.c.gpus_per_node;
       const bool fat = k.c.fabric.kind == FabricKind::kFatTree;

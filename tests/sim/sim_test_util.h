@@ -36,7 +36,7 @@ inline model::Op CollectiveOp(const model::ClusterSpec& c, model::CollectiveKind
   op.purpose = model::Purpose::kForwardAllGather;
   op.coll.kind = kind;
   op.coll.group = group;
-  op.coll.group_size = model::GroupSize(group, c, hpz);
+  op.coll.group_size = model::GroupSize(group, model::GridOf(c, hpz));
   op.coll.buffer_bytes = buffer_bytes;
   return op;
 }
