@@ -172,6 +172,26 @@ NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c)
   return shape;
 }
 
+NcclCommShape CommShapeOf(const CollectiveSpec& s, const ClusterSpec& c) {
+  if (s.tensor == 1) return CommShapeOf(s.group, s.group_size, c);
+  if (s.group_size <= 1) return {1, 1};
+  const RankGrid grid = GridOfCollective(s, c);
+  const GroupPlacement pl = PlaceGroup(s.group, grid, c);
+  NcclCommShape shape = pl.nodes > 1 ? NcclCommShape{std::max(1, s.group_size / pl.nodes), pl.nodes}
+                                     : NcclCommShape{s.group_size, 1};
+  // The members of instance 0 on its first node may be strided by t: count the rails they leave through.
+  if (c.nic.count > 0 && c.gpus_per_node > 0) {
+    const int n = c.gpus_per_node;
+    const std::vector<int> members = GroupMembers(s.group, 0, grid);
+    std::set<int> rails;
+    for (int m : members) {
+      if (m / n == members.front() / n) rails.insert(RailOf(m % n, n, c.nic.count));
+    }
+    shape.rails = static_cast<int>(rails.size());
+  }
+  return shape;
+}
+
 NcclCommChannels CommChannels(const ClusterSpec& c, const NcclCommShape& shape) {
   NcclCommChannels out;
   const Era era = EraOf(c);
@@ -251,7 +271,7 @@ NcclCommChannels CommChannels(const ClusterSpec& c, const NcclCommShape& shape) 
 
 int CollectiveChannels(const CollectiveSpec& op, const CollectiveTime& t, const ClusterSpec& c) {
   if (op.group_size <= 1) return 1;
-  const NcclCommChannels comm = CommChannels(c, CommShapeOf(op.group, op.group_size, c));
+  const NcclCommChannels comm = CommChannels(c, CommShapeOf(op, c));
   if (op.kind == CollectiveKind::kAllToAll) return comm.p2p_channels;
   const std::string_view algorithm = t.algorithm;
   if (algorithm == "NVLS" || algorithm == "NVLSTree") {

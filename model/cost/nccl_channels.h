@@ -67,6 +67,9 @@ struct NcclCommShape {
 // The communicator one instance of `group` (group_size ranks, placed as placement.h's PlaceGroup says) forms
 // on `c`.
 NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c);
+// The communicator of collective `s`: the above at t = 1; with the layout's t > 1 its group placed on the
+// tp-dp-pp grid (placement.h GridOfCollective: a TP rank's DP group has N' = N / t members a node, strided by t).
+NcclCommShape CommShapeOf(const CollectiveSpec& s, const ClusterSpec& c);
 
 struct NcclCommChannels {
   int channels = 1;             // comm->nChannels: the CTAs of a collective large enough to use them all

@@ -23,6 +23,15 @@ RankCoord CoordOf(int rank, const RankGrid& g) {
 
 int RankOf(const RankCoord& c, const RankGrid& g) { return (c.pp * g.data() + c.dp) * g.tensor + c.tp; }
 
+RankGrid GridOfCollective(const CollectiveSpec& s, const ClusterSpec& c) {
+  RankGrid grid{.nodes = c.nodes, .gpus_per_node = c.gpus_per_node, .tensor = s.tensor};
+  if (s.group == GroupKind::kHpz) grid.hpz = s.group_size;
+  if (s.group == GroupKind::kShard) grid.shard = s.group_size;
+  if (s.group == GroupKind::kReplica) grid.shard = grid.data() / s.group_size;
+  if (s.group == GroupKind::kShardCrossNode) grid.shard = s.group_size * DpRanksPerNode(grid);
+  return grid;
+}
+
 bool StagesAlignWithNodes(const RankGrid& g) {
   ParallelLayout l;
   l.tensor = g.tensor;

@@ -113,6 +113,13 @@ RankGrid GridOf(const ClusterSpec& c, int hpz, int shard = 0);
 // The same with the layout's tensor and pipeline sizes (`hpz` and `shard` in DP ranks).
 RankGrid GridOf(const ClusterSpec& c, int hpz, int shard, const ParallelLayout& layout);
 
+// The grid one collective of a schedule is placed on (its CollectiveSpec: kind, size, and the layout's t): the
+// cluster's nodes and GPUs per node with t, and the group sizes its kind implies, as the t = 1 closed forms take
+// them from the size (kHpz: h = its size; kShard: s = its size; kReplica: s = d / its size, one member per shard
+// group of the d = P / t DP ranks; kShardCrossNode: s = its size x N', one member per node the shard group spans).
+// The analytic traffic (traffic.h) and NCCL's communicator shapes (nccl_channels.h) place a collective on it.
+RankGrid GridOfCollective(const CollectiveSpec& s, const ClusterSpec& c);
+
 // Whether every pipeline stage holds whole nodes: p == 1 or t d a multiple of N. Precondition of the data-
 // parallel kinds' members (their virtual cluster is whole nodes of the stage) and of every closed form below
 // (GroupSize, PlaceGroup); model/spec/feasibility.h is to refuse other layouts.

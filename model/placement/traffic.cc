@@ -67,13 +67,8 @@ Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster) {
   if (s.tensor == 1) return CollectiveTraffic(s.kind, s.group, s.group_size, s.buffer_bytes, cluster);
   // One TP rank's collective (schedule.h CollectiveSpec::tensor): its group placed on the tp-dp-pp grid
   // (placement.h). Only rings: the all-to-alls are qgZ's, which needs t = 1 (feasibility.h CheckLayout).
-  // hpZ needs t = 1 too. The shard group of MiCS and HSDP (s DP ranks) from the size of the kind, as the t = 1
-  // closed forms take it (PlaceGroup by group size): kShard has s members, kReplica d / s (one per shard group
-  // of the d = P / t DP ranks), kShardCrossNode s / N' (one per node the shard group spans, N' DP ranks a node).
-  RankGrid grid{.nodes = cluster.nodes, .gpus_per_node = cluster.gpus_per_node, .tensor = s.tensor};
-  if (s.group == GroupKind::kShard) grid.shard = s.group_size;
-  if (s.group == GroupKind::kReplica) grid.shard = grid.data() / s.group_size;
-  if (s.group == GroupKind::kShardCrossNode) grid.shard = s.group_size * DpRanksPerNode(grid);
+  // hpZ needs t = 1 too. The shard group of MiCS and HSDP from the size of the kind (GridOfCollective).
+  const RankGrid grid = GridOfCollective(s, cluster);
   return RingTraffic(PlaceGroup(s.group, grid, cluster), s.group_size, s.buffer_bytes,
                      s.kind == CollectiveKind::kAllReduce ? 2 : 1, cluster);
 }

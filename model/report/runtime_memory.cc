@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "model/cost/collective_time.h"
@@ -15,18 +16,24 @@ double NcclBufferBytes(const Schedule& s, const ClusterSpec& c) {
   // their own process groups, model/schedule/schedule.h Queue).
   // A schedule has a handful of distinct groups among tens of thousands of collectives: a small sorted list
   // (the order a std::set would give, so the sum below is the same) instead of a tree insert per op.
+  // Each with one of its collectives, whose spec places it (t included: nccl_channels.h CommShapeOf).
   using Comm = std::tuple<GroupKind, int, bool>;
-  std::vector<Comm> comms;
+  std::vector<std::pair<Comm, CollectiveSpec>> comms;
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective || op.coll.group_size <= 1) continue;
     const Comm comm{op.coll.group, op.coll.group_size, op.coll.kind == CollectiveKind::kAllToAll};
-    if (std::find(comms.begin(), comms.end(), comm) == comms.end()) comms.push_back(comm);
+    auto same = [&comm](const std::pair<Comm, CollectiveSpec>& k) { return k.first == comm; };
+    if (std::find_if(comms.begin(), comms.end(), same) == comms.end()) comms.emplace_back(comm, op.coll);
   }
-  std::sort(comms.begin(), comms.end());
+  std::sort(comms.begin(), comms.end(),
+            [](const std::pair<Comm, CollectiveSpec>& a, const std::pair<Comm, CollectiveSpec>& b) {
+              return a.first < b.first;
+            });
   const double per_channel = kNcclLlBufferBytes + kNcclLl128BufferBytes + kNcclSimpleBufferBytes;
   double bytes = 0;
-  for (const auto& [group, size, all_to_all] : comms) {
-    const NcclCommShape shape = CommShapeOf(group, size, c);
+  for (const auto& [comm, spec] : comms) {
+    const auto& [group, size, all_to_all] = comm;
+    const NcclCommShape shape = CommShapeOf(spec, c);
     if (all_to_all) {
       // A peer in the node over NVLink, every other one through the network.
       const double local_peers = std::max(0, shape.gpus_per_node - 1);

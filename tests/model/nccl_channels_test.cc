@@ -160,5 +160,36 @@ TEST(NcclChannels, StridedMembersUseEveryRailTheySitOn) {
   EXPECT_EQ(CommShapeOf(GroupKind::kCrossNode, 2, c).rails, 1);  // one GPU per node, one NIC
 }
 
+// With tensor parallelism a TP rank's data-parallel communicator is strided by t (placement.h, tp-dp-pp order):
+// on 4 nodes of 8 GPUs with 4 NICs and t = 2, the DP group's 16 ranks sit 4 a node on all 4 nodes (GPUs 0, 2,
+// 4, 6), leaving through all 4 NICs (rails 0, 1, 2, 3), so NCCL's ring search finds a channel per NIC: 4. The
+// t = 1 shape of a 16-rank group counted the contiguous share of the NICs (4 x 4 / 8 = 2 rails) and 2 channels,
+// as StridedMembersUseEveryRailTheySitOn shows for replica groups.
+TEST(NcclChannels, ATensorRanksDataParallelCommunicatorIsStridedByT) {
+  const ClusterSpec c = PaperCluster(4, 4, 8);
+  CollectiveSpec dp;
+  dp.kind = CollectiveKind::kReduceScatter;
+  dp.group = GroupKind::kGlobal;
+  dp.group_size = 16;
+  dp.tensor = 2;
+  dp.buffer_bytes = 1e9;
+  const NcclCommShape shape = CommShapeOf(dp, c);
+  EXPECT_EQ(shape.gpus_per_node, 4);
+  EXPECT_EQ(shape.nodes, 4);
+  EXPECT_EQ(shape.rails, 4);
+  EXPECT_EQ(CommChannels(c, shape).graph_channels, 4);
+  const NcclCommShape flat = CommShapeOf(GroupKind::kGlobal, 16, c);
+  EXPECT_EQ(flat.rails, 0);
+  EXPECT_EQ(CommChannels(c, flat).graph_channels, 2);
+  // The tensor-parallel communicator itself: t = 2 consecutive GPUs of one node.
+  CollectiveSpec tp = dp;
+  tp.kind = CollectiveKind::kAllReduce;
+  tp.group = GroupKind::kTensor;
+  tp.group_size = 2;
+  const NcclCommShape tensor = CommShapeOf(tp, c);
+  EXPECT_EQ(tensor.gpus_per_node, 2);
+  EXPECT_EQ(tensor.nodes, 1);
+}
+
 }  // namespace
 }  // namespace zerosim::model
