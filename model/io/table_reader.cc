@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -164,6 +165,27 @@ bool TableReader::Require(std::string_view key) {
   return false;
 }
 
+template <typename T>
+T TableReader::Clamped(std::string_view key, T v, T min, T max) {
+  // Integers as they are written; doubles as %g (1e+07), as the messages always printed them.
+  auto text = [](T x) {
+    if constexpr (std::is_integral_v<T>) {
+      return fmt::format("{}", x);
+    } else {
+      return fmt::format("{:g}", x);
+    }
+  };
+  if (v < min) {
+    Fail(key, fmt::format("must be at least {}, got {}", text(min), text(v)));
+    return min;
+  }
+  if (v > max) {
+    Fail(key, fmt::format("must be at most {}, got {}", text(max), text(v)));
+    return max;
+  }
+  return v;
+}
+
 int64_t TableReader::Int(std::string_view key, int64_t min, int64_t max) {
   return Require(key) ? IntOr(key, min, min, max) : min;
 }
@@ -175,16 +197,7 @@ int64_t TableReader::IntOr(std::string_view key, int64_t fallback, int64_t min, 
     Fail(key, "expected an integer");
     return fallback;
   }
-  const int64_t v = n->as_integer()->get();
-  if (v < min) {
-    Fail(key, fmt::format("must be at least {}, got {}", min, v));
-    return min;
-  }
-  if (v > max) {
-    Fail(key, fmt::format("must be at most {}, got {}", max, v));
-    return max;
-  }
-  return v;
+  return Clamped(key, static_cast<int64_t>(n->as_integer()->get()), min, max);
 }
 
 double TableReader::Count(std::string_view key, double min, double max) {
@@ -207,15 +220,7 @@ double TableReader::CountOr(std::string_view key, double fallback, double min, d
     Fail(key, "expected a number (e.g. 5e7)");
     return fallback;
   }
-  if (v < min) {
-    Fail(key, fmt::format("must be at least {:g}, got {:g}", min, v));
-    return min;
-  }
-  if (v > max) {
-    Fail(key, fmt::format("must be at most {:g}, got {:g}", max, v));
-    return max;
-  }
-  return v;
+  return Clamped(key, v, min, max);
 }
 
 double TableReader::NumberOr(std::string_view key, double fallback, double min, double max) {

@@ -75,6 +75,10 @@ class TableReader {
   std::string Where(const toml::node* node) const;
   std::string KeyName(std::string_view key) const;
   void Missing(std::string_view key);
+  // `v` clamped into [min, max], with an error naming the bound it broke ("must be at least 3, got 1"; doubles
+  // printed as %g).
+  template <typename T>
+  T Clamped(std::string_view key, T v, T min, T max);
 
   const toml::table* table_;
   std::string file_;
