@@ -146,23 +146,16 @@ int Pow2Up(int x) {
   return p;
 }
 
-}  // namespace
-
-NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c) {
-  if (group_size <= 1) return {1, 1};
-  const GroupPlacement pl = PlaceGroup(group, group_size, c);
+// The communicator of one instance of `group` (group_size ranks) placed by `pl`, with the rails of `grid`'s
+// instance 0 on its first node counted where `count_rails` (members that may be strided; consecutive ones
+// leave through the contiguous share, rails 0).
+NcclCommShape ShapeOf(GroupKind group, int group_size, const GroupPlacement& pl, const RankGrid& grid,
+                      bool count_rails, const ClusterSpec& c) {
   NcclCommShape shape = pl.nodes > 1 ? NcclCommShape{std::max(1, group_size / pl.nodes), pl.nodes}
                                      : NcclCommShape{group_size, 1};
-  // The groups whose members on a node may be strided (the others are consecutive ranks, whose rails are
-  // the contiguous share): count the rails of instance 0's members on its first node.
-  if ((group == GroupKind::kReplica || group == GroupKind::kCrossNode ||
-       group == GroupKind::kShardCrossNode) &&
-      c.nic.count > 0 && c.gpus_per_node > 0) {
+  if (count_rails && c.nic.count > 0 && c.gpus_per_node > 0) {
     const int n = c.gpus_per_node;
-    const int shard = group == GroupKind::kReplica          ? c.total_gpus() / group_size
-                      : group == GroupKind::kShardCrossNode ? group_size * n
-                                                            : 0;
-    const std::vector<int> members = GroupMembers(group, 0, GridOf(c, 1, shard));
+    const std::vector<int> members = GroupMembers(group, 0, grid);
     std::set<int> rails;
     for (int m : members) {
       if (m / n == members.front() / n) rails.insert(RailOf(m % n, n, c.nic.count));
@@ -172,24 +165,25 @@ NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c)
   return shape;
 }
 
+}  // namespace
+
+NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c) {
+  if (group_size <= 1) return {1, 1};
+  // The groups whose members on a node may be strided: replica, cross-node and shard-cross-node groups.
+  const bool strided =
+      group == GroupKind::kReplica || group == GroupKind::kCrossNode || group == GroupKind::kShardCrossNode;
+  const int shard = group == GroupKind::kReplica          ? c.total_gpus() / group_size
+                    : group == GroupKind::kShardCrossNode ? group_size * c.gpus_per_node
+                                                          : 0;
+  return ShapeOf(group, group_size, PlaceGroup(group, group_size, c), GridOf(c, 1, shard), strided, c);
+}
+
 NcclCommShape CommShapeOf(const CollectiveSpec& s, const ClusterSpec& c) {
   if (s.tensor == 1) return CommShapeOf(s.group, s.group_size, c);
   if (s.group_size <= 1) return {1, 1};
+  // Every kind's members may be strided by t: count the rails they leave through.
   const RankGrid grid = GridOfCollective(s, c);
-  const GroupPlacement pl = PlaceGroup(s.group, grid, c);
-  NcclCommShape shape = pl.nodes > 1 ? NcclCommShape{std::max(1, s.group_size / pl.nodes), pl.nodes}
-                                     : NcclCommShape{s.group_size, 1};
-  // The members of instance 0 on its first node may be strided by t: count the rails they leave through.
-  if (c.nic.count > 0 && c.gpus_per_node > 0) {
-    const int n = c.gpus_per_node;
-    const std::vector<int> members = GroupMembers(s.group, 0, grid);
-    std::set<int> rails;
-    for (int m : members) {
-      if (m / n == members.front() / n) rails.insert(RailOf(m % n, n, c.nic.count));
-    }
-    shape.rails = static_cast<int>(rails.size());
-  }
-  return shape;
+  return ShapeOf(s.group, s.group_size, PlaceGroup(s.group, grid, c), grid, /*count_rails=*/true, c);
 }
 
 NcclCommChannels CommChannels(const ClusterSpec& c, const NcclCommShape& shape) {
