@@ -127,11 +127,21 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   return r;
 }
 
-VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v, ScheduleCache* cache) {
-  if (v.layout.pipeline > 1) return EvaluatePipelineVariant(name, v, cache);
+StatusOr<VariantReport> EvaluateVariant(const std::string& name, const Configuration& v, Engine& engine,
+                                        ScheduleCache* cache) {
+  if (v.layout.pipeline > 1) return ComposePipeline(name, v, engine, cache);
   const RankShape shape(v.cluster, v.layout);
-  if (cache != nullptr) return EvaluateAnalyticVariant(name, v, cache->Get(v.model, v.zero, shape));
-  return EvaluateAnalyticVariant(name, v, BuildSchedule(v.model, v.zero, shape));
+  Schedule own;
+  const Schedule& s = cache != nullptr ? cache->Get(v.model, v.zero, shape)
+                                       : (own = BuildSchedule(v.model, v.zero, shape), own);
+  StatusOr<TimedSchedule> t = engine.Time(s, v.cluster, /*timeline=*/false);
+  if (!t.ok()) return t.status();
+  return AssembleVariant(name, engine.name(), v.model, v.zero, v.cluster, s, t->timing, t->volumes);
+}
+
+VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v, ScheduleCache* cache) {
+  AnalyticEngine engine(v.calibration);
+  return EvaluateVariant(name, v, engine, cache).value();
 }
 
 VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v, const Schedule& s) {

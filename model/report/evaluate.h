@@ -9,6 +9,7 @@
 #include "model/analytic/analytic.h"
 #include "model/placement/placement.h"
 #include "model/placement/traffic.h"
+#include "model/report/engine.h"
 #include "model/report/memory.h"
 #include "model/report/report.h"
 #include "model/schedule/schedule.h"
@@ -34,9 +35,15 @@ void SetThroughput(VariantReport* r, const ModelSpec& m, const ZeroConfig& z, co
 
 class ScheduleCache;
 
-// BuildSchedule (for the layout `v.layout`: one tensor-parallel rank's schedule) + EvaluateAnalytic +
-// AssembleVariant; a pipelined layout (p > 1) is its stages' schedules composed by the pipeline
-// (model/report/pipeline_evaluate.h). `cache` (optional) holds the schedules built.
+// A variant timed by `engine` (engine.h): a pipelined layout (p > 1) is its stages' schedules composed by the
+// pipeline (pipeline_evaluate.h ComposePipeline); otherwise its schedule (BuildSchedule for the layout: one
+// tensor-parallel rank's; from `cache` when given) timed on the whole cluster and assembled (AssembleVariant,
+// engine.name()). Errors: the engine's. The replay's own entry point (sim/sim_evaluate.h) adds its link-load
+// statistics and batches many variants' replays; the analytic engine's is this one.
+StatusOr<VariantReport> EvaluateVariant(const std::string& name, const Configuration& v, Engine& engine,
+                                        ScheduleCache* cache = nullptr);
+
+// EvaluateVariant with the analytic engine, which cannot fail.
 VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v,
                                       ScheduleCache* cache = nullptr);
 // The same with a schedule already built for `v` (BuildSchedule(v.model, v.zero, RankShape(v.cluster,
