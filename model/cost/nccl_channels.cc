@@ -172,10 +172,10 @@ NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c)
   // The groups whose members on a node may be strided: replica, cross-node and shard-cross-node groups.
   const bool strided =
       group == GroupKind::kReplica || group == GroupKind::kCrossNode || group == GroupKind::kShardCrossNode;
-  const int shard = group == GroupKind::kReplica          ? c.total_gpus() / group_size
-                    : group == GroupKind::kShardCrossNode ? group_size * c.gpus_per_node
-                                                          : 0;
-  return ShapeOf(group, group_size, PlaceGroup(group, group_size, c), GridOf(c, 1, shard), strided, c);
+  CollectiveSpec spec;  // its members' grid: the group sizes the kind implies (placement.h GridOfCollective)
+  spec.group = group;
+  spec.group_size = group_size;
+  return ShapeOf(group, group_size, PlaceGroup(group, group_size, c), GridOfCollective(spec, c), strided, c);
 }
 
 NcclCommShape CommShapeOf(const CollectiveSpec& s, const ClusterSpec& c) {

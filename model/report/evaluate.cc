@@ -127,26 +127,34 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   return r;
 }
 
-StatusOr<VariantReport> EvaluateVariant(const std::string& name, const Configuration& v, Engine& engine,
-                                        ScheduleCache* cache) {
-  if (v.layout.pipeline > 1) return ComposePipeline(name, v, engine, cache);
-  const RankShape shape(v.cluster, v.layout);
-  Schedule own;
-  const Schedule& s = cache != nullptr ? cache->Get(v.model, v.zero, shape)
-                                       : (own = BuildSchedule(v.model, v.zero, shape), own);
+namespace {
+
+// Schedule `s` of `v` timed by `engine` on the whole cluster and assembled.
+StatusOr<VariantReport> TimeAndAssemble(const std::string& name, const Configuration& v, const Schedule& s,
+                                        Engine& engine) {
   StatusOr<TimedSchedule> t = engine.Time(s, v.cluster, /*timeline=*/false);
   if (!t.ok()) return t.status();
   return AssembleVariant(name, engine.name(), v.model, v.zero, v.cluster, s, t->timing, t->volumes);
 }
 
+}  // namespace
+
+StatusOr<VariantReport> EvaluateVariant(const std::string& name, const Configuration& v, Engine& engine,
+                                        ScheduleCache* cache) {
+  if (v.layout.pipeline > 1) return ComposePipeline(name, v, engine, cache);
+  const RankShape shape(v.cluster, v.layout);
+  if (cache != nullptr) return TimeAndAssemble(name, v, cache->Get(v.model, v.zero, shape), engine);
+  return TimeAndAssemble(name, v, BuildSchedule(v.model, v.zero, shape), engine);
+}
+
 VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v, ScheduleCache* cache) {
   AnalyticEngine engine(v.calibration);
-  return EvaluateVariant(name, v, engine, cache).value();
+  return EvaluateVariant(name, v, engine, cache).value();  // the analytic engine cannot fail
 }
 
 VariantReport EvaluateAnalyticVariant(const std::string& name, const Configuration& v, const Schedule& s) {
-  const Timing t = EvaluateAnalytic(s, v.cluster, v.calibration, /*timeline=*/false);
-  return AssembleVariant(name, "analytic", v.model, v.zero, v.cluster, s, t, WireVolumes(s, v.cluster));
+  AnalyticEngine engine(v.calibration);
+  return TimeAndAssemble(name, v, s, engine).value();
 }
 
 const Schedule& ScheduleCache::Get(const ModelSpec& m, const ZeroConfig& z, const RankShape& shape) {
