@@ -276,6 +276,74 @@ void AddCrossNodeAllToAll(const std::vector<int>& members, double out_bytes, con
   }
 }
 
+// All-to-all over a group of consecutive nodes with the same m members on each (an expert-parallel group:
+// model/builders/schedule_parts.cc), each member sending `chunk` to every other member. Inside a node: each
+// member's m - 1 chunks as one flow to the next member (the node-local ring's stand-in of NCCL's pairwise
+// sends over NVSwitch, as the qgZ local all-to-all's), or a flow per pair at kStep and on PCIe and mesh
+// nodes. Across nodes: the m chunks a member sends to each other node of its group, the nodes grouped into
+// classes by the lowest fabric level whose group they share with it inside the group's span
+// (AddCrossNodeAllToAll's classes), one flow per class to its mirror image's same-local-rank member carrying
+// the class's bytes. Every NIC, rail and uplink carries what the uniform exchange puts on it. Spans that the
+// fabric's levels do not tile get one flow per other node.
+void AddGroupAllToAll(const std::vector<int>& members, double chunk, const Layout& l, Fidelity f,
+                      std::vector<Flow>* flows) {
+  const int n = l.gpus_per_node;
+  const std::vector<int> nodes = model::NodesOf(members, n);
+  const int span = static_cast<int>(nodes.size());
+  const int m = static_cast<int>(members.size()) / span;
+  // Inside each node: its members are consecutive in `members` (node-major order).
+  for (int k = 0; k < span; ++k) {
+    const auto first = members.begin() + static_cast<std::ptrdiff_t>(k) * m;
+    const std::vector<int> local(first, first + m);
+    if (m <= 1) continue;
+    if (f == Fidelity::kStep || l.all_pairs_in_node) {
+      for (int a : local) {
+        for (int b : local) {
+          if (a != b) flows->push_back({a, b, chunk});
+        }
+      }
+    } else {
+      for (int j = 0; j < m; ++j) {
+        flows->push_back(
+            {local[static_cast<size_t>(j)], local[static_cast<size_t>((j + 1) % m)], chunk * (m - 1)});
+      }
+    }
+  }
+  if (span <= 1) return;
+  const int base = nodes.front();
+  const double per_node = chunk * m;
+  // The class sizes: the fabric's levels below the span, then the span.
+  std::vector<int> levels;
+  for (int level : l.level_nodes) {
+    if (level < span) levels.push_back(level);
+  }
+  levels.push_back(span);
+  bool tiles = true;
+  for (size_t i = 0; i < levels.size(); ++i) {
+    const int lower = i == 0 ? 1 : levels[i - 1];
+    tiles = tiles && levels[i] % lower == 0;
+  }
+  for (int gpu : members) {
+    const int offset = gpu / n - base;
+    if (!tiles) {
+      for (int other = 0; other < span; ++other) {
+        if (other != offset) flows->push_back({gpu, (base + other) * n + gpu % n, per_node});
+      }
+      continue;
+    }
+    int lower = 1;
+    for (int upper : levels) {
+      const int count = upper - lower;
+      if (count > 0) {
+        const int target = offset / upper * upper + ((offset % upper) / lower + 1) % (upper / lower) * lower +
+                           offset % lower;
+        flows->push_back({gpu, (base + target) * n + gpu % n, per_node * count});
+      }
+      lower = upper;
+    }
+  }
+}
+
 }  // namespace
 
 StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c,
@@ -312,11 +380,14 @@ StatusOr<std::vector<PlanStep>> PlanCollective(const model::CollectiveSpec& c,
     return steps;
   }
 
-  if (c.group != GroupKind::kLocal && c.group != GroupKind::kCrossNode) {
-    return Status::Error(
-        fmt::format("all-to-all over the {} group is not simulated", model::GroupKindName(c.group)));
-  }
   PlanStep step{t.latency_s, {}};
+  if (c.group != GroupKind::kLocal && c.group != GroupKind::kCrossNode) {
+    // Any other group (an expert-parallel group, placed as a shard group: model/builders/schedule_parts.cc):
+    // AddGroupAllToAll's flows, one step (NCCL's all-to-all is a grouped send/recv to every peer at once).
+    for (int i : instances)
+      AddGroupAllToAll(model::GroupMembers(c.group, i, l.grid()), c.buffer_bytes / g, l, f, &step.flows);
+    return std::vector<PlanStep>{std::move(step)};
+  }
   const double out_bytes = c.buffer_bytes * (g - 1) / g;
   for (int i : instances) {
     const std::vector<int> members = model::GroupMembers(c.group, i, l.grid());

@@ -92,12 +92,29 @@ void GradientReducer::ReduceBucket() {
       }
     }
   } else {
-    double bytes = 0;
-    for (int p : bucket_) bytes += padded_bytes(p);
+    double bytes = 0, expert_bytes = 0;
+    for (int p : bucket_) {
+      const bool expert = expert_partitions_ > 0 &&
+                          g_.params[static_cast<size_t>(p)].name.find(".moe.experts.") != std::string::npos;
+      if (!expert) {
+        bytes += padded_bytes(p);
+      } else {
+        const double e = expert_partitions_;
+        expert_bytes += std::ceil(g_.params[static_cast<size_t>(p)].numel() / e) * e * wire;
+      }
+    }
     if (wire != 2.0) emit_->Memory(Queue::kReduceStream, (2.0 + wire) * bucket_elements_, {});
-    const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, group_, bytes, wire,
-                                     Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
-    emit_->Wait(Queue::kReduceStream, {rs});
+    if (bytes > 0) {
+      const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, group_, bytes, wire,
+                                       Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
+      emit_->Wait(Queue::kReduceStream, {rs});
+    }
+    if (expert_bytes > 0 && expert_partitions_ > 1) {  // one rank per expert-data-parallel group: none
+      const int rs =
+          emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, GroupKind::kReplica, expert_bytes,
+                            wire, Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
+      emit_->Wait(Queue::kReduceStream, {rs});
+    }
     if (group_ == GroupKind::kShard && boundary_ && emit_->group_size(GroupKind::kReplica) > 1) {
       // allreduce_mics_shard_grads: the bucket's partitions (bytes / s per rank) over the replicas, on the
       // replication group's own communicator.

@@ -27,6 +27,8 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
   s->tensor = c.tensor;
   s->sequence_parallel = c.sequence_parallel;
   s->tp_comm_overlap = c.tp_comm_overlap;
+  s->expert = c.expert;
+  s->expert_load_imbalance = c.expert_load_imbalance;
   s->hardware_queues = z.runtime.cuda_device_max_connections;
   s->micro_steps = micro_steps;
   s->tokens_per_micro_step = tokens_per_micro_step;
@@ -34,6 +36,7 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
   for (const Param& p : s->graph.params) {
     s->partitioned_elements += p.numel();
     if (p.is_matrix()) s->largest_matrix_elements = std::max(s->largest_matrix_elements, p.numel());
+    if (p.name.find(".moe.experts.") != std::string::npos) s->expert_elements += p.numel();
   }
 }
 
@@ -51,6 +54,8 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   ParallelLayout layout;  // one tensor-parallel rank's graph
   layout.tensor = c.tensor;
   layout.sequence_parallel = c.sequence_parallel;
+  layout.expert = c.expert;
+  layout.expert_load_imbalance = c.expert_load_imbalance;
   SetScheduleFrame(s, z, c, BuildModuleGraph(m, tokens, layout), z.gradient_accumulation_steps, tokens);
   ApplyFp8Gemms(z.precision, &s->graph);  // precision.h: FP8 linear layers
   // Selective recompute keeps everything but the unfused attention core's s^2 tensors, which the backward
@@ -94,6 +99,10 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
                                                                 .shard = z.shard_group_size(),
                                                                 .tensor = c.tensor});
   }
+  // The expert-parallel groups are placed as shard groups of e DP ranks (placement.h kShard: e consecutive DP
+  // ranks of one TP rank, Megatron's expert grid; kReplica their expert-data-parallel complement). Strategies
+  // with shard groups of their own are refused beside expert parallelism (feasibility.cc CheckModelled).
+  if (c.expert > 1) s->shard_group_size = c.expert;
   // Each state over the ranks the strategy divides it across (strategy.h TraitsOf).
   const StrategyTraits& traits = TraitsOf(z.strategy);
   auto shards = [s](ShardOver over) {
@@ -169,6 +178,15 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
     f.tp_activation_bytes = 2.0 * s->tokens_per_micro_step * m.hidden;  // X: 16-bit activations
     f.tp_loss_bytes = 4.0 * s->tokens_per_micro_step;                   // one fp32 per token
   }
+  if (s->expert > 1) {
+    for (const Module& mod : s->graph.modules) {
+      f.ep_role.push_back(mod.name.ends_with("moe.experts.dense_h_to_4h")   ? EpRole::kDispatch
+                          : mod.name.ends_with("moe.experts.dense_4h_to_h") ? EpRole::kCombine
+                                                                            : EpRole::kNone);
+    }
+    f.ep_buffer_bytes =
+        2.0 * s->tokens_per_micro_step * m.experts_per_token * s->expert_load_imbalance * m.hidden;
+  }
   return f;
 }
 
@@ -191,6 +209,21 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
   const bool backward = ts.phase == Phase::kBackward;
   const double flops = mod.forward_flops * (backward ? 2.0 : 1.0);
   const int cls = (backward ? f.backward_class : f.forward_class)[static_cast<size_t>(ts.module)];
+  const EpRole ep = f.ep_role.empty() ? EpRole::kNone : f.ep_role[static_cast<size_t>(ts.module)];
+  if (ep != EpRole::kNone) {
+    // Expert parallelism (see the header): the all-to-all before the experts' pass where its rows arrive
+    // (forward dispatch, backward combine gradient), after it where they leave.
+    auto all_to_all = [&](int dep) {
+      const int c = emit->Collective(Queue::kNcclEp, CollectiveKind::kAllToAll, GroupKind::kShard,
+                                     f.ep_buffer_bytes, 2.0, Purpose::kExpertParallel, {dep});
+      return emit->Wait(Queue::kCompute, {c});
+    };
+    const bool before = backward == (ep == EpRole::kCombine);
+    if (before) all_to_all(emit->tail(Queue::kCompute));
+    const int compute = emit->Compute(flops, cls, deps);
+    if (!before) all_to_all(compute);
+    return compute;
+  }
   if (f.tp_role.empty()) return emit->Compute(flops, cls, deps);
   // Tensor parallelism (see the header for the sources).
   const TpRole role = f.tp_role[static_cast<size_t>(ts.module)];
@@ -284,7 +317,7 @@ void ReadyGradients(const Schedule& s, const ScheduleFrame& f, int step, std::ve
 int EmitOptimizerStep(const ZeroConfig& z, Schedule* s, OpEmitter* emit) {
   emit->SetContext(Phase::kOptimizer, z.gradient_accumulation_steps - 1, -1);
   emit->Host(z.runtime.host_overhead_per_module_s);
-  const double partition = std::ceil(s->partitioned_elements / s->optimizer_shards);
+  const double partition = std::ceil(s->ShardedElements(s->optimizer_shards));
   return emit->Memory(Queue::kCompute, AdamStepBytesPerParam(z.precision) * partition, {});
 }
 

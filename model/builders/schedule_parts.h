@@ -22,6 +22,10 @@ namespace zerosim::model {
 // embedding or the logit layer with its vocabulary-parallel cross-entropy.
 enum class TpRole : uint8_t { kNone, kColumn, kRow, kEmbedding, kHead };
 
+// A module's part in expert parallelism (model/schedule/module_graph.cc AddMoeMlp): the routed experts' fc1,
+// before which the tokens are dispatched, and their fc2, after which they are combined.
+enum class EpRole : uint8_t { kNone, kDispatch, kCombine };
+
 struct ScheduleFrame {
   std::vector<TraceStep> trace;     // one forward + backward pass (BuildTrace)
   std::vector<int> last_backward;   // per parameter: the trace step of its last backward use (-1: none)
@@ -44,6 +48,11 @@ struct ScheduleFrame {
   std::vector<std::array<int, 2>> tp_backward_chunk_class;
   double tp_activation_bytes = 0;
   double tp_loss_bytes = 0;
+  // With expert parallelism (Schedule::expert > 1; empty otherwise): each module's EpRole, and the send
+  // buffer of one dispatch or combine all-to-all (the busiest rank's routed rows, 16-bit: ModuleGraph's
+  // sizing).
+  std::vector<EpRole> ep_role;
+  double ep_buffer_bytes = 0;
 };
 
 // Sets the fields every schedule takes from its ranks and its module graph: the rank shape (nodes, GPUs, t,
@@ -76,6 +85,13 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
 // result, except the backward's input-gradient collective of a column-parallel layer and of the logit
 // layer: it overlaps that layer's weight-gradient GEMM, the backward being two compute ops there
 // (BackwardPart), as Megatron issues it; the wait comes after the weight-gradient op.
+// With expert parallelism, the routed experts' all-to-alls over the expert-parallel group on Queue::kNcclEp,
+// as Megatron-Core's MoEAlltoAllTokenDispatcher issues them (token_dispatcher.py token_dispatch /
+// token_combine; docs/design/moe_cp_sources.md (c)): the dispatch before fc1 and the combine after fc2 in the
+// forward and its recompute, the combine's gradient before fc2 and the dispatch's after fc1 in the backward,
+// each T k rho h 16-bit values, the compute stream waiting for each. Its small companions (the routing
+// probabilities' all-to-all, the all-gather of the per-expert counts and the device-to-host sync they need)
+// are not emitted.
 int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
                       std::initializer_list<int> deps);
 

@@ -22,6 +22,7 @@
 //    it, so ZeroSim starts them at the iteration's start, ahead of the first forward.
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <vector>
 
@@ -84,6 +85,29 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z_in, const R
   OpEmitter emit(&s, c, 1);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
   if (megatron_overlap) reduce.CloseBucketsAtSize();  // the buckets MegatronBuckets forms
+  // Expert parallelism: the routed experts' states live in the expert-data-parallel group of d / e ranks
+  // (GroupKind::kReplica of the expert-parallel shard groups: schedule_parts.cc BeginSchedule).
+  const int edp = s.data_parallel_size() / s.expert;
+  if (s.expert > 1) reduce.ReduceExpertsOver(edp);
+  // The all-gathers of updated parameters: `dense` elements over the data-parallel group, `experts` over the
+  // expert-data-parallel group (Megatron-Core's expert buffers, distributed_data_parallel.py), each a
+  // collective of its group's partitions; returns the last (both on the data-parallel stream, in order).
+  auto gather_updated = [&](double dense, double experts, std::initializer_list<int> deps) {
+    const double bytes = BytesPerElement(m.dtype);
+    int last = -1;
+    if (dense > 0) {
+      last = emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kGlobal, dense * bytes,
+                             bytes, Purpose::kForwardAllGather, deps);
+    }
+    if (experts > 0 && edp > 1) {
+      const double buffer = experts * bytes;
+      last = last >= 0 ? emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kReplica,
+                                         buffer, bytes, Purpose::kForwardAllGather, {last})
+                       : emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kReplica,
+                                         buffer, bytes, Purpose::kForwardAllGather, deps);
+    }
+    return last;
+  };
 
   // overlap_param_gather: the buckets' all-gathers on the data-parallel stream in forward order (the last
   // bucket holds the first modules' parameters): the first at the iteration's start, each next one when the
@@ -91,17 +115,18 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z_in, const R
   int num_buckets = 0;
   std::vector<int> bucket_of;
   std::vector<double> bucket_elements;
+  std::vector<double> bucket_expert_elements;  // the routed experts' share of each (expert parallelism)
   std::vector<int> gather_op;  // per bucket: its all-gather (-1: not issued yet)
   int issued = 0;              // buckets gathered so far, in forward order (num_buckets - 1 first)
   auto issue_gathers_through = [&](int forward_index) {
     for (; issued <= std::min(forward_index, num_buckets - 1); ++issued) {
       const int b = num_buckets - 1 - issued;
-      // The bucket padded to a multiple of the data-parallel size (param_and_grad_buffer.py pads it).
-      const double padded = std::ceil(bucket_elements[static_cast<size_t>(b)] / dp) * dp;
-      gather_op[static_cast<size_t>(b)] =
-          emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kGlobal,
-                          padded * BytesPerElement(m.dtype), BytesPerElement(m.dtype),
-                          Purpose::kForwardAllGather, {});
+      // The bucket padded to a multiple of the data-parallel size (param_and_grad_buffer.py pads it); the
+      // experts' part of it (expert parallelism) over their expert-data-parallel group.
+      const double experts =
+          bucket_expert_elements.empty() ? 0.0 : bucket_expert_elements[static_cast<size_t>(b)];
+      const double padded = std::ceil((bucket_elements[static_cast<size_t>(b)] - experts) / dp) * dp;
+      gather_op[static_cast<size_t>(b)] = gather_updated(padded, std::ceil(experts / edp) * edp, {});
     }
   };
   if (z.overlap_param_gather) {
@@ -109,6 +134,13 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z_in, const R
     bucket_elements.assign(static_cast<size_t>(num_buckets), 0.0);
     for (size_t p = 0; p < bucket_of.size(); ++p) {
       if (bucket_of[p] >= 0) bucket_elements[static_cast<size_t>(bucket_of[p])] += s.graph.params[p].numel();
+    }
+    if (s.expert > 1) {
+      bucket_expert_elements.assign(static_cast<size_t>(num_buckets), 0.0);
+      for (size_t p = 0; p < bucket_of.size(); ++p) {
+        if (bucket_of[p] >= 0 && s.graph.params[p].name.find(".moe.experts.") != std::string::npos)
+          bucket_expert_elements[static_cast<size_t>(bucket_of[p])] += s.graph.params[p].numel();
+      }
     }
     gather_op.assign(static_cast<size_t>(num_buckets), -1);
     emit.SetContext(Phase::kForward, 0, -1);
@@ -158,6 +190,16 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z_in, const R
     return s;
   }
   // all_gather_dp_groups: pieces of the updated partitions, gathered on the default stream.
+  if (s.expert > 1) {
+    // Megatron-Core's distributed optimizer gathers the dense buffers over the data-parallel group and the
+    // expert buffers over the expert-data-parallel group, each once (its buckets' gathers without
+    // overlap_param_gather).
+    const double experts = std::ceil(s.expert_elements / edp) * edp;
+    const double dense = std::ceil((s.partitioned_elements - s.expert_elements) / dp) * dp;
+    emit.Wait(Queue::kCompute, {gather_updated(dense, experts, {step_op})});
+    FinishSchedule(&s);
+    return s;
+  }
   const double partition = std::ceil(s.partitioned_elements / s.data_parallel_size());
   const double pieces =
       std::max(1.0, std::floor(partition * s.data_parallel_size() / std::max(1.0, z.allgather_bucket_size)));

@@ -152,10 +152,64 @@ void ReadLlamaLike(JsonReader& r, const std::string& type, model::ModelSpec* m) 
   }
   m->norm = NormKind::kRmsNorm;
   m->positions = PositionKind::kRotary;
-  m->biases = type == "qwen2" ? BiasKind::kQkvOnly : BiasKind::kNone;
+  m->biases = type == "qwen2" || type == "qwen2_moe" ? BiasKind::kQkvOnly : BiasKind::kNone;
+  // Attention heads whose width is not hidden_size / num_attention_heads (Qwen3's head_dim 128 at hidden 2048
+  // or 4096) are not modeled: ZeroSim's heads split the hidden width (model_spec.h).
+  const int head_dim = r.PositiveIntOr("head_dim", m->heads > 0 ? m->hidden / m->heads : 0);
+  if (m->heads > 0 && head_dim * m->heads != m->hidden) {
+    r.Fail("head_dim",
+           fmt::format("{} heads of {} is not hidden_size {}: attention wider or narrower than the "
+                       "model is not modeled",
+                       m->heads, head_dim, m->hidden));
+  }
   if (r.BoolOr("attention_bias", false)) r.Fail("attention_bias", "true is not modeled (q/k/v/o biases)");
   if (r.BoolOr("mlp_bias", false)) r.Fail("mlp_bias", "true is not modeled");
   m->dropout = r.ProbabilityOr("attention_dropout", 0.0);
+}
+
+// The mixture-of-experts keys of the Mixtral, Qwen2-MoE and Qwen3-MoE configs (transformers'
+// configuration_mixtral.py, configuration_qwen2_moe.py, configuration_qwen3_moe.py;
+// docs/design/moe_cp_sources.md (b)) on top of the Llama-like keys. Mixtral: every block MoE,
+// num_local_experts experts of intermediate_size. Qwen: num_experts of moe_intermediate_size, Qwen2-MoE's one
+// shared expert of shared_expert_intermediate_size; blocks listed in mlp_only_layers or off the
+// decoder_sparse_step stride stay dense, which ZeroSim expresses only as dense blocks first
+// (ModelSpec::first_dense_layers): other patterns are refused.
+void ReadMoe(JsonReader& r, const std::string& type, model::ModelSpec* m) {
+  if (type == "mixtral") {
+    m->experts = r.PositiveInt("num_local_experts");
+    m->moe_ffn_hidden = m->ffn_hidden;
+  } else {
+    m->experts = r.PositiveInt("num_experts");
+    m->moe_ffn_hidden = r.PositiveInt("moe_intermediate_size");
+    if (type == "qwen2_moe") m->shared_expert_ffn = r.PositiveIntOr("shared_expert_intermediate_size", 0);
+    if (r.PositiveIntOr("decoder_sparse_step", 1) != 1) {
+      r.Fail("decoder_sparse_step",
+             "MoE blocks every n > 1 blocks are not modeled (only dense blocks first)");
+    }
+    const json* dense = r.Find("mlp_only_layers");
+    if (dense != nullptr && !dense->is_null()) {
+      // Accept 0, 1, ..., k-1 (the first k blocks dense); refuse any other list.
+      bool prefix = dense->is_array();
+      for (size_t i = 0; prefix && i < dense->size(); ++i) {
+        prefix = (*dense)[i].is_number_integer() && (*dense)[i].get<int64_t>() == static_cast<int64_t>(i);
+      }
+      if (!prefix) {
+        r.Fail("mlp_only_layers",
+               "only the first blocks [0, 1, ..., k-1] may be dense in ZeroSim's MoE model");
+      } else {
+        m->first_dense_layers = static_cast<int>(dense->size());
+      }
+    }
+  }
+  m->experts_per_token = r.PositiveInt("num_experts_per_tok");
+  if (m->experts_per_token > m->experts) {
+    r.Fail("num_experts_per_tok",
+           fmt::format("top-k = {} routes each token to more experts than the {} there are",
+                       m->experts_per_token, m->experts));
+  }
+  if (m->first_dense_layers >= m->layers) {
+    r.Fail("mlp_only_layers", fmt::format("all {} blocks are dense: not an MoE model", m->layers));
+  }
 }
 
 void ReadGpt2(JsonReader& r, model::ModelSpec* m) {
@@ -240,6 +294,9 @@ StatusOr<ModelFile> ParseHfConfig(const std::string& text, const std::string& pa
   model::ModelSpec& m = out.model;
   if (type == "llama" || type == "mistral" || type == "qwen2") {
     ReadLlamaLike(r, type, &m);
+  } else if (type == "mixtral" || type == "qwen2_moe" || type == "qwen3_moe") {
+    ReadLlamaLike(r, type, &m);
+    ReadMoe(r, type, &m);
   } else if (type == "gpt2") {
     ReadGpt2(r, &m);
   } else if (type == "gpt_neox") {
@@ -251,7 +308,7 @@ StatusOr<ModelFile> ParseHfConfig(const std::string& text, const std::string& pa
   } else {
     return Status::Error(
         fmt::format("{}: $.model_type: \"{}\" is not supported (supported: llama, mistral, qwen2, "
-                    "gpt2, gpt_neox, mpt, opt)",
+                    "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_neox, mpt, opt)",
                     path, type));
   }
   // The checkpoint's dtype is the training's 16-bit format; anything else was taken for bf16 silently.

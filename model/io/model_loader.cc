@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -23,6 +24,32 @@ E ReadChoice(TableReader& t, Status& status, std::string_view key, E fallback,
   }
   if (status.ok()) t.Fail(key, fmt::format("unknown value \"{}\" (supported: {})", *v, names));
   return fallback;
+}
+
+// The mixture-of-experts keys (model_spec.h ModelSpec::experts and after): `experts` (E), `experts_per_token`
+// (k, 1..E, required with experts), `moe_ffn_hidden` (default ffn_hidden, as Megatron-Core's
+// moe_ffn_hidden_size falls back to ffn_hidden_size), `shared_expert_ffn` (default 0) and
+// `first_dense_layers` (default 0, below `layers`). The others without `experts` are an error: they would
+// describe experts the model does not have.
+void ReadMoeKeys(TableReader& root, model::ModelSpec& m) {
+  m.experts = static_cast<int>(root.IntOr("experts", 0, 0));
+  if (m.experts == 0) {
+    for (const char* key :
+         {"experts_per_token", "moe_ffn_hidden", "shared_expert_ffn", "first_dense_layers"}) {
+      if (root.Has(key))
+        root.Fail(key, "needs `experts` (the routed experts of an MoE block; 0 or absent: dense)");
+    }
+    return;
+  }
+  m.experts_per_token = static_cast<int>(root.Int("experts_per_token", 1));
+  if (m.experts_per_token > m.experts) {
+    root.Fail("experts_per_token",
+              fmt::format("top-k = {} routes each token to more experts than the {} there are",
+                          m.experts_per_token, m.experts));
+  }
+  m.moe_ffn_hidden = static_cast<int>(root.IntOr("moe_ffn_hidden", m.ffn_hidden, 1));
+  m.shared_expert_ffn = static_cast<int>(root.IntOr("shared_expert_ffn", 0, 0));
+  m.first_dense_layers = static_cast<int>(root.IntOr("first_dense_layers", 0, 0, std::max(0, m.layers - 1)));
 }
 
 }  // namespace
@@ -70,6 +97,7 @@ StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
   } else if (status.ok()) {
     root.Fail("dtype", fmt::format("unknown dtype \"{}\" (supported: fp16, bf16)", dtype));
   }
+  ReadMoeKeys(root, m);
   if (status.ok() && m.hidden % m.heads != 0) {
     root.Fail("heads", fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
   }

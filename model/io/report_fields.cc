@@ -68,7 +68,7 @@ constexpr bool kNoRow = false;
 static_assert(
     model::AggregateMembers<VariantReport>() == 33,
     "VariantReport changed: show its new member in ReportFields() (or say above why none shows it)");
-static_assert(model::AggregateMembers<model::PhaseBytes>() == 5 &&
+static_assert(model::AggregateMembers<model::PhaseBytes>() == 6 &&
               model::AggregateMembers<model::VolumeReport>() == 2);
 static_assert(model::AggregateMembers<model::MemoryBreakdown>() == 17);
 static_assert(model::AggregateMembers<model::Band>() == 8);
@@ -114,6 +114,8 @@ const std::vector<ReportField>& ReportFields() {
        },
        kRow, {"tokens_per_gpu", 20}},
       // The layout (model/spec/parallel_layout.h): tensor parallelism beside the data parallelism of zero.*.
+      {"parallel.expert", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.expert); }, kNoRow,
+       {"parallel.expert", 21}},
       {"parallel.tensor", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.tensor); }, kRow,
        {"parallel.tensor", 22}},
       {"parallel.sequence_parallel", "", kAny,
@@ -144,8 +146,13 @@ const std::vector<ReportField>& ReportFields() {
            pipeline = l.virtual_stages > 1 ? fmt::format(" PP{}x{}", l.pipeline, l.virtual_stages)
                                            : fmt::format(" PP{}", l.pipeline);
          }
-         return fmt::format("{}x{}{}{}", l.tensor, l.data_parallel(gpus), l.sequence_parallel ? " SP" : "",
-                            pipeline);
+         std::string expert;
+         if (l.expert > 1) {
+           expert = l.expert_load_imbalance > 1 ? fmt::format(" EP{} imbalance {:g}", l.expert, l.expert_load_imbalance)
+                                                : fmt::format(" EP{}", l.expert);
+         }
+         return fmt::format("{}x{}{}{}{}", l.tensor, l.data_parallel(gpus), l.sequence_parallel ? " SP" : "",
+                            pipeline, expert);
        },
        kNoRow, kNoJson, kNoCause, Text("tensor x data parallel", 5)},
       {"zero.zero_quantized_weights", "", kAny,
@@ -339,6 +346,9 @@ const std::vector<ReportField>& ReportFields() {
       {"cross_node_pipeline_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.pipeline; }, kRow,
        {"bytes.cross_node.pipeline", 306}, kNoCause, Gb("pipeline sends", 226, kCrossNode)},
+      {"cross_node_expert_parallel_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.expert_parallel; }, kNoRow,
+       {"bytes.cross_node.expert_parallel", 307}, kNoCause, Gb("expert parallel", 227, kCrossNode)},
       {"intra_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }, kRow,
        {"bytes.intra_node.forward_allgather", 320}, kNoCause, Gb("forward all-gather", 240, kIntraNode)},
@@ -354,6 +364,9 @@ const std::vector<ReportField>& ReportFields() {
       {"intra_node_pipeline_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.pipeline; }, kRow,
        {"bytes.intra_node.pipeline", 346}, kNoCause, Gb("pipeline sends", 266, kIntraNode)},
+      {"intra_node_expert_parallel_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.expert_parallel; }, kNoRow,
+       {"bytes.intra_node.expert_parallel", 347}, kNoCause, Gb("expert parallel", 267, kIntraNode)},
       // The same per GPU (the document only).
       {"cross_node_forward_allgather_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather * PerGpu(V(r)); },

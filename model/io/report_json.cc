@@ -96,6 +96,14 @@ ordered_json ModelJson(const model::ModelSpec& m) {
   j["tied_embeddings"] = m.tied_embeddings;
   j["dtype"] = model::DTypeName(m.dtype);
   j["parameters"] = model::TotalParams(m);
+  if (model::IsMoe(m)) {  // mixture of experts (model_spec.h); dense models echo none of these
+    j["experts"] = m.experts;
+    j["experts_per_token"] = m.experts_per_token;
+    j["moe_ffn_hidden"] = m.moe_ffn_hidden;
+    j["shared_expert_ffn"] = m.shared_expert_ffn;
+    j["first_dense_layers"] = m.first_dense_layers;
+    j["active_parameters"] = model::ActiveParams(m);
+  }
   return j;
 }
 

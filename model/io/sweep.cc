@@ -107,12 +107,18 @@ const std::map<std::string, AxisRule>& AxisRules() {
       {"virtual_stages", {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
                             var->parallel.SetVirtualStages(Int(v));
                           })}},
+      {"expert", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
+                    var->parallel.expert = Int(v);
+                  })}},
+      {"expert_load_imbalance", {Kind::kNumber, 1.0, 1e3, EachVariant([](const AxisValue& v, Variant* var) {
+                                   var->parallel.expert_load_imbalance = v.number;
+                                 })}},
       {"gradient_accumulation_steps",
        {Kind::kInt, 1, static_cast<double>(model::kMaxGradientAccumulation),
         EachVariant(
             [](const AxisValue& v, Variant* var) { var->zero.gradient_accumulation_steps = Int(v); })}},
-      // [runtime] launcher (zero_keys.cc: the same names), with the hardware queue count it implies unless the
-      // scenario states cuda_device_max_connections (ApplyRuntime).
+      // [runtime] launcher (zero_keys.cc: the same names), with the hardware queue count it implies unless
+      // the scenario states cuda_device_max_connections (ApplyRuntime).
       {"launcher", {Kind::kLauncher, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
                       const auto l = static_cast<model::Launcher>(Int(v));
                       var->zero.runtime.launcher = l;

@@ -64,12 +64,16 @@ struct RankShape {
         gpus_per_node(c.gpus_per_node),
         tensor(l.tensor),
         sequence_parallel(l.sequence_parallel),
-        tp_comm_overlap(l.tp_comm_overlap) {}
+        tp_comm_overlap(l.tp_comm_overlap),
+        expert(l.expert),
+        expert_load_imbalance(l.expert_load_imbalance) {}
   int nodes = 1;
   int gpus_per_node = 1;
   int tensor = 1;                  // ParallelLayout::tensor
   bool sequence_parallel = false;  // ParallelLayout::sequence_parallel
   bool tp_comm_overlap = false;    // ParallelLayout::tp_comm_overlap
+  int expert = 1;                  // ParallelLayout::expert
+  double expert_load_imbalance = 1.0;  // ParallelLayout::expert_load_imbalance
   // The ranks are one stage of a pipeline (model/report/pipeline_evaluate.h, which builds each stage's
   // schedule on the stage's nodes): the runtime's pipeline rules apply (FSDP2: fsdp_builder.cc).
   bool pipeline_stage = false;

@@ -1,5 +1,7 @@
 #include "model/placement/traffic.h"
 
+#include <algorithm>
+
 #include "model/placement/placement.h"
 
 namespace zerosim::model {
@@ -55,10 +57,32 @@ Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, 
       t.max_leaf_uplink_bytes = c.fabric.nodes_per_leaf * t.max_node_nic_bytes * outside;
     }
     t.inter_steps = 1;
-  } else {
+  } else if (group == GroupKind::kLocal || group == GroupKind::kHpz) {
     t.intra_total_bytes = p * out_per_rank;
     t.max_gpu_port_bytes = out_per_rank;
     t.intra_steps = 1;
+  } else {
+    // Any other group (an expert-parallel group, placed as a shard group of g ranks: schedule_parts.cc): each
+    // rank sends buffer/g to each other member, m - 1 of them on its own node (NVLink) and g - m on the
+    // instance's other nodes (its NIC), m = g / (nodes the instance spans); a node's NICs carry the m members
+    // of each of the per_node instances it hosts; a leaf's uplinks the share its members (m of each of the
+    // instance's nodes under the leaf) address outside it. One direct exchange step per tier (NCCL's
+    // all-to-all is a grouped send/recv to every peer at once).
+    const GroupPlacement pl = PlaceGroup(group, g, c);
+    const double m = static_cast<double>(g) / pl.nodes;
+    const double chunk = buffer_bytes / g;
+    const double cross_per_rank = chunk * (g - m);
+    const double intra_per_rank = chunk * (m - 1);
+    t.cross_total_bytes = static_cast<double>(pl.instances) * g * cross_per_rank;
+    t.intra_total_bytes = static_cast<double>(pl.instances) * g * intra_per_rank;
+    t.max_gpu_port_bytes = intra_per_rank;
+    t.max_node_nic_bytes = pl.per_node * m * cross_per_rank;
+    if (pl.nodes > 1 && SpansLeaves(c, pl.span_nodes)) {
+      const double nodes_in_leaf = std::min(pl.nodes, c.fabric.nodes_per_leaf);
+      t.max_leaf_uplink_bytes = pl.per_leaf * m * nodes_in_leaf * chunk * (g - m * nodes_in_leaf);
+    }
+    t.inter_steps = pl.nodes > 1 ? 1 : 0;
+    t.intra_steps = m > 1 ? 1 : 0;
   }
   return t;
 }

@@ -21,6 +21,7 @@ PhaseBytes ToPhaseBytes(const std::array<double, kNumPurposes>& by_purpose) {
   b.backward_allgather = by_purpose[static_cast<size_t>(Purpose::kBackwardAllGather)];
   b.gradient_reduce = by_purpose[static_cast<size_t>(Purpose::kGradientReduce)];
   b.tensor_parallel = by_purpose[static_cast<size_t>(Purpose::kTensorParallel)];
+  b.expert_parallel = by_purpose[static_cast<size_t>(Purpose::kExpertParallel)];
   return b;
 }
 
@@ -32,8 +33,11 @@ double CrossNodeVolumeInM(const VariantReport& v, int nodes) {
 
 double ModelFlopsPerToken(const ModelSpec& m) {
   // PaLM (Chowdhery et al. 2022), appendix B: 6 N for the parameters' forward and backward, 12 l h s for the
-  // attention scores and their product with V (non-causal count, as PaLM and llm-foundry write it).
-  return 6.0 * TotalParams(m) + 12.0 * m.layers * m.hidden * m.seq_len;
+  // attention scores and their product with V (non-causal count, as PaLM and llm-foundry write it). For an
+  // MoE model N is the parameters a token uses (ActiveParams), as torchtitan's MoE models count it
+  // (docs/design/moe_cp_sources.md (a)).
+  const double n = IsMoe(m) ? ActiveParams(m) : TotalParams(m);
+  return 6.0 * n + 12.0 * m.layers * m.hidden * m.seq_len;
 }
 
 double MegatronModelFlopsPerToken(const ModelSpec& m, bool causal) {
@@ -43,7 +47,14 @@ double MegatronModelFlopsPerToken(const ModelSpec& m, bool causal) {
   const double gated = MlpMatrices(m) == 3 ? 1.5 : 1.0;
   const double scores = causal ? 0.5 : 1.0;
   const double attention = (1.0 + g / a + scores * s / h) * q_over_h;
-  const double mlp = f / h * gated;
+  // An MoE model's MLP term is Megatron's h [f_d L_dense + (k f_e + f_s) L_moe] (training.py
+  // transformer_flops), the blocks' widths averaged.
+  double mlp = f / h * gated;
+  if (IsMoe(m)) {
+    double width = 0;
+    for (int i = 0; i < m.layers; ++i) width += MlpWidthOfLayer(m, i) / m.layers;
+    mlp = width / h * gated;
+  }
   const double logit = static_cast<double>(m.vocab) / (2.0 * l * h);
   return 12.0 * l * h * h * (attention + mlp + logit);
 }
@@ -62,6 +73,17 @@ double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
   const RecomputePolicy policy = RecomputeOf(z);
   if (policy != RecomputePolicy::kSelectiveOp && policy != RecomputePolicy::kSelectiveBlock)
     return TrainingFlops(m, tokens, false);
+  if (IsMoe(m)) {
+    // Block by block: selective_block checkpoints blocks n, 2n, ... counting from 1 (BeginSchedule's rule).
+    double recompute = 0;
+    for (int i = 0; i < m.layers; ++i) {
+      const bool checkpointed =
+          policy != RecomputePolicy::kSelectiveBlock ||
+          (z.recompute_block_interval >= 1 && (i + 1) % z.recompute_block_interval == 0);
+      if (checkpointed) recompute += RecomputeFlopsOfLayer(m, i, tokens, policy);
+    }
+    return TrainingFlops(m, tokens, false) + recompute;
+  }
   const double blocks = policy == RecomputePolicy::kSelectiveBlock
                             ? CheckpointedBlocks(m, policy, z.recompute_block_interval)
                             : static_cast<double>(m.layers);

@@ -141,6 +141,12 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   r.parameters_bytes = bytes * psi / s.param_shards + bytes * s.persistent_elements;
   r.gradients_bytes = GradientPartitionBytes(prec) * psi / s.gradient_shards;
   r.optimizer_states_bytes = OptimizerStateBytesPerParam(prec) * psi / s.optimizer_shards;
+  if (s.expert >
+      1) {  // the routed experts' states over their expert-data-parallel group (Schedule::ShardedElements)
+    r.parameters_bytes = bytes * s.ShardedElements(s.param_shards) + bytes * s.persistent_elements;
+    r.gradients_bytes = GradientPartitionBytes(prec) * s.ShardedElements(s.gradient_shards);
+    r.optimizer_states_bytes = OptimizerStateBytesPerParam(prec) * s.ShardedElements(s.optimizer_shards);
+  }
   if (z.hpz_enabled()) r.hpz_secondary_bytes = bytes * psi / z.zero_hpz_partition_size;
   r.gathered_parameters_bytes =
       s.peak_gathered_bytes > 0 ? s.peak_gathered_bytes : bytes * s.peak_gathered_elements;

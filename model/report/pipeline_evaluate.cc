@@ -105,9 +105,12 @@ PipelineResidency StageResidency(const ModelSpec& m, const ParallelLayout& l, in
 }
 
 PhaseBytes Plus(const PhaseBytes& a, const PhaseBytes& b) {
-  return PhaseBytes{a.forward_allgather + b.forward_allgather, a.backward_allgather + b.backward_allgather,
-                    a.gradient_reduce + b.gradient_reduce, a.tensor_parallel + b.tensor_parallel,
-                    a.pipeline + b.pipeline};
+  return PhaseBytes{a.forward_allgather + b.forward_allgather,
+                    a.backward_allgather + b.backward_allgather,
+                    a.gradient_reduce + b.gradient_reduce,
+                    a.tensor_parallel + b.tensor_parallel,
+                    a.pipeline + b.pipeline,
+                    a.expert_parallel + b.expert_parallel};
 }
 
 }  // namespace
@@ -115,6 +118,10 @@ PhaseBytes Plus(const PhaseBytes& a, const PhaseBytes& b) {
 ModelSpec StageModel(const ModelSpec& m, const ParallelLayout& l, int stage) {
   ModelSpec s = m;
   s.layers = m.layers / l.pipeline;
+  // The stage's first block, where it decides which blocks are MoE (dense blocks first; interleaved virtual
+  // stages are refused with them, feasibility.cc); left at the model's otherwise, so that equal stages share
+  // a cached schedule.
+  if (IsMoe(m) && m.first_dense_layers > 0) s.layer_offset = m.layer_offset + stage * s.layers;
   s.has_embedding = m.has_embedding && stage == 0;
   s.has_head = m.has_head && stage == l.pipeline - 1;
   return s;

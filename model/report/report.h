@@ -21,8 +21,10 @@ struct PhaseBytes {
   double gradient_reduce = 0;
   double tensor_parallel = 0;  // Megatron's TP collectives (Purpose::kTensorParallel)
   double pipeline = 0;  // point-to-point sends between pipeline stages (model/report/pipeline_evaluate.h)
+  double expert_parallel = 0;  // MoE token dispatch and combine (Purpose::kExpertParallel)
   double total() const {
-    return forward_allgather + backward_allgather + gradient_reduce + tensor_parallel + pipeline;
+    return forward_allgather + backward_allgather + gradient_reduce + tensor_parallel + pipeline +
+           expert_parallel;
   }
 };
 

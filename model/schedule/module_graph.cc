@@ -59,6 +59,75 @@ int AddRowLinear(GraphBuilder* b, const std::string& name, int layer, int64_t in
   return b->AddLinear(name, layer, in / t, out, bias, tokens, epilogue_bytes, 1);
 }
 
+// The MLP of an MoE block on one rank of an expert-parallel group of e = layout.expert ranks, as
+// Megatron-Core's MoELayer runs it with the all-to-all token dispatcher
+// (megatron/core/transformer/moe/moe_layer.py, router.py, token_dispatcher.py MoEAlltoAllTokenDispatcher;
+// docs/design/moe_cp_sources.md (c)); t = 1 (CheckModelled). Modules in forward order:
+//  - moe.router: the h -> E linear layer (TopKRouter, no bias) on the rank's tokens, then the score function
+//    and top-k over tokens x E fp32 scores (read and write them, 8 bytes each) and the routing map;
+//    Megatron's FLOP count leaves it out (forward_flops 0), its time is counted;
+//  - moe.shared_experts.{dense_h_to_4h,dense_4h_to_h}: the shared experts as one MLP of width f_s on every
+//  token
+//    (SharedExpertMLP, run before the routed experts without moe_shared_expert_overlap);
+//  - moe.experts.dense_h_to_4h: the permutation of the routed rows (read and write T k h values), then the
+//    local experts' fc1 as one grouped GEMM (TEGroupedMLP: E/e GEMMs of the rows each expert received) and
+//    the activation over them; moe.experts.dense_4h_to_h: fc2 as a grouped GEMM, then the unpermutation that
+//    weights and sums each token's k rows (read T k h, write T h) and the residual add. The schedule places
+//    the dispatch all-to-all before fc1 and the combine after fc2 (schedule_parts.cc), the unpermutation's
+//    pass being counted with fc2 before the combine (its time, not its place).
+// Balanced routing sends each rank T k rows (T = `tokens`: e ranks send e T k rows to the e ranks); the
+// busiest rank receives rho = expert_load_imbalance times that, which the GEMMs and activations here are
+// sized by. The reported FLOPs are Megatron's (2 T k per multiply-add of an expert's matrices, unaffected by
+// rho).
+void AddMoeMlp(GraphBuilder* b, const ModelSpec& m, const std::string& p, int layer, double tokens,
+               const ParallelLayout& layout, double bias_dropout_add_bytes) {
+  const int64_t h = m.hidden, fe = m.moe_ffn_hidden, fs = m.shared_expert_ffn, experts = m.experts;
+  const bool gated = m.mlp != MlpKind::kGelu;
+  const int64_t up = gated ? 2 : 1;  // fc1's output width per unit of the expert's width (gate and up fused)
+  const double th = tokens * static_cast<double>(h);
+
+  ModuleWork router;
+  router.gemms.push_back(Gemm{tokens, static_cast<double>(experts), static_cast<double>(h), 1});
+  router.elementwise_bytes = 2.0 * 4.0 * tokens * static_cast<double>(experts);
+  router.kernels = 4;  // the GEMM, the score function, top-k, the routing map
+  b->AddModule(p + "moe.router", layer, {b->AddParam(p + "moe.router.weight", experts, h)}, 0.0,
+               std::move(router));
+
+  if (fs > 0) {
+    b->AddLinear(p + "moe.shared_experts.dense_h_to_4h", layer, h, up * fs, false, tokens,
+                 (gated ? 3.0 : 2.0) * kAct * tokens * static_cast<double>(fs), 1);
+    b->AddLinear(p + "moe.shared_experts.dense_4h_to_h", layer, fs, h, false, tokens, 0.0, 0);
+  }
+
+  const int64_t local = experts / layout.expert;  // CheckLayout: e divides E
+  const double k = m.experts_per_token;
+  const double rows = tokens * k * layout.expert_load_imbalance;  // the busiest rank's routed rows
+  const double rows_per_expert = rows / static_cast<double>(local);
+  const bool bias = m.biases == BiasKind::kAll;
+  std::vector<int> fc1{b->AddParam(p + "moe.experts.dense_h_to_4h.weight", local * up * fe, h)};
+  if (bias) fc1.push_back(b->AddParam(p + "moe.experts.dense_h_to_4h.bias", local * up * fe, 0));
+  ModuleWork w1;
+  w1.gemms.push_back(Gemm{rows_per_expert, static_cast<double>(up * fe), static_cast<double>(h),
+                          static_cast<double>(local)});
+  // permute (read and write the routed rows), the activation (read up*fe, write fe values per row)
+  w1.elementwise_bytes = 2.0 * kAct * rows * static_cast<double>(h) +
+                         (gated ? 3.0 : 2.0) * kAct * rows * static_cast<double>(fe);
+  w1.kernels = 3;  // permute, grouped GEMM, activation
+  b->AddModule(p + "moe.experts.dense_h_to_4h", layer, std::move(fc1),
+               2.0 * tokens * k * static_cast<double>(up * fe * h), std::move(w1));
+
+  std::vector<int> fc2{b->AddParam(p + "moe.experts.dense_4h_to_h.weight", local * h, fe)};
+  if (bias) fc2.push_back(b->AddParam(p + "moe.experts.dense_4h_to_h.bias", local * h, 0));
+  ModuleWork w2;
+  w2.gemms.push_back(
+      Gemm{rows_per_expert, static_cast<double>(h), static_cast<double>(fe), static_cast<double>(local)});
+  // unpermute (read the k rows of each token and their weights, write the token), the residual add
+  w2.elementwise_bytes = kAct * (rows * static_cast<double>(h) + th) + bias_dropout_add_bytes;
+  w2.kernels = 3;  // grouped GEMM, unpermute, residual add
+  b->AddModule(p + "moe.experts.dense_4h_to_h", layer, std::move(fc2),
+               2.0 * tokens * k * static_cast<double>(fe * h), std::move(w2));
+}
+
 }  // namespace
 
 ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLayout& layout) {
@@ -161,7 +230,9 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
     // the bias-dropout-add on s/t tokens with SP.
     AddRowLinear(&b, p + "attention.dense", l, h, h, t, linear_bias, tokens, bias_dropout_add_bytes / sp);
     b.AddNorm(p + "post_attention_layernorm", l, h, norm_bias, tokens / sp);
-    if (gated) {
+    if (IsMoeLayer(m, l)) {
+      AddMoeMlp(&b, m, p, l, tokens, layout, bias_dropout_add_bytes);
+    } else if (gated) {
       // Gate and up projections fused as Megatron's dense_h_to_4h with 2f outputs, then one fused
       // bias-SwiGLU/GeGLU kernel: read 2f, write f values per token.
       // Column parallel: 2f/t outputs per rank.
@@ -172,7 +243,9 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
       b.AddLinear(p + "mlp.dense_h_to_4h", l, h, f / t, linear_bias, tokens,
                   2.0 * kAct * tokens * static_cast<double>(f) / tp, 1);
     }
-    AddRowLinear(&b, p + "mlp.dense_4h_to_h", l, f, h, t, linear_bias, tokens, bias_dropout_add_bytes / sp);
+    if (!IsMoeLayer(m, l)) {
+      AddRowLinear(&b, p + "mlp.dense_4h_to_h", l, f, h, t, linear_bias, tokens, bias_dropout_add_bytes / sp);
+    }
     g.block_end.push_back(static_cast<int>(g.modules.size()));
   }
 
@@ -206,7 +279,7 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
 std::vector<bool> Fp8Params(const ModuleGraph& g) {
   std::vector<bool> fp8(g.params.size(), false);
   for (const Module& mod : g.modules) {
-    if (mod.layer < 0) continue;
+    if (mod.layer < 0 || mod.name.ends_with("moe.router")) continue;
     for (int p : mod.params) {
       if (g.params[static_cast<size_t>(p)].is_matrix()) fp8[static_cast<size_t>(p)] = true;
     }

@@ -10,7 +10,9 @@
 //   mlp.dense_4h_to_h(w h x f, b h)
 // kv = kv_heads * h / heads (h for multi-head attention). Biases and norm biases exist as the model's
 // BiasKind and NormKind say (Llama: none; Qwen2: the QKV bias only); the module sequence is the same for
-// every architecture, so the schedule builders see 7 modules per block.
+// every architecture, so the schedule builders see 7 modules per dense block. An MoE block (model_spec.h
+// IsMoeLayer) replaces the two MLP modules with moe.router, the shared experts' two (when it has them) and
+// the routed experts' moe.experts.dense_h_to_4h and moe.experts.dense_4h_to_h (module_graph.cc AddMoeMlp).
 // Around the blocks: embedding.word_embeddings (V x h), embedding.position_embeddings (max_pos x h, learned
 // positions only), final_layernorm, and the logit layer (the word embedding again when tied).
 #pragma once
@@ -127,7 +129,9 @@ enum class BackwardPart : uint8_t { kWhole, kInputGradient, kWeightGradient };
 // row-parallel biases and learned position embeddings stay whole. The memory-bound work outside the TP
 // regions (norms, bias-dropout-adds, embedding dropout) is divided by t only with sequence_parallel.
 // forward_flops is each module's share per rank (Megatron's count / t). Preconditions: CheckLayout's (t
-// divides the heads, key/value heads and ffn_hidden). A pipeline stage's graph is that of its slice
+// divides the heads, key/value heads and ffn_hidden). An MoE block's routed experts are the E/e of one rank
+// of layout.expert's expert-parallel group, sized for the busiest rank's rows (layout.expert_load_imbalance).
+// A pipeline stage's graph is that of its slice
 // (ModelSpec::has_embedding, has_head, its layers): the embedding modules only on the first stage, the final
 // norm and the logit layer only on the last (head_module -1 elsewhere). t = 1 is the whole model.
 ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLayout& layout = {});
@@ -135,8 +139,8 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
 // --- FP8 GEMMs: precision.h's settings applied to the graph's modules ---
 
 // Per parameter of `g`: true for the weight of a linear layer inside a transformer block (the weights
-// Float8Linear converts: matrices of modules with layer >= 0). Embeddings, the logit layer, norms and biases
-// are false.
+// Float8Linear converts: matrices of modules with layer >= 0). Embeddings, the logit layer, norms, biases and
+// an MoE router (Megatron-Core keeps its GEMM in 16 or 32 bits: router.py, moe_router_dtype) are false.
 std::vector<bool> Fp8Params(const ModuleGraph& g);
 
 // With p.fp8_gemms, marks the GEMMs of the block linear layers of `g` FP8 (Gemm::fp8), and with

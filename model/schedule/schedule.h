@@ -37,9 +37,10 @@ enum class Purpose : uint8_t {
   kForwardAllGather,
   kBackwardAllGather,
   kGradientReduce,
-  kTensorParallel
+  kTensorParallel,
+  kExpertParallel  // an MoE block's token dispatch and combine (model/builders/schedule_parts.cc)
 };
-inline constexpr int kNumPurposes = 5;
+inline constexpr int kNumPurposes = 6;
 
 enum class OpKind : uint8_t {
   kHost,        // host (Python) work or a host-side synchronisation; `host_s` long
@@ -62,6 +63,8 @@ enum class Queue : uint8_t {
   kNcclCrossNode,    // NCCL stream of the same-local-rank group: qgZ hop 2 all-to-all
   kNcclTp,           // NCCL stream of the tensor-parallel group (Megatron's TP collectives; the compute
                      // stream waits for each forward one, as Megatron's synchronous calls do)
+  kNcclEp,           // NCCL stream of the expert-parallel group (an MoE block's dispatch and combine
+                     // all-to-alls; the compute stream waits for each, as Megatron's dispatcher does)
   kCount,
 };
 inline constexpr int kNumQueues = static_cast<int>(Queue::kCount);
@@ -194,12 +197,26 @@ struct Schedule {
   int tensor = 1;
   bool sequence_parallel = false;
   bool tp_comm_overlap = false;  // ParallelLayout::tp_comm_overlap
+  int expert = 1;                // ParallelLayout::expert (e)
+  double expert_load_imbalance = 1.0;  // ParallelLayout::expert_load_imbalance
+  double expert_elements =
+      0;  // the local routed experts' parameters (in partitioned_elements), sharded over d/e
   ParallelLayout layout() const {
     ParallelLayout l;
     l.tensor = tensor;
     l.sequence_parallel = sequence_parallel;
     l.tp_comm_overlap = tp_comm_overlap;
+    l.expert = expert;
+    l.expert_load_imbalance = expert_load_imbalance;
     return l;
+  }
+  // Elements of the parameters one rank holds 1/`shards` of when a state is divided over `shards` ranks of
+  // the data-parallel group (1: none): the routed experts' over shards / e of them (their
+  // expert-data-parallel group: Megatron-Core's distributed optimizer shards each buffer over the group it
+  // reduces in, distributed_data_parallel.py; docs/design/moe_cp_sources.md (d)), the rest over `shards`.
+  double ShardedElements(int shards) const {
+    if (shards <= 1 || expert <= 1) return partitioned_elements / shards;
+    return (partitioned_elements - expert_elements) / shards + expert_elements / (shards / expert);
   }
   // d = P / t, the ranks the strategy shards over.
   int data_parallel_size() const { return layout().data_parallel(world_size); }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "model/spec/problem_util.h"
 
 namespace zerosim::model {
@@ -36,11 +39,26 @@ std::vector<Problem> CheckModel(const ModelSpec& m) {
   if (m.hidden >= 1 && m.heads >= 1 && m.hidden % m.heads != 0) {
     Add(&out, "heads", fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
   }
+  // Mixture of experts (model_spec.h): top-k among the experts, widths within the limits, a dense prefix
+  // shorter than the model.
+  if (m.experts != 0) {
+    Range(&out, "experts", m.experts, 1, kMaxWidth);
+    if (m.experts_per_token < 1 || m.experts_per_token > m.experts) {
+      Add(&out, "experts_per_token",
+          fmt::format("top-k = {} must be between 1 and the {} experts", m.experts_per_token, m.experts));
+    }
+    Range(&out, "moe_ffn_hidden", m.moe_ffn_hidden, 1, kMaxWidth);
+    Range(&out, "shared_expert_ffn", m.shared_expert_ffn, 0, kMaxWidth);
+    Range(&out, "first_dense_layers", m.first_dense_layers, 0, std::max(0, m.layers - 1));
+  }
   return out;
 }
 
 double EstimateScheduleOps(const ModelSpec& m, const ZeroConfig& z) {
-  const double modules = kModulesPerBlock * m.layers + kModulesOutsideBlocks;
+  // An MoE block has the router and the routed experts' two modules in place of the MLP's two, and the shared
+  // experts' two when it has them (module_graph.cc AddMoeMlp).
+  const double moe_extra = (m.shared_expert_ffn > 0 ? 3.0 : 1.0) * MoeLayers(m);
+  const double modules = kModulesPerBlock * m.layers + moe_extra + kModulesOutsideBlocks;
   return static_cast<double>(z.gradient_accumulation_steps) * kPassesPerMicroStep * modules *
          kOpsPerModulePass;
 }
@@ -355,6 +373,31 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
       }
     }
   }
+  // Expert parallelism (parallel_layout.h `expert`): e divides the experts (each rank holds E/e of them) and
+  // the data-parallel size d (Megatron-Core parallel_state.py: the expert grid's world is tensor x expert x
+  // expert data x pipeline); a load imbalance rho >= 1.
+  if (l.expert < 1) {
+    Add(&out, "expert", fmt::format("must be at least 1, got {}", l.expert));
+  } else if (l.expert > 1) {
+    if (!IsMoe(m)) {
+      Add(&out, "expert",
+          fmt::format("expert {} needs a mixture-of-experts model (`experts` in the model)", l.expert));
+    } else if (m.experts % l.expert != 0) {
+      Add(&out, "expert",
+          fmt::format("expert parallelism {} does not divide the model's {} experts", l.expert, m.experts));
+    }
+    if (gpus % (t * p) == 0 && (gpus / (t * p)) % l.expert != 0) {
+      Add(&out, "expert",
+          fmt::format("expert parallelism {} does not divide the data-parallel size {} (GPUs / "
+                      "(tensor x pipeline))",
+                      l.expert, gpus / (t * p)));
+    }
+  }
+  if (!(l.expert_load_imbalance >= 1.0) || !std::isfinite(l.expert_load_imbalance)) {
+    Add(&out, "expert_load_imbalance",
+        fmt::format("the busiest rank's rows over the mean must be at least 1, got {}",
+                    l.expert_load_imbalance));
+  }
   // A shard group (MiCS, HSDP) partitions over the d data-parallel ranks (design sec. 5 step 1); t = p = 1 is
   // CheckZero's rule over all GPUs.
   if (HasShardGroup(z.strategy) && !l.data_parallel_only() && gpus % (t * p) == 0 &&
@@ -368,6 +411,43 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
     }
   }
   return out;
+}
+
+std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& l, const ZeroConfig& z,
+                                      bool rlhf) {
+  if (!IsMoe(m)) return {};
+  auto refuse = [](const char* key, std::string message) {
+    return std::vector<Problem>{{key, std::move(message), ProblemKind::kNotModelled}};
+  };
+  if (l.tensor > 1) {
+    return refuse("tensor",
+                  "an MoE model with tensor > 1 (expert tensor parallelism, the MoE block's sequence "
+                  "gather) is not modelled yet: MoE models run with tensor = 1");
+  }
+  if (rlhf) return refuse("rlhf", "RLHF phases of an MoE model are not modelled");
+  if (RecomputeOf(z) == RecomputePolicy::kSelectiveOp) {
+    return refuse("activation_checkpointing",
+                  "torchtitan's op-level selective recompute of MoE blocks is not modelled");
+  }
+  if (m.first_dense_layers > 0 && l.virtual_stages > 1) {
+    return refuse("virtual_stages",
+                  "interleaved virtual stages with dense blocks first (first_dense_layers) are "
+                  "not modelled: a stage's chunks would mix dense and MoE blocks");
+  }
+  if (l.expert > 1) {
+    const StrategyTraits& traits = TraitsOf(z.strategy);
+    if (traits.parameters != ShardOver::kNone || HasShardGroup(z.strategy)) {
+      return refuse("expert",
+                    fmt::format("expert parallelism with strategy \"{}\" is not modelled: it runs "
+                                "with zero1 or zero2 (Megatron-Core's distributed optimizer), whose "
+                                "parameters are whole on every rank",
+                                StrategyName(z.strategy)));
+    }
+    if (z.zero_quantized_gradients) {
+      return refuse("zero_quantized_gradients", "qgZ with expert parallelism is not modelled");
+    }
+  }
+  return {};
 }
 
 std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z, bool rlhf) {

@@ -92,6 +92,13 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
 // say why they were not evaluated.
 std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z, bool rlhf);
 
+// What the engines model of a mixture-of-experts model (model_spec.h `experts`): tensor = 1; expert
+// parallelism under zero1 and zero2 (whole parameters, sharded states: Megatron-Core's distributed
+// optimizer), without qgZ; not RLHF, torchtitan's op-level selective recompute, or virtual stages with dense
+// blocks first. kNotModelled problems, as CheckModelled's. Nothing for a dense model.
+std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& l, const ZeroConfig& z,
+                                      bool rlhf);
+
 // The kernels the configuration runs against the calibration's compute set: FP8 GEMMs need its
 // `gemm_efficiency.fp8_gemm`, FlashAttention v1 its `attention_v1_*` (a zero efficiency would reach a
 // division in model/cost/op_cost.cc). Problems of kind kCalibration.

@@ -52,6 +52,36 @@ double NormParams(const ModelSpec& m) {
   return (bias ? 2.0 : 1.0) * m.hidden;
 }
 
+bool IsMoe(const ModelSpec& m) { return m.experts > 0; }
+
+bool IsMoeLayer(const ModelSpec& m, int layer) {
+  return IsMoe(m) && m.layer_offset + layer >= m.first_dense_layers;
+}
+
+int MoeLayers(const ModelSpec& m) {
+  int n = 0;
+  for (int l = 0; l < m.layers; ++l) n += IsMoeLayer(m, l) ? 1 : 0;
+  return n;
+}
+
+namespace {
+
+// One MLP of width `f` as MlpKind says: 2 or 3 matrices of h x f, with biases (BiasKind::kAll) f + h (plain)
+// or 2f + h (gated).
+double MlpParams(const ModelSpec& m, double f) {
+  const double h = m.hidden;
+  const double mlp_in = MlpMatrices(m) - 1;  // up (and gate) projections
+  return mlp_in * h * f + f * h + (m.biases == BiasKind::kAll ? mlp_in * f + h : 0.0);
+}
+
+}  // namespace
+
+double MlpWidthOfLayer(const ModelSpec& m, int layer) {
+  return IsMoeLayer(m, layer)
+             ? static_cast<double>(m.experts_per_token) * m.moe_ffn_hidden + m.shared_expert_ffn
+             : static_cast<double>(m.ffn_hidden);
+}
+
 double ParamsPerLayer(const ModelSpec& m) {
   const double h = m.hidden;
   const double f = m.ffn_hidden;
@@ -60,9 +90,18 @@ double ParamsPerLayer(const ModelSpec& m) {
   const bool other_bias = m.biases == BiasKind::kAll;
   const double qkv = h * (h + 2 * kv) + (qkv_bias ? h + 2 * kv : 0.0);
   const double attn_out = h * h + (other_bias ? h : 0.0);
-  const double mlp_in = MlpMatrices(m) - 1;  // up (and gate) projections
-  const double mlp = mlp_in * h * f + f * h + (other_bias ? mlp_in * f + h : 0.0);
-  return qkv + attn_out + mlp + 2 * NormParams(m);
+  return qkv + attn_out + MlpParams(m, f) + 2 * NormParams(m);
+}
+
+double MoeMlpParams(const ModelSpec& m, double routed) {
+  const double router = static_cast<double>(m.hidden) * m.experts;
+  const double shared = m.shared_expert_ffn > 0 ? MlpParams(m, m.shared_expert_ffn) : 0.0;
+  return router + routed * MlpParams(m, m.moe_ffn_hidden) + shared;
+}
+
+double ParamsOfLayer(const ModelSpec& m, int layer) {
+  if (!IsMoeLayer(m, layer)) return ParamsPerLayer(m);
+  return ParamsPerLayer(m) - MlpParams(m, m.ffn_hidden) + MoeMlpParams(m, m.experts);
 }
 
 double EmbeddingParams(const ModelSpec& m) {
@@ -76,7 +115,17 @@ double TotalParams(const ModelSpec& m) {
   const double head = own_head ? static_cast<double>(m.vocab) * m.hidden : 0.0;
   const double embedding = m.has_embedding ? EmbeddingParams(m) : 0.0;
   const double final_norm = m.has_head ? NormParams(m) : 0.0;
-  return m.layers * ParamsPerLayer(m) + embedding + final_norm + head;
+  double blocks = m.layers * ParamsPerLayer(m);
+  if (IsMoe(m)) {
+    blocks = 0;
+    for (int l = 0; l < m.layers; ++l) blocks += ParamsOfLayer(m, l);
+  }
+  return blocks + embedding + final_norm + head;
+}
+
+double ActiveParams(const ModelSpec& m) {
+  const double unused_experts = static_cast<double>(m.experts - m.experts_per_token) * MoeLayers(m);
+  return TotalParams(m) - (IsMoe(m) ? unused_experts * MlpParams(m, m.moe_ffn_hidden) : 0.0);
 }
 
 double ForwardFlopsPerLayer(const ModelSpec& m, double tokens) {
@@ -85,6 +134,12 @@ double ForwardFlopsPerLayer(const ModelSpec& m, double tokens) {
   const double weight_gemms = 2.0 * tokens * (2 * h * h + 2 * h * KvWidth(m) + MlpMatrices(m) * h * f);
   const double attention = 4.0 * tokens * m.seq_len * h;
   return weight_gemms + attention;
+}
+
+double ForwardFlopsOfLayer(const ModelSpec& m, int layer, double tokens) {
+  if (!IsMoeLayer(m, layer)) return ForwardFlopsPerLayer(m, tokens);
+  const double matrices = 2.0 * tokens * MlpMatrices(m) * m.hidden;
+  return ForwardFlopsPerLayer(m, tokens) + matrices * (MlpWidthOfLayer(m, layer) - m.ffn_hidden);
 }
 
 const char* RecomputePolicyName(RecomputePolicy p) {
@@ -122,13 +177,34 @@ double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy
   return 0.0;
 }
 
+double RecomputeFlopsOfLayer(const ModelSpec& m, int layer, double tokens, RecomputePolicy policy) {
+  const double dense = RecomputeFlopsPerLayer(m, tokens, policy);
+  if (!IsMoeLayer(m, layer)) return dense;
+  switch (policy) {
+    case RecomputePolicy::kFull:
+    case RecomputePolicy::kOffload:
+    case RecomputePolicy::kSelectiveBlock:
+      return ForwardFlopsOfLayer(m, layer, tokens);
+    case RecomputePolicy::kSelectiveOp: {
+      // The dense MLP's re-run matrix (2 tokens h f) replaced by the same matrix of the experts a token uses.
+      return dense + 2.0 * tokens * m.hidden * (MlpWidthOfLayer(m, layer) - m.ffn_hidden);
+    }
+    default:
+      return dense;
+  }
+}
+
 double LogitForwardFlops(const ModelSpec& m, double tokens) {
   return 2.0 * tokens * m.hidden * static_cast<double>(m.vocab);
 }
 
 double TrainingFlops(const ModelSpec& m, double tokens, bool activation_checkpointing) {
   const double block_passes = activation_checkpointing ? 4.0 : 3.0;
-  return block_passes * m.layers * ForwardFlopsPerLayer(m, tokens) + 3.0 * LogitForwardFlops(m, tokens);
+  if (!IsMoe(m))
+    return block_passes * m.layers * ForwardFlopsPerLayer(m, tokens) + 3.0 * LogitForwardFlops(m, tokens);
+  double blocks = 0;
+  for (int l = 0; l < m.layers; ++l) blocks += ForwardFlopsOfLayer(m, l, tokens);
+  return block_passes * blocks + 3.0 * LogitForwardFlops(m, tokens);
 }
 
 double MegatronPaperFlops(const ModelSpec& m, double global_batch_sequences) {

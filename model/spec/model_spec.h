@@ -103,8 +103,35 @@ struct ModelSpec {
   bool has_embedding = true;
   bool has_head = true;
 
+  // Mixture of experts (Shazeer et al. 2017, "Outrageously Large Neural Networks"; Fedus et al. 2022, Switch
+  // Transformer; DeepSeek-V3 technical report sec. 2.1.2): the MLP of an MoE block is a router (a linear
+  // layer h -> E scoring the experts), E routed experts each an MLP of width moe_ffn_hidden (the model's
+  // MlpKind), of which each token uses k (experts_per_token), and shared experts every token passes through
+  // (total width shared_expert_ffn). The first `first_dense_layers` blocks keep a dense MLP of width
+  // ffn_hidden (DeepSeek-V3's first_k_dense_replace; Megatron-Core's moe_layer_freq list [0]*k + [1]*(l-k)).
+  // experts = 0: a dense model. docs/design/moe_cp_sources.md (a), (b) give the sources and the frameworks'
+  // key names.
+  int experts = 0;            // routed experts per MoE block (E)
+  int experts_per_token = 0;  // top-k (k <= E)
+  int moe_ffn_hidden = 0;     // one routed expert's MLP width (f_e), per matrix for gated MLPs
+  int shared_expert_ffn = 0;  // width of the shared experts together (f_s); 0: none
+  int first_dense_layers = 0;
+  // A pipeline stage's slice: the model's index of its first block (StageModel sets it), so that the blocks
+  // of a slice are dense or MoE as the whole model's are. Loaders never set it.
+  int layer_offset = 0;
+
   bool operator==(const ModelSpec&) const = default;
 };
+
+// Whether the model has MoE blocks (experts > 0), and whether block `layer` of this spec (its slice's index:
+// the model's is layer_offset + layer) is one.
+bool IsMoe(const ModelSpec& m);
+bool IsMoeLayer(const ModelSpec& m, int layer);
+// MoE blocks of this spec (its slice's).
+int MoeLayers(const ModelSpec& m);
+// The MLP width block `layer` runs per token: k f_e + f_s for an MoE block (the routed experts a token uses
+// and the shared ones), f for a dense one.
+double MlpWidthOfLayer(const ModelSpec& m, int layer);
 
 // Key/value heads (kv_heads, or heads when 0) and the key/value width kv * h/a.
 int KvHeads(const ModelSpec& m);
@@ -114,10 +141,20 @@ int MlpMatrices(const ModelSpec& m);
 // Elements of one norm (h, plus h for a LayerNorm bias when the model has biases).
 double NormParams(const ModelSpec& m);
 
-// Parameters of one transformer block: Q h^2, K and V 2*h*kv_w (kv_w = kv*h/a), attention output h^2,
+// Parameters of one dense transformer block: Q h^2, K and V 2*h*kv_w (kv_w = kv*h/a), attention output h^2,
 // MLP 2hf or 3hf, two norms; biases as BiasKind says (QKV h + 2kv_w, output h, MLP f + h or 2f + h).
 // For GPT (kv = a, f = 4h, plain MLP, LayerNorm, all biases) this is Megatron's 12h^2 + 13h.
 double ParamsPerLayer(const ModelSpec& m);
+
+// Parameters of the MLP of one MoE block: the router's E h (Megatron-Core's TopKRouter weight, no bias), E
+// routed experts and the shared experts, each an MLP as MlpKind says (2 or 3 matrices of h x width; with
+// biases (BiasKind::kAll) f + h, or 2f + h for gated MLPs, per expert). `routed` experts are counted: E for
+// the parameters a rank stores, k for those a token uses (active).
+double MoeMlpParams(const ModelSpec& m, double routed);
+
+// Parameters of block `layer` of this spec: ParamsPerLayer with, for an MoE block, MoeMlpParams(m, E) in
+// place of the dense MLP.
+double ParamsOfLayer(const ModelSpec& m, int layer);
 
 // Word embedding V*h plus, for learned positions, the position embedding max_pos*h.
 double EmbeddingParams(const ModelSpec& m);
@@ -128,12 +165,22 @@ double EmbeddingParams(const ModelSpec& m);
 // no embedding to tie it to.
 double TotalParams(const ModelSpec& m);
 
+// The parameters one token uses: TotalParams with k routed experts per MoE block in place of E (the "active"
+// count of the MoE papers: DeepSeek-V3 671B total, 37B active). A dense model's is TotalParams.
+double ActiveParams(const ModelSpec& m);
+
 // Forward FLOPs of one transformer block for `tokens` = micro-batch sequences * s tokens, Megatron's
 // accounting generalized per GEMM: 2*tokens*(2h^2 + 2h*kv_w) for Q, K, V and the output projection,
 // 2*tokens*h*f per MLP matrix (2 plain, 3 gated: the SwiGLU count of the Llama and Chinchilla-style
 // 6N accountings), plus 4*tokens*s*h for QK^T and attention*V (dense, not causal-halved; GQA shares K/V
 // but every query head still multiplies). For GPT with f = 4h: 24*B*s*h^2 + 4*B*s^2*h, Megatron's count.
 double ForwardFlopsPerLayer(const ModelSpec& m, double tokens);
+
+// Forward FLOPs of block `layer` of this spec: ForwardFlopsPerLayer for a dense block; for an MoE block the
+// MLP term is 2*tokens*h*(k*f_e + f_s) per MLP matrix, Megatron-LM's transformer_flops (training.py: the
+// routed experts counted top-k times, the shared experts once, the router's GEMM not counted;
+// docs/design/moe_cp_sources.md (a)).
+double ForwardFlopsOfLayer(const ModelSpec& m, int layer, double tokens);
 
 // Forward FLOPs recomputed per block in the backward under `policy` for `tokens`: the whole block for
 // full and offload (and for each checkpointed block of selective_block), the attention core's 4*tokens*s*h
@@ -144,12 +191,16 @@ double ForwardFlopsPerLayer(const ModelSpec& m, double tokens);
 // 2*tokens*h*f) plus the unfused core (its bmm and softmax are not in the save list; FlashAttention's output
 // is). The schedule builder emits the same work (schedule_parts.cc).
 double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy policy);
+// The same for block `layer` (an MoE block's MLP as ForwardFlopsOfLayer counts it; selective_op re-runs the
+// MoE MLP's down projections (w2), which it does not save, as it does a dense MLP's w3).
+double RecomputeFlopsOfLayer(const ModelSpec& m, int layer, double tokens, RecomputePolicy policy);
 
 // Forward FLOPs of the logit layer: 2*tokens*h*V.
 double LogitForwardFlops(const ModelSpec& m, double tokens);
 
 // FLOPs of one training pass (forward + backward) over `tokens`: 3x forward without activation
-// checkpointing; with it, the blocks are computed 4x (one recompute) and the logit layer 3x.
+// checkpointing; with it, the blocks are computed 4x (one recompute) and the logit layer 3x. Each block
+// counted as ForwardFlopsOfLayer counts it.
 double TrainingFlops(const ModelSpec& m, double tokens, bool activation_checkpointing);
 
 // The throughput formula the ZeRO++ paper and Megatron report (Narayanan et al. eq. 3, with activation

@@ -54,6 +54,18 @@ struct ParallelLayout {
   // `tensor_across_nodes`: ZeroSim: allow a tensor group larger than a node (every block's collectives on
   // the NICs; Narayanan et al. 2021 sec. 3.2 takeaway 1 shows it slow). Off: t must divide gpus_per_node.
   bool tensor_across_nodes = false;
+  // `expert`: expert parallelism (Megatron-Core --expert-model-parallel-size; DeepSpeed-MoE ep_size), e: an
+  // MoE block's E routed experts are split over e ranks of the data-parallel group, E/e each, and the tokens
+  // go to their experts' ranks and back by all-to-alls (docs/design/moe_cp_sources.md (c), (d)). The expert
+  // grid is Megatron's with expert tensor parallelism equal to t (parallel_state.py): an expert-parallel
+  // group is e consecutive DP ranks of one TP rank, the expert-data-parallel group (which reduces the
+  // experts' gradients) the d/e ranks at one position of theirs. 1: every rank holds every expert.
+  int expert = 1;
+  // `expert_load_imbalance`: rows the busiest rank of an expert-parallel group receives over the mean (rho >=
+  // 1), which sets the experts' GEMM time and receive bytes of every rank (the slowest paces the all-to-all
+  // and the pipeline). 1: balanced, as NVIDIA's published MoE throughputs force it
+  // (moe_router_force_load_balancing; docs/design/moe_cp_sources.md (e)).
+  double expert_load_imbalance = 1.0;
 
   // Sets `virtual_stages` = v and the schedule Megatron runs with it: interleaved 1F1B when v > 1
   // (schedules.py get_forward_backward_func), back to 1F1B when v = 1 after an interleaved one; GPipe stays.
@@ -63,6 +75,8 @@ struct ParallelLayout {
   int model_parallel() const { return tensor * pipeline; }
   // The data-parallel size d = P / (t p) for P GPUs (the caller checks that t p divides P).
   int data_parallel(int gpus) const { return gpus / model_parallel(); }
+  // The expert-data-parallel size d / e (Megatron's EDP with ETP = t).
+  int expert_data_parallel(int gpus) const { return data_parallel(gpus) / expert; }
   // Whether it is pure data parallelism (t = p = 1).
   bool data_parallel_only() const { return tensor == 1 && pipeline == 1; }
   // Whether each pipeline stage of `gpus` ranks holds whole nodes of `gpus_per_node`: p == 1, or a stage's

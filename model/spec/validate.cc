@@ -117,6 +117,8 @@ std::vector<Problem> Validate(const Configuration& c) {
     for (Problem& p : CheckRlhf(*c.rlhf, c.model)) out.push_back(std::move(p));
   }
   if (!out.empty()) return out;
+  out = CheckMoeModelled(c.model, c.layout, c.zero, c.rlhf != nullptr);
+  if (!out.empty()) return out;
   return CheckModelled(c.layout, c.zero, c.rlhf != nullptr);
 }
 

@@ -1,0 +1,119 @@
+// Mixture-of-experts inputs (issue 37): the model file's MoE keys and their errors at file:line:key, Hugging
+// Face's Mixtral / Qwen-MoE configs, and `[parallel] expert` in a scenario with its rules.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "model/io/file_source.h"
+#include "model/io/hf_config.h"
+#include "model/io/loaders.h"
+#include "test_inputs.h"
+
+namespace zerosim::io {
+namespace {
+
+StatusOr<ModelFile> LoadModelText(const std::string& extra) {
+  return LoadModel(MemoryFileSource({{"m.toml", std::string(testing::kModel) + extra}}), "m.toml");
+}
+
+void ExpectError(const Status& s, const std::string& where, const std::string& what) {
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(where), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
+}
+
+TEST(MoeLoader, ModelKeysParseWithTheirDefaults) {
+  const StatusOr<ModelFile> m =
+      LoadModelText("experts = 8\nexperts_per_token = 2\nshared_expert_ffn = 512\n");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model.experts, 8);
+  EXPECT_EQ(m->model.experts_per_token, 2);
+  EXPECT_EQ(m->model.moe_ffn_hidden, 1024);  // ffn_hidden, Megatron-Core's fallback
+  EXPECT_EQ(m->model.shared_expert_ffn, 512);
+  EXPECT_EQ(m->model.first_dense_layers, 0);
+  const StatusOr<ModelFile> dense = LoadModelText("");
+  ASSERT_TRUE(dense.ok());
+  EXPECT_EQ(dense->model.experts, 0);
+}
+
+TEST(MoeLoader, BadMoeKeysAreErrorsAtTheirLine) {
+  // kModel has 10 lines: the extra keys start at line 11.
+  ExpectError(LoadModelText("experts = 8\nexperts_per_token = 9\n").status(), "m.toml:12",
+              "experts_per_token: top-k = 9 routes each token to more experts than the 8 there are");
+  ExpectError(LoadModelText("experts = 8\n").status(), "m.toml", "experts_per_token");
+  ExpectError(LoadModelText("moe_ffn_hidden = 512\n").status(), "m.toml:11", "needs `experts`");
+  ExpectError(LoadModelText("experts = 8\nexperts_per_token = 2\nfirst_dense_layers = 2\n").status(),
+              "m.toml:13", "first_dense_layers");
+}
+
+const char* kMixtral = R"({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32,
+  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000,
+  "max_position_embeddings": 32768, "num_local_experts": 8, "num_experts_per_tok": 2, "hidden_act": "silu",
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16"})";
+
+TEST(MoeLoader, HuggingFaceMixtralEqualsTheShippedFile) {
+  const StatusOr<ModelFile> hf = ParseHfConfig(kMixtral, "mixtral.json");
+  ASSERT_TRUE(hf.ok()) << hf.status().message();
+  const StatusOr<ModelFile> shipped =
+      LoadModel(DiskFileSource(), std::string(ZEROSIM_SOURCE_DIR) + "/scenarios/models/mixtral_8x7b.toml");
+  ASSERT_TRUE(shipped.ok()) << shipped.status().message();
+  model::ModelSpec a = hf->model, b = shipped->model;
+  a.name = b.name;
+  EXPECT_EQ(a, b);
+}
+
+TEST(MoeLoader, QwenMoeReadsItsKeysAndRefusesWhatIsNotModelled) {
+  // Qwen1.5-MoE-A2.7B's shape (transformers Qwen2MoeConfig): 60 experts of 1408, 4 per token, a shared expert
+  // of 5632, QKV biases.
+  const std::string qwen2 = R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 5632, "vocab_size": 151936,
+    "max_position_embeddings": 8192, "num_experts": 60, "moe_intermediate_size": 1408,
+    "num_experts_per_tok": 4, "shared_expert_intermediate_size": 5632, "decoder_sparse_step": 1,
+    "mlp_only_layers": [], "tie_word_embeddings": false, "torch_dtype": "bfloat16"})";
+  const StatusOr<ModelFile> m = ParseHfConfig(qwen2, "q.json");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model.experts, 60);
+  EXPECT_EQ(m->model.moe_ffn_hidden, 1408);
+  EXPECT_EQ(m->model.shared_expert_ffn, 5632);
+  EXPECT_EQ(m->model.biases, model::BiasKind::kQkvOnly);
+  // Qwen1.5-MoE-A2.7B: 14.3B parameters, 2.7B activated (its model card).
+  EXPECT_NEAR(model::TotalParams(m->model) / 14.3e9, 1.0, 0.01) << model::TotalParams(m->model);
+  std::string sparse = qwen2;
+  sparse.replace(sparse.find("\"decoder_sparse_step\": 1"), 24, "\"decoder_sparse_step\": 2");
+  ExpectError(ParseHfConfig(sparse, "q.json").status(), "q.json: $.decoder_sparse_step", "not modeled");
+  std::string dense_middle = qwen2;
+  dense_middle.replace(dense_middle.find("\"mlp_only_layers\": []"), 21, "\"mlp_only_layers\": [3]");
+  ExpectError(ParseHfConfig(dense_middle, "q.json").status(), "q.json: $.mlp_only_layers", "first blocks");
+  std::string top_k = qwen2;
+  top_k.replace(top_k.find("\"num_experts_per_tok\": 4"), 24, "\"num_experts_per_tok\": 61");
+  ExpectError(ParseHfConfig(top_k, "q.json").status(), "q.json: $.num_experts_per_tok", "more experts");
+  // Qwen3's wide heads (head_dim 128 at hidden 2048, 32 heads) are not modeled.
+  const std::string qwen3 = R"({"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 48,
+    "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 6144,
+    "vocab_size": 151936, "max_position_embeddings": 40960, "num_experts": 128, "moe_intermediate_size": 768,
+    "num_experts_per_tok": 8, "tie_word_embeddings": false, "torch_dtype": "bfloat16"})";
+  ExpectError(ParseHfConfig(qwen3, "q3.json").status(), "q3.json: $.head_dim", "not modeled");
+}
+
+TEST(MoeLoader, ScenarioExpertKeysLoadAndTheirRulesNameTheKey) {
+  const std::string moe_model = std::string(testing::kModel) + "experts = 8\nexperts_per_token = 2\n";
+  auto load = [&](const std::string& variants) {
+    std::string s = testing::kScenario;
+    s = s.substr(0, s.find("[zero]")) + "[zero]\nstrategy = \"zero1\"\n\n" + variants;
+    std::map<std::string, std::string> files = testing::InputFiles(s);
+    files["m.toml"] = moe_model;
+    return LoadScenario(MemoryFileSource(files), "s.toml");
+  };
+  const StatusOr<Scenario> ok =
+      load("[[variant]]\nname = \"ep8\"\nexpert = 8\nexpert_load_imbalance = 1.25\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->variants[0].parallel.expert, 8);
+  EXPECT_EQ(ok->variants[0].parallel.expert_load_imbalance, 1.25);
+  ExpectError(load("[[variant]]\nname = \"ep3\"\nexpert = 3\n").status(), "s.toml:15",
+              "expert: expert parallelism 3 does not divide the model's 8 experts");
+  ExpectError(load("[[variant]]\nname = \"rho\"\nexpert_load_imbalance = 0.5\n").status(), "s.toml:15",
+              "expert_load_imbalance");
+}
+
+}  // namespace
+}  // namespace zerosim::io
