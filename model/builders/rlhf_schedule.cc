@@ -29,9 +29,9 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 // The adapters DeepSpeed-Chat's convert_linear_layer_to_lora puts on a block module (HF's separate
 // projections).
 std::vector<std::pair<double, double>> AdaptersOf(const ModelSpec& m, const std::string& name) {
-  const double h = m.hidden, f = m.ffn_hidden, kv = KvWidth(m);
-  if (EndsWith(name, "attention.query_key_value")) return {{h, h}, {h, kv}, {h, kv}};
-  if (EndsWith(name, "attention.dense")) return {{h, h}};
+  const double h = m.hidden, f = m.ffn_hidden, kv = KvWidth(m), q = QueryWidth(m);
+  if (EndsWith(name, "attention.query_key_value")) return {{h, q}, {h, kv}, {h, kv}};
+  if (EndsWith(name, "attention.dense")) return {{q, h}};
   if (EndsWith(name, "mlp.dense_h_to_4h")) {
     if (m.mlp != MlpKind::kGelu) return {{h, f}, {h, f}};
     return {{h, f}};
@@ -51,7 +51,7 @@ void Begin(Schedule* s, const ZeroConfig& z, const RankShape& c, ModuleGraph gra
 // writes the scores.
 void PatchDecodeAttention(const ModelSpec& m, ModuleGraph* g, double sequences, double context) {
   const double kvh = KvHeads(m), group = static_cast<double>(m.heads) / kvh;
-  const double d = static_cast<double>(m.hidden) / m.heads;
+  const double d = HeadDim(m);
   for (Module& mod : g->modules) {
     if (!EndsWith(mod.name, "attention.core")) continue;
     ModuleWork w;

@@ -73,13 +73,13 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
     // so does the unfused attention core (bmm and softmax are not saved; an SDPA kernel's output is), and
     // every memory-bound kernel (norms, rotary, activations, residual adds). The same FLOPs as
     // RecomputeFlopsPerLayer.
-    const double h = m.hidden, kv = KvWidth(m);
+    const double kv = KvWidth(m), q = QueryWidth(m);
     const bool gelu = m.mlp == MlpKind::kGelu;
     for (Module& mod : s->graph.modules) {
       if (mod.layer < 0) continue;
       mod.work.recompute_elementwise = true;
       if (mod.name.ends_with("attention.query_key_value")) {
-        mod.work.recompute_gemm_fraction = kv / (h + 2 * kv);  // wk of the fused projection
+        mod.work.recompute_gemm_fraction = kv / (q + 2 * kv);  // wk of the fused projection
       } else if (mod.name.ends_with("attention.dense")) {
         mod.work.recompute_gemm_fraction = 1.0;  // wo
       } else if (mod.name.ends_with("mlp.dense_h_to_4h")) {

@@ -153,15 +153,10 @@ void ReadLlamaLike(JsonReader& r, const std::string& type, model::ModelSpec* m) 
   m->norm = NormKind::kRmsNorm;
   m->positions = PositionKind::kRotary;
   m->biases = type == "qwen2" || type == "qwen2_moe" ? BiasKind::kQkvOnly : BiasKind::kNone;
-  // Attention heads whose width is not hidden_size / num_attention_heads (Qwen3's head_dim 128 at hidden 2048
-  // or 4096) are not modeled: ZeroSim's heads split the hidden width (model_spec.h).
-  const int head_dim = r.PositiveIntOr("head_dim", m->heads > 0 ? m->hidden / m->heads : 0);
-  if (m->heads > 0 && head_dim * m->heads != m->hidden) {
-    r.Fail("head_dim",
-           fmt::format("{} heads of {} is not hidden_size {}: attention wider or narrower than the "
-                       "model is not modeled",
-                       m->heads, head_dim, m->hidden));
-  }
+  // Heads wider or narrower than hidden_size / num_attention_heads (Qwen3's head_dim 128 at hidden 2048 or
+  // 4096): ModelSpec::head_dim; left at 0 (h / a) where it equals that.
+  const int head_dim = r.PositiveIntOr("head_dim", 0);
+  if (head_dim > 0 && head_dim * int64_t{m->heads} != m->hidden) m->head_dim = head_dim;
   if (r.BoolOr("attention_bias", false)) r.Fail("attention_bias", "true is not modeled (q/k/v/o biases)");
   if (r.BoolOr("mlp_bias", false)) r.Fail("mlp_bias", "true is not modeled");
   m->dropout = r.ProbabilityOr("attention_dropout", 0.0);
@@ -319,7 +314,7 @@ StatusOr<ModelFile> ParseHfConfig(const std::string& text, const std::string& pa
                                       "(give \"bfloat16\" or \"float16\")",
                                       dtype));
   }
-  if (status.ok() && m.hidden % m.heads != 0) {
+  if (status.ok() && m.head_dim == 0 && m.hidden % m.heads != 0) {
     r.Fail("num_attention_heads",
            fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
   }

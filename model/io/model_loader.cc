@@ -76,6 +76,7 @@ StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
   // Architecture keys; each defaults to GPT's (multi-head attention, GeLU MLP, LayerNorm, learned positions,
   // biases everywhere), so GPT files need none of them.
   m.kv_heads = static_cast<int>(root.IntOr("kv_heads", 0, 1));
+  m.head_dim = static_cast<int>(root.IntOr("head_dim", 0, 1));
   using model::MlpKind, model::NormKind, model::PositionKind, model::BiasKind;
   m.mlp = ReadChoice<MlpKind, 3>(
       root, status, "mlp", MlpKind::kGelu,
@@ -98,7 +99,7 @@ StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
     root.Fail("dtype", fmt::format("unknown dtype \"{}\" (supported: fp16, bf16)", dtype));
   }
   ReadMoeKeys(root, m);
-  if (status.ok() && m.hidden % m.heads != 0) {
+  if (status.ok() && m.head_dim == 0 && m.hidden % m.heads != 0) {
     root.Fail("heads", fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
   }
   if (status.ok() && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {

@@ -90,6 +90,7 @@ ordered_json ModelJson(const model::ModelSpec& m) {
   j["layers"] = m.layers;
   j["hidden"] = m.hidden;
   j["heads"] = m.heads;
+  if (m.head_dim > 0) j["head_dim"] = m.head_dim;  // only where it is not hidden / heads
   j["ffn_hidden"] = m.ffn_hidden;
   j["vocab"] = m.vocab;
   j["max_position_embeddings"] = m.max_position_embeddings;

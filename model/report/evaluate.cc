@@ -37,13 +37,16 @@ double ModelFlopsPerToken(const ModelSpec& m) {
   // MoE model N is the parameters a token uses (ActiveParams), as torchtitan's MoE models count it
   // (docs/design/moe_cp_sources.md (a)).
   const double n = IsMoe(m) ? ActiveParams(m) : TotalParams(m);
-  return 6.0 * n + 12.0 * m.layers * m.hidden * m.seq_len;
+  return 6.0 * n +
+         12.0 * m.layers * QueryWidth(m) * m.seq_len;  // 12 l (a d) s: torchtitan's heads x head_dim
 }
 
 double MegatronModelFlopsPerToken(const ModelSpec& m, bool causal) {
   // The header's formula per token (batch x seq = 1).
   const double l = m.layers, h = m.hidden, a = m.heads, g = KvHeads(m), s = m.seq_len, f = m.ffn_hidden;
-  const double q_over_h = 1.0;  // kv_channels x heads = h: ZeroSim's heads split the width (model_spec.h)
+  // Megatron's query_projection_to_hidden_size_ratio, kv_channels x heads / h: 1 unless the model's head_dim
+  // says otherwise (model_spec.h QueryWidth).
+  const double q_over_h = QueryWidth(m) / h;
   const double gated = MlpMatrices(m) == 3 ? 1.5 : 1.0;
   const double scores = causal ? 0.5 : 1.0;
   const double attention = (1.0 + g / a + scores * s / h) * q_over_h;

@@ -9,7 +9,7 @@ namespace zerosim::model {
 double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
                             const ParallelLayout& layout) {
   const double b = micro_batch, s = m.seq_len, h = m.hidden, a = m.heads, f = m.ffn_hidden;
-  const double kv = KvWidth(m);
+  const double kv = KvWidth(m), q = QueryWidth(m);  // q = h unless the model's head_dim says otherwise
   const double sb = s * b;
   // Tensor parallelism (Korthikanti et al. 2022 sec. 4.2, Table 2): what lies inside the TP regions (Q, K, V,
   // the core and its output, the MLP's intermediates) is split over t; the rest (the QKV and MLP inputs,
@@ -20,13 +20,23 @@ double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePol
     // torchtitan's op-level policy (RecomputePolicy): the block input, then the saved outputs. The
     // row-parallel w2's saved output is its unreduced h-wide product: whole on every rank.
     const bool flash = m.attention != AttentionImpl::kUnfused;
-    const double attention = (sb * (2 * h + 2 * kv) + (flash ? sb * 2 * h + 4.0 * a * s * b : 0.0)) / tp;
+    const double attention = (sb * (2 * q + 2 * kv) + (flash ? sb * 2 * q + 4.0 * a * s * b : 0.0)) / tp;
     const double mlp = m.mlp == MlpKind::kGelu ? sb * 2 * f / tp : sb * 2 * f / tp + sb * 2 * h;
     return sb * 2 * h / sp + attention + mlp;
   }
   const double mask = m.dropout > 0 ? 1.0 : 0.0;  // bytes per element of a dropout mask
-  const double attention = sb * (2 * h + mask * h) / sp + sb * (2 * h + 2 * kv + 2 * kv + 2 * h) / tp;
-  const double mlp_per_token = m.mlp == MlpKind::kGelu ? 4.0 * f : 6.0 * f;
+  const double attention = sb * (2 * h + mask * h) / sp + sb * (2 * q + 2 * kv + 2 * kv + 2 * q) / tp;
+  const double per_width =
+      m.mlp == MlpKind::kGelu ? 4.0 : 6.0;  // intermediate bytes per token and unit width
+  double mlp_per_token = per_width * f;
+  if (IsMoe(m) && m.layers > 0) {
+    // memory.h: the MoE blocks' routed rows and the shared experts, averaged with the dense blocks'.
+    const double rows = m.experts_per_token * layout.expert_load_imbalance;
+    const double moe = 8.0 * m.experts + rows * (2 * h + per_width * m.moe_ffn_hidden + 2 * h) +
+                       per_width * m.shared_expert_ffn;
+    const double moe_blocks = MoeLayers(m);
+    mlp_per_token = (moe_blocks * moe + (m.layers - moe_blocks) * per_width * f) / m.layers;
+  }
   const double mlp = sb * (2 * h + mask * h) / sp + sb * mlp_per_token / tp;
   const double norms = sb * 4 * h / sp;
   double core = 0;

@@ -89,6 +89,12 @@ struct MemoryBreakdown {
 // intermediates) / t, the others (the QKV and MLP inputs, the norm inputs, the output dropout masks) / t
 // only with sequence_parallel: GPT gives sbh(10 + 24/t + 5as/(ht)) with TP and sbh(34 + 5as/h)/t with
 // TP + SP. selective_op keeps its saved set likewise, the row-parallel w2's unreduced output whole.
+// An MoE model's blocks (model_spec.h IsMoeLayer; t = 1) keep, in place of the dense MLP's intermediates (4f
+// or 6f bytes per token), the router's fp32 scores and probabilities (8E), the routed rows the experts' fc1
+// reads (2h per row) and their intermediates (4f_e or 6f_e), the experts' outputs the unpermutation weights
+// (2h per row), k rho rows per token (layout.expert_load_imbalance: the busiest rank), and the shared
+// experts' intermediates (4f_s or 6f_s); the value is the mean over the spec's blocks (dense blocks first
+// keep the dense MLP's), so that layers x it is the blocks' sum.
 double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
                             const ParallelLayout& layout = {});
 

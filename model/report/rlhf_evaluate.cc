@@ -148,7 +148,7 @@ double TrainingActivationBytes(const ModelSpec& m, const ZeroConfig& z, double b
 }  // namespace
 
 double KvCacheBytes(const ModelSpec& m, double sequences, double positions) {
-  const double head_dim = static_cast<double>(m.hidden) / m.heads;
+  const double head_dim = HeadDim(m);
   return 2.0 * m.layers * KvHeads(m) * head_dim * BytesPerElement(m.dtype) * sequences * positions;
 }
 

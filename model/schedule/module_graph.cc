@@ -182,18 +182,20 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
 
   g.num_blocks = m.layers;
   // a/t query heads per rank (CheckLayout: t divides the heads and the key/value heads).
-  const double heads = m.heads / tp, head_dim = static_cast<double>(h) / m.heads, s = m.seq_len;
+  // The query width q = a d (h unless the model's head_dim says otherwise: model_spec.h QueryWidth).
+  const int64_t q = static_cast<int64_t>(QueryWidth(m));
+  const double heads = m.heads / tp, head_dim = HeadDim(m), s = m.seq_len;
   // Rotary embeddings (Megatron / Transformer Engine's fused apply_rotary_pos_emb, one kernel): read and
   // write q (t x h) and k (t x kv) after the QKV GEMM. ALiBi and learned positions add nothing here.
   const double rotary_bytes =
-      m.positions == PositionKind::kRotary ? 2.0 * kAct * tokens * static_cast<double>(h + kv) / tp : 0.0;
+      m.positions == PositionKind::kRotary ? 2.0 * kAct * tokens * static_cast<double>(q + kv) / tp : 0.0;
   for (int l = 0; l < m.layers; ++l) {
     const std::string p = fmt::format("layers.{}.", l);
     g.block_begin.push_back(static_cast<int>(g.modules.size()));
     b.AddNorm(p + "input_layernorm", l, h, norm_bias, tokens / sp);
     // Q, K and V fused as Megatron builds them (output h + 2 kv; kv = h for multi-head attention); column
     // parallel: (h + 2 kv) / t outputs per rank, its bias split with them.
-    b.AddLinear(p + "attention.query_key_value", l, h, (h + 2 * kv) / t, qkv_bias, tokens, rotary_bytes,
+    b.AddLinear(p + "attention.query_key_value", l, h, (q + 2 * kv) / t, qkv_bias, tokens, rotary_bytes,
                 rotary_bytes > 0 ? 1 : 0);
     // QK^T and softmax(QK^T) V: 2 * tokens * s * h FLOPs each (Megatron's 4*B*s^2*h), counted dense. With
     // grouped-query attention each query head still multiplies its (shared) keys and values: same FLOPs.
@@ -219,16 +221,16 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
         core.elementwise_bytes += scores * 2.0 * kAct;
         core.kernels += 1;
       }
-      if (kv < h) {
-        core.elementwise_bytes += 2.0 * kAct * tokens * static_cast<double>(kv + h) / tp;
+      if (kv < q) {
+        core.elementwise_bytes += 2.0 * kAct * tokens * static_cast<double>(kv + q) / tp;
         core.kernels += 2;
       }
     }
-    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(h) / tp,
+    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(q) / tp,
                 std::move(core));
     // Row parallel: h/t inputs per rank; the bias is added once, after the all-reduce (replicated), with
     // the bias-dropout-add on s/t tokens with SP.
-    AddRowLinear(&b, p + "attention.dense", l, h, h, t, linear_bias, tokens, bias_dropout_add_bytes / sp);
+    AddRowLinear(&b, p + "attention.dense", l, q, h, t, linear_bias, tokens, bias_dropout_add_bytes / sp);
     b.AddNorm(p + "post_attention_layernorm", l, h, norm_bias, tokens / sp);
     if (IsMoeLayer(m, l)) {
       AddMoeMlp(&b, m, p, l, tokens, layout, bias_dropout_add_bytes);

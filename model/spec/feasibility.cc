@@ -36,7 +36,8 @@ std::vector<Problem> CheckModel(const ModelSpec& m) {
   Range(&out, "ffn_hidden", m.ffn_hidden, 1, kMaxWidth);
   Range(&out, "vocab", m.vocab, 1, kMaxVocab);
   Range(&out, "max_position_embeddings", m.max_position_embeddings, 1, kMaxSequence);
-  if (m.hidden >= 1 && m.heads >= 1 && m.hidden % m.heads != 0) {
+  Range(&out, "head_dim", m.head_dim, 0, kMaxWidth);
+  if (m.head_dim == 0 && m.hidden >= 1 && m.heads >= 1 && m.hidden % m.heads != 0) {
     Add(&out, "heads", fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
   }
   // Mixture of experts (model_spec.h): top-k among the experts, widths within the limits, a dense prefix

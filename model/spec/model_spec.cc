@@ -41,9 +41,15 @@ const char* BiasKindName(BiasKind k) {
 
 int KvHeads(const ModelSpec& m) { return m.kv_heads > 0 ? m.kv_heads : m.heads; }
 
-double KvWidth(const ModelSpec& m) {
-  return static_cast<double>(KvHeads(m)) * (static_cast<double>(m.hidden) / m.heads);
+double HeadDim(const ModelSpec& m) {
+  return m.head_dim > 0 ? static_cast<double>(m.head_dim) : static_cast<double>(m.hidden) / m.heads;
 }
+
+double QueryWidth(const ModelSpec& m) {
+  return m.head_dim > 0 ? static_cast<double>(m.heads) * m.head_dim : static_cast<double>(m.hidden);
+}
+
+double KvWidth(const ModelSpec& m) { return static_cast<double>(KvHeads(m)) * HeadDim(m); }
 
 int MlpMatrices(const ModelSpec& m) { return m.mlp == MlpKind::kGelu ? 2 : 3; }
 
@@ -85,11 +91,11 @@ double MlpWidthOfLayer(const ModelSpec& m, int layer) {
 double ParamsPerLayer(const ModelSpec& m) {
   const double h = m.hidden;
   const double f = m.ffn_hidden;
-  const double kv = KvWidth(m);
+  const double kv = KvWidth(m), q = QueryWidth(m);
   const bool qkv_bias = m.biases != BiasKind::kNone;
   const bool other_bias = m.biases == BiasKind::kAll;
-  const double qkv = h * (h + 2 * kv) + (qkv_bias ? h + 2 * kv : 0.0);
-  const double attn_out = h * h + (other_bias ? h : 0.0);
+  const double qkv = h * (q + 2 * kv) + (qkv_bias ? q + 2 * kv : 0.0);
+  const double attn_out = q * h + (other_bias ? h : 0.0);
   return qkv + attn_out + MlpParams(m, f) + 2 * NormParams(m);
 }
 
@@ -131,8 +137,9 @@ double ActiveParams(const ModelSpec& m) {
 double ForwardFlopsPerLayer(const ModelSpec& m, double tokens) {
   const double h = m.hidden;
   const double f = m.ffn_hidden;
-  const double weight_gemms = 2.0 * tokens * (2 * h * h + 2 * h * KvWidth(m) + MlpMatrices(m) * h * f);
-  const double attention = 4.0 * tokens * m.seq_len * h;
+  const double q = QueryWidth(m);
+  const double weight_gemms = 2.0 * tokens * (2 * h * q + 2 * h * KvWidth(m) + MlpMatrices(m) * h * f);
+  const double attention = 4.0 * tokens * m.seq_len * q;
   return weight_gemms + attention;
 }
 
@@ -166,11 +173,11 @@ double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy
     case RecomputePolicy::kSelectiveBlock:  // per checkpointed block
       return ForwardFlopsPerLayer(m, tokens);
     case RecomputePolicy::kSelective:
-      return 4.0 * tokens * m.seq_len * static_cast<double>(m.hidden);  // QK^T and attention x V
+      return 4.0 * tokens * m.seq_len * QueryWidth(m);  // QK^T and attention x V
     case RecomputePolicy::kSelectiveOp: {
-      const double h = m.hidden, f = m.ffn_hidden;
-      const double gemms = 2.0 * tokens * (h * KvWidth(m) + h * h + h * f);
-      const double core = m.attention == AttentionImpl::kUnfused ? 4.0 * tokens * m.seq_len * h : 0.0;
+      const double h = m.hidden, f = m.ffn_hidden, q = QueryWidth(m);
+      const double gemms = 2.0 * tokens * (h * KvWidth(m) + h * q + h * f);
+      const double core = m.attention == AttentionImpl::kUnfused ? 4.0 * tokens * m.seq_len * q : 0.0;
       return gemms + core;
     }
   }

@@ -83,6 +83,10 @@ struct ModelSpec {
   int hidden = 0;                   // model width (h)
   int heads = 0;                    // attention (query) heads (a); h % a == 0
   int kv_heads = 0;                 // key/value heads (GQA/MQA; a % kv == 0); 0 means kv = a (multi-head)
+  // Width of one attention head (d); 0: h / a. Set where the heads are wider or narrower than the model
+  // (Qwen3: 32 heads of 128 at h = 2048; gpt-oss: 64 of 64 at h = 2880): the query width a d then differs
+  // from h.
+  int head_dim = 0;
   int ffn_hidden = 0;               // MLP inner width (f); 4h for GPT-2/GPT-3; per matrix for gated MLPs
   int vocab = 0;                    // vocabulary size (V); 50257 for the GPT-2 tokenizer
   int max_position_embeddings = 0;  // rows of the learned position embedding (context limit otherwise)
@@ -133,15 +137,19 @@ int MoeLayers(const ModelSpec& m);
 // and the shared ones), f for a dense one.
 double MlpWidthOfLayer(const ModelSpec& m, int layer);
 
-// Key/value heads (kv_heads, or heads when 0) and the key/value width kv * h/a.
+// Key/value heads (kv_heads, or heads when 0), one head's width d (head_dim, or h/a when 0), the query width
+// a d (h unless head_dim says otherwise) and the key/value width kv d.
 int KvHeads(const ModelSpec& m);
+double HeadDim(const ModelSpec& m);
+double QueryWidth(const ModelSpec& m);
 double KvWidth(const ModelSpec& m);
 // Weight matrices of the MLP: 2 (plain) or 3 (gated).
 int MlpMatrices(const ModelSpec& m);
 // Elements of one norm (h, plus h for a LayerNorm bias when the model has biases).
 double NormParams(const ModelSpec& m);
 
-// Parameters of one dense transformer block: Q h^2, K and V 2*h*kv_w (kv_w = kv*h/a), attention output h^2,
+// Parameters of one dense transformer block (q_w = QueryWidth, h unless head_dim is set): Q h*q_w, K and V
+// 2*h*kv_w (kv_w = KvWidth), attention output q_w*h,
 // MLP 2hf or 3hf, two norms; biases as BiasKind says (QKV h + 2kv_w, output h, MLP f + h or 2f + h).
 // For GPT (kv = a, f = 4h, plain MLP, LayerNorm, all biases) this is Megatron's 12h^2 + 13h.
 double ParamsPerLayer(const ModelSpec& m);
@@ -170,9 +178,9 @@ double TotalParams(const ModelSpec& m);
 double ActiveParams(const ModelSpec& m);
 
 // Forward FLOPs of one transformer block for `tokens` = micro-batch sequences * s tokens, Megatron's
-// accounting generalized per GEMM: 2*tokens*(2h^2 + 2h*kv_w) for Q, K, V and the output projection,
+// accounting generalized per GEMM: 2*tokens*(2h*q_w + 2h*kv_w) for Q, K, V and the output projection,
 // 2*tokens*h*f per MLP matrix (2 plain, 3 gated: the SwiGLU count of the Llama and Chinchilla-style
-// 6N accountings), plus 4*tokens*s*h for QK^T and attention*V (dense, not causal-halved; GQA shares K/V
+// 6N accountings), plus 4*tokens*s*q_w for QK^T and attention*V (dense, not causal-halved; GQA shares K/V
 // but every query head still multiplies). For GPT with f = 4h: 24*B*s*h^2 + 4*B*s^2*h, Megatron's count.
 double ForwardFlopsPerLayer(const ModelSpec& m, double tokens);
 

@@ -87,12 +87,17 @@ TEST(MoeLoader, QwenMoeReadsItsKeysAndRefusesWhatIsNotModelled) {
   std::string top_k = qwen2;
   top_k.replace(top_k.find("\"num_experts_per_tok\": 4"), 24, "\"num_experts_per_tok\": 61");
   ExpectError(ParseHfConfig(top_k, "q.json").status(), "q.json: $.num_experts_per_tok", "more experts");
-  // Qwen3's wide heads (head_dim 128 at hidden 2048, 32 heads) are not modeled.
+  // Qwen3-30B-A3B's wide heads (head_dim 128 at hidden 2048, 32 heads): 30.5B parameters, 3.3B activated (its
+  // model card; the config's untied embeddings).
   const std::string qwen3 = R"({"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 48,
     "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 6144,
     "vocab_size": 151936, "max_position_embeddings": 40960, "num_experts": 128, "moe_intermediate_size": 768,
     "num_experts_per_tok": 8, "tie_word_embeddings": false, "torch_dtype": "bfloat16"})";
-  ExpectError(ParseHfConfig(qwen3, "q3.json").status(), "q3.json: $.head_dim", "not modeled");
+  const StatusOr<ModelFile> q3 = ParseHfConfig(qwen3, "q3.json");
+  ASSERT_TRUE(q3.ok()) << q3.status().message();
+  EXPECT_EQ(q3->model.head_dim, 128);
+  EXPECT_NEAR(model::TotalParams(q3->model) / 30.5e9, 1.0, 0.01) << model::TotalParams(q3->model);
+  EXPECT_NEAR(model::ActiveParams(q3->model) / 3.3e9, 1.0, 0.03) << model::ActiveParams(q3->model);
 }
 
 TEST(MoeLoader, ScenarioExpertKeysLoadAndTheirRulesNameTheKey) {
