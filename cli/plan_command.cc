@@ -61,8 +61,9 @@ int PlanCommand(int argc, char** argv) {
       "setting spends or frees shows as batch size")(
       "search-layout", po::bool_switch(&search_layout),
       "also try each variant with tensor parallelism (t = 2, 4, ... up to a node, with sequence "
-      "parallelism) and pipelines (p = 2, 4, ... dividing the nodes, 1F1B and interleaved; "
-      "study/plan_search.h PlanLayouts): the best layout per cluster")(
+      "parallelism) and pipelines (p = 2, 4, ... dividing the nodes, 1F1B and interleaved), and an MoE "
+      "model with expert parallelism (e = 2, 4, ... dividing its experts; study/plan_search.h "
+      "PlanLayouts): the best layout per cluster")(
       "tp-comm-overlap", po::bool_switch(&tp_comm_overlap),
       "with --search-layout: the searched tensor-parallel layouts overlap their TP communication with the "
       "GEMMs (Megatron-Core's --tp-comm-overlap, torchtitan's async TP; docs/inputs.md tp_comm_overlap)")(

@@ -83,7 +83,7 @@ def model_file(m):
         f"ffn_hidden = {m['dense_ffn']}" if m.get("dense_ffn") else
         f"ffn_hidden = {m['moe_ffn']}   # the dense MLP's width is not recorded; unused: every block is MoE",
         f"vocab = {m['vocab']}",
-        "max_position_embeddings = 32768",
+        "max_position_embeddings = 32768   # not recorded in runs.json; rotary positions: only the sequence's limit",
         "tied_embeddings = false",
         'dtype = "bf16"',
         "dropout = 0.0",

@@ -50,8 +50,18 @@ std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z)
   return s;
 }
 
-std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap) {
+std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap, int experts) {
   std::vector<model::ParallelLayout> out;
+  // Expert parallelism of an MoE model: each layout again with e = 2, 4, ... dividing the experts.
+  auto with_experts = [&](const model::ParallelLayout& base) {
+    for (int e = 2; e <= experts; e *= 2) {
+      if (experts % e != 0) continue;
+      model::ParallelLayout l = base;
+      l.expert = e;
+      out.push_back(l);
+    }
+  };
+  with_experts(model::ParallelLayout{});
   for (int t = 1; t <= c.gpus_per_node; t *= 2) {
     if (c.gpus_per_node % t != 0) continue;
     // Stages hold whole nodes (model/placement/placement.h StagesAlignWithNodes): with t inside a node, p
@@ -68,6 +78,7 @@ std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool
         l.pipeline = p;
         l.SetVirtualStages(v);
         out.push_back(l);
+        with_experts(l);
       }
     }
   }
@@ -81,6 +92,7 @@ std::string PlanLayoutName(const model::ParallelLayout& l) {
   }
   if (l.pipeline > 1) s += fmt::format(" PP{}", l.pipeline);
   if (l.virtual_stages > 1) s += fmt::format("x{}", l.virtual_stages);
+  if (l.expert > 1) s += fmt::format(" EP{}", l.expert);
   return s;
 }
 
@@ -104,7 +116,7 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
   }
   if (search_layout) {
     for (const io::Variant& v : variants) {
-      for (const model::ParallelLayout& l : PlanLayouts(c, tp_comm_overlap)) {
+      for (const model::ParallelLayout& l : PlanLayouts(c, tp_comm_overlap, v.model.experts)) {
         if (listed(v, v.zero, l)) continue;
         out.push_back({v.name + PlanLayoutName(l), &v, v.zero, l});
       }

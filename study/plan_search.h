@@ -133,10 +133,14 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
 // whole nodes), each with 1F1B and with two model chunks per stage (interleaved 1F1B). The model validation
 // drops those the model or the strategy cannot take (p v dividing the layers; DeepSpeed's pipelines run
 // ZeRO-1 only). Not searched: tensor groups across nodes, p that are not powers of two, more chunks. With
-// `tp_comm_overlap` every layout of t > 1 overlaps its TP communication (ParallelLayout::tp_comm_overlap).
-std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap = false);
+// `tp_comm_overlap` every layout of t > 1 overlaps its TP communication (ParallelLayout::tp_comm_overlap). For an
+// MoE model of `experts` routed experts, data parallelism alone and each of those layouts also with expert
+// parallelism e = 2, 4, ... dividing the experts (the validation drops an e that does not divide d, and the
+// strategies and layouts expert parallelism is not modelled with).
+std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap = false,
+                                               int experts = 0);
 
-// A searched layout's suffix of a setting's name: " TP8 SP", " PP4", " TP8 SP PP4x2" (p x v).
+// A searched layout's suffix of a setting's name: " TP8 SP", " PP4", " TP8 SP PP4x2" (p x v), " PP2 EP8".
 std::string PlanLayoutName(const model::ParallelLayout& l);
 
 // The ZeRO++ settings of a ZeRO-3 config on cluster `c`, from `base`: qwZ x qgZ (qgZ only with two nodes or

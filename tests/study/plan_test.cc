@@ -229,6 +229,13 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
     EXPECT_EQ(overlapped[i].pipeline, layouts[i].pipeline);
   }
   EXPECT_EQ(PlanLayoutName(overlapped.back()).find(" overlap") != std::string::npos, overlapped.back().tensor > 1);
+  // An MoE model of 8 experts: data parallelism alone and each layout again with e = 2, 4, 8.
+  const std::vector<model::ParallelLayout> moe = PlanLayouts(c, false, /*experts=*/8);
+  EXPECT_EQ(moe.size(), layouts.size() + 3u * (layouts.size() + 1u));
+  std::set<std::string> moe_names;
+  for (const model::ParallelLayout& l : moe) moe_names.insert(PlanLayoutName(l));
+  EXPECT_EQ(moe_names.size(), moe.size());
+  EXPECT_TRUE(moe_names.count(" EP8") && moe_names.count(" PP2 EP4") && moe_names.count(" TP2 SP EP2"));
   // The JSON lines carry the layout.
   const std::string jsonl = PlanJsonl(plan);
   const nlohmann::json line = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
