@@ -179,6 +179,22 @@ DrawnCase DrawCase(uint64_t seed, int index) {
   const bool overlap = sp && index % 2 == 0;
   scenario += fmt::format("\n[parallel]\ntensor = {}\nsequence_parallel = {}\ntp_comm_overlap = {}\npipeline = {}\n",
                           t, sp ? "true" : "false", overlap ? "true" : "false", p);
+  // A mixture-of-experts model on every third case of tensor 1 (from the index, not the generator, so that the
+  // draws stay as they were): 8 or 16 experts of the model's width, 2 per token; under zero1 and zero2 with
+  // expert parallelism, the largest e of 2, 4, 8 dividing the experts and the data-parallel size.
+  std::string moe;
+  int expert = 1;
+  if (index % 3 == 1 && t == 1) {
+    const int experts = index % 2 == 0 ? 8 : 16;
+    moe = fmt::format("experts = {}\nexperts_per_token = 2\nmoe_ffn_hidden = {}\n", experts, hidden);
+    if (strategy == "zero1" || strategy == "zero2") {
+      for (int e : {2, 4, 8}) {
+        if (experts % e == 0 && (gpus / p) % e == 0) expert = e;
+      }
+    }
+    scenario += fmt::format("expert = {}\n", expert);
+    if (index % 6 == 1) scenario += "expert_load_imbalance = 1.5\n";
+  }
   if (v > 1) scenario += fmt::format("virtual_stages = {}\nschedule = \"interleaved_1f1b\"\n", v);
   if (p > 1 && v == 1) scenario += fmt::format("schedule = \"{}\"\n", rng.Pick({"1f1b", "gpipe"}));
   scenario += "\n[[variant]]\nname = \"v\"\n";
@@ -188,9 +204,10 @@ DrawnCase DrawCase(uint64_t seed, int index) {
       nodes, gpus_per_node, gpu.name, nics, nic_gbps, nvlink_GBps, release,
       fabric.substr(8, fabric.find('"', 8) - 8), strategy, layers, hidden, t, sp ? " sp" : "",
       overlap ? " overlap" : "", p, v);
+  if (!moe.empty()) out.label += fmt::format(" moe e={}", expert);
   out.files = {{"s.toml", scenario},
                {"t.toml", topology},
-               {"m.toml", model},
+               {"m.toml", model + moe},
                {std::string("calibration/") + gpu.calibration, ShippedCalibration(gpu.calibration)}};
   return out;
 }
