@@ -12,7 +12,7 @@ routing (`expert_load_imbalance` 1: the page's force-balanced rows; its 25.09 to
 
 Runs ZeroSim cannot express yet are listed in scenarios/published/moe/cases.json with their reason (`zerosim
 validate` prints the inventory), never bent: context parallelism, multi-head latent attention (DeepSeek-V3),
-gpt-oss's alternating sliding-window attention and sinks, expert tensor parallelism (TP > 1 on an MoE model),
+expert tensor parallelism (TP > 1 on an MoE model),
 uneven pipeline stages, GB200 jobs that do not fill NVL72 racks, runs without a stated layout.
 
 Usage: python3 scripts/moe_runs_to_scenarios.py   (from anywhere; writes into this source tree)
@@ -27,7 +27,15 @@ RUNS = os.path.join(ROOT, "scenarios", "published", "moe", "runs.json")
 OUT = os.path.join(ROOT, "scenarios", "published", "moe")
 GROUP = "moe: Megatron-Core MoE (Megatron-Bridge, Megatron-Core)"
 TOLERANCE = 0.25
-TOPOLOGY = {"H100": "../../../topologies/published/today_dgx_h100_8x400g.toml"}
+# What the Megatron-Bridge perf configs recompute, where read (ZeroSim has no module-level recompute of the norms
+# and the MoE activation yet: `none` keeps their activations, an upper bound on the memory).
+RECOMPUTE_NOTE = {
+    "gpt-oss-120b": 'recompute = "none"   # the recipes recompute modules ["layernorm", "moe_act"] '
+                    '(Megatron-Bridge 07eea52d scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py '
+                    'H100 and B200 BF16); not modelled',
+}
+TOPOLOGY = {"H100": "../../../topologies/published/today_dgx_h100_8x400g.toml",
+            "B200": "../../../topologies/dgx_b200_8x400g.toml"}
 
 
 def reason_not_run(c):
@@ -40,8 +48,6 @@ def reason_not_run(c):
         return "layout not stated (headline only)"
     if "DeepSeek" in name:
         return "multi-head latent attention (DeepSeek-V3's MLA) is not modelled"
-    if "gpt-oss" in name:
-        return "gpt-oss's alternating sliding-window attention, attention sinks and biases are not modelled"
     if t["tp"] > 1:
         return "tensor parallelism of an MoE model (expert tensor parallelism) is not modelled yet"
     vp = t.get("vp") or 1
@@ -97,6 +103,13 @@ def model_file(m):
     ]
     if m.get("first_k_dense"):
         lines.append(f"first_dense_layers = {m['first_k_dense']}")
+    window = re.search(r"sliding-window \((\d+)\)", m.get("attention", ""))
+    if window:
+        # gpt-oss: layer_types alternate sliding and full attention from the first block (the attention sinks,
+        # one logit per head, are not modelled).
+        lines += [f"sliding_window = {window.group(1)}", "full_attention_interval = 2"]
+    if "gpt-oss" in m["name"]:
+        lines[lines.index('biases = "none"')] = 'biases = "all"   # attention_bias and the experts\' biases'
     return name, "\n".join(lines) + "\n"
 
 
@@ -126,7 +139,8 @@ def scenario(c, model_name):
         f"seq_len = {t['seq_len']}",
         f"train_micro_batch_size_per_gpu = {t['micro_batch_seqs']}",
         f"gradient_accumulation_steps = {accumulation}",
-        'recompute = "none"   # not printed; the H100 MoE perf recipes recompute only parts of some blocks',
+        RECOMPUTE_NOTE.get(m["name"].split(" ")[0],
+                           'recompute = "none"   # not printed; the MoE perf recipes recompute parts of some blocks'),
         'attention = "flash"',
         "",
         "[runtime]",

@@ -157,7 +157,9 @@ void ReadLlamaLike(JsonReader& r, const std::string& type, model::ModelSpec* m) 
   // 4096): ModelSpec::head_dim; left at 0 (h / a) where it equals that.
   const int head_dim = r.PositiveIntOr("head_dim", 0);
   if (head_dim > 0 && head_dim * int64_t{m->heads} != m->hidden) m->head_dim = head_dim;
-  if (r.BoolOr("attention_bias", false)) r.Fail("attention_bias", "true is not modeled (q/k/v/o biases)");
+  if (type != "gpt_oss" && r.BoolOr("attention_bias", false)) {
+    r.Fail("attention_bias", "true is not modeled (q/k/v/o biases)");
+  }
   if (r.BoolOr("mlp_bias", false)) r.Fail("mlp_bias", "true is not modeled");
   m->dropout = r.ProbabilityOr("attention_dropout", 0.0);
 }
@@ -204,6 +206,39 @@ void ReadMoe(JsonReader& r, const std::string& type, model::ModelSpec* m) {
   }
   if (m->first_dense_layers >= m->layers) {
     r.Fail("mlp_only_layers", fmt::format("all {} blocks are dense: not an MoE model", m->layers));
+  }
+}
+
+// gpt-oss (transformers configuration_gpt_oss.py; docs/design/moe_cp_sources.md (b)): the Llama-like keys
+// with biases on the attention projections and the experts (attention_bias, the experts' gate_up_proj_bias
+// and down_proj_bias: BiasKind::kAll, RMSNorm without bias), every block MoE (num_local_experts of
+// intermediate_size, num_experts_per_tok), and layer_types alternating "sliding_attention" (window
+// sliding_window) and "full_attention" from the first block, which ZeroSim expresses as
+// full_attention_interval 2; another pattern is refused. Not modeled (their cost is negligible or not in the
+// FLOP counts): the attention sinks (one logit per head), the router's bias, the SwiGLU clamp.
+void ReadGptOss(JsonReader& r, model::ModelSpec* m) {
+  ReadLlamaLike(r, "gpt_oss", m);
+  m->biases = BiasKind::kAll;
+  m->experts = r.PositiveInt("num_local_experts");
+  m->moe_ffn_hidden = m->ffn_hidden;
+  m->experts_per_token = r.PositiveInt("num_experts_per_tok");
+  if (m->experts_per_token > m->experts) {
+    r.Fail("num_experts_per_tok",
+           fmt::format("top-k = {} routes each token to more experts than the {} there are",
+                       m->experts_per_token, m->experts));
+  }
+  m->sliding_window = r.PositiveIntOr("sliding_window", 0);
+  const json* types = r.Find("layer_types");
+  if (m->sliding_window > 0 && types != nullptr && types->is_array()) {
+    bool alternating = types->size() == static_cast<size_t>(m->layers);
+    for (size_t i = 0; alternating && i < types->size(); ++i) {
+      const char* expected = i % 2 == 0 ? "sliding_attention" : "full_attention";
+      alternating = (*types)[i].is_string() && (*types)[i].get<std::string>() == expected;
+    }
+    if (!alternating) {
+      r.Fail("layer_types", "only sliding and full attention alternating from the first block is modeled");
+    }
+    m->full_attention_interval = 2;
   }
 }
 
@@ -292,6 +327,8 @@ StatusOr<ModelFile> ParseHfConfig(const std::string& text, const std::string& pa
   } else if (type == "mixtral" || type == "qwen2_moe" || type == "qwen3_moe") {
     ReadLlamaLike(r, type, &m);
     ReadMoe(r, type, &m);
+  } else if (type == "gpt_oss") {
+    ReadGptOss(r, &m);
   } else if (type == "gpt2") {
     ReadGpt2(r, &m);
   } else if (type == "gpt_neox") {
@@ -303,7 +340,7 @@ StatusOr<ModelFile> ParseHfConfig(const std::string& text, const std::string& pa
   } else {
     return Status::Error(
         fmt::format("{}: $.model_type: \"{}\" is not supported (supported: llama, mistral, qwen2, "
-                    "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_neox, mpt, opt)",
+                    "mixtral, qwen2_moe, qwen3_moe, gpt_oss, gpt2, gpt_neox, mpt, opt)",
                     path, type));
   }
   // The checkpoint's dtype is the training's 16-bit format; anything else was taken for bf16 silently.

@@ -77,6 +77,11 @@ StatusOr<ModelFile> LoadModel(const FileSource& fs, const std::string& path) {
   // biases everywhere), so GPT files need none of them.
   m.kv_heads = static_cast<int>(root.IntOr("kv_heads", 0, 1));
   m.head_dim = static_cast<int>(root.IntOr("head_dim", 0, 1));
+  m.sliding_window = static_cast<int>(root.IntOr("sliding_window", 0, 1));
+  m.full_attention_interval = static_cast<int>(root.IntOr("full_attention_interval", 0, 1));
+  if (m.sliding_window == 0 && root.Has("full_attention_interval")) {
+    root.Fail("full_attention_interval", "needs `sliding_window` (the window the other blocks attend to)");
+  }
   using model::MlpKind, model::NormKind, model::PositionKind, model::BiasKind;
   m.mlp = ReadChoice<MlpKind, 3>(
       root, status, "mlp", MlpKind::kGelu,

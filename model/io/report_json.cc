@@ -91,6 +91,10 @@ ordered_json ModelJson(const model::ModelSpec& m) {
   j["hidden"] = m.hidden;
   j["heads"] = m.heads;
   if (m.head_dim > 0) j["head_dim"] = m.head_dim;  // only where it is not hidden / heads
+  if (m.sliding_window > 0) {                      // only with a window
+    j["sliding_window"] = m.sliding_window;
+    j["full_attention_interval"] = m.full_attention_interval;
+  }
   j["ffn_hidden"] = m.ffn_hidden;
   j["vocab"] = m.vocab;
   j["max_position_embeddings"] = m.max_position_embeddings;

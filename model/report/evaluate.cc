@@ -37,6 +37,11 @@ double ModelFlopsPerToken(const ModelSpec& m) {
   // MoE model N is the parameters a token uses (ActiveParams), as torchtitan's MoE models count it
   // (docs/design/moe_cp_sources.md (a)).
   const double n = IsMoe(m) ? ActiveParams(m) : TotalParams(m);
+  if (m.sliding_window > 0) {  // 12 (a d) per key a query attends to: each block's span (AttentionSpan)
+    double spans = 0;
+    for (int i = 0; i < m.layers; ++i) spans += AttentionSpan(m, i);
+    return 6.0 * n + 12.0 * QueryWidth(m) * spans;
+  }
   return 6.0 * n +
          12.0 * m.layers * QueryWidth(m) * m.seq_len;  // 12 l (a d) s: torchtitan's heads x head_dim
 }
@@ -49,7 +54,13 @@ double MegatronModelFlopsPerToken(const ModelSpec& m, bool causal) {
   const double q_over_h = QueryWidth(m) / h;
   const double gated = MlpMatrices(m) == 3 ? 1.5 : 1.0;
   const double scores = causal ? 0.5 : 1.0;
-  const double attention = (1.0 + g / a + scores * s / h) * q_over_h;
+  // A sliding window's blocks multiply the keys they attend to: the blocks' mean span in place of s.
+  double span = s;
+  if (m.sliding_window > 0) {
+    span = 0;
+    for (int i = 0; i < m.layers; ++i) span += AttentionSpan(m, i) / m.layers;
+  }
+  const double attention = (1.0 + g / a + scores * span / h) * q_over_h;
   // An MoE model's MLP term is Megatron's h [f_d L_dense + (k f_e + f_s) L_moe] (training.py
   // transformer_flops), the blocks' widths averaged.
   double mlp = f / h * gated;
@@ -76,7 +87,7 @@ double IterationFlops(const ModelSpec& m, const ZeroConfig& z, int world_size) {
   const RecomputePolicy policy = RecomputeOf(z);
   if (policy != RecomputePolicy::kSelectiveOp && policy != RecomputePolicy::kSelectiveBlock)
     return TrainingFlops(m, tokens, false);
-  if (IsMoe(m)) {
+  if (IsMoe(m) || m.sliding_window > 0) {
     // Block by block: selective_block checkpoints blocks n, 2n, ... counting from 1 (BeginSchedule's rule).
     double recompute = 0;
     for (int i = 0; i < m.layers; ++i) {

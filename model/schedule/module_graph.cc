@@ -203,8 +203,11 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
     if (m.attention == AttentionImpl::kFlash || m.attention == AttentionImpl::kFlashV1) {
       // FlashAttention reads the kv heads directly (GQA support in flash-attn 2) and applies ALiBi slopes
       // inside the kernel: no extra HBM passes. Version 1 (and its Triton port) does the same work, slower.
-      core.attention =
-          AttentionWork{sequences * heads, s, s, head_dim, true, m.attention == AttentionImpl::kFlashV1};
+      // A windowed block (model_spec.h sliding_window): each query attends to the span before it, a band of s
+      // x span (FlashAttention's window_size skips the tiles outside it), no causal triangle to halve.
+      const double span = AttentionSpan(m, l);
+      core.attention = AttentionWork{sequences * heads, s,         span,
+                                     head_dim,          span == s, m.attention == AttentionImpl::kFlashV1};
       core.kernels = 1;
     } else {
       // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores),
@@ -226,7 +229,7 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
         core.kernels += 2;
       }
     }
-    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * m.seq_len * static_cast<double>(q) / tp,
+    b.AddModule(p + "attention.core", l, {}, 4.0 * tokens * AttentionSpan(m, l) * static_cast<double>(q) / tp,
                 std::move(core));
     // Row parallel: h/t inputs per rank; the bias is added once, after the all-reduce (replicated), with
     // the bias-dropout-add on s/t tokens with SP.

@@ -37,6 +37,8 @@ std::vector<Problem> CheckModel(const ModelSpec& m) {
   Range(&out, "vocab", m.vocab, 1, kMaxVocab);
   Range(&out, "max_position_embeddings", m.max_position_embeddings, 1, kMaxSequence);
   Range(&out, "head_dim", m.head_dim, 0, kMaxWidth);
+  Range(&out, "sliding_window", m.sliding_window, 0, kMaxSequence);
+  Range(&out, "full_attention_interval", m.full_attention_interval, 0, kMaxLayers);
   if (m.head_dim == 0 && m.hidden >= 1 && m.heads >= 1 && m.hidden % m.heads != 0) {
     Add(&out, "heads", fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
   }

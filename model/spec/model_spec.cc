@@ -1,5 +1,6 @@
 #include "model/spec/model_spec.h"
 
+#include <algorithm>
 #include <array>
 
 #include "model/enum_names.h"
@@ -62,6 +63,13 @@ bool IsMoe(const ModelSpec& m) { return m.experts > 0; }
 
 bool IsMoeLayer(const ModelSpec& m, int layer) {
   return IsMoe(m) && m.layer_offset + layer >= m.first_dense_layers;
+}
+
+double AttentionSpan(const ModelSpec& m, int layer) {
+  const int index = m.layer_offset + layer;
+  const bool full = m.sliding_window <= 0 ||
+                    (m.full_attention_interval > 0 && (index + 1) % m.full_attention_interval == 0);
+  return full ? static_cast<double>(m.seq_len) : std::min<double>(m.sliding_window, m.seq_len);
 }
 
 int MoeLayers(const ModelSpec& m) {
@@ -144,9 +152,10 @@ double ForwardFlopsPerLayer(const ModelSpec& m, double tokens) {
 }
 
 double ForwardFlopsOfLayer(const ModelSpec& m, int layer, double tokens) {
-  if (!IsMoeLayer(m, layer)) return ForwardFlopsPerLayer(m, tokens);
+  const double window = 4.0 * tokens * QueryWidth(m) * (AttentionSpan(m, layer) - m.seq_len);  // 0 unwindowed
+  if (!IsMoeLayer(m, layer)) return ForwardFlopsPerLayer(m, tokens) + window;
   const double matrices = 2.0 * tokens * MlpMatrices(m) * m.hidden;
-  return ForwardFlopsPerLayer(m, tokens) + matrices * (MlpWidthOfLayer(m, layer) - m.ffn_hidden);
+  return ForwardFlopsPerLayer(m, tokens) + window + matrices * (MlpWidthOfLayer(m, layer) - m.ffn_hidden);
 }
 
 const char* RecomputePolicyName(RecomputePolicy p) {
@@ -186,19 +195,25 @@ double RecomputeFlopsPerLayer(const ModelSpec& m, double tokens, RecomputePolicy
 
 double RecomputeFlopsOfLayer(const ModelSpec& m, int layer, double tokens, RecomputePolicy policy) {
   const double dense = RecomputeFlopsPerLayer(m, tokens, policy);
-  if (!IsMoeLayer(m, layer)) return dense;
+  // The attention core over the block's span (AttentionSpan) where the policy re-runs it.
+  const double window = 4.0 * tokens * QueryWidth(m) * (AttentionSpan(m, layer) - m.seq_len);
   switch (policy) {
     case RecomputePolicy::kFull:
     case RecomputePolicy::kOffload:
     case RecomputePolicy::kSelectiveBlock:
-      return ForwardFlopsOfLayer(m, layer, tokens);
+      return IsMoeLayer(m, layer) || window != 0 ? ForwardFlopsOfLayer(m, layer, tokens) : dense;
+    case RecomputePolicy::kSelective:
+      return dense + window;
     case RecomputePolicy::kSelectiveOp: {
+      const double core = m.attention == AttentionImpl::kUnfused ? window : 0.0;
+      if (!IsMoeLayer(m, layer)) return dense + core;
       // The dense MLP's re-run matrix (2 tokens h f) replaced by the same matrix of the experts a token uses.
-      return dense + 2.0 * tokens * m.hidden * (MlpWidthOfLayer(m, layer) - m.ffn_hidden);
+      return dense + core + 2.0 * tokens * m.hidden * (MlpWidthOfLayer(m, layer) - m.ffn_hidden);
     }
-    default:
+    case RecomputePolicy::kNone:
       return dense;
   }
+  return dense;
 }
 
 double LogitForwardFlops(const ModelSpec& m, double tokens) {
@@ -207,8 +222,9 @@ double LogitForwardFlops(const ModelSpec& m, double tokens) {
 
 double TrainingFlops(const ModelSpec& m, double tokens, bool activation_checkpointing) {
   const double block_passes = activation_checkpointing ? 4.0 : 3.0;
-  if (!IsMoe(m))
+  if (!IsMoe(m) && m.sliding_window <= 0) {
     return block_passes * m.layers * ForwardFlopsPerLayer(m, tokens) + 3.0 * LogitForwardFlops(m, tokens);
+  }
   double blocks = 0;
   for (int l = 0; l < m.layers; ++l) blocks += ForwardFlopsOfLayer(m, l, tokens);
   return block_passes * blocks + 3.0 * LogitForwardFlops(m, tokens);

@@ -120,8 +120,14 @@ struct ModelSpec {
   int moe_ffn_hidden = 0;     // one routed expert's MLP width (f_e), per matrix for gated MLPs
   int shared_expert_ffn = 0;  // width of the shared experts together (f_s); 0: none
   int first_dense_layers = 0;
+  // Sliding-window attention (Beltagy et al. 2020, Longformer; gpt-oss's alternating "sliding_attention" /
+  // "full_attention" layer_types): a windowed block's queries attend to the `sliding_window` positions before
+  // them instead of the whole sequence; every `full_attention_interval`-th block (counting from 1) attends
+  // fully (gpt-oss: window 128, interval 2: Megatron-Bridge's window_attn_skip_freq = 2). 0: no window.
+  int sliding_window = 0;
+  int full_attention_interval = 0;  // 0: every block windowed (with a window)
   // A pipeline stage's slice: the model's index of its first block (StageModel sets it), so that the blocks
-  // of a slice are dense or MoE as the whole model's are. Loaders never set it.
+  // of a slice are dense or MoE (and windowed or not) as the whole model's are. Loaders never set it.
   int layer_offset = 0;
 
   bool operator==(const ModelSpec&) const = default;
@@ -133,6 +139,9 @@ bool IsMoe(const ModelSpec& m);
 bool IsMoeLayer(const ModelSpec& m, int layer);
 // MoE blocks of this spec (its slice's).
 int MoeLayers(const ModelSpec& m);
+// The keys block `layer` of this spec attends to per query: min(sliding_window, s) for a windowed block,
+// s otherwise.
+double AttentionSpan(const ModelSpec& m, int layer);
 // The MLP width block `layer` runs per token: k f_e + f_s for an MoE block (the routed experts a token uses
 // and the shared ones), f for a dense one.
 double MlpWidthOfLayer(const ModelSpec& m, int layer);
@@ -184,7 +193,9 @@ double ActiveParams(const ModelSpec& m);
 // but every query head still multiplies). For GPT with f = 4h: 24*B*s*h^2 + 4*B*s^2*h, Megatron's count.
 double ForwardFlopsPerLayer(const ModelSpec& m, double tokens);
 
-// Forward FLOPs of block `layer` of this spec: ForwardFlopsPerLayer for a dense block; for an MoE block the
+// Forward FLOPs of block `layer` of this spec: ForwardFlopsPerLayer for a dense, unwindowed block; a windowed
+// block's attention core counts 4*tokens*span*q_w (AttentionSpan: each query multiplies the keys it attends
+// to); for an MoE block the
 // MLP term is 2*tokens*h*(k*f_e + f_s) per MLP matrix, Megatron-LM's transformer_flops (training.py: the
 // routed experts counted top-k times, the shared experts once, the router's GEMM not counted;
 // docs/design/moe_cp_sources.md (a)).

@@ -100,6 +100,33 @@ TEST(MoeLoader, QwenMoeReadsItsKeysAndRefusesWhatIsNotModelled) {
   EXPECT_NEAR(model::ActiveParams(q3->model) / 3.3e9, 1.0, 0.03) << model::ActiveParams(q3->model);
 }
 
+TEST(MoeLoader, GptOssReadsItsBiasesAndAlternatingWindows) {
+  std::string types;
+  for (int i = 0; i < 36; ++i)
+    types += std::string(i ? ", " : "") + (i % 2 ? "\"full_attention\"" : "\"sliding_attention\"");
+  const std::string config = R"({"model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 36,
+    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880,
+    "vocab_size": 201088, "max_position_embeddings": 131072, "num_local_experts": 128, "num_experts_per_tok": 4,
+    "sliding_window": 128, "attention_bias": true, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+    "layer_types": [)" + types +
+                             "]}";
+  const StatusOr<ModelFile> m = ParseHfConfig(config, "oss.json");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model.sliding_window, 128);
+  EXPECT_EQ(m->model.full_attention_interval, 2);
+  EXPECT_EQ(m->model.head_dim, 64);
+  EXPECT_EQ(m->model.biases, model::BiasKind::kAll);
+  // gpt-oss-120b: 116.8B parameters, 5.1B active (OpenAI's model card: "117B", "5.1B"; its active count
+  // leaves out the input embedding table, V h = 0.58B, which a token reads one row of).
+  EXPECT_NEAR(model::TotalParams(m->model) / 116.8e9, 1.0, 0.005) << model::TotalParams(m->model);
+  const double embedding = 201088.0 * 2880;
+  EXPECT_NEAR((model::ActiveParams(m->model) - embedding) / 5.13e9, 1.0, 0.01)
+      << model::ActiveParams(m->model);
+  std::string other = config;
+  other.replace(other.find("\"sliding_attention\""), 19, "\"full_attention\"");
+  ExpectError(ParseHfConfig(other, "oss.json").status(), "oss.json: $.layer_types", "alternating");
+}
+
 TEST(MoeLoader, ScenarioExpertKeysLoadAndTheirRulesNameTheKey) {
   const std::string moe_model = std::string(testing::kModel) + "experts = 8\nexperts_per_token = 2\n";
   auto load = [&](const std::string& variants) {

@@ -84,6 +84,28 @@ TEST(Moe, CountsFollowMegatronsRules) {
   EXPECT_EQ(MoeLayers(second_half), 2);
 }
 
+TEST(Moe, ASlidingWindowShortensTheWindowedBlocksAttention) {
+  // gpt-oss's pattern: window 128 on blocks 0, 2, ..., full attention on blocks 1, 3, ...
+  ModelSpec m = Small();
+  m.sliding_window = 128;
+  m.full_attention_interval = 2;
+  const double tokens = 2048, q = 1024;
+  EXPECT_EQ(AttentionSpan(m, 0), 128);
+  EXPECT_EQ(AttentionSpan(m, 1), 2048);
+  EXPECT_DOUBLE_EQ(ForwardFlopsOfLayer(m, 2, tokens) - ForwardFlopsOfLayer(m, 3, tokens),
+                   4 * tokens * q * (128 - 2048));
+  const ModuleGraph g = BuildModuleGraph(m, tokens);
+  for (const Module& mod : g.modules) {
+    if (!mod.name.ends_with("attention.core")) continue;
+    const bool windowed = mod.layer % 2 == 0;
+    EXPECT_EQ(mod.work.attention.seq_kv, windowed ? 128 : 2048) << mod.name;
+    EXPECT_EQ(mod.work.attention.causal, !windowed) << mod.name;
+  }
+  // A window wider than the sequence is no window.
+  m.sliding_window = 4096;
+  EXPECT_EQ(AttentionSpan(m, 0), 2048);
+}
+
 TEST(Moe, TheGraphsMoeBlockHoldsTheRanksExpertsAndSizesTheirGemmsByTheBusiestRank) {
   const ModelSpec m = Small();
   ParallelLayout l;
