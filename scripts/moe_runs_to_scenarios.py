@@ -27,12 +27,13 @@ RUNS = os.path.join(ROOT, "scenarios", "published", "moe", "runs.json")
 OUT = os.path.join(ROOT, "scenarios", "published", "moe")
 GROUP = "moe: Megatron-Core MoE (Megatron-Bridge, Megatron-Core)"
 TOLERANCE = 0.25
-# What the Megatron-Bridge perf configs recompute, where read (ZeroSim has no module-level recompute of the norms
-# and the MoE activation yet: `none` keeps their activations, an upper bound on the memory).
+# What the Megatron-Bridge perf configs recompute, where read (Megatron's module recompute: recompute_layernorm,
+# recompute_moe_act); elsewhere not printed, and `none` keeps every activation (an upper bound on the memory).
 RECOMPUTE_NOTE = {
-    "gpt-oss-120b": 'recompute = "none"   # the recipes recompute modules ["layernorm", "moe_act"] '
+    "gpt-oss-120b": 'recompute = "selective"\n'
+                    'recompute_layernorm = true   # the recipes recompute modules ["layernorm", "moe_act"] '
                     '(Megatron-Bridge 07eea52d scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py '
-                    'H100 and B200 BF16); not modelled',
+                    'H100 and B200 BF16)\nrecompute_moe_act = true',
 }
 TOPOLOGY = {"H100": "../../../topologies/published/today_dgx_h100_8x400g.toml",
             "B200": "../../../topologies/dgx_b200_8x400g.toml"}

@@ -67,6 +67,18 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
       if (mod.name.ends_with("attention.core")) mod.work.recompute_in_backward = true;
     }
   }
+  // Megatron-Core's module recompute (zero_config.h): the norms, and the routed experts' activation, re-run
+  // in the backward (their memory-bound work again; for the experts' fc1 module that is its permutation too,
+  // an overcount of T k h values per pass).
+  if (z.recompute_layernorm || z.recompute_moe_act) {
+    for (Module& mod : s->graph.modules) {
+      if (mod.layer < 0) continue;
+      if ((z.recompute_layernorm && mod.name.ends_with("layernorm")) ||
+          (z.recompute_moe_act && mod.name.ends_with("moe.experts.dense_h_to_4h"))) {
+        mod.work.recompute_elementwise = true;
+      }
+    }
+  }
   if (policy == RecomputePolicy::kSelectiveOp) {
     // torchtitan's op-level policy (model_spec.h RecomputePolicy): in each block's backward, the matmuls it
     // did not save (even ones in wq, wk, wv, wo, w1, w3, w2 order: wk, wo, w3; GELU MLPs: wk, wo, w2) re-run,

@@ -135,6 +135,8 @@ ordered_json ZeroToJson(const model::ZeroConfig& z) {
   j["contiguous_gradients"] = z.contiguous_gradients;
   j["overlap_grad_reduce"] = z.overlap_grad_reduce;
   j["overlap_param_gather"] = z.overlap_param_gather;
+  if (z.recompute_layernorm) j["recompute_layernorm"] = true;  // only where set (Megatron's module recompute)
+  if (z.recompute_moe_act) j["recompute_moe_act"] = true;
   j["ddp_bucket_size"] = z.ddp_bucket_size;
   j["max_ongoing_fetch_events"] = z.max_ongoing_fetch_events;
   j["max_param_reduce_events"] = z.max_param_reduce_events;

@@ -166,6 +166,18 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
       t->Fail("recompute_block_interval", "applies to recompute = \"selective_block\" only");
     }
   }
+  // Megatron-Core's module recompute (zero_config.h): refines recompute = none or selective.
+  z->recompute_layernorm = t->BoolOr("recompute_layernorm", z->recompute_layernorm);
+  z->recompute_moe_act = t->BoolOr("recompute_moe_act", z->recompute_moe_act);
+  for (const char* key : {"recompute_layernorm", "recompute_moe_act"}) {
+    const model::RecomputePolicy p = model::RecomputeOf(*z);
+    if (t->Has(key) && p != model::RecomputePolicy::kNone && p != model::RecomputePolicy::kSelective) {
+      t->Fail(
+          key,
+          fmt::format("Megatron's module recompute refines recompute = \"none\" or \"selective\", not \"{}\"",
+                      model::RecomputePolicyName(p)));
+    }
+  }
   // loss = fused | eager | compiled (model/spec/model_spec.h LossImpl).
   if (std::optional<std::string> l = t->OptionalString("loss")) {
     if (std::optional<model::LossImpl> loss = model::ParseLossImpl(*l)) {

@@ -7,7 +7,7 @@
 namespace zerosim::model {
 
 double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
-                            const ParallelLayout& layout) {
+                            const ParallelLayout& layout, ModuleRecompute modules) {
   const double b = micro_batch, s = m.seq_len, h = m.hidden, a = m.heads, f = m.ffn_hidden;
   const double kv = KvWidth(m), q = QueryWidth(m);  // q = h unless the model's head_dim says otherwise
   const double sb = s * b;
@@ -25,19 +25,24 @@ double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePol
     return sb * 2 * h / sp + attention + mlp;
   }
   const double mask = m.dropout > 0 ? 1.0 : 0.0;  // bytes per element of a dropout mask
-  const double attention = sb * (2 * h + mask * h) / sp + sb * (2 * q + 2 * kv + 2 * kv + 2 * q) / tp;
+  // The norms' outputs (the QKV and MLP inputs) unless Megatron's layernorm module recompute re-runs the
+  // norms.
+  const double norm_output = modules.layernorm ? 0.0 : 2 * h;
+  const double attention = sb * (norm_output + mask * h) / sp + sb * (2 * q + 2 * kv + 2 * kv + 2 * q) / tp;
   const double per_width =
       m.mlp == MlpKind::kGelu ? 4.0 : 6.0;  // intermediate bytes per token and unit width
   double mlp_per_token = per_width * f;
   if (IsMoe(m) && m.layers > 0) {
     // memory.h: the MoE blocks' routed rows and the shared experts, averaged with the dense blocks'.
     const double rows = m.experts_per_token * layout.expert_load_imbalance;
-    const double moe = 8.0 * m.experts + rows * (2 * h + per_width * m.moe_ffn_hidden + 2 * h) +
+    // moe_act module recompute: the activation's output (2 bytes per unit of width) is re-run, not kept.
+    const double routed_width = modules.moe_act ? per_width - 2.0 : per_width;
+    const double moe = 8.0 * m.experts + rows * (2 * h + routed_width * m.moe_ffn_hidden + 2 * h) +
                        per_width * m.shared_expert_ffn;
     const double moe_blocks = MoeLayers(m);
     mlp_per_token = (moe_blocks * moe + (m.layers - moe_blocks) * per_width * f) / m.layers;
   }
-  const double mlp = sb * (2 * h + mask * h) / sp + sb * mlp_per_token / tp;
+  const double mlp = sb * (norm_output + mask * h) / sp + sb * mlp_per_token / tp;
   const double norms = sb * 4 * h / sp;
   double core = 0;
   if (m.attention == AttentionImpl::kUnfused) {
@@ -77,7 +82,7 @@ int CheckpointedBlocks(const ModelSpec& m, RecomputePolicy policy, int block_int
 }
 
 double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval,
-                       const ParallelLayout& layout, double saved_copies) {
+                       const ParallelLayout& layout, double saved_copies, ModuleRecompute modules) {
   // The checkpointed block input is the sequence shard with SP (Korthikanti sec. 5: 2sbhL / t).
   const double sp = layout.sequence_parallel ? layout.tensor : 1.0;
   const double layer_input = 2.0 * m.seq_len * micro_batch * m.hidden / sp;
@@ -86,7 +91,7 @@ double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy p
   switch (policy) {
     case RecomputePolicy::kNone:
     case RecomputePolicy::kSelective:
-      return n * m.layers * BlockActivationBytes(m, micro_batch, policy, layout);
+      return n * m.layers * BlockActivationBytes(m, micro_batch, policy, layout, modules);
     case RecomputePolicy::kFull:
       return n * m.layers * layer_input + working_set;
     case RecomputePolicy::kOffload:
@@ -193,8 +198,9 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   const double copies = pipeline.chunk_layers > 0 ? pipeline.chunks_in_flight : 1.0;
   const double logits =
       m.has_head ? LossBytesPerLogit(z.loss, s.tensor) * b * m.seq_len * m.vocab / s.tensor : 0.0;
-  r.activations_bytes =
-      ActivationBytes(chunk, b, RecomputeOf(z), z.recompute_block_interval, s.layout(), copies) + logits;
+  r.activations_bytes = ActivationBytes(chunk, b, RecomputeOf(z), z.recompute_block_interval, s.layout(),
+                                        copies, ModuleRecompute{z.recompute_layernorm, z.recompute_moe_act}) +
+                        logits;
 
   // The process's own memory besides the tensors (runtime_memory.h): the tensors kept at the peak that take
   // large-pool blocks are the saved activations and the parameters whose partition (or shard) exceeds the

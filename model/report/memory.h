@@ -95,8 +95,15 @@ struct MemoryBreakdown {
 // (2h per row), k rho rows per token (layout.expert_load_imbalance: the busiest rank), and the shared
 // experts' intermediates (4f_s or 6f_s); the value is the mean over the spec's blocks (dense blocks first
 // keep the dense MLP's), so that layers x it is the blocks' sum.
+// Megatron-Core's module recompute (zero_config.h recompute_layernorm, recompute_moe_act): the norms' outputs
+// (the QKV and MLP inputs, 2sbh each, / t with SP) and the routed experts' activation outputs (2 f_e bytes
+// per routed row) are not kept. Applies to policies none and selective.
+struct ModuleRecompute {
+  bool layernorm = false;
+  bool moe_act = false;
+};
 double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy,
-                            const ParallelLayout& layout = {});
+                            const ParallelLayout& layout = {}, ModuleRecompute modules = {});
 
 // Activation bytes of the whole model on one GPU, without the logits: none and selective keep every
 // block's activations; full keeps each block's input (2sbh) plus one block's full working set while it is
@@ -108,8 +115,10 @@ double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePol
 // `saved_copies`: micro-batches (pipeline chunks) whose saved state is held at once (a pipeline stage's
 // chunks in flight, PipelineResidency); each keeps the saved part above, the one block's working set of a
 // recompute is counted once.
+// `modules`: Megatron's module recompute (ModuleRecompute) under none and selective.
 double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy policy, int block_interval = 1,
-                       const ParallelLayout& layout = {}, double saved_copies = 1);
+                       const ParallelLayout& layout = {}, double saved_copies = 1,
+                       ModuleRecompute modules = {});
 
 // The loss's working memory at its peak, in bytes per logit (one rank's b*s*V/t), by `loss` (model_spec.h
 // LossImpl), with `tensor` the tensor-parallel degree (the logit layer is vocabulary parallel):

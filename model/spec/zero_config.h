@@ -155,6 +155,13 @@ struct ZeroConfig {
   // (blocks n, 2n, ... counting from 1, torchtitan's _apply_layer_sac `_count % ac_freq == 0`) is
   // checkpointed whole. torchtitan's default selective_ac_option is "2".
   int recompute_block_interval = 2;
+  // ZeroSim: `[training] recompute_layernorm`, `recompute_moe_act`: Megatron-Core's module-level selective
+  // recompute (--recompute-granularity selective --recompute-modules layernorm moe_act; transformer_config.py
+  // recompute_modules): the norms' outputs and the routed experts' activation outputs are not kept but re-run
+  // in the backward (memory.h ModuleRecompute; schedule_parts.cc BeginSchedule). With recompute none or
+  // selective.
+  bool recompute_layernorm = false;
+  bool recompute_moe_act = false;
   // ZeroSim: `[training] loss` (model_spec.h LossImpl): how the loss over the logits is computed, which
   // sets its working memory (memory.h LossBytesPerLogit). kFused by default.
   LossImpl loss = LossImpl::kFused;

@@ -127,6 +127,22 @@ TEST(MoeLoader, GptOssReadsItsBiasesAndAlternatingWindows) {
   ExpectError(ParseHfConfig(other, "oss.json").status(), "oss.json: $.layer_types", "alternating");
 }
 
+TEST(MoeLoader, ModuleRecomputeRefinesNoneOrSelectiveOnly) {
+  auto load = [](const std::string& training) {
+    std::string s = testing::kScenario;
+    const size_t at = s.find("activation_checkpointing = true\n");
+    s.replace(at, std::string("activation_checkpointing = true\n").size(), training);
+    return LoadScenario(MemoryFileSource(testing::InputFiles(s)), "s.toml");
+  };
+  const StatusOr<Scenario> ok =
+      load("recompute = \"selective\"\nrecompute_layernorm = true\nrecompute_moe_act = true\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_TRUE(ok->variants[0].zero.recompute_layernorm);
+  EXPECT_TRUE(ok->variants[0].zero.recompute_moe_act);
+  ExpectError(load("recompute = \"full\"\nrecompute_moe_act = true\n").status(), "s.toml:9",
+              "recompute_moe_act: Megatron's module recompute refines recompute = \"none\" or \"selective\"");
+}
+
 TEST(MoeLoader, ScenarioExpertKeysLoadAndTheirRulesNameTheKey) {
   const std::string moe_model = std::string(testing::kModel) + "experts = 8\nexperts_per_token = 2\n";
   auto load = [&](const std::string& variants) {

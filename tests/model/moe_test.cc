@@ -213,6 +213,27 @@ TEST(Moe, ExpertStatesAreShardedOverTheirExpertDataParallelGroup) {
   EXPECT_NEAR(a.parameters_bytes - b.parameters_bytes, 2.0 * experts * 7 / 8, 1.0);
 }
 
+TEST(Moe, MegatronsModuleRecomputeDropsTheNormOutputsAndTheExpertsActivation) {
+  // Small(): 3 of 4 blocks MoE, k = 2, f_e = 256, gated (6 bytes per unit of width kept, 4 with moe_act).
+  const ModelSpec m = Small();
+  const double b = 1, sb = 2048, h = 1024;
+  const double base = BlockActivationBytes(m, b, RecomputePolicy::kNone);
+  EXPECT_DOUBLE_EQ(base - BlockActivationBytes(m, b, RecomputePolicy::kNone, {}, {.layernorm = true}),
+                   sb * 2 * 2 * h);  // the QKV and MLP inputs
+  EXPECT_NEAR(base - BlockActivationBytes(m, b, RecomputePolicy::kNone, {}, {.moe_act = true}),
+              sb * 3.0 / 4.0 * 2 * 2 * 256,
+              1e-6 * base);  // 2 routed rows per token, 2 bytes per unit, 3/4 blocks
+  // The norms and the activation re-run in the backward: more memory-bound time, no GEMM.
+  ZeroConfig z = Zero1();
+  z.activation_checkpointing = false;
+  z.recompute_layernorm = true;
+  z.recompute_moe_act = true;
+  const Schedule s = BuildSchedule(m, z, RankShape(testing::PaperCluster(1, 4, 8)));
+  int rerun = 0;
+  for (const Module& mod : s.graph.modules) rerun += mod.work.recompute_elementwise ? 1 : 0;
+  EXPECT_EQ(rerun, 4 * 2 + 3);  // two norms per block, the experts' fc1 of the 3 MoE blocks
+}
+
 TEST(Moe, AnAllToAllAcrossNodesSplitsItsBytesBetweenNvlinkAndTheNics) {
   ClusterSpec c = testing::PaperCluster(1, 4, 8);
   const double buffer = 64e6;
