@@ -94,8 +94,7 @@ void GradientReducer::ReduceBucket() {
   } else {
     double bytes = 0, expert_bytes = 0;
     for (int p : bucket_) {
-      const bool expert = expert_partitions_ > 0 &&
-                          g_.params[static_cast<size_t>(p)].name.find(".moe.experts.") != std::string::npos;
+      const bool expert = expert_partitions_ > 0 && g_.params[static_cast<size_t>(p)].expert;
       if (!expert) {
         bytes += padded_bytes(p);
       } else {

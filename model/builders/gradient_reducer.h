@@ -48,11 +48,11 @@ class GradientReducer {
   // once it holds reduce_bucket_size elements or more, instead of DeepSpeed's (reduce first when the next
   // parameter would overflow it).
   void CloseBucketsAtSize() { close_at_size_ = true; }
-  // Expert parallelism (Schedule::expert > 1): the routed experts' gradients (their parameters' names hold
-  // ".moe.experts.") are reduce-scattered over their expert-data-parallel group (GroupKind::kReplica of the
-  // expert-parallel shard groups, `expert_data_parallel` ranks), the rest of each bucket over the
-  // data-parallel group, as Megatron-Core's DDP keeps the experts in buffers of their own
-  // (distributed_data_parallel.py, docs/design/moe_cp_sources.md (d)). ZeRO-1/2 only (CheckModelled).
+  // Expert parallelism (Schedule::expert > 1): the routed experts' gradients (Param::expert) are
+  // reduce-scattered over their expert-data-parallel group (GroupKind::kReplica of the expert-parallel shard
+  // groups, `expert_data_parallel` ranks), the rest of each bucket over the data-parallel group, as
+  // Megatron-Core's DDP keeps the experts in buffers of their own (distributed_data_parallel.py,
+  // docs/design/moe_cp_sources.md (d)). ZeRO-1/2 only (CheckModelled).
   void ReduceExpertsOver(int expert_data_parallel) { expert_partitions_ = expert_data_parallel; }
 
  private:

@@ -36,7 +36,7 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
   for (const Param& p : s->graph.params) {
     s->partitioned_elements += p.numel();
     if (p.is_matrix()) s->largest_matrix_elements = std::max(s->largest_matrix_elements, p.numel());
-    if (p.name.find(".moe.experts.") != std::string::npos) s->expert_elements += p.numel();
+    if (p.expert) s->expert_elements += p.numel();
   }
 }
 

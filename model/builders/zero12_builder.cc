@@ -138,7 +138,7 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z_in, const R
     if (s.expert > 1) {
       bucket_expert_elements.assign(static_cast<size_t>(num_buckets), 0.0);
       for (size_t p = 0; p < bucket_of.size(); ++p) {
-        if (bucket_of[p] >= 0 && s.graph.params[p].name.find(".moe.experts.") != std::string::npos)
+        if (bucket_of[p] >= 0 && s.graph.params[p].expert)
           bucket_expert_elements[static_cast<size_t>(bucket_of[p])] += s.graph.params[p].numel();
       }
     }

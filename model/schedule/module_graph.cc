@@ -17,6 +17,8 @@ class GraphBuilder {
     return static_cast<int>(g_->params.size()) - 1;
   }
 
+  void MarkExpert(int param) { g_->params[static_cast<size_t>(param)].expert = true; }
+
   int AddModule(std::string name, int layer, std::vector<int> params, double flops, ModuleWork work) {
     g_->modules.push_back(Module{std::move(name), layer, std::move(params), flops, std::move(work)});
     return static_cast<int>(g_->modules.size()) - 1;
@@ -106,6 +108,7 @@ void AddMoeMlp(GraphBuilder* b, const ModelSpec& m, const std::string& p, int la
   const bool bias = m.biases == BiasKind::kAll;
   std::vector<int> fc1{b->AddParam(p + "moe.experts.dense_h_to_4h.weight", local * up * fe, h)};
   if (bias) fc1.push_back(b->AddParam(p + "moe.experts.dense_h_to_4h.bias", local * up * fe, 0));
+  for (int i : fc1) b->MarkExpert(i);
   ModuleWork w1;
   w1.gemms.push_back(Gemm{rows_per_expert, static_cast<double>(up * fe), static_cast<double>(h),
                           static_cast<double>(local)});
@@ -118,6 +121,7 @@ void AddMoeMlp(GraphBuilder* b, const ModelSpec& m, const std::string& p, int la
 
   std::vector<int> fc2{b->AddParam(p + "moe.experts.dense_4h_to_h.weight", local * h, fe)};
   if (bias) fc2.push_back(b->AddParam(p + "moe.experts.dense_4h_to_h.bias", local * h, 0));
+  for (int i : fc2) b->MarkExpert(i);
   ModuleWork w2;
   w2.gemms.push_back(
       Gemm{rows_per_expert, static_cast<double>(h), static_cast<double>(fe), static_cast<double>(local)});

@@ -36,6 +36,9 @@ struct Param {
   // __all_gather_params_: "they are not trainable so their secondary tensor never expire"), so every gather
   // of it, forward included, is intra-node.
   bool frozen = false;
+  // A routed expert's weight or bias (module_graph.cc AddMoeMlp): with expert parallelism its gradient and
+  // states live in the expert-data-parallel group (Schedule::expert_elements, gradient_reducer.h).
+  bool expert = false;
   double numel() const { return static_cast<double>(rows) * static_cast<double>(cols > 0 ? cols : 1); }
   bool is_matrix() const { return cols > 0; }
 };
