@@ -50,8 +50,19 @@ std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z)
   return s;
 }
 
-std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap, int experts) {
+std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap, int experts,
+                                               int max_context) {
   std::vector<model::ParallelLayout> out;
+  // Context parallelism of a long sequence: each dense layout again with c = 2, 4, ... up to max_context
+  // (what does not divide the data-parallel size is left to the layout's own check).
+  auto with_context = [&](const model::ParallelLayout& base) {
+    for (int cp = 2; cp <= max_context; cp *= 2) {
+      model::ParallelLayout l = base;
+      l.context = cp;
+      out.push_back(l);
+    }
+  };
+  with_context(model::ParallelLayout{});
   // Expert parallelism of an MoE model: each layout again with e = 2, 4, ... dividing the experts.
   auto with_experts = [&](const model::ParallelLayout& base) {
     for (int e = 2; e <= experts; e *= 2) {
@@ -79,6 +90,7 @@ std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool
         l.SetVirtualStages(v);
         out.push_back(l);
         with_experts(l);
+        with_context(l);
       }
     }
   }
@@ -93,6 +105,7 @@ std::string PlanLayoutName(const model::ParallelLayout& l) {
   if (l.pipeline > 1) s += fmt::format(" PP{}", l.pipeline);
   if (l.virtual_stages > 1) s += fmt::format("x{}", l.virtual_stages);
   if (l.expert > 1) s += fmt::format(" EP{}", l.expert);
+  if (l.context > 1) s += fmt::format(" CP{}", l.context);
   return s;
 }
 
@@ -116,7 +129,12 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
   }
   if (search_layout) {
     for (const io::Variant& v : variants) {
-      for (const model::ParallelLayout& l : PlanLayouts(c, tp_comm_overlap, v.model.experts)) {
+      // Context parallelism for sequences of 16K tokens and more (the NeMo long-sequence recipes start CP at
+      // 16K-32K: scenarios/published/moe/runs.json), over at most 32 ranks (the published runs' largest), for
+      // a dense model (context_feasibility.cc).
+      const int max_context =
+          v.model.seq_len >= kPlanContextMinSequence && !model::IsMoe(v.model) ? kPlanMaxContext : 1;
+      for (const model::ParallelLayout& l : PlanLayouts(c, tp_comm_overlap, v.model.experts, max_context)) {
         if (listed(v, v.zero, l)) continue;
         out.push_back({v.name + PlanLayoutName(l), &v, v.zero, l});
       }

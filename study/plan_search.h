@@ -127,18 +127,25 @@ struct Plan {
 std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c,
                                       bool search_layout = false, bool tp_comm_overlap = false);
 
+// The sequence from which plan --search-layout tries context parallelism, and the largest c it tries.
+inline constexpr int kPlanContextMinSequence = 16384;
+inline constexpr int kPlanMaxContext = 32;
+
 // The layouts plan tries on cluster `c` beside data parallelism alone: tensor parallelism t = 1, 2, 4, ...
 // dividing the GPUs per node (t > 1 with sequence parallelism: Megatron's and torchtitan's pairing for TP,
 // Korthikanti et al. 2022) times pipelines of p = 1, 2, 4, ... stages dividing the node count (stages hold
 // whole nodes), each with 1F1B and with two model chunks per stage (interleaved 1F1B). The model validation
 // drops those the model or the strategy cannot take (p v dividing the layers; DeepSpeed's pipelines run
 // ZeRO-1 only). Not searched: tensor groups across nodes, p that are not powers of two, more chunks. With
-// `tp_comm_overlap` every layout of t > 1 overlaps its TP communication (ParallelLayout::tp_comm_overlap). For an
-// MoE model of `experts` routed experts, data parallelism alone and each of those layouts also with expert
-// parallelism e = 2, 4, ... dividing the experts (the validation drops an e that does not divide d, and the
-// strategies and layouts expert parallelism is not modelled with).
+// `tp_comm_overlap` every layout of t > 1 overlaps its TP communication (ParallelLayout::tp_comm_overlap).
+// For an MoE model of `experts` routed experts, data parallelism alone and each of those layouts also with
+// expert parallelism e = 2, 4, ... dividing the experts (the validation drops an e that does not divide d,
+// and the strategies and layouts expert parallelism is not modelled with). With `max_context` > 1 (a dense
+// model's long sequence: PlanSettings), data parallelism alone and each layout also with context parallelism
+// c = 2, 4,
+// ... up to max_context (the validation drops a c that does not divide d or 2c the sequence).
 std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap = false,
-                                               int experts = 0);
+                                               int experts = 0, int max_context = 1);
 
 // A searched layout's suffix of a setting's name: " TP8 SP", " PP4", " TP8 SP PP4x2" (p x v), " PP2 EP8".
 std::string PlanLayoutName(const model::ParallelLayout& l);

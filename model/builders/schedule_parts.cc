@@ -29,6 +29,7 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
   s->tp_comm_overlap = c.tp_comm_overlap;
   s->expert = c.expert;
   s->expert_load_imbalance = c.expert_load_imbalance;
+  s->context = c.context;
   s->hardware_queues = z.runtime.cuda_device_max_connections;
   s->micro_steps = micro_steps;
   s->tokens_per_micro_step = tokens_per_micro_step;
@@ -50,9 +51,11 @@ int ComputeClassOf(Schedule* s, const ModuleWork& work, bool backward, BackwardP
 }
 
 ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s) {
-  const double tokens = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len;
+  // A rank's tokens of one micro-batch: with context parallelism s/c of each sequence (parallel_layout.h).
+  const double tokens = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len / c.context;
   ParallelLayout layout;  // one tensor-parallel rank's graph
   layout.tensor = c.tensor;
+  layout.context = c.context;
   layout.sequence_parallel = c.sequence_parallel;
   layout.expert = c.expert;
   layout.expert_load_imbalance = c.expert_load_imbalance;
@@ -115,6 +118,9 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   // ranks of one TP rank, Megatron's expert grid; kReplica their expert-data-parallel complement). Strategies
   // with shard groups of their own are refused beside expert parallelism (feasibility.cc CheckModelled).
   if (c.expert > 1) s->shard_group_size = c.expert;
+  // So are the context-parallel groups: c consecutive DP ranks of one TP rank (Megatron's tp-cp-dp-pp order);
+  // strategies with shard groups of their own are refused beside them (context_feasibility.cc).
+  if (c.context > 1) s->shard_group_size = c.context;
   // Each state over the ranks the strategy divides it across (strategy.h TraitsOf).
   const StrategyTraits& traits = TraitsOf(z.strategy);
   auto shards = [s](ShardOver over) {
@@ -199,6 +205,21 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
     f.ep_buffer_bytes =
         2.0 * s->tokens_per_micro_step * m.experts_per_token * s->expert_load_imbalance * m.hidden;
   }
+  if (s->context > 1) {
+    const double last = 1.0 / s->context;  // the chunk after the last arrival
+    for (const Module& mod : s->graph.modules) {
+      std::array<int, 4> classes{-1, -1, -1, -1};
+      if (mod.name.ends_with("attention.core")) {
+        classes = {ComputeClassOf(s, mod.work, false, BackwardPart::kWhole, 1 - last),
+                   ComputeClassOf(s, mod.work, false, BackwardPart::kWhole, last),
+                   ComputeClassOf(s, mod.work, true, BackwardPart::kWhole, 1 - last),
+                   ComputeClassOf(s, mod.work, true, BackwardPart::kWhole, last)};
+      }
+      f.cp_chunk_class.push_back(classes);
+    }
+    // K and V of the rank's s/c tokens, kv / t wide each, 16-bit; gathered over c ranks.
+    f.cp_kv_bytes = s->context * 2.0 * 2.0 * s->tokens_per_micro_step * KvWidth(m) / s->tensor;
+  }
   return f;
 }
 
@@ -235,6 +256,22 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
     const int compute = emit->Compute(flops, cls, deps);
     if (!before) all_to_all(compute);
     return compute;
+  }
+  if (!f.cp_chunk_class.empty() && f.cp_chunk_class[static_cast<size_t>(ts.module)][0] >= 0) {
+    // Context parallelism's ring (see the header).
+    const std::array<int, 4>& chunk = f.cp_chunk_class[static_cast<size_t>(ts.module)];
+    const double last = 1.0 / s.context;
+    const int gather =
+        emit->Collective(Queue::kNcclCp, CollectiveKind::kAllGather, GroupKind::kShard, f.cp_kv_bytes, 2.0,
+                         Purpose::kContextParallel, {emit->tail(Queue::kCompute)});
+    int ring = gather;
+    if (backward) {
+      ring = emit->Collective(Queue::kNcclCp, CollectiveKind::kReduceScatter, GroupKind::kShard,
+                              f.cp_kv_bytes, 2.0, Purpose::kContextParallel, {gather});
+    }
+    const int early = emit->Compute(flops * (1 - last), chunk[backward ? 2 : 0], deps);
+    emit->Wait(Queue::kCompute, {ring});
+    return emit->Compute(flops * last, chunk[backward ? 3 : 1], {early});
   }
   if (f.tp_role.empty()) return emit->Compute(flops, cls, deps);
   // Tensor parallelism (see the header for the sources).

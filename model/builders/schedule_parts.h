@@ -53,6 +53,13 @@ struct ScheduleFrame {
   // sizing).
   std::vector<EpRole> ep_role;
   double ep_buffer_bytes = 0;
+  // With context parallelism (Schedule::context > 1; empty otherwise), per module: for the attention cores
+  // the compute classes of the forward's and the backward's two parts around the ring (the first (c - 1)/c,
+  // the last 1/c: forward first, forward last, backward first, backward last), -1 for the others; and the
+  // gathered keys and values of one micro-batch over the context-parallel group (c chunks of s/c tokens x
+  // 2 kv / t 16-bit values).
+  std::vector<std::array<int, 4>> cp_chunk_class;
+  double cp_kv_bytes = 0;
 };
 
 // Sets the fields every schedule takes from its ranks and its module graph: the rank shape (nodes, GPUs, t,
@@ -92,6 +99,12 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
 // each T k rho h 16-bit values, the compute stream waiting for each. Its small companions (the routing
 // probabilities' all-to-all, the all-gather of the per-expert counts and the device-to-host sync they need)
 // are not emitted.
+// With context parallelism, each attention core's key/value ring on Queue::kNcclCp over the context-parallel
+// group (TransformerEngine's AttnFuncWithCPAndKVP2P, cp_comm_type "p2p"): c - 1 steps, each rank sending the
+// chunk it holds on while the kernel runs on the one it has; as ops, the keys' and values' all-gather (the
+// ring's bytes and steps) beside the first (c - 1)/c of the kernel, its last 1/c after it. The backward
+// sends the key/value gradients round the ring too: a reduce-scatter after the all-gather on the same queue,
+// both beside the first (c - 1)/c (the last step's gradient send after the last chunk is not resolved).
 int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
                       std::initializer_list<int> deps);
 

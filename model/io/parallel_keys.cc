@@ -20,6 +20,7 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
   l.overlap_p2p_comm = t->BoolOr("overlap_p2p_comm", l.overlap_p2p_comm);
   l.expert = static_cast<int>(t->IntOr("expert", l.expert, 1, model::kMaxGpus));
   l.expert_load_imbalance = t->NumberOr("expert_load_imbalance", l.expert_load_imbalance, 1.0, 1e3);
+  l.context = static_cast<int>(t->IntOr("context", l.context, 1, model::kMaxGpus));
   if (std::optional<std::string> name = t->OptionalString("schedule")) {
     if (std::optional<model::PipelineSchedule> s = model::ParsePipelineSchedule(*name)) {
       l.schedule = *s;

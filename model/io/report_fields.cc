@@ -68,7 +68,7 @@ constexpr bool kNoRow = false;
 static_assert(
     model::AggregateMembers<VariantReport>() == 33,
     "VariantReport changed: show its new member in ReportFields() (or say above why none shows it)");
-static_assert(model::AggregateMembers<model::PhaseBytes>() == 6 &&
+static_assert(model::AggregateMembers<model::PhaseBytes>() == 7 &&
               model::AggregateMembers<model::VolumeReport>() == 2);
 static_assert(model::AggregateMembers<model::MemoryBreakdown>() == 17);
 static_assert(model::AggregateMembers<model::Band>() == 8);
@@ -110,12 +110,16 @@ const std::vector<ReportField>& ReportFields() {
       {"seq_len", "", kAny, [](const FieldRow& r) { return Int(V(r).model.seq_len); }, kRow, {"seq_len", 10}},
       {"tokens_per_gpu", "", kAny,
        [](const FieldRow& r) {
-         return Int(static_cast<long long>(V(r).model.seq_len) * V(r).zero.train_micro_batch_size_per_gpu);
+         // A context-parallel rank's share of its micro-batch's sequences (parallel_layout.h `context`).
+         return Int(static_cast<long long>(V(r).model.seq_len) * V(r).zero.train_micro_batch_size_per_gpu /
+                    V(r).layout.context);
        },
-       kRow, {"tokens_per_gpu", 20}},
+       kRow, {"tokens_per_gpu", 15}},
       // The layout (model/spec/parallel_layout.h): tensor parallelism beside the data parallelism of zero.*.
       {"parallel.expert", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.expert); }, kNoRow,
-       {"parallel.expert", 21}},
+       {"parallel.expert", 20}},
+      {"parallel.context", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.context); }, kNoRow,
+       {"parallel.context", 21}},
       {"parallel.tensor", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.tensor); }, kRow,
        {"parallel.tensor", 22}},
       {"parallel.sequence_parallel", "", kAny,
@@ -151,8 +155,9 @@ const std::vector<ReportField>& ReportFields() {
            expert = l.expert_load_imbalance > 1 ? fmt::format(" EP{} imbalance {:g}", l.expert, l.expert_load_imbalance)
                                                 : fmt::format(" EP{}", l.expert);
          }
-         return fmt::format("{}x{}{}{}{}", l.tensor, l.data_parallel(gpus), l.sequence_parallel ? " SP" : "",
-                            pipeline, expert);
+         const std::string context = l.context > 1 ? fmt::format(" CP{}", l.context) : "";
+         return fmt::format("{}x{}{}{}{}{}", l.tensor, l.data_parallel(gpus), l.sequence_parallel ? " SP" : "",
+                            pipeline, expert, context);
        },
        kNoRow, kNoJson, kNoCause, Text("tensor x data parallel", 5)},
       {"zero.zero_quantized_weights", "", kAny,
@@ -349,6 +354,9 @@ const std::vector<ReportField>& ReportFields() {
       {"cross_node_expert_parallel_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.expert_parallel; }, kNoRow,
        {"bytes.cross_node.expert_parallel", 307}, kNoCause, Gb("expert parallel", 227, kCrossNode)},
+      {"cross_node_context_parallel_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.context_parallel; }, kNoRow,
+       {"bytes.cross_node.context_parallel", 308}, kNoCause, Gb("context parallel", 228, kCrossNode)},
       {"intra_node_forward_allgather_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }, kRow,
        {"bytes.intra_node.forward_allgather", 320}, kNoCause, Gb("forward all-gather", 240, kIntraNode)},
@@ -367,6 +375,9 @@ const std::vector<ReportField>& ReportFields() {
       {"intra_node_expert_parallel_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.expert_parallel; }, kNoRow,
        {"bytes.intra_node.expert_parallel", 347}, kNoCause, Gb("expert parallel", 267, kIntraNode)},
+      {"intra_node_context_parallel_bytes", "B", kRan,
+       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.context_parallel; }, kNoRow,
+       {"bytes.intra_node.context_parallel", 348}, kNoCause, Gb("context parallel", 268, kIntraNode)},
       // The same per GPU (the document only).
       {"cross_node_forward_allgather_per_gpu_bytes", "B", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather * PerGpu(V(r)); },

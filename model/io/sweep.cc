@@ -110,6 +110,9 @@ const std::map<std::string, AxisRule>& AxisRules() {
       {"expert", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
                     var->parallel.expert = Int(v);
                   })}},
+      {"context", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
+                     var->parallel.context = Int(v);
+                   })}},
       {"expert_load_imbalance", {Kind::kNumber, 1.0, 1e3, EachVariant([](const AxisValue& v, Variant* var) {
                                    var->parallel.expert_load_imbalance = v.number;
                                  })}},

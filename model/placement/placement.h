@@ -66,7 +66,8 @@ struct RankShape {
         sequence_parallel(l.sequence_parallel),
         tp_comm_overlap(l.tp_comm_overlap),
         expert(l.expert),
-        expert_load_imbalance(l.expert_load_imbalance) {}
+        expert_load_imbalance(l.expert_load_imbalance),
+        context(l.context) {}
   int nodes = 1;
   int gpus_per_node = 1;
   int tensor = 1;                  // ParallelLayout::tensor
@@ -74,6 +75,7 @@ struct RankShape {
   bool tp_comm_overlap = false;    // ParallelLayout::tp_comm_overlap
   int expert = 1;                  // ParallelLayout::expert
   double expert_load_imbalance = 1.0;  // ParallelLayout::expert_load_imbalance
+  int context = 1;                     // ParallelLayout::context
   // The ranks are one stage of a pipeline (model/report/pipeline_evaluate.h, which builds each stage's
   // schedule on the stage's nodes): the runtime's pipeline rules apply (FSDP2: fsdp_builder.cc).
   bool pipeline_stage = false;

@@ -31,7 +31,7 @@ BatchSearchResult SearchBatch(const ModelSpec& m, const ZeroConfig& z, const Clu
   BatchSearchResult r;
   r.micro_batch = z.train_micro_batch_size_per_gpu;
   r.gradient_accumulation_steps = z.gradient_accumulation_steps;
-  const int64_t p = l.data_parallel(c.total_gpus());  // the data-parallel ranks, P / (t p)
+  const int64_t p = l.batch_parallel(c.total_gpus());  // the ranks of distinct sequences, P / (t p c)
   r.global_batch = static_cast<int64_t>(r.micro_batch) * r.gradient_accumulation_steps * p;  // until found
   const double hbm = c.gpu.hbm_bytes;
   auto fits = [&](int b, MemoryBreakdown* out) {

@@ -22,6 +22,7 @@ PhaseBytes ToPhaseBytes(const std::array<double, kNumPurposes>& by_purpose) {
   b.gradient_reduce = by_purpose[static_cast<size_t>(Purpose::kGradientReduce)];
   b.tensor_parallel = by_purpose[static_cast<size_t>(Purpose::kTensorParallel)];
   b.expert_parallel = by_purpose[static_cast<size_t>(Purpose::kExpertParallel)];
+  b.context_parallel = by_purpose[static_cast<size_t>(Purpose::kContextParallel)];
   return b;
 }
 
@@ -109,7 +110,8 @@ void SetThroughput(VariantReport* r, const ModelSpec& m, const ZeroConfig& z, co
   const int p = c.total_gpus();
   const double t = r->iteration_time_s;
   // The d data-parallel ranks each train their own micro-batches; a tensor group's t ranks and a pipeline's
-  // stages share theirs (Megatron: global batch = micro-batch x accumulation x d).
+  // stages share theirs (Megatron: global batch = micro-batch x accumulation x d), and so do a
+  // context-parallel group's c ranks: `data_parallel` is d / c (ParallelLayout::batch_parallel).
   const int d = data_parallel;
   r->tflops_per_gpu = IterationFlops(m, z, d) / (t * p) / kTera;
   r->tokens_per_s = static_cast<double>(d) * z.train_micro_batch_size_per_gpu * m.seq_len *
@@ -131,7 +133,7 @@ VariantReport AssembleVariant(const std::string& name, const std::string& engine
   r.layout = s.layout();
   r.iteration_time_s = t.iteration_s;
   const int p = c.total_gpus();
-  SetThroughput(&r, m, z, c, r.layout.data_parallel(p));
+  SetThroughput(&r, m, z, c, r.layout.batch_parallel(p));
   r.exposed_comm_s = t.exposed_comm_s;
   r.compute_s = t.compute_s;
   r.optimizer_s = t.optimizer_s;

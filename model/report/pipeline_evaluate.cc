@@ -110,7 +110,8 @@ PhaseBytes Plus(const PhaseBytes& a, const PhaseBytes& b) {
                     a.gradient_reduce + b.gradient_reduce,
                     a.tensor_parallel + b.tensor_parallel,
                     a.pipeline + b.pipeline,
-                    a.expert_parallel + b.expert_parallel};
+                    a.expert_parallel + b.expert_parallel,
+                    a.context_parallel + b.context_parallel};
 }
 
 }  // namespace
@@ -134,8 +135,9 @@ ClusterSpec StageCluster(const ClusterSpec& c, const ParallelLayout& l) {
 }
 
 double P2pBytes(const ModelSpec& m, const ZeroConfig& z, const ParallelLayout& l) {
+  // A context-parallel rank sends its s/c tokens (parallel_layout.h `context`).
   return static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len * m.hidden *
-         BytesPerElement(m.dtype) / l.tensor;
+         BytesPerElement(m.dtype) / l.tensor / l.context;
 }
 
 Traffic P2pTraffic(double bytes, const ClusterSpec& c, const ParallelLayout& l) {
@@ -287,7 +289,7 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const Configura
   out.model = m;
   out.layout = l;
   out.gpus = c.total_gpus();
-  SetThroughput(&out, m, z, c, l.data_parallel(c.total_gpus()));
+  SetThroughput(&out, m, z, c, l.batch_parallel(c.total_gpus()));
   // Bytes: every stage's (each distinct stage as many times as it occurs), plus the point-to-point sends:
   // per (tp, dp) chain, (p v - 1) m activations forward and as many gradients backward, all across nodes.
   out.bytes = {};

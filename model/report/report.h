@@ -22,9 +22,10 @@ struct PhaseBytes {
   double tensor_parallel = 0;  // Megatron's TP collectives (Purpose::kTensorParallel)
   double pipeline = 0;  // point-to-point sends between pipeline stages (model/report/pipeline_evaluate.h)
   double expert_parallel = 0;  // MoE token dispatch and combine (Purpose::kExpertParallel)
+  double context_parallel = 0;  // the attention blocks' key/value ring (Purpose::kContextParallel)
   double total() const {
     return forward_allgather + backward_allgather + gradient_reduce + tensor_parallel + pipeline +
-           expert_parallel;
+           expert_parallel + context_parallel;
   }
 };
 

@@ -82,6 +82,7 @@ StatusOr<PhaseTotals> TimePhase(const std::string& name, const std::vector<Segme
       b->gradient_reduce += seg.count * tier[static_cast<size_t>(Purpose::kGradientReduce)];
       b->tensor_parallel += seg.count * tier[static_cast<size_t>(Purpose::kTensorParallel)];
       b->expert_parallel += seg.count * tier[static_cast<size_t>(Purpose::kExpertParallel)];
+      b->context_parallel += seg.count * tier[static_cast<size_t>(Purpose::kContextParallel)];
     };
     add(&p.report.bytes.cross_node, v.cross_node);
     add(&p.report.bytes.intra_node, v.intra_node);

@@ -152,7 +152,9 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
   const double tp = t;
   const double sp = layout.sequence_parallel ? tp : 1.0;
   const int64_t v_rank = (v + t - 1) / t;
-  const double sequences = tokens / m.seq_len;
+  // Context parallelism (parallel_layout.h `context`): a rank's `tokens` are s/c of each of its sequences.
+  const double context = layout.context;
+  const double sequences = tokens * context / m.seq_len;
   const bool dropout = m.dropout > 0;
   const bool qkv_bias = m.biases != BiasKind::kNone;
   const bool linear_bias = m.biases == BiasKind::kAll;
@@ -209,9 +211,11 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
       // inside the kernel: no extra HBM passes. Version 1 (and its Triton port) does the same work, slower.
       // A windowed block (model_spec.h sliding_window): each query attends to the span before it, a band of s
       // x span (FlashAttention's window_size skips the tiles outside it), no causal triangle to halve.
+      // With context parallelism a rank's s/c queries (its two chunks of the load-balanced split) meet all s
+      // keys as they come round the ring (schedule_parts.cc), causally masked: 1/c of the whole triangle.
       const double span = AttentionSpan(m, l);
-      core.attention = AttentionWork{sequences * heads, s,         span,
-                                     head_dim,          span == s, m.attention == AttentionImpl::kFlashV1};
+      core.attention = AttentionWork{sequences * heads, s / context, span,
+                                     head_dim,          span == s,   m.attention == AttentionImpl::kFlashV1};
       core.kernels = 1;
     } else {
       // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores),

@@ -12,11 +12,15 @@ namespace {
 
 constexpr std::array<const char*, kNumQueues> kQueueNames = {
     "host",     "compute",    "allgather_stream", "reduce_stream", "nccl_dp", "nccl_world",
-    "nccl_hpz", "nccl_local", "nccl_cross_node",  "nccl_tp",       "nccl_ep"};
+    "nccl_hpz", "nccl_local", "nccl_cross_node",  "nccl_tp",       "nccl_ep", "nccl_cp"};
 constexpr std::array<const char*, 4> kPhaseNames = {"fwd", "recompute", "bwd", "step"};
-constexpr std::array<const char*, kNumPurposes> kPurposeNames = {
-    "none",           "forward_allgather", "backward_allgather", "gradient_reduce", "tensor_parallel",
-    "expert_parallel"};
+constexpr std::array<const char*, kNumPurposes> kPurposeNames = {"none",
+                                                                 "forward_allgather",
+                                                                 "backward_allgather",
+                                                                 "gradient_reduce",
+                                                                 "tensor_parallel",
+                                                                 "expert_parallel",
+                                                                 "context_parallel"};
 constexpr std::array<const char*, 4> kCollectiveKindNames = {"all_gather", "reduce_scatter", "all_to_all",
                                                              "all_reduce"};
 constexpr std::array<const char*, 10> kGroupKindNames = {

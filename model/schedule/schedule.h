@@ -38,9 +38,10 @@ enum class Purpose : uint8_t {
   kBackwardAllGather,
   kGradientReduce,
   kTensorParallel,
-  kExpertParallel  // an MoE block's token dispatch and combine (model/builders/schedule_parts.cc)
+  kExpertParallel,  // an MoE block's token dispatch and combine (model/builders/schedule_parts.cc)
+  kContextParallel  // context parallelism's key/value ring exchange (model/builders/schedule_parts.cc)
 };
-inline constexpr int kNumPurposes = 6;
+inline constexpr int kNumPurposes = 7;
 
 enum class OpKind : uint8_t {
   kHost,        // host (Python) work or a host-side synchronisation; `host_s` long
@@ -65,6 +66,8 @@ enum class Queue : uint8_t {
                      // stream waits for each forward one, as Megatron's synchronous calls do)
   kNcclEp,           // NCCL stream of the expert-parallel group (an MoE block's dispatch and combine
                      // all-to-alls; the compute stream waits for each, as Megatron's dispatcher does)
+  kNcclCp,           // NCCL stream of the context-parallel group (the attention blocks' key/value ring,
+                     // TransformerEngine's P2P stream beside the attention kernels)
   kCount,
 };
 inline constexpr int kNumQueues = static_cast<int>(Queue::kCount);
@@ -201,6 +204,7 @@ struct Schedule {
   double expert_load_imbalance = 1.0;  // ParallelLayout::expert_load_imbalance
   double expert_elements =
       0;  // the local routed experts' parameters (in partitioned_elements), sharded over d/e
+  int context = 1;  // ParallelLayout::context (c)
   ParallelLayout layout() const {
     ParallelLayout l;
     l.tensor = tensor;
@@ -208,6 +212,7 @@ struct Schedule {
     l.tp_comm_overlap = tp_comm_overlap;
     l.expert = expert;
     l.expert_load_imbalance = expert_load_imbalance;
+    l.context = context;
     return l;
   }
   // Elements of the parameters one rank holds 1/`shards` of when a state is divided over `shards` ranks of

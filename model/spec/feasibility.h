@@ -99,6 +99,13 @@ std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z,
 std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& l, const ZeroConfig& z,
                                       bool rlhf);
 
+// What the engines model of context parallelism (parallel_layout.h `context` > 1): Megatron-Core's ring
+// exchange inside FlashAttention-style fused attention (attention = "flash") of a dense model without a
+// sliding window, beside strategies without shard groups of their own (not MiCS, HSDP or hpZ) and without
+// qgZ; not the RLHF phases. kNotModelled problems, as CheckModelled's. Nothing when context = 1.
+std::vector<Problem> CheckContextModelled(const ModelSpec& m, const ParallelLayout& l, const ZeroConfig& z,
+                                          bool rlhf);
+
 // The kernels the configuration runs against the calibration's compute set: FP8 GEMMs need its
 // `gemm_efficiency.fp8_gemm`, FlashAttention v1 its `attention_v1_*` (a zero efficiency would reach a
 // division in model/cost/op_cost.cc). Problems of kind kCalibration.

@@ -66,6 +66,16 @@ struct ParallelLayout {
   // and the pipeline). 1: balanced, as NVIDIA's published MoE throughputs force it
   // (moe_router_force_load_balancing; docs/design/moe_cp_sources.md (e)).
   double expert_load_imbalance = 1.0;
+  // `context`: context parallelism (Megatron-Core --context-parallel-size), c: each sequence split over c
+  // ranks of the data-parallel group, s/c tokens each (megatron/training/utils.py get_batch_on_this_cp_rank:
+  // 2c chunks, rank r keeps chunks r and 2c-1-r, so every rank holds an equal share of the causal triangle),
+  // and the keys and values passed around the ring inside each attention block (TransformerEngine's
+  // cp_comm_type "p2p", its default: attention/dot_product_attention/context_parallel.py
+  // AttnFuncWithCPAndKVP2P, flash_attn_p2p_communicate "KV and dKV"). Megatron's rank order is tp-cp-dp-pp
+  // (parallel_state.py order "tp-cp-ep-dp-pp"): a context-parallel group is c consecutive DP ranks of one TP
+  // rank, and the gradients are reduced (and the distributed optimizer shards) over the whole d = P / (t p)
+  // ranks, context ranks included (get_data_parallel_group(with_context_parallel=True)). 1: none.
+  int context = 1;
 
   // Sets `virtual_stages` = v and the schedule Megatron runs with it: interleaved 1F1B when v > 1
   // (schedules.py get_forward_backward_func), back to 1F1B when v = 1 after an interleaved one; GPipe stays.
@@ -75,6 +85,9 @@ struct ParallelLayout {
   int model_parallel() const { return tensor * pipeline; }
   // The data-parallel size d = P / (t p) for P GPUs (the caller checks that t p divides P).
   int data_parallel(int gpus) const { return gpus / model_parallel(); }
+  // The ranks that train distinct sequences, d / c (Megatron's data-parallel size without context
+  // parallelism): the global batch is micro-batch x accumulation x d / c sequences.
+  int batch_parallel(int gpus) const { return data_parallel(gpus) / context; }
   // The expert-data-parallel size d / e (Megatron's EDP with ETP = t).
   int expert_data_parallel(int gpus) const { return data_parallel(gpus) / expert; }
   // Whether it is pure data parallelism (t = p = 1).

@@ -119,6 +119,8 @@ std::vector<Problem> Validate(const Configuration& c) {
   if (!out.empty()) return out;
   out = CheckMoeModelled(c.model, c.layout, c.zero, c.rlhf != nullptr);
   if (!out.empty()) return out;
+  out = CheckContextModelled(c.model, c.layout, c.zero, c.rlhf != nullptr);
+  if (!out.empty()) return out;
   return CheckModelled(c.layout, c.zero, c.rlhf != nullptr);
 }
 

@@ -195,6 +195,21 @@ DrawnCase DrawCase(uint64_t seed, int index) {
     scenario += fmt::format("expert = {}\n", expert);
     if (index % 6 == 1) scenario += "expert_load_imbalance = 1.5\n";
   }
+  // Context parallelism on every third case of a dense model (from the index, as above) whose strategy has no
+  // shard groups of its own: the largest c of 2, 4 dividing the data-parallel size, FlashAttention.
+  int context = 1;
+  const bool shard_groups = strategy == "mics" || strategy == "fsdp_hybrid_shard" ||
+                            scenario.find("zero_hpz_partition_size") != std::string::npos ||
+                            scenario.find("zero_quantized_gradients") != std::string::npos;
+  if (index % 3 == 2 && moe.empty() && !shard_groups) {
+    for (int c : {2, 4}) {
+      if ((gpus / (t * p)) % c == 0 && (seq_len / c) % t == 0) context = c;
+    }
+    if (context > 1) {
+      scenario += fmt::format("context = {}\n", context);
+      scenario.replace(scenario.find("\n[zero]"), 0, "attention = \"flash\"\n");
+    }
+  }
   if (v > 1) scenario += fmt::format("virtual_stages = {}\nschedule = \"interleaved_1f1b\"\n", v);
   if (p > 1 && v == 1) scenario += fmt::format("schedule = \"{}\"\n", rng.Pick({"1f1b", "gpipe"}));
   scenario += "\n[[variant]]\nname = \"v\"\n";
@@ -205,6 +220,7 @@ DrawnCase DrawCase(uint64_t seed, int index) {
       fabric.substr(8, fabric.find('"', 8) - 8), strategy, layers, hidden, t, sp ? " sp" : "",
       overlap ? " overlap" : "", p, v);
   if (!moe.empty()) out.label += fmt::format(" moe e={}", expert);
+  if (context > 1) out.label += fmt::format(" cp={}", context);
   out.files = {{"s.toml", scenario},
                {"t.toml", topology},
                {"m.toml", model + moe},

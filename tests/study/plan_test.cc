@@ -236,6 +236,13 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   for (const model::ParallelLayout& l : moe) moe_names.insert(PlanLayoutName(l));
   EXPECT_EQ(moe_names.size(), moe.size());
   EXPECT_TRUE(moe_names.count(" EP8") && moe_names.count(" PP2 EP4") && moe_names.count(" TP2 SP EP2"));
+  // A long sequence: data parallelism alone and each layout again with c = 2, 4, 8.
+  const std::vector<model::ParallelLayout> cp = PlanLayouts(c, false, 0, /*max_context=*/8);
+  EXPECT_EQ(cp.size(), layouts.size() + 3u * (layouts.size() + 1u));
+  std::set<std::string> cp_names;
+  for (const model::ParallelLayout& l : cp) cp_names.insert(PlanLayoutName(l));
+  EXPECT_EQ(cp_names.size(), cp.size());
+  EXPECT_TRUE(cp_names.count(" CP8") && cp_names.count(" TP2 SP CP4") && cp_names.count(" PP2 CP2"));
   // The JSON lines carry the layout.
   const std::string jsonl = PlanJsonl(plan);
   const nlohmann::json line = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));

@@ -1,0 +1,198 @@
+// Context parallelism (parallel_layout.h `context`; issue 37 item 3): what one rank computes and keeps, the
+// key/value ring's collectives in the schedule, the batch it trains, and the refusals of what is not
+// modelled.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "model/builders/schedule_builder.h"
+#include "model/report/evaluate.h"
+#include "model/report/memory.h"
+#include "model/spec/feasibility.h"
+#include "test_util.h"
+
+namespace zerosim::model {
+namespace {
+
+// A small grouped-query model: 4 blocks, 16 heads of 64, 4 key/value heads, 8K tokens.
+ModelSpec Small() {
+  ModelSpec m = testing::Gpt(4, 1024, 16);
+  m.kv_heads = 4;
+  m.mlp = MlpKind::kSwiglu;
+  m.biases = BiasKind::kNone;
+  m.norm = NormKind::kRmsNorm;
+  m.positions = PositionKind::kRotary;
+  m.ffn_hidden = 2816;
+  m.seq_len = 8192;
+  m.max_position_embeddings = 8192;
+  m.attention = AttentionImpl::kFlash;
+  return m;
+}
+
+ZeroConfig Zero1() {
+  ZeroConfig z;
+  z.strategy = Strategy::kZero1;
+  z.stage = 1;
+  z.gradient_accumulation_steps = 2;
+  z.train_micro_batch_size_per_gpu = 1;
+  z.activation_checkpointing = false;
+  return z;
+}
+
+struct CpOps {
+  int gathers = 0;
+  int reduce_scatters = 0;
+  int group_size = 0;
+  double bytes = 0;
+};
+
+CpOps CountCpOps(const Schedule& s) {
+  CpOps out;
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCollective || op.purpose != Purpose::kContextParallel) continue;
+    EXPECT_EQ(op.queue, Queue::kNcclCp);
+    EXPECT_EQ(op.coll.group, GroupKind::kShard);
+    (op.coll.kind == CollectiveKind::kAllGather ? out.gathers : out.reduce_scatters) += 1;
+    out.group_size = op.coll.group_size;
+    out.bytes = op.coll.buffer_bytes;
+  }
+  return out;
+}
+
+TEST(ContextParallel, ARankComputesItsShareOfTheCausalTriangleOnItsSliceOfTheSequence) {
+  const ModelSpec m = Small();
+  ParallelLayout l;
+  l.context = 4;
+  const double tokens = 8192.0 / 4;  // one sequence, s/c tokens per rank
+  const ModuleGraph g = BuildModuleGraph(m, tokens, l);
+  const ModuleGraph whole = BuildModuleGraph(m, 8192.0, ParallelLayout{});
+  for (size_t i = 0; i < g.modules.size(); ++i) {
+    if (!g.modules[i].name.ends_with("attention.core")) continue;
+    const AttentionWork& a = g.modules[i].work.attention;
+    const AttentionWork& w = whole.modules[i].work.attention;
+    EXPECT_DOUBLE_EQ(a.batch_heads, w.batch_heads);  // still one sequence's heads
+    EXPECT_DOUBLE_EQ(a.seq_q, 8192.0 / 4);           // the rank's queries
+    EXPECT_DOUBLE_EQ(a.seq_kv, 8192.0);              // every key comes round the ring
+    EXPECT_TRUE(a.causal);
+    // Its FLOPs are a quarter of the whole sequence's attention core: the load-balanced split.
+    EXPECT_DOUBLE_EQ(g.modules[i].forward_flops * 4, whole.modules[i].forward_flops);
+  }
+  // The GEMMs run on the rank's tokens only.
+  for (size_t i = 0; i < g.modules.size(); ++i) {
+    if (g.modules[i].name.ends_with("attention.query_key_value")) {
+      EXPECT_DOUBLE_EQ(g.modules[i].forward_flops * 4, whole.modules[i].forward_flops);
+    }
+  }
+}
+
+TEST(ContextParallel, EachAttentionBlockExchangesKeysAndValuesRoundTheRing) {
+  const ModelSpec m = Small();
+  ZeroConfig z = Zero1();
+  const ClusterSpec c = testing::PaperCluster(1, 2, 8);  // 16 ranks
+  ParallelLayout l;
+  EXPECT_EQ(CountCpOps(BuildSchedule(m, z, RankShape(c, l))).gathers, 0);
+  l.context = 4;
+  l.tensor = 2;
+  l.sequence_parallel = true;
+  const CpOps cp = CountCpOps(BuildSchedule(m, z, RankShape(c, l)));
+  // 4 blocks x 2 micro-steps: the forward's all-gather, the backward's all-gather and gradient
+  // reduce-scatter.
+  EXPECT_EQ(cp.gathers, 4 * 2 * 2);
+  EXPECT_EQ(cp.reduce_scatters, 4 * 2);
+  EXPECT_EQ(cp.group_size, 4);
+  // K and V of 2048 tokens, 4 key/value heads of 64 split over t = 2, 16-bit, gathered from 4 ranks.
+  EXPECT_DOUBLE_EQ(cp.bytes, 4 * 2.0 * 2048 * (4 * 64 / 2) * 2.0);
+  // Full recompute runs the forward's ring once more.
+  z.activation_checkpointing = true;
+  EXPECT_EQ(CountCpOps(BuildSchedule(m, z, RankShape(c, l))).gathers, 4 * 3 * 2);
+}
+
+TEST(ContextParallel, TheGlobalBatchCountsSequencesNotContextRanks) {
+  // 16 GPUs, t = 2, c = 4: d = 8 ranks reduce the gradients, 2 of them train distinct sequences.
+  const ModelSpec m = Small();
+  const ZeroConfig z = Zero1();
+  const ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  ParallelLayout l;
+  l.tensor = 2;
+  l.sequence_parallel = true;
+  l.context = 4;
+  EXPECT_EQ(l.data_parallel(16), 8);
+  EXPECT_EQ(l.batch_parallel(16), 2);
+  const VariantReport r = EvaluateAnalyticVariant("cp", {m, z, c, testing::TestCalibration(), l});
+  ASSERT_TRUE(r.feasible) << r.infeasible_reason;
+  // 2 sequences x micro-batch 1 x 2 steps of 8192 tokens per iteration.
+  EXPECT_NEAR(r.tokens_per_s * r.iteration_time_s, 2.0 * 2 * 8192, 1e-6);
+  EXPECT_GT(r.bytes.intra_node.context_parallel, 0);
+  EXPECT_EQ(r.bytes.cross_node.context_parallel, 0);  // c t = 8 ranks: one node
+  // The gradients go over all d = 8 ranks (Megatron's data-parallel group with context parallelism).
+  const Schedule s = BuildSchedule(m, z, RankShape(c, l));
+  EXPECT_EQ(s.data_parallel_size(), 8);
+  EXPECT_EQ(s.optimizer_shards, 8);
+}
+
+TEST(ContextParallel, ARankKeepsItsSliceOfTheActivations) {
+  const ModelSpec m = Small();
+  ParallelLayout l;
+  const double whole = BlockActivationBytes(m, 1, RecomputePolicy::kNone, l);
+  l.context = 4;
+  EXPECT_NEAR(BlockActivationBytes(m, 1, RecomputePolicy::kNone, l) * 4, whole, 1e-9 * whole);
+}
+
+TEST(ContextParallel, MoreContextRanksOverTheSameNodesCrossMoreOfTheNics) {
+  // c t > 8 spans nodes: the ring's node-crossing bytes appear and grow with c.
+  const ModelSpec m = Small();
+  const ClusterSpec c = testing::PaperCluster(1, 4, 8);
+  double last = -1;
+  for (int cp : {2, 8, 16}) {
+    ParallelLayout l;
+    l.tensor = 2;
+    l.sequence_parallel = true;
+    l.context = cp;
+    const VariantReport r = EvaluateAnalyticVariant("cp", {m, Zero1(), c, testing::TestCalibration(), l});
+    ASSERT_TRUE(r.feasible) << r.infeasible_reason;
+    EXPECT_TRUE(std::isfinite(r.iteration_time_s));
+    EXPECT_GE(r.bytes.cross_node.context_parallel, last) << cp;
+    if (cp == 2) {
+      EXPECT_EQ(r.bytes.cross_node.context_parallel, 0.0);
+    }
+    last = r.bytes.cross_node.context_parallel;
+  }
+  EXPECT_GT(last, 0);
+}
+
+TEST(ContextParallel, LayoutsThatBreakTheRulesOrLeaveTheModelledGroundAreRefusedAtTheirKey) {
+  const ModelSpec m = Small();
+  const ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  ParallelLayout l;
+  l.context = 3;  // divides neither d = 16 nor 2 x 3 into 8192 tokens
+  std::vector<Problem> p = testing::Validate(m, Zero1(), c, l);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].key, "context");
+  l.context = 4;
+  EXPECT_TRUE(testing::Validate(m, Zero1(), c, l).empty());
+  // A sequence that does not split into 2c chunks.
+  ModelSpec odd = m;
+  odd.seq_len = 8188;
+  p = testing::Validate(odd, Zero1(), c, l);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].key, "context");
+  // The unfused attention has no ring: not modelled.
+  ModelSpec unfused = m;
+  unfused.attention = AttentionImpl::kUnfused;
+  p = testing::Validate(unfused, Zero1(), c, l);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].key, "context");
+  EXPECT_EQ(p[0].kind, ProblemKind::kNotModelled);
+  // MiCS's shard groups beside the context-parallel ones: not modelled.
+  ZeroConfig mics;
+  mics.strategy = Strategy::kMics;
+  mics.mics_shard_size = 8;
+  p = testing::Validate(m, mics, c, l);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].key, "context");
+  EXPECT_EQ(p[0].kind, ProblemKind::kNotModelled);
+}
+
+}  // namespace
+}  // namespace zerosim::model
