@@ -10,8 +10,15 @@ the DDP overlap the Megatron-Bridge recipes set, `megatron-core-2025` compute, F
 whatever the scaling recipe), with the experts' layout as printed (`expert`, tensor 1 = ETP 1) and balanced
 routing (`expert_load_imbalance` 1: the page's force-balanced rows; its 25.09 token-drop rows at their capacity).
 
+The context-parallel runs (dense models) become the group "cp: Megatron-Core context parallelism (NeMo,
+Megatron-Bridge)" the same way, with `context` as printed, sequence parallelism with TP > 1 (the recipes'), and
+the published tokens/s per GPU where printed; where only TFLOP/s is printed (NeMo's long-sequence tables), the
+tokens/s per GPU it implies by the table's own count, NeMo's non-causal Megatron formula F(s) =
+12 L h f 3/2 + 12 L h^2 (1 + kv/a + s/h) + 6 h V (scenarios/calibration/today/README.md: it reproduces NeMo
+24.03-25.07's printed TFLOP/token), so that the comparison does not depend on how FLOPs are counted.
+
 Runs ZeroSim cannot express yet are listed in scenarios/published/moe/cases.json with their reason (`zerosim
-validate` prints the inventory), never bent: context parallelism, multi-head latent attention (DeepSeek-V3),
+validate` prints the inventory), never bent: multi-head latent attention (DeepSeek-V3),
 expert tensor parallelism (TP > 1 on an MoE model),
 uneven pipeline stages, GB200 jobs that do not fill NVL72 racks, runs without a stated layout.
 
@@ -26,6 +33,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = os.path.join(ROOT, "scenarios", "published", "moe", "runs.json")
 OUT = os.path.join(ROOT, "scenarios", "published", "moe")
 GROUP = "moe: Megatron-Core MoE (Megatron-Bridge, Megatron-Core)"
+CP_GROUP = "cp: Megatron-Core context parallelism (NeMo, Megatron-Bridge)"
+# The sources' recipe settings, as scripts/today_runs_to_scenarios.py reads them for the same containers (S).
+CP_DDP_OVERLAP = {
+    "mb": "Megatron-Bridge 067f987d recipes/common.py _pretrain_common: DistributedDataParallelConfig("
+          "overlap_grad_reduce=True, overlap_param_gather=True, grad_reduce_in_fp32=True)",
+    "nemo2403": "NeMo-Framework-Launcher 26e42fa9 conf/training/llama/llama2_7b.yaml optim: overlap_grad_sync true, "
+                "overlap_param_sync true",
+    "nemo2504": "(I) NeMo 2.0 recipes: llama3_70b.py trainer() DistributedDataParallelConfig(overlap_grad_reduce="
+                "True, overlap_param_gather=True), the 8B recipe's taken alike",
+}
+CP_TP_OVERLAP = {"mb": "Megatron-Bridge scripts/performance COMM_OVERLAP_CONFIG_MAP: llama31_405b on h100 -> "
+                       "userbuffers_fp8_h100_* configs under CommOverlapConfig(tp_comm_overlap=True)"}
+CP_P2P_OVERLAP = {"mb": "Megatron-Bridge 067f987d training/comm_overlap.py: pipeline > 1 with virtual stages > 1 -> "
+                        "overlap_p2p_comm = True"}
 TOLERANCE = 0.25
 # What the Megatron-Bridge perf configs recompute, where read (Megatron's module recompute: recompute_layernorm,
 # recompute_moe_act); elsewhere not printed, and `none` keeps every activation (an upper bound on the memory).
@@ -43,8 +64,14 @@ def reason_not_run(c):
     """Why ZeroSim cannot run case `c` as its source states it; None when it can."""
     t, m, cl = c["training"], c["model"], c["cluster"]
     name = m["name"]
-    if c["group"] == "cp" or (t.get("cp") or 1) > 1:
-        return "context parallelism is not modelled yet (issue 37 item 3)"
+    if c["group"] == "cp":
+        if m.get("experts"):
+            return "context parallelism of an MoE model is not modelled yet"
+        vp = t.get("vp") or 1
+        if m["layers"] % (t["pp"] * vp) != 0:
+            return f"{m['layers']} layers do not split evenly over pipeline {t['pp']} x virtual {vp}: uneven " \
+                   "stages (Megatron's account_for_embedding/loss in pipeline split) are not modelled"
+        return None
     if t.get("tp") is None or t.get("pp") is None or t.get("ep") is None:
         return "layout not stated (headline only)"
     if "DeepSeek" in name:
@@ -64,6 +91,25 @@ def reason_not_run(c):
     if measured.get("tokens_per_s_per_gpu") is None and measured.get("tflops_per_gpu") is None:
         return "no throughput printed"
     return None
+
+
+def approximations(c):
+    """What the scenario of a runnable case assumes beyond what its source prints (zerosim validate lists them)."""
+    t, m, measured = c["training"], c["model"], c["measured"]
+    out = []
+    if c["group"] == "cp":
+        if not t.get("micro_batch_seqs"):
+            out.append("micro-batch not printed: 1")
+        out.append("recompute not printed: none")
+        if t["tp"] > 1 and t.get("sequence_parallel") is None:
+            out.append("sequence parallelism with TP > 1 (the recipes' setting; not printed)")
+        if measured.get("tokens_per_s_per_gpu") is None:
+            out.append("tokens/s per GPU derived from the printed TFLOP/s by NeMo's non-causal FLOP count")
+    elif m["name"].split(" ")[0] not in RECOMPUTE_NOTE:
+        out.append("recompute not printed: none")
+    if "FP8" in t["precision"].upper() and t["precision"].upper() not in ("FP8", "FP8-CS"):
+        out.append(f"{t['precision']} as TransformerEngine's per-tensor FP8 GEMMs")
+    return out
 
 
 def slug(text):
@@ -112,6 +158,116 @@ def model_file(m):
     if "gpt-oss" in m["name"]:
         lines[lines.index('biases = "none"')] = 'biases = "all"   # attention_bias and the experts\' biases'
     return name, "\n".join(lines) + "\n"
+
+
+def dense_model_file(m, seq_len):
+    """The model TOML of a dense run's shape (runs.json's fields); returns (file name, text)."""
+    name = f"{slug(m['name'].split('(')[0])}.toml"
+    lines = [
+        f"# {m['name']}: the shape scenarios/published/moe/runs.json records (docs/design/moe_cp_sources.md (b)).",
+        "# Written by scripts/moe_runs_to_scenarios.py; do not edit.",
+        f'name = "{m["name"].split(" (")[0]}"',
+        'source = "scenarios/published/moe/runs.json (the Hugging Face config fields)"',
+        f"layers = {m['layers']}",
+        f"hidden = {m['hidden']}",
+        f"heads = {m['heads']}",
+        f"kv_heads = {m['kv_heads']}",
+        f"ffn_hidden = {m['ffn']}",
+        f"vocab = {m['vocab']}",
+        f"max_position_embeddings = {seq_len}   # the longest run's sequence (the long-context recipes scale the "
+        "rotary base); rotary positions: only the sequence's limit",
+        "tied_embeddings = false",
+        'dtype = "bf16"',
+        "dropout = 0.0",
+        'mlp = "swiglu"',
+        'norm = "rmsnorm"',
+        'positions = "rotary"',
+        'biases = "none"',
+    ]
+    return name, "\n".join(lines) + "\n"
+
+
+def nemo_flops_per_token(m, s):
+    """NeMo 24.03-25.07's model FLOPs per token (non-causal Megatron formula; see the module's docstring)."""
+    L, h, f, a, kv, v = m["layers"], m["hidden"], m["ffn"], m["heads"], m["kv_heads"], m["vocab"]
+    return 12 * L * h * f * 1.5 + 12 * L * h * h * (1 + kv / a + s / h) + 6 * h * v
+
+
+def cp_scenario(c, model_name):
+    t, m, cl, measured = c["training"], c["model"], c["cluster"], c["measured"]
+    gpus, per_node = cl["total_gpus"], cl["gpus_per_node"]
+    tp, pp, cp, vp = t["tp"], t["pp"], t["cp"], t.get("vp") or 1
+    mb = t.get("micro_batch_seqs") or 1
+    dp = gpus // (tp * pp * cp)
+    accumulation = t["global_batch_seqs"] // (mb * dp)
+    prefix = c["id"].split("-")[0]
+    prefix = "mb" if prefix.startswith("mb") else prefix
+    if measured.get("tokens_per_s_per_gpu") is not None:
+        value, derived = measured["tokens_per_s_per_gpu"], "printed"
+    else:
+        flops = nemo_flops_per_token(m, t["seq_len"])
+        value = round(measured["tflops_per_gpu"] * 1e12 / flops, 1)
+        derived = (f"D: {measured['tflops_per_gpu']} TFLOP/s / NeMo's non-causal F(s = {t['seq_len']}) = "
+                   f"{flops / 1e9:.2f} GFLOP/token")
+    gpu = cl["gpu"].split()[0].split("-")[0]
+    lines = [
+        "# Generated by scripts/moe_runs_to_scenarios.py from scenarios/published/moe/runs.json; do not edit.",
+        f"# {c['id']}: {m['name']} on {gpus} x {cl['gpu']}: context {cp}, tensor {tp}, pipeline {pp} x {vp}, "
+        f"data {dp} (x {cp} context ranks).",
+        f"# Software: {c['source_version']}. Validation only: nothing is fitted on it.",
+        "# Megatron-Core's distributed optimizer as ZeRO-1 under the megatron launcher (CUDA_DEVICE_MAX_CONNECTIONS=1),",
+        "# TransformerEngine's ring attention (cp_comm_type p2p, its default).",
+        f'name = "published: {c["id"]}"',
+        f'group = "{CP_GROUP}"',
+        f'topology = "{TOPOLOGY[gpu]}"',
+        f"nodes = {gpus // per_node}",
+        f'model = "models/{model_name}"',
+        "",
+        "[training]",
+        f"seq_len = {t['seq_len']}",
+        f"train_micro_batch_size_per_gpu = {mb}" + ("" if t.get("micro_batch_seqs") else "   # not printed"),
+        f"gradient_accumulation_steps = {accumulation}   # GBS {t['global_batch_seqs']} / (mb {mb} x dp {dp})",
+        'recompute = "none"   # not printed',
+        'attention = "flash"',
+        "",
+        "[runtime]",
+        'launcher = "megatron-deepspeed"',
+        'software = "megatron-core-2025"',
+        "",
+        "[zero]",
+        'strategy = "zero1"',
+        f"overlap_grad_reduce = true   # {CP_DDP_OVERLAP[prefix]}",
+        "overlap_param_gather = true",
+    ]
+    if prefix == "mb":
+        lines.append('communication_data_type = "fp32"   # grad_reduce_in_fp32=True (the same recipe)')
+    if "FP8" in t["precision"].upper():
+        lines.append(f"fp8_gemms = true   # {t['precision']}: TransformerEngine's FP8 linear layers")
+    lines += ["", "[parallel]", f"context = {cp}"]
+    if tp > 1:
+        lines += [f"tensor = {tp}", "sequence_parallel = true   # the recipes set it with TP > 1 (S)"]
+        if prefix in CP_TP_OVERLAP:
+            lines.append(f"tp_comm_overlap = true   # {CP_TP_OVERLAP[prefix]} (S)")
+    if pp > 1:
+        lines.append(f"pipeline = {pp}")
+    if vp > 1:
+        lines += [f"virtual_stages = {vp}", 'schedule = "interleaved_1f1b"']
+        if prefix in CP_P2P_OVERLAP:
+            lines.append(f"overlap_p2p_comm = true   # {CP_P2P_OVERLAP[prefix]} (S)")
+    lines += [
+        "",
+        "[[variant]]",
+        f'name = "{c["id"]}"',
+        "",
+        "[[expect]]",
+        f'variant = "{c["id"]}"',
+        'metric = "tokens_per_s_per_gpu"',
+        f"value = {float(value)}",
+        f"tolerance = {TOLERANCE}",
+        f'config = "{c["quoted"][:160]} ({derived})"',
+        f'source = "{c["source"]} ({c["confidence"]})"',
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def scenario(c, model_name):
@@ -184,8 +340,20 @@ def main():
     inventory = []
     for c in runs["cases"]:
         why = reason_not_run(c)
-        inventory.append({"id": c["id"], "run": why is None, "reason": why or ""})
+        entry = {"id": c["id"], "run": why is None, "reason": why or ""}
+        if why is None:
+            entry["scenario"] = f"{c['id']}.toml"
+            entry["approximations"] = approximations(c)
+        inventory.append(entry)
         if why is not None:
+            continue
+        if c["group"] == "cp":
+            longest = max(x["training"]["seq_len"] for x in runs["cases"] if x["model"]["name"] == c["model"]["name"])
+            name, text = dense_model_file(c["model"], longest)
+            with open(os.path.join(OUT, "models", name), "w") as f:
+                f.write(text)
+            with open(os.path.join(OUT, f"{c['id']}.toml"), "w") as f:
+                f.write(cp_scenario(c, name))
             continue
         name, text = model_file(c["model"])
         with open(os.path.join(OUT, "models", name), "w") as f:
