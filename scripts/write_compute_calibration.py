@@ -168,7 +168,11 @@ TITAN = "torchtitan-2024-12"
 #    2250 / 4500; GB200 at the B200's fractions.
 TODAY_PUBLISHED = {
     ("H100", MCORE): dict(gemm=0.803, fp8_gemm=0.709, attn_fwd=0.524, attn_bwd=0.505, attention_kernel="cuDNN fused attention (TransformerEngine)",
-                          attn_source="cuDNN fused attention on H100, 518 / 499 TFLOPS (FlashAttention-3 paper's figures, bf16, head dim 128, causal)"),
+                          attn_source="cuDNN fused attention on H100, 518 / 499 TFLOPS (FlashAttention-3 paper's figures, bf16, head dim 128, causal)",
+                          # TransformerEngine's flash-attn backend (NVTE_FUSED_ATTN=0: NeMo-Framework-Launcher
+                          # 24.01-24.07), attention = "flash2".
+                          fa2_fwd=0.32, fa2_bwd=0.31,
+                          fa2_source="FlashAttention-2 on H100, 319 / 310 TFLOPS (the same figures; the backward read off the chart)"),
     ("B200", MCORE): dict(gemm=0.776, fp8_gemm=0.763, attn_fwd=0.63, attn_bwd=0.537, attention_kernel="cuDNN fused attention (TransformerEngine); FlashAttention-4's benchmark stands for it",
                           attn_source="FlashAttention-4 on B200, 1418.1 / 1208.6 TFLOPS (Dao-AILab/flash-attention PR 2280; no cuDNN figure on Blackwell stored)"),
     ("GB200", MCORE): dict(gemm=0.776, fp8_gemm=0.763, attn_fwd=0.63, attn_bwd=0.537, attention_kernel="cuDNN fused attention (TransformerEngine); FlashAttention-4's benchmark stands for it",
@@ -234,6 +238,13 @@ def today_set(gpu, sw):
         s["attention_backward"] = round(pub["attn_bwd"] * ratio, 4)
         attn_text = (f"derived: the published benchmark ({pub['attn_source']}: {pub['attn_fwd']} / {pub['attn_bwd']}) x "
                      f"{ratio:.4f}, the fitted {f['ratio_of']} over its published benchmark")
+    if "fa2_fwd" in pub:
+        s["attention_fa2_forward"] = round(pub["fa2_fwd"] * ratio, 4)
+        s["attention_fa2_backward"] = round(pub["fa2_bwd"] * ratio, 4)
+        s["attention_fa2_source"] = (
+            f"derived: the published benchmark ({pub['fa2_source']}: {pub['fa2_fwd']} / {pub['fa2_bwd']}) x {ratio:.4f}, "
+            f"as attention_forward/backward: the flash-attn package's FlashAttention-2 where TransformerEngine's "
+            f"NVTE_FUSED_ATTN=0 selects it (NeMo-Framework-Launcher 24.01-24.07 conf/config.yaml)")
     s["kernel_gap_s"] = 2e-06
     s["fp8_gemm"] = round(fp8, 6)
     s["fp8_gemm_source"] = (f"fitted: {text}" if "fp8_gemm" in f else
@@ -264,9 +275,10 @@ def today_same_die(src_gpu, sw):
     s["software"] = sw
     s["kind"] = "derived"
     s["derived_from"] = src_gpu
-    for k in ("gemm", "gemm_k_half", "attention_kernel", "attention_forward", "attention_backward", "kernel_gap_s",
-              "fp8_gemm"):
-        s[k] = src[k]
+    for k in ("gemm", "gemm_k_half", "attention_kernel", "attention_forward", "attention_backward",
+              "attention_fa2_forward", "attention_fa2_backward", "attention_fa2_source", "kernel_gap_s", "fp8_gemm"):
+        if k in src:
+            s[k] = src[k]
     s["fp8_gemm_source"] = f"derived: the {src_gpu}'s (same GH100 die): " + src["fp8_gemm_source"]
     s["source"] = (f"derived, no single-node training data for this GPU: from {src_gpu}'s empirical set ({sw}) by a "
                    f"stated rule: the same GH100 compute die and 132 SMs (datasheets), so the {src_gpu}'s fractions "

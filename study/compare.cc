@@ -74,6 +74,8 @@ ordered_json CalibrationValues(const model::Calibration& cal, const ordered_json
                           {"attention_backward", e.attention_backward},
                           {"attention_v1_forward", e.attention_v1_forward},
                           {"attention_v1_backward", e.attention_v1_backward},
+                          {"attention_fa2_forward", e.attention_fa2_forward},
+                          {"attention_fa2_backward", e.attention_fa2_backward},
                           {"kernel_gap_s", e.kernel_gap_s},
                           {"memory_efficiency", e.memory_efficiency}};
   ordered_json kernels;

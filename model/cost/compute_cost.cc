@@ -30,6 +30,8 @@ ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal) {
   r.attention_backward_efficiency = cal.compute.attention_backward;
   r.attention_v1_forward_efficiency = cal.compute.attention_v1_forward;
   r.attention_v1_backward_efficiency = cal.compute.attention_v1_backward;
+  r.attention_fa2_forward_efficiency = cal.compute.attention_fa2_forward;
+  r.attention_fa2_backward_efficiency = cal.compute.attention_fa2_backward;
   r.gemm_k_half = cal.compute.gemm_k_half;
   r.hbm_Bps = cal.copy_Bps;
   r.elementwise_Bps = cal.copy_Bps * cal.compute.memory_efficiency;
@@ -64,6 +66,7 @@ ComputeRates MakeComputeRates(const GpuSpec& gpu, const Calibration& cal) {
   if (clock != 1.0) {
     for (double* e : {&r.gemm_efficiency, &r.attention_forward_efficiency, &r.attention_backward_efficiency,
                       &r.attention_v1_forward_efficiency, &r.attention_v1_backward_efficiency,
+                      &r.attention_fa2_forward_efficiency, &r.attention_fa2_backward_efficiency,
                       &r.fp8_gemm_efficiency}) {
       *e = std::min(1.0, *e * clock);
     }
@@ -101,7 +104,9 @@ ComputeTime ForwardTime(const ModuleWork& w, const ComputeRates& r) {
   for (const Gemm& g : w.gemms) t.gemm_s += GemmTime(g, r) + Fp8ForwardCastBytes(g) / ElementwiseBps(r);
   if (w.attention.batch_heads > 0) {
     const double eff =
-        w.attention.flash_v1 ? r.attention_v1_forward_efficiency : r.attention_forward_efficiency;
+        w.attention.kernel == AttentionKernel::kFlashV1  ? r.attention_v1_forward_efficiency
+        : w.attention.kernel == AttentionKernel::kFlash2 ? r.attention_fa2_forward_efficiency
+                                                         : r.attention_forward_efficiency;
     t.attention_s = AttentionForwardFlops(w.attention) / (r.peak_flops * eff);
   }
   t.memory_s = w.elementwise_bytes / ElementwiseBps(r);
@@ -123,7 +128,9 @@ ComputeTime BackwardTime(const ModuleWork& w, const ComputeRates& r, BackwardPar
   if (!input) return t;  // the weight-gradient GEMMs alone
   if (w.attention.batch_heads > 0) {
     const double eff =
-        w.attention.flash_v1 ? r.attention_v1_backward_efficiency : r.attention_backward_efficiency;
+        w.attention.kernel == AttentionKernel::kFlashV1  ? r.attention_v1_backward_efficiency
+        : w.attention.kernel == AttentionKernel::kFlash2 ? r.attention_fa2_backward_efficiency
+                                                         : r.attention_backward_efficiency;
     t.attention_s = kAttentionBackwardFlopsFactor * AttentionForwardFlops(w.attention) / (r.peak_flops * eff);
   }
   t.memory_s = kBackwardBytesFactor * w.elementwise_bytes / ElementwiseBps(r);

@@ -61,6 +61,8 @@ struct ComputeRates {
   double attention_backward_efficiency = 0;
   double attention_v1_forward_efficiency = 0;  // FlashAttention v1 / its Triton port (0: not known)
   double attention_v1_backward_efficiency = 0;
+  double attention_fa2_forward_efficiency = 0;  // FlashAttention-2 beside another generation kernel (0: not known)
+  double attention_fa2_backward_efficiency = 0;
   double gemm_k_half = 0;      // short-reduction roll-off, elements (0: none)
   double hbm_Bps = 0;          // achievable HBM bandwidth (device copy, read + write counted)
   double elementwise_Bps = 0;  // memory-bound kernels' bandwidth: hbm_Bps x the calibration's

@@ -224,6 +224,24 @@ model::ComputeEfficiency ReadEfficiency(JsonObject& eff, Status* status) {
       }
     }
   }
+  // Optional, all three together: FlashAttention-2's efficiencies beside the generation's own kernel
+  // (attention = "flash2").
+  const char* fa2_keys[] = {"attention_fa2_forward", "attention_fa2_backward", "attention_fa2_source"};
+  int fa2_given = 0;
+  for (const char* k : fa2_keys) fa2_given += eff.Get(k, false) != nullptr ? 1 : 0;
+  if (fa2_given == 3) {
+    c.attention_fa2_forward = fraction("attention_fa2_forward");
+    c.attention_fa2_backward = fraction("attention_fa2_backward");
+    c.attention_fa2_source = eff.String("attention_fa2_source");
+  } else if (fa2_given > 0) {
+    for (const char* k : fa2_keys) {
+      if (eff.Get(k, false) == nullptr) {
+        eff.Fail(k,
+                 "missing: attention_fa2_forward, attention_fa2_backward and attention_fa2_source come together");
+        break;
+      }
+    }
+  }
   eff.Finish();
   return c;
 }

@@ -193,8 +193,10 @@ void ReadTrainingKeys(TableReader* t, model::ModelSpec* m, model::ZeroConfig* z)
       m->attention = model::AttentionImpl::kUnfused;
     } else if (*a == "flash_v1") {
       m->attention = model::AttentionImpl::kFlashV1;
+    } else if (*a == "flash2") {
+      m->attention = model::AttentionImpl::kFlash2;
     } else {
-      t->Fail("attention", fmt::format("unknown attention \"{}\" (flash, flash_v1, unfused)", *a));
+      t->Fail("attention", fmt::format("unknown attention \"{}\" (flash, flash2, flash_v1, unfused)", *a));
     }
   }
 }

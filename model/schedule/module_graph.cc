@@ -206,7 +206,7 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
     // QK^T and softmax(QK^T) V: 2 * tokens * s * h FLOPs each (Megatron's 4*B*s^2*h), counted dense. With
     // grouped-query attention each query head still multiplies its (shared) keys and values: same FLOPs.
     ModuleWork core;
-    if (m.attention == AttentionImpl::kFlash || m.attention == AttentionImpl::kFlashV1) {
+    if (m.attention != AttentionImpl::kUnfused) {
       // FlashAttention reads the kv heads directly (GQA support in flash-attn 2) and applies ALiBi slopes
       // inside the kernel: no extra HBM passes. Version 1 (and its Triton port) does the same work, slower.
       // A windowed block (model_spec.h sliding_window): each query attends to the span before it, a band of s
@@ -214,8 +214,10 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
       // With context parallelism a rank's s/c queries (its two chunks of the load-balanced split) meet all s
       // keys as they come round the ring (schedule_parts.cc), causally masked: 1/c of the whole triangle.
       const double span = AttentionSpan(m, l);
-      core.attention = AttentionWork{sequences * heads, s / context, span,
-                                     head_dim,          span == s,   m.attention == AttentionImpl::kFlashV1};
+      const AttentionKernel kernel = m.attention == AttentionImpl::kFlashV1  ? AttentionKernel::kFlashV1
+                                     : m.attention == AttentionImpl::kFlash2 ? AttentionKernel::kFlash2
+                                                                             : AttentionKernel::kGeneration;
+      core.attention = AttentionWork{sequences * heads, s / context, span, head_dim, span == s, kernel};
       core.kernels = 1;
     } else {
       // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores),

@@ -63,15 +63,18 @@ struct Gemm {
 // The attention core, softmax(Q K^T / sqrt(d)) V, as FlashAttention computes it (Dao 2022/2023): one fused
 // kernel that never writes the s x s score matrix to HBM. `seq_q` queries attend to `seq_kv` keys per
 // (sequence, query head); `causal` halves the work FlashAttention does (it skips masked tiles).
+enum class AttentionKernel : uint8_t { kGeneration, kFlashV1, kFlash2 };
 struct AttentionWork {
   double batch_heads = 0;  // micro-batch sequences x query heads; 0: the module has no attention
   double seq_q = 0;
   double seq_kv = 0;
   double head_dim = 0;
   bool causal = true;
-  // FlashAttention v1 or its Triton port (model_spec.h AttentionImpl::kFlashV1): the same FLOPs at the
-  // calibration's FlashAttention-v1 efficiencies instead of FlashAttention-2's.
-  bool flash_v1 = false;
+  // Which efficiencies of the calibration time it: the generation's fused kernel (attention_forward /
+  // backward), FlashAttention v1 or its Triton port (AttentionImpl::kFlashV1: attention_v1_*), or
+  // FlashAttention-2 where the generation's kernel is another (AttentionImpl::kFlash2: attention_fa2_*). The
+  // same FLOPs.
+  AttentionKernel kernel = AttentionKernel::kGeneration;
   bool operator==(const AttentionWork&) const = default;
 };
 

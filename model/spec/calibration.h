@@ -62,6 +62,12 @@ struct ComputeEfficiency {
   double attention_v1_forward = 0;
   double attention_v1_backward = 0;
   std::string attention_v1_source;
+  // FlashAttention-2 (attention = "flash2": the flash-attn package where the generation's fused kernel is
+  // another), forward and backward, as fractions of the dense peak; 0: not known (then an error), with their
+  // own source.
+  double attention_fa2_forward = 0;
+  double attention_fa2_backward = 0;
+  std::string attention_fa2_source;
   // Added after the published fields (aggregate initialisation keeps their order).
   // The software generation these numbers describe (PyTorch / CUDA / cuBLAS and kernel releases, e.g.
   // "pytorch-2.1"); a scenario picks one with `[runtime] software` (SelectSoftware). Empty: not stated.

@@ -15,10 +15,10 @@ std::vector<Problem> CheckContextModelled(const ModelSpec& m, const ParallelLayo
   // The ring exchange runs inside TransformerEngine's fused attention (AttnFuncWithCPAndKVP2P calls the
   // flash / cuDNN kernels on each key/value chunk); Megatron's unfused CoreAttention has no context parallel
   // path (transformer_config.py: context parallelism needs TE's DotProductAttention).
-  if (m.attention != AttentionImpl::kFlash) {
+  if (m.attention != AttentionImpl::kFlash && m.attention != AttentionImpl::kFlash2) {
     return refuse("context",
                   "context parallelism runs inside the fused attention kernel (TransformerEngine's "
-                  "AttnFuncWithCPAndKVP2P): it needs attention = \"flash\"");
+                  "AttnFuncWithCPAndKVP2P): it needs attention = \"flash\" or \"flash2\"");
   }
   if (IsMoe(m)) return refuse("context", "context parallelism of an MoE model is not modelled yet");
   if (m.sliding_window > 0) {

@@ -476,6 +476,18 @@ std::vector<Problem> CheckCompute(const ModelSpec& m, const ZeroConfig& z, const
                      ProblemKind::kCalibration});
     }
   }
+  if (m.attention == AttentionImpl::kFlash2) {
+    const char* missing = !(compute.attention_fa2_forward > 0)    ? "attention_fa2_forward"
+                          : !(compute.attention_fa2_backward > 0) ? "attention_fa2_backward"
+                                                                  : nullptr;
+    if (missing != nullptr) {
+      out.push_back({"attention",
+                     fmt::format("flash2: the calibration's software set gives no gemm_efficiency.{} (its own "
+                                 "kernel is \"{}\")",
+                                 missing, compute.attention_kernel),
+                     ProblemKind::kCalibration});
+    }
+  }
   return out;
 }
 

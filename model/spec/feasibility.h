@@ -100,7 +100,7 @@ std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& 
                                       bool rlhf);
 
 // What the engines model of context parallelism (parallel_layout.h `context` > 1): Megatron-Core's ring
-// exchange inside FlashAttention-style fused attention (attention = "flash") of a dense model without a
+// exchange inside FlashAttention-style fused attention (attention = "flash" or "flash2") of a dense model without a
 // sliding window, beside strategies without shard groups of their own (not MiCS, HSDP or hpZ) and without
 // qgZ; not the RLHF phases. kNotModelled problems, as CheckModelled's. Nothing when context = 1.
 std::vector<Problem> CheckContextModelled(const ModelSpec& m, const ParallelLayout& l, const ZeroConfig& z,

@@ -19,7 +19,7 @@ double BytesPerElement(DType dtype) {
 const char* DTypeName(DType dtype) { return dtype == DType::kFp16 ? "fp16" : "bf16"; }
 
 const char* AttentionImplName(AttentionImpl a) {
-  constexpr std::array<const char*, 3> kNames = {"flash", "unfused", "flash_v1"};
+  constexpr std::array<const char*, 4> kNames = {"flash", "unfused", "flash_v1", "flash2"};
   return NameOf(kNames, a, "flash");
 }
 

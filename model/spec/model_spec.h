@@ -25,7 +25,11 @@ enum class DType { kFp16, kBf16 };
 // MosaicGPT's attn_impl "triton" of 2022-23): the same fused, IO-aware kernel and FLOPs as kFlash, at
 // FlashAttention v1's lower efficiency (FlashAttention-2, Dao 2023, sec. 1: v1 reaches 25-40% of the A100's
 // peak; FlashAttention-2 is 1.3-2.5x faster than the Triton port, sec. 4.1).
-enum class AttentionImpl { kFlash, kUnfused, kFlashV1 };
+// kFlash2: FlashAttention-2 (the flash-attn package, Dao 2023) where the software generation's own fused kernel
+// (the calibration's attention_kernel) is another: TransformerEngine's flash-attn backend in place of cuDNN's
+// fused attention, as NVTE_FUSED_ATTN=0 selects it (NeMo-Framework-Launcher 24.01-24.07 conf/config.yaml set it:
+// "Disable cudnn FA until we've tested it more"). The same FLOPs at the calibration's attention_fa2_*.
+enum class AttentionImpl { kFlash, kUnfused, kFlashV1, kFlash2 };
 
 // The MLP: a plain two-matrix MLP with an elementwise activation (GeLU for GPT/NeoX/MPT, ReLU for OPT:
 // the same shapes and bytes) or a gated MLP with three matrices (Shazeer 2020, "GLU Variants Improve

@@ -60,11 +60,34 @@ TEST(AttentionLoader, TheV1EfficienciesComeTogether) {
       << s.status().message();
 }
 
+TEST(AttentionLoader, Flash2ReadsTheCalibrationsFlashAttention2EfficienciesAndNeedsThem) {
+  const std::array<std::string, 3> attention = {"s.toml", "activation_checkpointing = true",
+                                                "activation_checkpointing = true\nattention = \"flash2\""};
+  StatusOr<Scenario> missing = Load({attention});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("attention_fa2_forward"), std::string::npos)
+      << missing.status().message();
+  StatusOr<Scenario> s = Load({attention,
+                               {"c.json", "\"kernel_gap_s\": 0,",
+                                "\"kernel_gap_s\": 0, \"attention_fa2_forward\": 0.31, \"attention_fa2_backward\": "
+                                "0.3, \"attention_fa2_source\": \"test\","}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->variants[0].model.attention, model::AttentionImpl::kFlash2);
+  EXPECT_DOUBLE_EQ(s->calibration.compute.attention_fa2_forward, 0.31);
+  EXPECT_DOUBLE_EQ(s->calibration.compute.attention_fa2_backward, 0.3);
+  // They come together.
+  StatusOr<Scenario> partial =
+      Load({{"c.json", "\"kernel_gap_s\": 0,", "\"kernel_gap_s\": 0, \"attention_fa2_forward\": 0.31,"}});
+  ASSERT_FALSE(partial.ok());
+  EXPECT_NE(partial.status().message().find("attention_fa2_backward"), std::string::npos)
+      << partial.status().message();
+}
+
 TEST(AttentionLoader, AnUnknownAttentionListsTheChoices) {
   StatusOr<Scenario> s = Load({{"s.toml", "activation_checkpointing = true",
                                 "activation_checkpointing = true\nattention = \"triton\""}});
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.status().message().find("flash, flash_v1, unfused"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("flash, flash2, flash_v1, unfused"), std::string::npos) << s.status().message();
 }
 
 TEST(AttentionLoader, AVariantWithItsOwnModelKeepsTheScenariosAttention) {

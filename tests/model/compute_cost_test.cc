@@ -70,10 +70,23 @@ TEST(ComputeCost, FlashAttentionV1DoesTheSameWorkAtItsOwnEfficiencies) {
   r.attention_v1_forward_efficiency = 0.3;
   r.attention_v1_backward_efficiency = 0.25;
   ModuleWork w;
-  w.attention = AttentionWork{32, 2048, 2048, 128, true, true};
+  w.attention = AttentionWork{32, 2048, 2048, 128, true, AttentionKernel::kFlashV1};
   const double causal = 0.5 * 4.0 * 32 * 2048 * 2048 * 128;
   EXPECT_DOUBLE_EQ(ForwardTime(w, r).attention_s, causal / (100e12 * 0.3));
   EXPECT_DOUBLE_EQ(BackwardTime(w, r).attention_s, 2.5 * causal / (100e12 * 0.25));
+}
+
+TEST(ComputeCost, FlashAttention2BesideAnotherGenerationKernelDoesTheSameWorkAtItsOwnEfficiencies) {
+  // attention = "flash2" (TransformerEngine's flash-attn backend where the generation's kernel is cuDNN's):
+  // the same FLOPs at attention_fa2_*, not at the generation's 0.5 / 0.4.
+  ComputeRates r = Rates();
+  r.attention_fa2_forward_efficiency = 0.31;
+  r.attention_fa2_backward_efficiency = 0.3;
+  ModuleWork w;
+  w.attention = AttentionWork{32, 2048, 2048, 128, true, AttentionKernel::kFlash2};
+  const double causal = 0.5 * 4.0 * 32 * 2048 * 2048 * 128;
+  EXPECT_DOUBLE_EQ(ForwardTime(w, r).attention_s, causal / (100e12 * 0.31));
+  EXPECT_DOUBLE_EQ(BackwardTime(w, r).attention_s, 2.5 * causal / (100e12 * 0.3));
 }
 
 TEST(ComputeCost, SelectiveRecomputeRunsTheForwardAgainInsideTheBackward) {
