@@ -45,6 +45,14 @@ CP_DDP_OVERLAP = {
 }
 CP_TP_OVERLAP = {"mb": "Megatron-Bridge scripts/performance COMM_OVERLAP_CONFIG_MAP: llama31_405b on h100 -> "
                        "userbuffers_fp8_h100_* configs under CommOverlapConfig(tp_comm_overlap=True)"}
+# The attention backend, where the launcher of the container's release chose it (S): NeMo-Framework-Launcher
+# 24.01-24.07 (tag 24.03.01, 5c7e280a) launcher_scripts/conf/config.yaml sets NVTE_FUSED_ATTN: 0 ("Disable cudnn FA
+# until we've tested it more", 562dcb45; removed by 04b8d098, 2024-08-29), so TransformerEngine 1.3 runs the
+# flash-attn package's FlashAttention-2 on H100 instead of cuDNN's fused attention.
+CP_ATTENTION = {
+    "nemo2403": 'attention = "flash2"   # NeMo-Framework-Launcher 24.03.01 (5c7e280a) conf/config.yaml NVTE_FUSED_ATTN: 0: '
+                "TransformerEngine 1.3's flash-attn backend (S)",
+}
 CP_P2P_OVERLAP = {"mb": "Megatron-Bridge 067f987d training/comm_overlap.py: pipeline > 1 with virtual stages > 1 -> "
                         "overlap_p2p_comm = True"}
 TOLERANCE = 0.25
@@ -105,6 +113,9 @@ def approximations(c):
             out.append("sequence parallelism with TP > 1 (the recipes' setting; not printed)")
         if measured.get("tokens_per_s_per_gpu") is None:
             out.append("tokens/s per GPU derived from the printed TFLOP/s by NeMo's non-causal FLOP count")
+        if c["id"].split("-")[0] in CP_ATTENTION:
+            out.append("the launcher's attention backend (NVTE_FUSED_ATTN=0) taken for the run: the page does not "
+                       "say how it was launched")
     elif m["name"].split(" ")[0] not in RECOMPUTE_NOTE:
         out.append("recompute not printed: none")
     if "FP8" in t["precision"].upper() and t["precision"].upper() not in ("FP8", "FP8-CS"):
@@ -228,7 +239,7 @@ def cp_scenario(c, model_name):
         f"train_micro_batch_size_per_gpu = {mb}" + ("" if t.get("micro_batch_seqs") else "   # not printed"),
         f"gradient_accumulation_steps = {accumulation}   # GBS {t['global_batch_seqs']} / (mb {mb} x dp {dp})",
         'recompute = "none"   # not printed',
-        'attention = "flash"',
+        CP_ATTENTION.get(prefix, 'attention = "flash"'),
         "",
         "[runtime]",
         'launcher = "megatron-deepspeed"',
