@@ -287,6 +287,8 @@ def write_calibration(single, inventory):
                 variants.append('strategy = "zero3"   # Megatron FSDP (FSDP column 8): parameters sharded too')
             elif t["software"] == MCORE:
                 variants += ddp_overlap_lines(c).splitlines()
+            if c["id"].startswith(FA2_LAUNCHER_PREFIX):
+                variants.append(FA2_LAUNCHER_LINE)
             if c["cluster"]["total_gpus"] != 8:
                 variants.append(f"# {c['cluster']['total_gpus']} GPUs of the node: the scenario runs on 8; per-GPU "
                                 "throughput of data parallelism on one NVSwitch node")
@@ -350,6 +352,16 @@ def multi_node_reason(r, single_ids):
     if pp > 1 and (t.get("tp") or 1) * dp < 8:
         return "pipeline stages sharing a node: not modelled (stages fill whole nodes)"
     return None
+
+
+# The attention backend where the container's launcher chose it (S): NeMo-Framework-Launcher's conf/config.yaml for
+# the 24.03.01 container (the stored copy at 01d07738 names nvcr.io/nvidia/nemo:24.03.01.framework) sets
+# NVTE_FUSED_ATTN: 0 ("Disable cudnn FA until we've tested it more"), so TransformerEngine 1.3 runs the flash-attn
+# package's FlashAttention-2, not cuDNN's fused attention (the generation's attention_kernel). The 24.07 launcher's
+# setting is not among the stored copies: the 24.07 rows keep the generation's kernel.
+FA2_LAUNCHER_PREFIX = "nemo24.03"
+FA2_LAUNCHER_LINE = ('attention = "flash2"   # NeMo-Framework-Launcher 24.03.01 conf/config.yaml NVTE_FUSED_ATTN: 0: '
+                     "TransformerEngine 1.3's flash-attn backend (S)")
 
 
 # Tensor-parallel communication overlap (ZeroSim [parallel] tp_comm_overlap) as each source's recipes set it (S:
