@@ -175,7 +175,11 @@ std::string FormatReportTable(const model::Report& r) {
     return fmt::format("{} ({})", v.zero.runtime.cuda_device_max_connections, v.zero.queue_origin());
   });
   t.Line("tokens per GPU (seq x micro)", [](const VariantReport& v) {
-    return fmt::format("{}x{}", v.model.seq_len, v.zero.train_micro_batch_size_per_gpu);
+    // A context-parallel rank holds s / c of each sequence (parallel_layout.h `context`).
+    const int cp = v.layout.context;
+    return cp > 1 ? fmt::format("{}x{} (of {})", v.model.seq_len / cp, v.zero.train_micro_batch_size_per_gpu,
+                                v.model.seq_len)
+                  : fmt::format("{}x{}", v.model.seq_len, v.zero.train_micro_batch_size_per_gpu);
   });
   // The reported quantities, one line each, from the field list (report_fields.h: TablePlace) in its order,
   // each under its section's heading; "-" where a variant lacks what the field needs (a variant that does not
