@@ -123,6 +123,12 @@ def approximations(c):
     return out
 
 
+# The block every model of these runs shares (Llama-style: untied embeddings, bf16, no dropout, SwiGLU, RMSNorm,
+# rotary positions, no biases; gpt-oss's biases are set after).
+LLAMA_STYLE = ["tied_embeddings = false", 'dtype = "bf16"', "dropout = 0.0", 'mlp = "swiglu"', 'norm = "rmsnorm"',
+               'positions = "rotary"', 'biases = "none"']
+
+
 def slug(text):
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
@@ -148,13 +154,7 @@ def model_file(m):
         f"ffn_hidden = {m['moe_ffn']}   # the dense MLP's width is not recorded; unused: every block is MoE",
         f"vocab = {m['vocab']}",
         "max_position_embeddings = 32768   # not recorded in runs.json; rotary positions: only the sequence's limit",
-        "tied_embeddings = false",
-        'dtype = "bf16"',
-        "dropout = 0.0",
-        'mlp = "swiglu"',
-        'norm = "rmsnorm"',
-        'positions = "rotary"',
-        'biases = "none"',
+    ] + LLAMA_STYLE + [
         f"experts = {m['experts']}",
         f"experts_per_token = {m['top_k']}",
         f"moe_ffn_hidden = {m['moe_ffn']}",
@@ -187,14 +187,7 @@ def dense_model_file(m, seq_len):
         f"vocab = {m['vocab']}",
         f"max_position_embeddings = {seq_len}   # the longest run's sequence (the long-context recipes scale the "
         "rotary base); rotary positions: only the sequence's limit",
-        "tied_embeddings = false",
-        'dtype = "bf16"',
-        "dropout = 0.0",
-        'mlp = "swiglu"',
-        'norm = "rmsnorm"',
-        'positions = "rotary"',
-        'biases = "none"',
-    ]
+    ] + LLAMA_STYLE
     return name, "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,6 @@
+#include <array>
 #include <set>
+#include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -207,41 +209,28 @@ model::ComputeEfficiency ReadEfficiency(JsonObject& eff, Status* status) {
   } else if (fp8_source) {
     eff.Fail("fp8_gemm_source", "a source without fp8_gemm");
   }
-  // Optional, all three together: FlashAttention v1's efficiencies and their source (attention = "flash_v1").
-  const char* v1_keys[] = {"attention_v1_forward", "attention_v1_backward", "attention_v1_source"};
-  int v1_given = 0;
-  for (const char* k : v1_keys) v1_given += eff.Get(k, false) != nullptr ? 1 : 0;
-  if (v1_given == 3) {
-    c.attention_v1_forward = fraction("attention_v1_forward");
-    c.attention_v1_backward = fraction("attention_v1_backward");
-    c.attention_v1_source = eff.String("attention_v1_source");
-  } else if (v1_given > 0) {
-    for (const char* k : v1_keys) {
-      if (eff.Get(k, false) == nullptr) {
-        eff.Fail(
-            k, "missing: attention_v1_forward, attention_v1_backward and attention_v1_source come together");
+  // Optional, each set's three keys together: an attention kernel other than the generation's, forward and
+  // backward efficiencies and their source: FlashAttention v1 (attention = "flash_v1") and FlashAttention-2
+  // beside another generation kernel (attention = "flash2").
+  auto kernel_set = [&](const std::string& prefix, double* forward, double* backward, std::string* source) {
+    const std::array<std::string, 3> keys = {prefix + "_forward", prefix + "_backward", prefix + "_source"};
+    int given = 0;
+    for (const std::string& k : keys) given += eff.Get(k.c_str(), false) != nullptr ? 1 : 0;
+    if (given == 3) {
+      *forward = fraction(keys[0].c_str());
+      *backward = fraction(keys[1].c_str());
+      *source = eff.String(keys[2].c_str());
+      return;
+    }
+    for (const std::string& k : keys) {
+      if (given > 0 && eff.Get(k.c_str(), false) == nullptr) {
+        eff.Fail(k.c_str(), fmt::format("missing: {}, {} and {} come together", keys[0], keys[1], keys[2]));
         break;
       }
     }
-  }
-  // Optional, all three together: FlashAttention-2's efficiencies beside the generation's own kernel
-  // (attention = "flash2").
-  const char* fa2_keys[] = {"attention_fa2_forward", "attention_fa2_backward", "attention_fa2_source"};
-  int fa2_given = 0;
-  for (const char* k : fa2_keys) fa2_given += eff.Get(k, false) != nullptr ? 1 : 0;
-  if (fa2_given == 3) {
-    c.attention_fa2_forward = fraction("attention_fa2_forward");
-    c.attention_fa2_backward = fraction("attention_fa2_backward");
-    c.attention_fa2_source = eff.String("attention_fa2_source");
-  } else if (fa2_given > 0) {
-    for (const char* k : fa2_keys) {
-      if (eff.Get(k, false) == nullptr) {
-        eff.Fail(k,
-                 "missing: attention_fa2_forward, attention_fa2_backward and attention_fa2_source come together");
-        break;
-      }
-    }
-  }
+  };
+  kernel_set("attention_v1", &c.attention_v1_forward, &c.attention_v1_backward, &c.attention_v1_source);
+  kernel_set("attention_fa2", &c.attention_fa2_forward, &c.attention_fa2_backward, &c.attention_fa2_source);
   eff.Finish();
   return c;
 }

@@ -466,25 +466,18 @@ std::vector<Problem> CheckCompute(const ModelSpec& m, const ZeroConfig& z, const
     out.push_back(
         {"fp8_gemms", "the calibration gives no gemm_efficiency.fp8_gemm", ProblemKind::kCalibration});
   }
-  if (m.attention == AttentionImpl::kFlashV1) {
-    const char* missing = !(compute.attention_v1_forward > 0)    ? "attention_v1_forward"
-                          : !(compute.attention_v1_backward > 0) ? "attention_v1_backward"
-                                                                 : nullptr;
-    if (missing != nullptr) {
+  // An attention kernel other than the generation's needs its efficiencies (calibration.h): FlashAttention v1's
+  // attention_v1_*, FlashAttention-2's attention_fa2_*.
+  const bool v1 = m.attention == AttentionImpl::kFlashV1, fa2 = m.attention == AttentionImpl::kFlash2;
+  if (v1 || fa2) {
+    const std::string prefix = v1 ? "attention_v1" : "attention_fa2";
+    const double forward = v1 ? compute.attention_v1_forward : compute.attention_fa2_forward;
+    const double backward = v1 ? compute.attention_v1_backward : compute.attention_fa2_backward;
+    if (!(forward > 0) || !(backward > 0)) {
       out.push_back({"attention",
-                     fmt::format("flash_v1: the calibration gives no gemm_efficiency.{}", missing),
-                     ProblemKind::kCalibration});
-    }
-  }
-  if (m.attention == AttentionImpl::kFlash2) {
-    const char* missing = !(compute.attention_fa2_forward > 0)    ? "attention_fa2_forward"
-                          : !(compute.attention_fa2_backward > 0) ? "attention_fa2_backward"
-                                                                  : nullptr;
-    if (missing != nullptr) {
-      out.push_back({"attention",
-                     fmt::format("flash2: the calibration's software set gives no gemm_efficiency.{} (its own "
-                                 "kernel is \"{}\")",
-                                 missing, compute.attention_kernel),
+                     fmt::format("{}: the calibration gives no gemm_efficiency.{}_{}{}", v1 ? "flash_v1" : "flash2",
+                                 prefix, !(forward > 0) ? "forward" : "backward",
+                                 fa2 ? fmt::format(" (its own kernel is \"{}\")", compute.attention_kernel) : ""),
                      ProblemKind::kCalibration});
     }
   }

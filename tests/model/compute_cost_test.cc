@@ -3,6 +3,8 @@
 // against a hand-computed value.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "model/cost/compute_cost.h"
 #include "model/schedule/module_graph.h"
 #include "test_util.h"
@@ -64,29 +66,23 @@ TEST(ComputeCost, FlashAttentionSkipsMaskedTilesAndDoesTwoAndAHalfTimesTheWorkBa
   EXPECT_DOUBLE_EQ(ForwardTime(w, Rates()).attention_s, dense / (100e12 * 0.5));
 }
 
-TEST(ComputeCost, FlashAttentionV1DoesTheSameWorkAtItsOwnEfficiencies) {
-  // Same FLOPs as FlashAttention-2 (causal halving, 2.5x backward), at the v1 efficiencies 0.3 and 0.25.
+TEST(ComputeCost, AnotherAttentionKernelDoesTheSameWorkAtItsOwnEfficiencies) {
+  // Same FLOPs as the generation's kernel (causal halving, 2.5x backward), at the kernel's own efficiencies:
+  // FlashAttention v1's 0.3 / 0.25, FlashAttention-2's beside a cuDNN generation 0.31 / 0.3 (not the
+  // generation's 0.5 / 0.4).
   ComputeRates r = Rates();
   r.attention_v1_forward_efficiency = 0.3;
   r.attention_v1_backward_efficiency = 0.25;
-  ModuleWork w;
-  w.attention = AttentionWork{32, 2048, 2048, 128, true, AttentionKernel::kFlashV1};
-  const double causal = 0.5 * 4.0 * 32 * 2048 * 2048 * 128;
-  EXPECT_DOUBLE_EQ(ForwardTime(w, r).attention_s, causal / (100e12 * 0.3));
-  EXPECT_DOUBLE_EQ(BackwardTime(w, r).attention_s, 2.5 * causal / (100e12 * 0.25));
-}
-
-TEST(ComputeCost, FlashAttention2BesideAnotherGenerationKernelDoesTheSameWorkAtItsOwnEfficiencies) {
-  // attention = "flash2" (TransformerEngine's flash-attn backend where the generation's kernel is cuDNN's):
-  // the same FLOPs at attention_fa2_*, not at the generation's 0.5 / 0.4.
-  ComputeRates r = Rates();
   r.attention_fa2_forward_efficiency = 0.31;
   r.attention_fa2_backward_efficiency = 0.3;
-  ModuleWork w;
-  w.attention = AttentionWork{32, 2048, 2048, 128, true, AttentionKernel::kFlash2};
   const double causal = 0.5 * 4.0 * 32 * 2048 * 2048 * 128;
-  EXPECT_DOUBLE_EQ(ForwardTime(w, r).attention_s, causal / (100e12 * 0.31));
-  EXPECT_DOUBLE_EQ(BackwardTime(w, r).attention_s, 2.5 * causal / (100e12 * 0.3));
+  for (const auto& [kernel, forward, backward] : {std::tuple{AttentionKernel::kFlashV1, 0.3, 0.25},
+                                                  std::tuple{AttentionKernel::kFlash2, 0.31, 0.3}}) {
+    ModuleWork w;
+    w.attention = AttentionWork{32, 2048, 2048, 128, true, kernel};
+    EXPECT_DOUBLE_EQ(ForwardTime(w, r).attention_s, causal / (100e12 * forward));
+    EXPECT_DOUBLE_EQ(BackwardTime(w, r).attention_s, 2.5 * causal / (100e12 * backward));
+  }
 }
 
 TEST(ComputeCost, SelectiveRecomputeRunsTheForwardAgainInsideTheBackward) {
