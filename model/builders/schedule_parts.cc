@@ -30,6 +30,7 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
   s->expert = c.expert;
   s->expert_load_imbalance = c.expert_load_imbalance;
   s->context = c.context;
+  s->context_comm = c.context_comm;
   s->hardware_queues = z.runtime.cuda_device_max_connections;
   s->micro_steps = micro_steps;
   s->tokens_per_micro_step = tokens_per_micro_step;
@@ -56,6 +57,7 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   ParallelLayout layout;  // one tensor-parallel rank's graph
   layout.tensor = c.tensor;
   layout.context = c.context;
+  layout.context_comm = c.context_comm;
   layout.sequence_parallel = c.sequence_parallel;
   layout.expert = c.expert;
   layout.expert_load_imbalance = c.expert_load_imbalance;
@@ -206,10 +208,12 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
         2.0 * s->tokens_per_micro_step * m.experts_per_token * s->expert_load_imbalance * m.hidden;
   }
   if (s->context > 1) {
-    const double last = 1.0 / s->context;  // the chunk after the last arrival
+    const bool ulysses = s->context_comm == ContextComm::kAllToAll;
+    const double last = 1.0 / s->context;  // the ring's chunk after the last arrival
     for (const Module& mod : s->graph.modules) {
+      f.cp_attention.push_back(mod.name.ends_with("attention.core"));
       std::array<int, 4> classes{-1, -1, -1, -1};
-      if (mod.name.ends_with("attention.core")) {
+      if (f.cp_attention.back() && !ulysses) {
         classes = {ComputeClassOf(s, mod.work, false, BackwardPart::kWhole, 1 - last),
                    ComputeClassOf(s, mod.work, false, BackwardPart::kWhole, last),
                    ComputeClassOf(s, mod.work, true, BackwardPart::kWhole, 1 - last),
@@ -217,8 +221,12 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
       }
       f.cp_chunk_class.push_back(classes);
     }
-    // K and V of the rank's s/c tokens, kv / t wide each, 16-bit; gathered over c ranks.
+    // The ring: K and V of the rank's s/c tokens, kv / t wide each, 16-bit; gathered over c ranks.
     f.cp_kv_bytes = s->context * 2.0 * 2.0 * s->tokens_per_micro_step * KvWidth(m) / s->tensor;
+    // Ulysses: each rank's send buffer of its s/c tokens, Q, K and V ((q + 2 kv) / t wide) before the
+    // attention, its output (q / t) after it; 16-bit.
+    f.cp_qkv_bytes = 2.0 * s->tokens_per_micro_step * (QueryWidth(m) + 2 * KvWidth(m)) / s->tensor;
+    f.cp_out_bytes = 2.0 * s->tokens_per_micro_step * QueryWidth(m) / s->tensor;
   }
   return f;
 }
@@ -255,6 +263,20 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
     if (before) all_to_all(emit->tail(Queue::kCompute));
     const int compute = emit->Compute(flops, cls, deps);
     if (!before) all_to_all(compute);
+    return compute;
+  }
+  if (!f.cp_attention.empty() && f.cp_attention[static_cast<size_t>(ts.module)] &&
+      s.context_comm == ContextComm::kAllToAll) {
+    // Ulysses' all-to-alls (see the header): Q, K, V before and the output after in the forward, the output's
+    // gradient before and Q, K, V's after in the backward; the compute stream waits for each.
+    auto all_to_all = [&](double bytes, int dep) {
+      const int c = emit->Collective(Queue::kNcclCp, CollectiveKind::kAllToAll, GroupKind::kShard, bytes, 2.0,
+                                     Purpose::kContextParallel, {dep});
+      return emit->Wait(Queue::kCompute, {c});
+    };
+    all_to_all(backward ? f.cp_out_bytes : f.cp_qkv_bytes, emit->tail(Queue::kCompute));
+    const int compute = emit->Compute(flops, cls, deps);
+    all_to_all(backward ? f.cp_qkv_bytes : f.cp_out_bytes, compute);
     return compute;
   }
   if (!f.cp_chunk_class.empty() && f.cp_chunk_class[static_cast<size_t>(ts.module)][0] >= 0) {

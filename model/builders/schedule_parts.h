@@ -60,6 +60,11 @@ struct ScheduleFrame {
   // 2 kv / t 16-bit values).
   std::vector<std::array<int, 4>> cp_chunk_class;
   double cp_kv_bytes = 0;
+  // Per module, whether it is an attention core (context parallelism's exchanges surround it); with
+  // ContextComm::kAllToAll the send buffers of Ulysses' two all-to-alls, Q K V and the output.
+  std::vector<bool> cp_attention;
+  double cp_qkv_bytes = 0;
+  double cp_out_bytes = 0;
 };
 
 // Sets the fields every schedule takes from its ranks and its module graph: the rank shape (nodes, GPUs, t,
@@ -105,6 +110,10 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
 // ring's bytes and steps) beside the first (c - 1)/c of the kernel, its last 1/c after it. The backward
 // sends the key/value gradients round the ring too: a reduce-scatter after the all-gather on the same queue,
 // both beside the first (c - 1)/c (the last step's gradient send after the last chunk is not resolved).
+// With DeepSpeed-Ulysses' all-to-alls instead (ContextComm::kAllToAll; deepspeed/sequence/layer.py
+// DistributedAttention, TE's AttnFuncWithCPAndQKVOA2A): an all-to-all of Q, K and V before the attention core
+// and one of its output after it (the backward: the output's gradient before, Q, K and V's after), each over
+// the context-parallel group on Queue::kNcclCp, the compute stream waiting for each.
 int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
                       std::initializer_list<int> deps);
 

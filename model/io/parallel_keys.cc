@@ -21,6 +21,15 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
   l.expert = static_cast<int>(t->IntOr("expert", l.expert, 1, model::kMaxGpus));
   l.expert_load_imbalance = t->NumberOr("expert_load_imbalance", l.expert_load_imbalance, 1.0, 1e3);
   l.context = static_cast<int>(t->IntOr("context", l.context, 1, model::kMaxGpus));
+  if (std::optional<std::string> name = t->OptionalString("context_comm")) {
+    if (std::optional<model::ContextComm> c = model::ParseContextComm(*name)) {
+      l.context_comm = *c;
+    } else {
+      t->Fail("context_comm", fmt::format("unknown context_comm \"{}\" (p2p: TransformerEngine's ring; a2a: "
+                                          "DeepSpeed-Ulysses' all-to-alls)",
+                                          *name));
+    }
+  }
   if (std::optional<std::string> name = t->OptionalString("schedule")) {
     if (std::optional<model::PipelineSchedule> s = model::ParsePipelineSchedule(*name)) {
       l.schedule = *s;

@@ -117,9 +117,12 @@ const std::vector<ReportField>& ReportFields() {
        kRow, {"tokens_per_gpu", 15}},
       // The layout (model/spec/parallel_layout.h): tensor parallelism beside the data parallelism of zero.*.
       {"parallel.expert", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.expert); }, kNoRow,
-       {"parallel.expert", 20}},
+       {"parallel.expert", 17}},
       {"parallel.context", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.context); }, kNoRow,
-       {"parallel.context", 21}},
+       {"parallel.context", 18}},
+      {"parallel.context_comm", "", kAny,
+       [](const FieldRow& r) -> FieldValue { return std::string(model::ContextCommName(V(r).layout.context_comm)); },
+       kNoRow, {"parallel.context_comm", 19}},
       {"parallel.tensor", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.tensor); }, kRow,
        {"parallel.tensor", 22}},
       {"parallel.sequence_parallel", "", kAny,
@@ -155,7 +158,10 @@ const std::vector<ReportField>& ReportFields() {
            expert = l.expert_load_imbalance > 1 ? fmt::format(" EP{} imbalance {:g}", l.expert, l.expert_load_imbalance)
                                                 : fmt::format(" EP{}", l.expert);
          }
-         const std::string context = l.context > 1 ? fmt::format(" CP{}", l.context) : "";
+         const std::string context =
+             l.context > 1 ? fmt::format(" CP{}{}", l.context,
+                                         l.context_comm == model::ContextComm::kAllToAll ? " a2a" : "")
+                           : "";
          return fmt::format("{}x{}{}{}{}{}", l.tensor, l.data_parallel(gpus), l.sequence_parallel ? " SP" : "",
                             pipeline, expert, context);
        },

@@ -67,7 +67,8 @@ struct RankShape {
         tp_comm_overlap(l.tp_comm_overlap),
         expert(l.expert),
         expert_load_imbalance(l.expert_load_imbalance),
-        context(l.context) {}
+        context(l.context),
+        context_comm(l.context_comm) {}
   int nodes = 1;
   int gpus_per_node = 1;
   int tensor = 1;                  // ParallelLayout::tensor
@@ -76,6 +77,7 @@ struct RankShape {
   int expert = 1;                  // ParallelLayout::expert
   double expert_load_imbalance = 1.0;  // ParallelLayout::expert_load_imbalance
   int context = 1;                     // ParallelLayout::context
+  ContextComm context_comm = ContextComm::kP2p;  // ParallelLayout::context_comm
   // The ranks are one stage of a pipeline (model/report/pipeline_evaluate.h, which builds each stage's
   // schedule on the stage's nodes): the runtime's pipeline rules apply (FSDP2: fsdp_builder.cc).
   bool pipeline_stage = false;

@@ -34,6 +34,31 @@ Traffic RingTraffic(const GroupPlacement& pl, int g, double buffer_bytes, int ro
   return t;
 }
 
+// An all-to-all over each instance of a group placed as `pl` (an expert- or context-parallel group, placed as
+// a shard group of g ranks: schedule_parts.cc): each rank sends buffer/g to each other member, m - 1 of them
+// on its own node (NVLink) and g - m on the instance's other nodes (its NIC), m = g / (nodes the instance
+// spans); a node's NICs carry the m members of each of the per_node instances it hosts; a leaf's uplinks the
+// share its members (m of each of the instance's nodes under the leaf) address outside it. One direct
+// exchange step per tier (NCCL's all-to-all is a grouped send/recv to every peer at once).
+Traffic GroupAllToAll(const GroupPlacement& pl, int g, double buffer_bytes, const ClusterSpec& c) {
+  Traffic t;
+  const double m = static_cast<double>(g) / pl.nodes;
+  const double chunk = buffer_bytes / g;
+  const double cross_per_rank = chunk * (g - m);
+  const double intra_per_rank = chunk * (m - 1);
+  t.cross_total_bytes = static_cast<double>(pl.instances) * g * cross_per_rank;
+  t.intra_total_bytes = static_cast<double>(pl.instances) * g * intra_per_rank;
+  t.max_gpu_port_bytes = intra_per_rank;
+  t.max_node_nic_bytes = pl.per_node * m * cross_per_rank;
+  if (pl.nodes > 1 && SpansLeaves(c, pl.span_nodes)) {
+    const double nodes_in_leaf = std::min(pl.nodes, c.fabric.nodes_per_leaf);
+    t.max_leaf_uplink_bytes = pl.per_leaf * m * nodes_in_leaf * chunk * (g - m * nodes_in_leaf);
+  }
+  t.inter_steps = pl.nodes > 1 ? 1 : 0;
+  t.intra_steps = m > 1 ? 1 : 0;
+  return t;
+}
+
 }  // namespace
 
 Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, double buffer_bytes,
@@ -62,27 +87,7 @@ Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, 
     t.max_gpu_port_bytes = out_per_rank;
     t.intra_steps = 1;
   } else {
-    // Any other group (an expert-parallel group, placed as a shard group of g ranks: schedule_parts.cc): each
-    // rank sends buffer/g to each other member, m - 1 of them on its own node (NVLink) and g - m on the
-    // instance's other nodes (its NIC), m = g / (nodes the instance spans); a node's NICs carry the m members
-    // of each of the per_node instances it hosts; a leaf's uplinks the share its members (m of each of the
-    // instance's nodes under the leaf) address outside it. One direct exchange step per tier (NCCL's
-    // all-to-all is a grouped send/recv to every peer at once).
-    const GroupPlacement pl = PlaceGroup(group, g, c);
-    const double m = static_cast<double>(g) / pl.nodes;
-    const double chunk = buffer_bytes / g;
-    const double cross_per_rank = chunk * (g - m);
-    const double intra_per_rank = chunk * (m - 1);
-    t.cross_total_bytes = static_cast<double>(pl.instances) * g * cross_per_rank;
-    t.intra_total_bytes = static_cast<double>(pl.instances) * g * intra_per_rank;
-    t.max_gpu_port_bytes = intra_per_rank;
-    t.max_node_nic_bytes = pl.per_node * m * cross_per_rank;
-    if (pl.nodes > 1 && SpansLeaves(c, pl.span_nodes)) {
-      const double nodes_in_leaf = std::min(pl.nodes, c.fabric.nodes_per_leaf);
-      t.max_leaf_uplink_bytes = pl.per_leaf * m * nodes_in_leaf * chunk * (g - m * nodes_in_leaf);
-    }
-    t.inter_steps = pl.nodes > 1 ? 1 : 0;
-    t.intra_steps = m > 1 ? 1 : 0;
+    t = GroupAllToAll(PlaceGroup(group, g, c), g, buffer_bytes, c);
   }
   return t;
 }
@@ -90,11 +95,13 @@ Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, 
 Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster) {
   if (s.tensor == 1) return CollectiveTraffic(s.kind, s.group, s.group_size, s.buffer_bytes, cluster);
   // One TP rank's collective (schedule.h CollectiveSpec::tensor): its group placed on the tp-dp-pp grid
-  // (placement.h). Only rings: the all-to-alls are qgZ's, which needs t = 1 (feasibility.h CheckLayout).
-  // hpZ needs t = 1 too. The shard group of MiCS and HSDP from the size of the kind (GridOfCollective).
+  // (placement.h). Rings, and the all-to-alls of a shard group (Ulysses' context-parallel exchange); qgZ's
+  // all-to-alls and hpZ need t = 1 (feasibility.h CheckLayout). The shard group of MiCS, HSDP and the expert-
+  // and context-parallel groups from the size of the kind (GridOfCollective).
   const RankGrid grid = GridOfCollective(s, cluster);
-  return RingTraffic(PlaceGroup(s.group, grid, cluster), s.group_size, s.buffer_bytes,
-                     s.kind == CollectiveKind::kAllReduce ? 2 : 1, cluster);
+  const GroupPlacement pl = PlaceGroup(s.group, grid, cluster);
+  if (s.kind == CollectiveKind::kAllToAll) return GroupAllToAll(pl, s.group_size, s.buffer_bytes, cluster);
+  return RingTraffic(pl, s.group_size, s.buffer_bytes, s.kind == CollectiveKind::kAllReduce ? 2 : 1, cluster);
 }
 
 TierVolumes SumTraffic(const Schedule& s, const ClusterSpec& cluster) {

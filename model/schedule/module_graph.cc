@@ -213,11 +213,16 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
       // x span (FlashAttention's window_size skips the tiles outside it), no causal triangle to halve.
       // With context parallelism a rank's s/c queries (its two chunks of the load-balanced split) meet all s
       // keys as they come round the ring (schedule_parts.cc), causally masked: 1/c of the whole triangle.
+      // With Ulysses' all-to-alls (ContextComm::kAllToAll) a rank attends all s queries of a/(t c) heads
+      // instead: the same 1/c of the work.
+      const bool ulysses = layout.context_comm == ContextComm::kAllToAll;
       const double span = AttentionSpan(m, l);
       const AttentionKernel kernel = m.attention == AttentionImpl::kFlashV1  ? AttentionKernel::kFlashV1
                                      : m.attention == AttentionImpl::kFlash2 ? AttentionKernel::kFlash2
                                                                              : AttentionKernel::kGeneration;
-      core.attention = AttentionWork{sequences * heads, s / context, span, head_dim, span == s, kernel};
+      core.attention = ulysses
+                           ? AttentionWork{sequences * heads / context, s, span, head_dim, span == s, kernel}
+                           : AttentionWork{sequences * heads, s / context, span, head_dim, span == s, kernel};
       core.kernels = 1;
     } else {
       // Megatron's CoreAttention: baddbmm Q K^T, fused scale-mask-softmax (read and write the scores),

@@ -205,6 +205,7 @@ struct Schedule {
   double expert_elements =
       0;  // the local routed experts' parameters (in partitioned_elements), sharded over d/e
   int context = 1;  // ParallelLayout::context (c)
+  ContextComm context_comm = ContextComm::kP2p;  // ParallelLayout::context_comm
   ParallelLayout layout() const {
     ParallelLayout l;
     l.tensor = tensor;
@@ -213,6 +214,7 @@ struct Schedule {
     l.expert = expert;
     l.expert_load_imbalance = expert_load_imbalance;
     l.context = context;
+    l.context_comm = context_comm;
     return l;
   }
   // Elements of the parameters one rank holds 1/`shards` of when a state is divided over `shards` ranks of

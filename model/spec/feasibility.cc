@@ -409,6 +409,19 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
                       "pipeline))",
                       l.context, gpus / (t * p)));
     }
+    if (l.context_comm == ContextComm::kAllToAll) {
+      // Ulysses' all-to-alls split the heads over c (deepspeed/sequence/layer.py: "heads must be divisible by
+      // the sequence parallel size"; TE's a2a likewise for the query and the key/value heads), each TP
+      // rank's.
+      if (m.heads % t == 0 && KvHeads(m) % t == 0 &&
+          ((m.heads / t) % l.context != 0 || (KvHeads(m) / t) % l.context != 0)) {
+        Add(&out, "context_comm",
+            fmt::format(
+                "a2a splits each tensor rank's {} query and {} key/value heads over context {}: it does "
+                "not divide them",
+                m.heads / t, KvHeads(m) / t, l.context));
+      }
+    }
     if (m.seq_len % (2 * l.context) != 0) {
       Add(&out, "context",
           fmt::format("the {}-token sequence does not split into 2 x context = {} equal chunks (the causal "

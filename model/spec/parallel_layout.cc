@@ -15,6 +15,16 @@ constexpr std::array<const char*, 3> kScheduleNames = {"1f1b", "interleaved_1f1b
 
 const char* PipelineScheduleName(PipelineSchedule s) { return NameOf(kScheduleNames, s); }
 
+namespace {
+constexpr std::array<const char*, 2> kContextCommNames = {"p2p", "a2a"};
+}  // namespace
+
+const char* ContextCommName(ContextComm c) { return NameOf(kContextCommNames, c); }
+
+std::optional<ContextComm> ParseContextComm(std::string_view name) {
+  return ValueNamed<ContextComm>(kContextCommNames, name);
+}
+
 std::optional<PipelineSchedule> ParsePipelineSchedule(std::string_view name) {
   return ValueNamed<PipelineSchedule>(kScheduleNames, name);
 }

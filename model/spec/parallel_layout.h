@@ -19,6 +19,18 @@ namespace zerosim::model {
 // 2019).
 enum class PipelineSchedule { k1F1B, kInterleaved1F1B, kGPipe };
 
+// How a context-parallel group exchanges what attention needs (TransformerEngine's cp_comm_type,
+// Megatron-Core's
+// --cp-comm-type): kP2p, the ring of keys and values beside the attention kernel (TE's default,
+// AttnFuncWithCPAndKVP2P); kAllToAll, DeepSpeed-Ulysses (Jacobs et al. 2023, sec. 3; TE's "a2a",
+// AttnFuncWithCPAndQKVOA2A): all-to-alls turn each rank's s/c tokens of every head into all s tokens of h/c
+// heads before the attention and back after it, the attention then local.
+enum class ContextComm { kP2p, kAllToAll };
+
+// "p2p", "a2a".
+const char* ContextCommName(ContextComm c);
+std::optional<ContextComm> ParseContextComm(std::string_view name);
+
 // "1f1b", "interleaved_1f1b", "gpipe".
 const char* PipelineScheduleName(PipelineSchedule s);
 std::optional<PipelineSchedule> ParsePipelineSchedule(std::string_view name);
@@ -76,6 +88,8 @@ struct ParallelLayout {
   // rank, and the gradients are reduced (and the distributed optimizer shards) over the whole d = P / (t p)
   // ranks, context ranks included (get_data_parallel_group(with_context_parallel=True)). 1: none.
   int context = 1;
+  // `context_comm`: how the context-parallel group exchanges what attention needs (ContextComm above).
+  ContextComm context_comm = ContextComm::kP2p;
 
   // Sets `virtual_stages` = v and the schedule Megatron runs with it: interleaved 1F1B when v > 1
   // (schedules.py get_forward_backward_func), back to 1F1B when v = 1 after an interleaved one; GPipe stays.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/builders/schedule_builder.h"
+#include "model/placement/traffic.h"
 #include "model/report/evaluate.h"
 #include "model/report/memory.h"
 #include "model/spec/feasibility.h"
@@ -106,6 +107,62 @@ TEST(ContextParallel, EachAttentionBlockExchangesKeysAndValuesRoundTheRing) {
   // Full recompute runs the forward's ring once more.
   z.activation_checkpointing = true;
   EXPECT_EQ(CountCpOps(BuildSchedule(m, z, RankShape(c, l))).gathers, 4 * 3 * 2);
+}
+
+TEST(ContextParallel, UlyssesAllToAllsSurroundALocalAttentionOverEveryTokenOfItsHeads) {
+  // DeepSpeed-Ulysses (context_comm = "a2a"): the rank attends all s queries of a / (t c) heads; Q, K, V go
+  // out by one all-to-all before the core and the output by one after it (the backward the other way round).
+  ModelSpec m = Small();
+  m.kv_heads = 8;  // 4 per tensor rank: context 4 splits them
+  const ZeroConfig z = Zero1();
+  const ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  ParallelLayout l;
+  l.tensor = 2;
+  l.sequence_parallel = true;
+  l.context = 4;
+  l.context_comm = ContextComm::kAllToAll;
+  ASSERT_TRUE(testing::Validate(m, z, c, l).empty());
+  const Schedule s = BuildSchedule(m, z, RankShape(c, l));
+  int all_to_alls = 0;
+  double qkv = 0, out = 0;
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCollective || op.purpose != Purpose::kContextParallel) continue;
+    EXPECT_EQ(op.coll.kind, CollectiveKind::kAllToAll);
+    EXPECT_EQ(op.coll.group_size, 4);
+    ++all_to_alls;
+    qkv = std::max(qkv, op.coll.buffer_bytes);
+    out = out == 0 ? op.coll.buffer_bytes : std::min(out, op.coll.buffer_bytes);
+  }
+  EXPECT_EQ(all_to_alls, 4 * 2 * 4);  // 4 blocks x 2 micro-steps x (2 forward + 2 backward)
+  // 2048 tokens x (16 query + 2 x 8 key/value heads of 64) / t = 2, and the output's 16 heads / 2; 16-bit.
+  EXPECT_DOUBLE_EQ(qkv, 2.0 * 2048 * (1024 + 2 * 512) / 2);
+  EXPECT_DOUBLE_EQ(out, 2.0 * 2048 * 1024 / 2);
+  for (const Module& mod : s.graph.modules) {
+    if (!mod.name.ends_with("attention.core")) continue;
+    EXPECT_DOUBLE_EQ(mod.work.attention.batch_heads, 16.0 / 2 / 4);  // one sequence, a / (t c) heads
+    EXPECT_DOUBLE_EQ(mod.work.attention.seq_q, 8192);
+  }
+  // The heads must split: 4 key/value heads over t = 2 leave 2 per rank, which context 4 does not divide.
+  ModelSpec few = m;
+  few.kv_heads = 4;
+  const std::vector<Problem> p = testing::Validate(few, z, c, l);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].key, "context_comm");
+}
+
+TEST(ContextParallel, AnAllToAllOfAContextGroupBesideTensorParallelismSplitsItsBytesByWhereItsMembersSit) {
+  // 8 nodes x 4 GPUs, t = 2: a context group of 4 DP ranks of one TP rank spans 2 nodes, 2 members on each.
+  // Each rank sends buffer/4 to 1 peer on its node and 2 on the other; 8 groups (2 TP ranks x 4 node pairs).
+  const ClusterSpec c = testing::PaperCluster(1, 8, 4);
+  CollectiveSpec s;
+  s.kind = CollectiveKind::kAllToAll;
+  s.group = GroupKind::kShard;
+  s.group_size = 4;
+  s.tensor = 2;
+  s.buffer_bytes = 64e6;
+  const Traffic t = CollectiveTraffic(s, c);
+  EXPECT_DOUBLE_EQ(t.cross_total_bytes, 8 * 4 * 64e6 / 4 * 2);
+  EXPECT_DOUBLE_EQ(t.intra_total_bytes, 8 * 4 * 64e6 / 4 * 1);
 }
 
 TEST(ContextParallel, TheGlobalBatchCountsSequencesNotContextRanks) {
