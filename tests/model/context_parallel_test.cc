@@ -41,6 +41,16 @@ ZeroConfig Zero1() {
   return z;
 }
 
+// t-way tensor parallelism (with sequence parallelism when t > 1) beside c-way context parallelism.
+ParallelLayout Layout(int t, int c, ContextComm comm = ContextComm::kP2p) {
+  ParallelLayout l;
+  l.tensor = t;
+  l.sequence_parallel = t > 1;
+  l.context = c;
+  l.context_comm = comm;
+  return l;
+}
+
 struct CpOps {
   int gathers = 0;
   int reduce_scatters = 0;
@@ -91,11 +101,8 @@ TEST(ContextParallel, EachAttentionBlockExchangesKeysAndValuesRoundTheRing) {
   const ModelSpec m = Small();
   ZeroConfig z = Zero1();
   const ClusterSpec c = testing::PaperCluster(1, 2, 8);  // 16 ranks
-  ParallelLayout l;
-  EXPECT_EQ(CountCpOps(BuildSchedule(m, z, RankShape(c, l))).gathers, 0);
-  l.context = 4;
-  l.tensor = 2;
-  l.sequence_parallel = true;
+  EXPECT_EQ(CountCpOps(BuildSchedule(m, z, RankShape(c, Layout(2, 1)))).gathers, 0);
+  const ParallelLayout l = Layout(2, 4);
   const CpOps cp = CountCpOps(BuildSchedule(m, z, RankShape(c, l)));
   // 4 blocks x 2 micro-steps: the forward's all-gather, the backward's all-gather and gradient
   // reduce-scatter.
@@ -116,11 +123,7 @@ TEST(ContextParallel, UlyssesAllToAllsSurroundALocalAttentionOverEveryTokenOfIts
   m.kv_heads = 8;  // 4 per tensor rank: context 4 splits them
   const ZeroConfig z = Zero1();
   const ClusterSpec c = testing::PaperCluster(1, 2, 8);
-  ParallelLayout l;
-  l.tensor = 2;
-  l.sequence_parallel = true;
-  l.context = 4;
-  l.context_comm = ContextComm::kAllToAll;
+  const ParallelLayout l = Layout(2, 4, ContextComm::kAllToAll);
   ASSERT_TRUE(testing::Validate(m, z, c, l).empty());
   const Schedule s = BuildSchedule(m, z, RankShape(c, l));
   int all_to_alls = 0;
@@ -170,10 +173,7 @@ TEST(ContextParallel, TheGlobalBatchCountsSequencesNotContextRanks) {
   const ModelSpec m = Small();
   const ZeroConfig z = Zero1();
   const ClusterSpec c = testing::PaperCluster(1, 2, 8);
-  ParallelLayout l;
-  l.tensor = 2;
-  l.sequence_parallel = true;
-  l.context = 4;
+  const ParallelLayout l = Layout(2, 4);
   EXPECT_EQ(l.data_parallel(16), 8);
   EXPECT_EQ(l.batch_parallel(16), 2);
   const VariantReport r = EvaluateAnalyticVariant("cp", {m, z, c, testing::TestCalibration(), l});
@@ -202,10 +202,7 @@ TEST(ContextParallel, MoreContextRanksOverTheSameNodesCrossMoreOfTheNics) {
   const ClusterSpec c = testing::PaperCluster(1, 4, 8);
   double last = -1;
   for (int cp : {2, 8, 16}) {
-    ParallelLayout l;
-    l.tensor = 2;
-    l.sequence_parallel = true;
-    l.context = cp;
+    const ParallelLayout l = Layout(2, cp);
     const VariantReport r = EvaluateAnalyticVariant("cp", {m, Zero1(), c, testing::TestCalibration(), l});
     ASSERT_TRUE(r.feasible) << r.infeasible_reason;
     EXPECT_TRUE(std::isfinite(r.iteration_time_s));
