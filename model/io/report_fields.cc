@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/aggregate_members.h"
+#include "model/io/report_field_list.h"
 #include "model/report/evaluate.h"
 #include "model/spec/model_spec.h"
 #include "model/units.h"
@@ -15,49 +16,7 @@ namespace zerosim::io {
 namespace {
 
 using model::VariantReport;
-
-const VariantReport& V(const FieldRow& r) { return *r.variant; }
-const model::ClusterSpec& C(const FieldRow& r) { return *r.cluster; }
-FieldValue Int(long long v) { return v; }
-// bytes_per_gpu: the report's bytes over its GPUs (0 without GPUs).
-double PerGpu(const VariantReport& v) { return v.gpus > 0 ? 1.0 / v.gpus : 0.0; }
-// Model TFLOP/s per GPU by NVIDIA's counts (evaluate.h MegatronModelFlopsPerToken) at the headline's throughput.
-double ModelTflopsPerGpu(const VariantReport& v, bool causal) {
-  return model::HeadlineModelTflopsPerGpu(v, model::MegatronModelFlopsPerToken(v.model, causal));
-}
-
-// What each field needs (FieldNeeds), short for the list.
-constexpr FieldNeeds kAny = FieldNeeds::kNothing;
-constexpr FieldNeeds kRan = FieldNeeds::kRun;
-constexpr FieldNeeds kMem = FieldNeeds::kMemory;
-constexpr FieldNeeds kLink = FieldNeeds::kLinkLoad;
-// The table's places (TablePlace), short for the list: a time in seconds, a number with `decimals`, the
-// volume sections' GB and the memory section's GiB, a text.
-constexpr const char* kCrossNode = "cross-node GB per iteration, all GPUs";
-constexpr const char* kIntraNode = "intra-node GB per iteration, all GPUs";
-constexpr const char* kMemorySection = "memory per GPU (GiB)";
-constexpr TablePlace Seconds(const char* label, int at) { return {label, at}; }
-constexpr TablePlace Fixed(const char* label, int at, int decimals) {
-  return {label, at, nullptr, TableText::kFixed, decimals};
-}
-constexpr TablePlace Gb(const char* label, int at, const char* section) {
-  return {label, at, section, TableText::kFixed, 1, kGB};
-}
-constexpr TablePlace Gib(const char* label, int at) {
-  return {label, at, kMemorySection, TableText::kFixed, 2, kGiB};
-}
-constexpr TablePlace Text(const char* label, int at, const char* section = nullptr) {
-  return {label, at, section, TableText::kText};
-}
-constexpr CausePlace kNoCause{};
-constexpr JsonPlace kNoJson{};
-constexpr TablePlace kNoTable{};
-// One of compare's headline fields (ReportField::headline).
-constexpr bool kHeadline = true;
-
-// Whether the rows show a field (ReportField::row).
-constexpr bool kRow = true;
-constexpr bool kNoRow = false;
+using namespace field_list;  // NOLINT: the list's short names (report_field_list.h)
 
 // Every member of the report's structs is shown by some output or named here as shown by none, so that a
 // member added to one of them and not to the list fails the build (model/aggregate_members.h). VariantReport:
@@ -88,7 +47,8 @@ static_assert(model::AggregateMembers<model::LinkLoadReport>() == 5);
 const std::vector<ReportField>& ReportFields() {
   // A table laid out by hand, one field to an entry (clang-format would put each member on its own line).
   // clang-format off
-  static const std::vector<ReportField> kFields = {
+  static const std::vector<ReportField> kFields = [] {
+    std::vector<ReportField> fields = {
       {"scenario", "", kAny, [](const FieldRow& r) -> FieldValue { return std::string(r.scenario); }},
       {"variant", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).name; }},
       {"engine", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).engine; }},
@@ -342,85 +302,11 @@ const std::vector<ReportField>& ReportFields() {
       {"pipeline_bubble_fraction", "", kRan,
        [](const FieldRow& r) -> FieldValue { return V(r).pipeline_bubble_fraction; }, kRow,
        {"pipeline_bubble_fraction", 276}},
-      {"cross_node_forward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather; }, kRow,
-       {"bytes.cross_node.forward_allgather", 280}, kNoCause, Gb("forward all-gather", 200, kCrossNode), kHeadline},
-      {"cross_node_backward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather; }, kRow,
-       {"bytes.cross_node.backward_allgather", 290}, kNoCause, Gb("backward all-gather", 210, kCrossNode), kHeadline},
-      {"cross_node_gradient_reduce_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce; }, kRow,
-       {"bytes.cross_node.gradient_reduce", 300}, kNoCause, Gb("gradient reduction", 220, kCrossNode), kHeadline},
-      {"cross_node_tensor_parallel_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.tensor_parallel; }, kRow,
-       {"bytes.cross_node.tensor_parallel", 305}, kNoCause, Gb("tensor parallel", 225, kCrossNode)},
-      {"cross_node_pipeline_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.pipeline; }, kRow,
-       {"bytes.cross_node.pipeline", 306}, kNoCause, Gb("pipeline sends", 226, kCrossNode)},
-      {"cross_node_expert_parallel_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.expert_parallel; }, kNoRow,
-       {"bytes.cross_node.expert_parallel", 307}, kNoCause, Gb("expert parallel", 227, kCrossNode)},
-      {"cross_node_context_parallel_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.context_parallel; }, kNoRow,
-       {"bytes.cross_node.context_parallel", 308}, kNoCause, Gb("context parallel", 228, kCrossNode)},
-      {"intra_node_forward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather; }, kRow,
-       {"bytes.intra_node.forward_allgather", 320}, kNoCause, Gb("forward all-gather", 240, kIntraNode)},
-      {"intra_node_backward_allgather_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.backward_allgather; }, kRow,
-       {"bytes.intra_node.backward_allgather", 330}, kNoCause, Gb("backward all-gather", 250, kIntraNode)},
-      {"intra_node_gradient_reduce_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce; }, kRow,
-       {"bytes.intra_node.gradient_reduce", 340}, kNoCause, Gb("gradient reduction", 260, kIntraNode)},
-      {"intra_node_tensor_parallel_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.tensor_parallel; }, kRow,
-       {"bytes.intra_node.tensor_parallel", 345}, kNoCause, Gb("tensor parallel", 265, kIntraNode)},
-      {"intra_node_pipeline_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.pipeline; }, kRow,
-       {"bytes.intra_node.pipeline", 346}, kNoCause, Gb("pipeline sends", 266, kIntraNode)},
-      {"intra_node_expert_parallel_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.expert_parallel; }, kNoRow,
-       {"bytes.intra_node.expert_parallel", 347}, kNoCause, Gb("expert parallel", 267, kIntraNode)},
-      {"intra_node_context_parallel_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.context_parallel; }, kNoRow,
-       {"bytes.intra_node.context_parallel", 348}, kNoCause, Gb("context parallel", 268, kIntraNode)},
-      // The same per GPU (the document only).
-      {"cross_node_forward_allgather_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.forward_allgather * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.cross_node.forward_allgather", 360}},
-      {"cross_node_backward_allgather_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.backward_allgather * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.cross_node.backward_allgather", 370}},
-      {"cross_node_gradient_reduce_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.gradient_reduce * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.cross_node.gradient_reduce", 380}},
-      {"cross_node_tensor_parallel_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.tensor_parallel * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.cross_node.tensor_parallel", 385}},
-      {"cross_node_pipeline_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.pipeline * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.cross_node.pipeline", 386}},
-      {"cross_node_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.cross_node.total() * PerGpu(V(r)); }, kNoRow,
-       {"bytes_per_gpu.cross_node.total", 390}},
-      {"intra_node_forward_allgather_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.forward_allgather * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.intra_node.forward_allgather", 400}},
-      {"intra_node_backward_allgather_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.backward_allgather * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.intra_node.backward_allgather", 410}},
-      {"intra_node_gradient_reduce_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.gradient_reduce * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.intra_node.gradient_reduce", 420}},
-      {"intra_node_tensor_parallel_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.tensor_parallel * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.intra_node.tensor_parallel", 425}},
-      {"intra_node_pipeline_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.pipeline * PerGpu(V(r)); },
-       kNoRow, {"bytes_per_gpu.intra_node.pipeline", 426}},
-      {"intra_node_per_gpu_bytes", "B", kRan,
-       [](const FieldRow& r) -> FieldValue { return V(r).bytes.intra_node.total() * PerGpu(V(r)); }, kNoRow,
-       {"bytes_per_gpu.intra_node.total", 430}},
+    };
+    // The volume fields (report_byte_fields.cc), then the memory's and the rest.
+    const std::vector<ReportField> bytes = ByteFields();
+    fields.insert(fields.end(), bytes.begin(), bytes.end());
+    fields.insert(fields.end(), {
       {"memory_parameters_bytes", "B", kMem,
        [](const FieldRow& r) -> FieldValue { return V(r).memory.parameters_bytes; }, kRow,
        {"memory_per_gpu_bytes.parameters", 440}},
@@ -502,7 +388,9 @@ const std::vector<ReportField>& ReportFields() {
       {"link_nvlink_planned_bytes", "B", kLink,
        [](const FieldRow& r) -> FieldValue { return V(r).link_load.nvlink_planned_bytes; }, kNoRow,
        {"link_load_bytes.nvlink_planned", 620}},
-  };
+    });
+    return fields;
+  }();
   // clang-format on
   return kFields;
 }
