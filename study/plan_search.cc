@@ -214,16 +214,18 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
       // The training run a layout must train: --global-batch, else the sequences per step of the variant as
       // written on data parallelism alone (micro-batch x accumulation x every GPU), so that a tensor- or
       // pipeline-parallel layout trains the same run with t p times the accumulation (its data-parallel ranks
-      // are P / (t p)): the accumulation is searched, never a filter (issue 38 item 4: interleaving was dropped
+      // are P / (t p)), and a context-parallel one with c times more (its P / (t p c) ranks train distinct
+      // sequences): the accumulation is searched, never a filter (issue 38 item 4: interleaving was dropped
       // when the written accumulation was not a multiple of p).
-      const bool model_parallel = !v.parallel.data_parallel_only();
+      const bool model_parallel = !v.parallel.data_parallel_only() || v.parallel.context > 1;
       const int64_t target =
           o.global_batch > 0 ? o.global_batch
           : model_parallel   ? static_cast<int64_t>(written_micro) * written_steps * p.cluster.total_gpus()
                              : 0;
-      const int64_t d = v.parallel.data_parallel(p.cluster.total_gpus());
+      const int64_t d = v.parallel.batch_parallel(p.cluster.total_gpus());
       // The layout's accumulation at the written micro-batch (it may change with --search-batch below).
-      if (target > 0 && model_parallel && target % (static_cast<int64_t>(written_micro) * d) == 0) {
+      // d = 0 where c does not divide P / (t p): the validation below drops that layout.
+      if (target > 0 && model_parallel && d > 0 && target % (static_cast<int64_t>(written_micro) * d) == 0) {
         const int64_t steps = target / (static_cast<int64_t>(written_micro) * d);
         if (steps <= model::kMaxGradientAccumulation) v.zero.gradient_accumulation_steps = static_cast<int>(steps);
       }

@@ -283,5 +283,31 @@ TEST_F(PlanTest, EverySettingOfAPlanTrainsTheTargetGlobalBatch) {
   }
 }
 
+TEST(PlanContext, AContextParallelLayoutTrainsTheWrittenBatchWithCTimesTheAccumulation) {
+  // The shipped long-context sweep (Llama 3.1 8B at 128K, written as 1 sequence per GPU per step): every
+  // layout, context-parallel ones with t = p = 1 included, trains the same P sequences per step, its P / (t p
+  // c) sequence replicas taking the accumulation (a CP4 layout on 32 GPUs: 8 replicas x 4 steps). Before, a
+  // context-only layout kept the written accumulation and trained a c times smaller batch (and a c that does
+  // not divide P / (t p) divided by zero).
+  StatusOr<io::SweepSpec> s =
+      LoadSweep(io::DiskFileSource(), kSource + "/scenarios/procurement/llama3_8b_128k_layouts.sweep.toml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  PlanOptions o;
+  o.search_layout = true;
+  StatusOr<Plan> plan = PlanSweep(*s, o);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_FALSE(plan->choices.empty());
+  for (const PlanChoice& c : plan->choices) {
+    const model::VariantReport& b = c.best;
+    EXPECT_GT(b.layout.context, 1) << c.cluster;  // 128K tokens: a context-parallel layout wins
+    EXPECT_EQ(static_cast<int64_t>(b.zero.train_micro_batch_size_per_gpu) *
+                  b.zero.gradient_accumulation_steps * b.layout.batch_parallel(b.gpus),
+              static_cast<int64_t>(b.gpus))
+        << c.cluster;
+    EXPECT_NEAR(b.tokens_per_s * b.iteration_time_s, b.gpus * 131072.0, 1e-6 * b.gpus * 131072.0)
+        << c.cluster;
+  }
+}
+
 }  // namespace
 }  // namespace zerosim::study
