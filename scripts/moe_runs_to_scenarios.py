@@ -129,6 +129,12 @@ LLAMA_STYLE = ["tied_embeddings = false", 'dtype = "bf16"', "dropout = 0.0", 'ml
                'positions = "rotary"', 'biases = "none"']
 
 
+# Megatron-Core under its launcher (CUDA_DEVICE_MAX_CONNECTIONS=1), today's compute, the distributed optimizer
+# as zero1: the [runtime] and [zero] opening every scenario of this folder.
+MCORE_RUNTIME = ["", "[runtime]", 'launcher = "megatron-deepspeed"', 'software = "megatron-core-2025"', "", "[zero]",
+                 'strategy = "zero1"']
+
+
 def slug(text):
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
@@ -233,13 +239,7 @@ def cp_scenario(c, model_name):
         f"gradient_accumulation_steps = {accumulation}   # GBS {t['global_batch_seqs']} / (mb {mb} x dp {dp})",
         'recompute = "none"   # not printed',
         CP_ATTENTION.get(prefix, 'attention = "flash"'),
-        "",
-        "[runtime]",
-        'launcher = "megatron-deepspeed"',
-        'software = "megatron-core-2025"',
-        "",
-        "[zero]",
-        'strategy = "zero1"',
+    ] + MCORE_RUNTIME + [
         f"overlap_grad_reduce = true   # {CP_DDP_OVERLAP[prefix]}",
         "overlap_param_gather = true",
     ]
@@ -303,13 +303,7 @@ def scenario(c, model_name):
         RECOMPUTE_NOTE.get(m["name"].split(" ")[0],
                            'recompute = "none"   # not printed; the MoE perf recipes recompute parts of some blocks'),
         'attention = "flash"',
-        "",
-        "[runtime]",
-        'launcher = "megatron-deepspeed"',
-        'software = "megatron-core-2025"',
-        "",
-        "[zero]",
-        'strategy = "zero1"',
+    ] + MCORE_RUNTIME + [
         "overlap_grad_reduce = true",
         "overlap_param_gather = true",
         'communication_data_type = "fp32"',

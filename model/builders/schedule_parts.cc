@@ -53,7 +53,8 @@ int ComputeClassOf(Schedule* s, const ModuleWork& work, bool backward, BackwardP
 
 ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c, Schedule* s) {
   // A rank's tokens of one micro-batch: with context parallelism s/c of each sequence (parallel_layout.h).
-  const double tokens = static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len / c.context;
+  const double tokens =
+      z.train_micro_batch_size_per_gpu * ParallelLayout{.context = c.context}.rank_tokens(m.seq_len);
   ParallelLayout layout;  // one tensor-parallel rank's graph
   layout.tensor = c.tensor;
   layout.context = c.context;
@@ -241,6 +242,14 @@ void TensorCollective(OpEmitter* emit, CollectiveKind kind, double bytes, double
   emit->Wait(Queue::kCompute, {c});
 }
 
+// An all-to-all of send buffer `bytes` over the shard-group kind (an expert- or context-parallel group) on
+// `queue` after `dep`, then the compute stream's wait for it; returns the wait.
+int WaitedAllToAll(OpEmitter* emit, Queue queue, double bytes, Purpose purpose, int dep) {
+  const int c =
+      emit->Collective(queue, CollectiveKind::kAllToAll, GroupKind::kShard, bytes, 2.0, purpose, {dep});
+  return emit->Wait(Queue::kCompute, {c});
+}
+
 }  // namespace
 
 int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
@@ -255,9 +264,7 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
     // Expert parallelism (see the header): the all-to-all before the experts' pass where its rows arrive
     // (forward dispatch, backward combine gradient), after it where they leave.
     auto all_to_all = [&](int dep) {
-      const int c = emit->Collective(Queue::kNcclEp, CollectiveKind::kAllToAll, GroupKind::kShard,
-                                     f.ep_buffer_bytes, 2.0, Purpose::kExpertParallel, {dep});
-      return emit->Wait(Queue::kCompute, {c});
+      return WaitedAllToAll(emit, Queue::kNcclEp, f.ep_buffer_bytes, Purpose::kExpertParallel, dep);
     };
     const bool before = backward == (ep == EpRole::kCombine);
     if (before) all_to_all(emit->tail(Queue::kCompute));
@@ -270,9 +277,7 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
     // Ulysses' all-to-alls (see the header): Q, K, V before and the output after in the forward, the output's
     // gradient before and Q, K, V's after in the backward; the compute stream waits for each.
     auto all_to_all = [&](double bytes, int dep) {
-      const int c = emit->Collective(Queue::kNcclCp, CollectiveKind::kAllToAll, GroupKind::kShard, bytes, 2.0,
-                                     Purpose::kContextParallel, {dep});
-      return emit->Wait(Queue::kCompute, {c});
+      return WaitedAllToAll(emit, Queue::kNcclCp, bytes, Purpose::kContextParallel, dep);
     };
     all_to_all(backward ? f.cp_out_bytes : f.cp_qkv_bytes, emit->tail(Queue::kCompute));
     const int compute = emit->Compute(flops, cls, deps);

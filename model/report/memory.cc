@@ -11,7 +11,8 @@ double BlockActivationBytes(const ModelSpec& m, double micro_batch, RecomputePol
   // With context parallelism a rank keeps its s/c tokens' tensors (Megatron-Core's ring attention saves the
   // local Q, K, V, output and log-sum-exp; the other ranks' K and V are sent again in the backward, not
   // kept).
-  const double b = micro_batch, s = m.seq_len / layout.context, h = m.hidden, a = m.heads, f = m.ffn_hidden;
+  const double b = micro_batch, s = layout.rank_tokens(m.seq_len), h = m.hidden, a = m.heads,
+               f = m.ffn_hidden;
   const double kv = KvWidth(m), q = QueryWidth(m);  // q = h unless the model's head_dim says otherwise
   const double sb = s * b;
   // Tensor parallelism (Korthikanti et al. 2022 sec. 4.2, Table 2): what lies inside the TP regions (Q, K, V,
@@ -88,7 +89,7 @@ double ActivationBytes(const ModelSpec& m, double micro_batch, RecomputePolicy p
                        const ParallelLayout& layout, double saved_copies, ModuleRecompute modules) {
   // The checkpointed block input is the sequence shard with SP (Korthikanti sec. 5: 2sbhL / t).
   const double sp = layout.sequence_parallel ? layout.tensor : 1.0;
-  const double layer_input = 2.0 * m.seq_len / layout.context * micro_batch * m.hidden / sp;
+  const double layer_input = 2.0 * layout.rank_tokens(m.seq_len) * micro_batch * m.hidden / sp;
   const double working_set = BlockActivationBytes(m, micro_batch, RecomputePolicy::kNone, layout);
   const double n = saved_copies;
   switch (policy) {
@@ -199,8 +200,9 @@ MemoryBreakdown EstimateMemory(const ModelSpec& m, const ZeroConfig& z, const Cl
   ModelSpec chunk = m;
   if (pipeline.chunk_layers > 0) chunk.layers = pipeline.chunk_layers;
   const double copies = pipeline.chunk_layers > 0 ? pipeline.chunks_in_flight : 1.0;
-  const double logits =
-      m.has_head ? LossBytesPerLogit(z.loss, s.tensor) * b * m.seq_len / s.context * m.vocab / s.tensor : 0.0;
+  const double logits = m.has_head ? LossBytesPerLogit(z.loss, s.tensor) * b *
+                                         s.layout().rank_tokens(m.seq_len) * m.vocab / s.tensor
+                                   : 0.0;
   r.activations_bytes = ActivationBytes(chunk, b, RecomputeOf(z), z.recompute_block_interval, s.layout(),
                                         copies, ModuleRecompute{z.recompute_layernorm, z.recompute_moe_act}) +
                         logits;

@@ -136,8 +136,8 @@ ClusterSpec StageCluster(const ClusterSpec& c, const ParallelLayout& l) {
 
 double P2pBytes(const ModelSpec& m, const ZeroConfig& z, const ParallelLayout& l) {
   // A context-parallel rank sends its s/c tokens (parallel_layout.h `context`).
-  return static_cast<double>(z.train_micro_batch_size_per_gpu) * m.seq_len * m.hidden *
-         BytesPerElement(m.dtype) / l.tensor / l.context;
+  return z.train_micro_batch_size_per_gpu * l.rank_tokens(m.seq_len) * m.hidden * BytesPerElement(m.dtype) /
+         l.tensor;
 }
 
 Traffic P2pTraffic(double bytes, const ClusterSpec& c, const ParallelLayout& l) {

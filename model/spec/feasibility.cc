@@ -396,43 +396,8 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
                       l.expert, gpus / (t * p)));
     }
   }
-  // Context parallelism (parallel_layout.h `context`): c divides the data-parallel size d (Megatron-Core's
-  // world is t x c x dp x p: parallel_state.py initialize_model_parallel), and each sequence splits into 2c
-  // equal chunks (megatron/training/utils.py get_batch_on_this_cp_rank views it as [2c, s / 2c], the causal
-  // load-balancing split); with sequence parallelism a rank's s/c tokens split again over t.
-  if (l.context < 1) {
-    Add(&out, "context", fmt::format("must be at least 1, got {}", l.context));
-  } else if (l.context > 1) {
-    if (gpus % (t * p) == 0 && (gpus / (t * p)) % l.context != 0) {
-      Add(&out, "context",
-          fmt::format("context parallelism {} does not divide the data-parallel size {} (GPUs / (tensor x "
-                      "pipeline))",
-                      l.context, gpus / (t * p)));
-    }
-    if (l.context_comm == ContextComm::kAllToAll) {
-      // Ulysses' all-to-alls split the heads over c (deepspeed/sequence/layer.py: "heads must be divisible by
-      // the sequence parallel size"; TE's a2a likewise for the query and the key/value heads), each TP
-      // rank's.
-      if (m.heads % t == 0 && KvHeads(m) % t == 0 &&
-          ((m.heads / t) % l.context != 0 || (KvHeads(m) / t) % l.context != 0)) {
-        Add(&out, "context_comm",
-            fmt::format(
-                "a2a splits each tensor rank's {} query and {} key/value heads over context {}: it does "
-                "not divide them",
-                m.heads / t, KvHeads(m) / t, l.context));
-      }
-    }
-    if (m.seq_len % (2 * l.context) != 0) {
-      Add(&out, "context",
-          fmt::format("the {}-token sequence does not split into 2 x context = {} equal chunks (the causal "
-                      "load-balancing split of Megatron's get_batch_on_this_cp_rank)",
-                      m.seq_len, 2 * l.context));
-    } else if (l.sequence_parallel && (m.seq_len / l.context) % t != 0) {
-      Add(&out, "context",
-          fmt::format("a context rank's {} tokens do not split over tensor {} (sequence parallelism)",
-                      m.seq_len / l.context, t));
-    }
-  }
+  // Context parallelism's rules (context_feasibility.cc).
+  for (Problem& problem : CheckContextLayout(l, m, gpus)) out.push_back(std::move(problem));
   if (!(l.expert_load_imbalance >= 1.0) || !std::isfinite(l.expert_load_imbalance)) {
     Add(&out, "expert_load_imbalance",
         fmt::format("the busiest rank's rows over the mean must be at least 1, got {}",

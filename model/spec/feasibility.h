@@ -99,6 +99,12 @@ std::vector<Problem> CheckModelled(const ParallelLayout& l, const ZeroConfig& z,
 std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& l, const ZeroConfig& z,
                                       bool rlhf);
 
+// Context parallelism's layout rules, part of CheckLayout (t and p already checked positive): c divides
+// the data-parallel size P / (t p) of `gpus`, 2c divides the sequence (Megatron's causal load-balancing
+// split), with sequence parallelism t divides s / c, and with context_comm "a2a" c divides each tensor rank's
+// query and key/value heads. Problems at "context" and "context_comm".
+std::vector<Problem> CheckContextLayout(const ParallelLayout& l, const ModelSpec& m, int64_t gpus);
+
 // What the engines model of context parallelism (parallel_layout.h `context` > 1): Megatron-Core's ring
 // exchange inside FlashAttention-style fused attention (attention = "flash" or "flash2") of a dense model without a
 // sliding window, beside strategies without shard groups of their own (not MiCS, HSDP or hpZ) and without

@@ -102,6 +102,8 @@ struct ParallelLayout {
   // The ranks that train distinct sequences, d / c (Megatron's data-parallel size without context
   // parallelism): the global batch is micro-batch x accumulation x d / c sequences.
   int batch_parallel(int gpus) const { return data_parallel(gpus) / context; }
+  // The tokens of one sequence of `seq_len` a rank holds: s / c (CheckLayout: 2c divides s).
+  double rank_tokens(int seq_len) const { return static_cast<double>(seq_len) / context; }
   // The expert-data-parallel size d / e (Megatron's EDP with ETP = t).
   int expert_data_parallel(int gpus) const { return data_parallel(gpus) / expert; }
   // Whether it is pure data parallelism (t = p = 1).
