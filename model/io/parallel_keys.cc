@@ -18,6 +18,10 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
   l.virtual_stages = static_cast<int>(t->IntOr("virtual_stages", l.virtual_stages, 1, model::kMaxLayers));
   l.tensor_across_nodes = t->BoolOr("tensor_across_nodes", l.tensor_across_nodes);
   l.overlap_p2p_comm = t->BoolOr("overlap_p2p_comm", l.overlap_p2p_comm);
+  l.account_for_embedding_in_pipeline_split =
+      t->BoolOr("account_for_embedding_in_pipeline_split", l.account_for_embedding_in_pipeline_split);
+  l.account_for_loss_in_pipeline_split =
+      t->BoolOr("account_for_loss_in_pipeline_split", l.account_for_loss_in_pipeline_split);
   l.expert = static_cast<int>(t->IntOr("expert", l.expert, 1, model::kMaxGpus));
   l.expert_load_imbalance = t->NumberOr("expert_load_imbalance", l.expert_load_imbalance, 1.0, 1e3);
   l.context = static_cast<int>(t->IntOr("context", l.context, 1, model::kMaxGpus));

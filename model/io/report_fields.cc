@@ -83,6 +83,12 @@ const std::vector<ReportField>& ReportFields() {
       {"parallel.context_comm", "", kAny,
        [](const FieldRow& r) -> FieldValue { return std::string(model::ContextCommName(V(r).layout.context_comm)); },
        kNoRow, {"parallel.context_comm", 19}},
+      {"parallel.account_for_embedding_in_pipeline_split", "", kAny,
+       [](const FieldRow& r) -> FieldValue { return V(r).layout.account_for_embedding_in_pipeline_split; }, kNoRow,
+       {"parallel.account_for_embedding_in_pipeline_split", 20}},
+      {"parallel.account_for_loss_in_pipeline_split", "", kAny,
+       [](const FieldRow& r) -> FieldValue { return V(r).layout.account_for_loss_in_pipeline_split; }, kNoRow,
+       {"parallel.account_for_loss_in_pipeline_split", 21}},
       {"parallel.tensor", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.tensor); }, kRow,
        {"parallel.tensor", 22}},
       {"parallel.sequence_parallel", "", kAny,
@@ -112,6 +118,9 @@ const std::vector<ReportField>& ReportFields() {
          if (l.pipeline > 1) {
            pipeline = l.virtual_stages > 1 ? fmt::format(" PP{}x{}", l.pipeline, l.virtual_stages)
                                            : fmt::format(" PP{}", l.pipeline);
+           // The embedding and the loss counted in the split (pipeline_split.h).
+           if (l.account_for_embedding_in_pipeline_split) pipeline += "+E";
+           if (l.account_for_loss_in_pipeline_split) pipeline += "+L";
          }
          std::string expert;
          if (l.expert > 1) {

@@ -8,12 +8,13 @@
 #include <fmt/format.h>
 
 #include "model/analytic/analytic.h"
+#include "model/builders/pipeline_schedule.h"
+#include "model/builders/schedule_builder.h"
 #include "model/cost/collective_time.h"
 #include "model/cost/placed_collectives.h"
 #include "model/report/evaluate.h"
 #include "model/report/memory.h"
-#include "model/builders/pipeline_schedule.h"
-#include "model/builders/schedule_builder.h"
+#include "model/spec/pipeline_split.h"
 #include "model/spec/precision.h"
 #include "model/units.h"
 
@@ -99,8 +100,10 @@ const Schedule& StageSchedule(const ModelSpec& stage_model, const ZeroConfig& z,
 // What stage `stage` holds of its activations: the chunks in flight over `micro_batches` (MaxChunksInFlight
 // of the layout's schedule), each L / (p v) blocks.
 PipelineResidency StageResidency(const ModelSpec& m, const ParallelLayout& l, int stage, int micro_batches) {
+  // The stage's largest chunk: with the embedding or the loss counted in the split, its first (last) chunk
+  // holds a layer fewer, which this bounds from above.
   return {
-      m.layers / (l.pipeline * l.virtual_stages),
+      MostChunkLayers(m.layers, l, stage),
       static_cast<double>(MaxChunksInFlight(l.schedule, l.pipeline, l.virtual_stages, micro_batches, stage))};
 }
 
@@ -118,11 +121,13 @@ PhaseBytes Plus(const PhaseBytes& a, const PhaseBytes& b) {
 
 ModelSpec StageModel(const ModelSpec& m, const ParallelLayout& l, int stage) {
   ModelSpec s = m;
-  s.layers = m.layers / l.pipeline;
+  s.layers = StageLayers(m.layers, l, stage);
   // The stage's first block, where it decides which blocks are MoE (dense blocks first; interleaved virtual
   // stages are refused with them, feasibility.cc); left at the model's otherwise, so that equal stages share
   // a cached schedule.
-  if (IsMoe(m) && m.first_dense_layers > 0) s.layer_offset = m.layer_offset + stage * s.layers;
+  if (IsMoe(m) && m.first_dense_layers > 0) {
+    s.layer_offset = m.layer_offset + StageFirstLayer(m.layers, l, stage);
+  }
   s.has_embedding = m.has_embedding && stage == 0;
   s.has_head = m.has_head && stage == l.pipeline - 1;
   return s;

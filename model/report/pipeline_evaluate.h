@@ -2,13 +2,15 @@
 // stages is evaluated as its stages' own schedules composed by the pipeline schedule, by either engine
 // (engine.h Engine: each stage's schedule timed on its nodes, the sends between stages).
 //
-//  1. Each stage is a slice of the model (StageModel: L / p layers, the embedding on the first stage, the
-//     final norm and logit layer on the last) trained by one stage's t d ranks on the nodes it holds
-//     (StageCluster: stages hold whole nodes, model/spec/feasibility.h), with the layout's tensor parallelism
-//     and the data-parallel strategy over its d ranks. Its schedule is the ordinary one (BuildSchedule) with
-//     the iteration's m = gradient_accumulation_steps micro-batches run back to back, timed by the engine on
-//     the stage's nodes (the replay: TP and DP traffic contending on the stage's ports): the serial time
-//     T_i, its data-parallel traffic and its memory. The middle stages are alike: one stands for them all.
+//  1. Each stage is a slice of the model (StageModel: its layers of the split, L / p or, with the embedding
+//     and the loss counted as layers, one fewer on the first and the last stage: model/spec/pipeline_split.h;
+//     the embedding on the first stage, the final norm and logit layer on the last) trained by one stage's t
+//     d ranks on the nodes it holds (StageCluster: stages hold whole nodes, model/spec/feasibility.h), with
+//     the layout's tensor parallelism and the data-parallel strategy over its d ranks. Its schedule is the
+//     ordinary one (BuildSchedule) with the iteration's m = gradient_accumulation_steps micro-batches run
+//     back to back, timed by the engine on the stage's nodes (the replay: TP and DP traffic contending on the
+//     stage's ports): the serial time T_i, its data-parallel traffic and its memory. The middle stages are
+//     alike: one stands for them all.
 //  2. From that schedule's timeline, the stage's pass times: f_i and b_i, the mean span of one micro-batch's
 //     forward and of its backward (recompute included) on the compute stream, from its first compute op's
 //     start to its last's end (tensor-parallel collectives the compute waits for included).
@@ -30,9 +32,10 @@
 //
 // Not modelled (docs/inputs.md): Megatron's cross-stage gradient-norm all-reduce before the
 // optimizer, contention between stages on the fabric's spine and between point-to-point sends and the
-// stage's own collectives, the head's and the embedding's work put on one chunk (it is spread over the
-// stage's v chunks), and in the replay the stages' traffic and the sends sharing links with one another
-// (each is replayed on its own platform) and perturbations (sim::NotReplayed refuses them).
+// stage's own collectives, the head's and the embedding's work put on one chunk and the first and last
+// chunks' layer fewer under the counted split (both spread over the stage's v chunks), and in the replay the
+// stages' traffic and the sends sharing links with one another (each is replayed on its own platform) and
+// perturbations (sim::NotReplayed refuses them).
 #pragma once
 
 #include <string>
@@ -54,8 +57,9 @@ namespace zerosim::model {
 
 class ScheduleCache;
 
-// Stage `stage` (0 <= stage < p) of `m` split into l.pipeline stages: L / p layers, has_embedding on stage
-// 0, has_head on stage p - 1 (Megatron's GPTModel pre_process / post_process). Precondition: p divides L.
+// Stage `stage` (0 <= stage < p) of `m` split into l.pipeline stages: StageLayers (pipeline_split.h) layers,
+// has_embedding on stage 0, has_head on stage p - 1 (Megatron's GPTModel pre_process / post_process).
+// Precondition: CheckPipelineSplit accepts the layout.
 ModelSpec StageModel(const ModelSpec& m, const ParallelLayout& l, int stage);
 
 // The nodes one stage holds: `c` with nodes / p nodes (stages hold whole nodes, consecutive in the tp-dp-pp

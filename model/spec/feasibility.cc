@@ -285,14 +285,8 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
         fmt::format("a tensor group of {} across nodes must be a multiple of the {} GPUs per node", t,
                     per_node));
   }
-  // Each pipeline rank holds v chunks of L / (p v) layers: megatron/training/arguments.py:998 asserts
-  // num_layers % pipeline_model_parallel_size == 0 ("number of layers should be divisible by the pipeline
-  // parallel size"), and megatron/core/transformer/transformer_config.py:2315-2412 the split by v.
-  if (m.layers % (p * v) != 0) {
-    Add(&out, v > 1 && m.layers % p == 0 ? "virtual_stages" : "pipeline",
-        fmt::format("pipeline {} x virtual_stages {} = {} model chunks do not divide the model's {} layers",
-                    p, v, p * v, m.layers));
-  }
+  // The chunks divide the layers (the embedding and the loss counted where the layout says so).
+  for (Problem& problem : CheckPipelineSplit(l, m)) out.push_back(std::move(problem));
   // Interleaving needs a pipeline: Megatron-LM's megatron/core/parallel_state.py initialize_model_parallel
   // raises "pipeline-model-parallel size should be greater than 1 with interleaved schedule" for virtual
   // pipeline stages without pipeline parallelism (older releases required more than 2).

@@ -77,10 +77,11 @@ std::vector<Problem> CheckTraining(const ModelSpec& m, const ZeroConfig& z, cons
 // (docs/design/tensor_pipeline.md sec. 5 step 1), each rule after Megatron-LM's or DeepSpeed's asserts: t p
 // divides the GPUs; t divides the heads, the key/value heads, ffn_hidden and, with sequence_parallel,
 // seq_len; t divides gpus_per_node (or, with tensor_across_nodes, is a multiple of it); p v divides the
-// layers; virtual_stages > 1 needs pipeline > 1, the interleaved schedule and gradient_accumulation_steps a
-// multiple of p; no ZeRO-2/3 with pipeline > 1 under DeepSpeed; no hpZ or qgZ with tensor > 1; a shard group
-// divides d. Keys: "tensor", "pipeline", "virtual_stages", "schedule", "sequence_parallel", or the
-// ZeRO/training key. Preconditions: CheckCluster, CheckModel and CheckTraining found nothing.
+// layers (CheckPipelineSplit: with the embedding and the loss counted where the layout says); virtual_stages
+// > 1 needs pipeline > 1, the interleaved schedule and gradient_accumulation_steps a multiple of p; no
+// ZeRO-2/3 with pipeline > 1 under DeepSpeed; no hpZ or qgZ with tensor > 1; a shard group divides d. Keys:
+// "tensor", "pipeline", "virtual_stages", "schedule", "sequence_parallel", or the ZeRO/training key.
+// Preconditions: CheckCluster, CheckModel and CheckTraining found nothing.
 std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, const ZeroConfig& z,
                                  const ClusterSpec& c);
 
@@ -104,6 +105,12 @@ std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& 
 // split), with sequence parallelism t divides s / c, and with context_comm "a2a" c divides each tensor rank's
 // query and key/value heads. Problems at "context" and "context_comm".
 std::vector<Problem> CheckContextLayout(const ParallelLayout& l, const ModelSpec& m, int64_t gpus);
+
+// The pipeline split's rules, part of CheckLayout (p and v already checked positive; model/spec/
+// pipeline_split.h): p v divides L + e + o (e, o: account_for_embedding_in_pipeline_split,
+// account_for_loss_in_pipeline_split), each flag only with pipeline > 1, every chunk at least one layer.
+// Problems at "pipeline", "virtual_stages" and the two flags.
+std::vector<Problem> CheckPipelineSplit(const ParallelLayout& l, const ModelSpec& m);
 
 // What the engines model of context parallelism (parallel_layout.h `context` > 1): Megatron-Core's ring
 // exchange inside FlashAttention-style fused attention (attention = "flash" or "flash2") of a dense model without a

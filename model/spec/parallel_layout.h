@@ -63,6 +63,12 @@ struct ParallelLayout {
   // without interleaving: arguments.py "non-interleaved schedule does not support overlapping p2p
   // communication"). Off: blocking sends, the 2021-23 Megatron-LM default (no --overlap-p2p-communication).
   bool overlap_p2p_comm = false;
+  // `account_for_embedding_in_pipeline_split`, `account_for_loss_in_pipeline_split`: Megatron-Core's
+  // TransformerConfig flags of the same names: the embedding (the loss) counted as one layer of the split, so
+  // the first (last) virtual stage builds one transformer layer fewer and p v may divide L + 1 or L + 2
+  // instead of L (model/spec/pipeline_split.h). Off: L / (p v) layers in every chunk.
+  bool account_for_embedding_in_pipeline_split = false;
+  bool account_for_loss_in_pipeline_split = false;
   // `tensor_across_nodes`: ZeroSim: allow a tensor group larger than a node (every block's collectives on
   // the NICs; Narayanan et al. 2021 sec. 3.2 takeaway 1 shows it slow). Off: t must divide gpus_per_node.
   bool tensor_across_nodes = false;

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "model/spec/pipeline_split.h"
+
 namespace zerosim::model {
 namespace {
 
@@ -104,7 +106,9 @@ std::vector<Problem> Validate(const Configuration& c) {
   // A pipelined layout builds one schedule per stage of L / p layers (model/report/pipeline_evaluate.h): the
   // schedule-size rule counts a stage's layers (CheckLayout judges whether p divides L).
   ModelSpec built = c.model;
-  if (c.layout.pipeline > 1 && c.model.layers % c.layout.pipeline == 0) built.layers /= c.layout.pipeline;
+  if (c.layout.pipeline > 1 && CheckPipelineSplit(c.layout, c.model).empty()) {
+    built.layers = MostStageLayers(c.model.layers, c.layout);
+  }
   out = CheckTraining(built, c.zero, c.cluster);
   if (!out.empty()) return out;
   out = CheckLayout(c.layout, c.model, c.zero, c.cluster);

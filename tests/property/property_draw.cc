@@ -124,7 +124,7 @@ DrawnCase DrawCase(uint64_t seed, int index) {
   const int layers = rng.Pick({2, 4, 8});
   const int hidden = rng.Pick({512, 1024, 2048, 4096});
   const int heads = rng.Pick({8, 16, 32});
-  const std::string model = fmt::format(
+  std::string model = fmt::format(
       "name = \"m\"\nsource = \"property test\"\nlayers = {}\nhidden = {}\nheads = {}\nffn_hidden = {}\n"
       "vocab = {}\nmax_position_embeddings = 4096\ntied_embeddings = {}\ndtype = \"{}\"\n",
       layers, hidden, heads, 4 * hidden, rng.Pick({1000, 32000, 50257}), rng.Coin() ? "true" : "false",
@@ -214,6 +214,15 @@ DrawnCase DrawCase(uint64_t seed, int index) {
   }
   if (v > 1) scenario += fmt::format("virtual_stages = {}\nschedule = \"interleaved_1f1b\"\n", v);
   if (p > 1 && v == 1) scenario += fmt::format("schedule = \"{}\"\n", rng.Pick({"1f1b", "gpipe"}));
+  // The embedding and the loss counted in the split (model/spec/pipeline_split.h) on every fourth pipelined
+  // case whose chunks hold two layers or more (from the index, as above): the model has two layers fewer, the
+  // first and the last chunk one each.
+  const bool counted = p > 1 && index % 4 == 3 && layers % (p * v) == 0 && layers / (p * v) >= 2;
+  if (counted) {
+    scenario += "account_for_embedding_in_pipeline_split = true\naccount_for_loss_in_pipeline_split = true\n";
+    const std::string written = fmt::format("layers = {}\n", layers);
+    model.replace(model.find(written), written.size(), fmt::format("layers = {}\n", layers - 2));
+  }
   scenario += "\n[[variant]]\nname = \"v\"\n";
 
   out.label = fmt::format(
@@ -223,6 +232,7 @@ DrawnCase DrawCase(uint64_t seed, int index) {
       overlap ? " overlap" : "", p, v);
   if (!moe.empty()) out.label += fmt::format(" moe e={}", expert);
   if (context > 1) out.label += fmt::format(" cp={}", context);
+  if (counted) out.label += fmt::format(" split+E+L (L{})", layers - 2);
   out.files = {{"s.toml", scenario},
                {"t.toml", topology},
                {"m.toml", model + moe},
