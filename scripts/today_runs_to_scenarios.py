@@ -334,10 +334,17 @@ GROUP_TITAN = "today: torchtitan H100 500 W"
 GROUP_META = "today: Llama 3 405B H100 (Meta)"
 
 
+def titan_virtual_stages(t):
+    # torchtitan's looped schedules run 2 stages per rank unless split points say otherwise (its default).
+    return 2 if (t.get("pipeline_schedule") or "").lower().startswith("interleaved") else 1
+
+
 def multi_node_reason(r, single_ids):
     t = r["training"]
     m = r["model"]
     pp, v = t.get("pp") or 1, t.get("virtual_stages") or 1
+    if r["id"].startswith("torchtitan"):
+        v = titan_virtual_stages(t)
     if r["cluster"]["total_gpus"] <= 8:
         return "single node: in the calibration set (scenarios/calibration/today), never a validation point"
     if (t.get("cp") or 1) > 1 and r["id"].startswith("nemo-longseq"):
@@ -349,9 +356,10 @@ def multi_node_reason(r, single_ids):
     if r["id"].startswith("mcore-h100"):
         return "precision and micro-batch not stated (Megatron-LM README weak-scaling table)"
     if r["id"].startswith("llama3-405b"):
-        return "uneven pipeline stages (126 layers over 16 stages, the first and last one layer fewer): not modelled"
-    if m["layers"] % (pp * v):
-        return f"uneven pipeline stages ({m['layers']} layers over {pp} x {v} stages): not modelled"
+        return ("Meta's own stack: micro-batch, virtual stages and recompute not stated (Llama 3 paper Table 4 "
+                "prints the layout and MFU only)")
+    if m["layers"] % (pp * v) and not split_source(r, m["layers"], pp, v):
+        return f"uneven pipeline stages ({m['layers']} layers over {pp} x {v} stages): no source for the split"
     if r["measured"].get("tokens_per_s_per_gpu") is None:
         return "no tokens/s published"
     if not r["id"].startswith("torchtitan") and not t.get("micro_batch_seqs"):
@@ -419,6 +427,11 @@ DDP_OVERLAP_SOURCES = {
 TITAN_REDUCE_FP32 = ('communication_data_type = "fp32"   # torchtitan mixed_precision_reduce = "float32", its only '
                      'choice: FSDP2 MixedPrecisionPolicy(reduce_dtype=torch.float32) (S)')
 GRAD_REDUCE_FP32 = ("mbridge",)
+# Runs whose performance script turns the fp32 reduction off again (S): the Llama 3.1 405B rows' configs.
+GRAD_REDUCE_MODEL_DTYPE = {
+    "llama31_405b": "Megatron-Bridge scripts/performance/configs/llama/llama31_llm_pretrain.py "
+                    "set_llama31_common_configs: ddp.grad_reduce_in_fp32 = False (S)",
+}
 
 
 # The interleaved schedule's asynchronous point-to-point sends ([parallel] overlap_p2p_comm), as each stack sets it.
@@ -429,6 +442,50 @@ P2P_OVERLAP_SOURCES = {
               "overlap_p2p_comm: true, batch_p2p_comm: false",
     "megatron-llama-example": "Megatron-LM arguments.py: --no-overlap-p2p-communication (store_false): on by default",
 }
+
+
+# The pipeline split with the embedding and the loss counted as layers ([parallel]
+# account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split, model/spec/pipeline_split.h) where the
+# source's recipe sets it; runs whose layers the chunks do not divide otherwise.
+SPLIT_SOURCES = {
+    "mbridge": "Megatron-Bridge src/megatron/bridge/recipes/llama/llama3.py llama31_405b_pretrain_config: "
+               "account_for_embedding_in_pipeline_split=True, account_for_loss_in_pipeline_split=True (S)",
+    # (I): the README says its configurations follow NeMo's performance scripts, whose Llama 3.1 405B recipe
+    # (the mbridge rows' above) counts both; Megatron-LM refuses 126 layers over 8 x 8 chunks otherwise.
+    "megatron-llama-example": "(I) Megatron-LM examples/llama/README.md follows NeMo's performance scripts: the "
+                              "Llama 3.1 405B recipe's account_for_embedding/loss_in_pipeline_split=True (126 + 2 "
+                              "units over 8 x 8 chunks; Megatron refuses 126 over 64 otherwise)",
+}
+
+
+# torchtitan's default split (no pipeline_parallel_split_points): generate_split_points as stored from late 2024
+# gives the first stage L // S layers, one more to each middle stage while the remainder lasts, the rest to the
+# last; used where it equals the counted split (checked here).
+TITAN_SPLIT = ("(I) torchtitan's default split (generate_split_points as stored from late 2024; the 9dec370 copy is "
+               "not stored): for these layers and stages the same as Megatron-Core's with the embedding and the loss "
+               "counted")
+
+
+def titan_default_split(layers, stages):
+    base, extra = divmod(layers, stages)
+    sizes = [base]
+    for _ in range(1, stages - 1):
+        sizes.append(base + (1 if extra > 0 else 0))
+        extra = max(0, extra - 1)
+    return sizes + [layers - sum(sizes)]
+
+
+def split_source(r, layers, pp, v):
+    if (layers + 2) % (pp * v):
+        return None
+    if r["id"].startswith("torchtitan"):
+        k = (layers + 2) // (pp * v)
+        counted = [k - 1] + [k] * (pp * v - 2) + [k - 1]
+        return TITAN_SPLIT if titan_default_split(layers, pp * v) == counted else None
+    for prefix, source in SPLIT_SOURCES.items():
+        if r["id"].startswith(prefix):
+            return source
+    return None
 
 
 def p2p_overlap_line(r, v):
@@ -445,7 +502,10 @@ def ddp_overlap_lines(r):
         if r["id"].startswith(prefix):
             lines = (f"overlap_grad_reduce = true   # {source}{'' if source.startswith('(I)') else ' (S)'}\n"
                      "overlap_param_gather = true\n")
-            if prefix in GRAD_REDUCE_FP32:
+            off = [s for k, s in GRAD_REDUCE_MODEL_DTYPE.items() if k in r["id"]]
+            if prefix in GRAD_REDUCE_FP32 and off:
+                lines += f'communication_data_type = "bf16"   # the model dtype: {off[0]}\n'
+            elif prefix in GRAD_REDUCE_FP32:
                 lines += 'communication_data_type = "fp32"   # grad_reduce_in_fp32=True (the same recipes) (S)\n'
             return lines
     return ""
@@ -473,6 +533,10 @@ def megatron_scenario(r, mf):
     sp_note = "" if sp is not None else "   # not printed; NeMo/Megatron-Bridge recipes set it with TP > 1 (S)"
     pipeline = "" if pp == 1 else f"pipeline = {pp}\n" + (
         "" if v == 1 else f'virtual_stages = {v}\nschedule = "interleaved_1f1b"\n' + p2p_overlap_line(r, v))
+    split = split_source(r, r["model"]["layers"], pp, v) if r["model"]["layers"] % (pp * v) else None
+    if split:
+        pipeline += (f"account_for_embedding_in_pipeline_split = true   # {split}\n"
+                     "account_for_loss_in_pipeline_split = true\n")
     if cp > 1:  # TransformerEngine's ring attention (cp_comm_type p2p, its default)
         pipeline += f"context = {cp}\n"
     fp8 = "fp8" in (t.get("precision") or "").lower() or "fp8" in r["id"] or r["id"].startswith("mbridge")
@@ -522,31 +586,53 @@ def is_async_tp(r):
 def titan_scenario(r, mf):
     t, c, meas = r["training"], r["cluster"], r["measured"]
     tp, pp = t.get("tp") or 1, t.get("pp") or 1
+    v = titan_virtual_stages(t)
     nodes = c["total_gpus"] // 8
     dp = c["total_gpus"] // (tp * pp)
     local = t.get("local_batch_seqs_per_dp_rank") or t["global_batch_seqs"] // dp
+    table = r["source"].get("table", "") if isinstance(r["source"], dict) else ""
+    # With PP, the local batch in pipeline_parallel_microbatches micro-batches: unset, torchtitan's
+    # build_pipeline_schedule (as stored from late 2024) takes the pipeline degree p, as
+    # scripts/memory_runs_to_scenarios.py's runs.json states for the same runs.
+    micro, accumulation = (local // pp, pp) if pp > 1 else (local, 1)
+    async_tp = is_async_tp(r) or (pp > 1 and "AsyncTP" in table)
     fp8 = "float8" in (t.get("precision") or "").lower() or "fp8" in r["id"]
     rc = (t.get("recompute") or "").lower()
     recompute = 'recompute = "selective_op"' if rc.startswith("selective") else 'recompute = "full"'
-    config = "{} t{} d{} mb{}{}".format(r["model"]["name"].replace("Llama 3.1 ", "Llama-3.1-"), tp, dp, local,
-                                       " fp8" if fp8 else "")
+    config = "{} t{}{} d{} mb{}{}{}".format(r["model"]["name"].replace("Llama 3.1 ", "Llama-3.1-"), tp,
+                                          "" if pp == 1 else f" p{pp}" + ("" if v == 1 else f" v{v}"), dp, micro,
+                                          "" if pp == 1 else f" ga{accumulation}", " fp8" if fp8 else "")
     src = r["source"]["url"] if isinstance(r["source"], dict) else r["source"]
-    assumptions = ["no gradient accumulation: the local batch is one micro-batch (torchtitan without PP)"]
+    assumptions = (["no gradient accumulation: the local batch is one micro-batch (torchtitan without PP)"] if pp == 1
+                   else [f"micro-batches = the pipeline degree {pp} (torchtitan's build_pipeline_schedule default)"])
+    pipeline = ""
+    if pp > 1:
+        pipeline = (f"pipeline = {pp}\n" + (f'virtual_stages = {v}\nschedule = "interleaved_1f1b"   # torchtitan '
+                                            "Interleaved1F1B, 2 stages per rank (its looped-schedule default)\n"
+                                            if v > 1 else 'schedule = "1f1b"\n'))
+        split = split_source(r, r["model"]["layers"], pp, v) if r["model"]["layers"] % (pp * v) else None
+        if split:
+            pipeline += (f"account_for_embedding_in_pipeline_split = true   # {split}\n"
+                         "account_for_loss_in_pipeline_split = true\n")
     text = (
         "# Generated by scripts/today_runs_to_scenarios.py from scenarios/published/tp_pp/runs.json; do not edit.\n"
-        f"# {r['id']} on {c['gpu']} ({c['total_gpus']} GPUs): tensor {tp} (sequence parallel), FSDP2 over {dp}.\n"
+        f"# {r['id']} on {c['gpu']} ({c['total_gpus']} GPUs): tensor {tp} (sequence parallel), FSDP2 over {dp}"
+        + (f", pipeline {pp} x {v}" if pp > 1 else "") + ".\n"
         f"# Software: {t.get('software') or ''}. Validation only: nothing is fitted on it.\n"
-        "# torchtitan: FSDP2 per block beside Megatron-style TP; the local batch as one micro-batch (no PP).\n"
+        + ("# torchtitan: FSDP2 per block beside Megatron-style TP; the local batch as one micro-batch (no PP).\n"
+           if pp == 1 else "# torchtitan: FSDP2 per block (not resharded after forward under PP) beside Megatron-style "
+           "TP, torch.distributed.pipelining's schedule.\n") +
         f'name = "published: {r["id"]}"\ngroup = "{GROUP_TITAN}"\n'
         f'topology = "../../../topologies/published/today_h100_96gb_500w_8x400g.toml"\nnodes = {nodes}\n'
         f'model = "models/{mf}.toml"\n\n'
-        f"[training]\nseq_len = {r['model']['seq_len']}\ntrain_micro_batch_size_per_gpu = {local}\n"
-        f"gradient_accumulation_steps = 1\n{recompute}\nattention = \"flash\"\n\n"
+        f"[training]\nseq_len = {r['model']['seq_len']}\ntrain_micro_batch_size_per_gpu = {micro}\n"
+        f"gradient_accumulation_steps = {accumulation}\n{recompute}\nattention = \"flash\"\n\n"
         f'[runtime]\nframework = "fsdp"\nsoftware = "{TITAN}"\n\n'
         '[zero]\nstrategy = "fsdp2"\n' + TITAN_REDUCE_FP32 + "\n" + ("fp8_gemms = true   # torchao Float8Linear (tensorwise)\n" if fp8 else "") +
         f"\n[parallel]\ntensor = {tp}\nsequence_parallel = true\n"
         + ("tp_comm_overlap = true   # torchtitan async TP (micro-pipelined all-gather-matmul and "
-           "matmul-reduce-scatter), as the run's name states\n" if is_async_tp(r) else "") + "\n"
+           "matmul-reduce-scatter), as the run's {} states\n".format("name" if is_async_tp(r) else "table")
+           if async_tp else "") + pipeline + "\n"
         f'[[variant]]\nname = "{r["id"]}"\n\n'
         f'[[expect]]\nvariant = "{r["id"]}"\nmetric = "tokens_per_s_per_gpu"\nvalue = {meas["tokens_per_s_per_gpu"]}\n'
         f'tolerance = {TOLERANCE}\nconfig = "{config}"\nsource = "{src} ({r["confidence"]})"\n')
