@@ -93,7 +93,7 @@ inline constexpr double kNcclP2pNetChunkBytes = 128.0 * 1024;  // NCCL_P2P_NET_C
 inline constexpr double kAllocatorRoundingPerTensorBytes = 1.0 * kMiB;
 inline constexpr double kDefaultMemoryReserve = 0.005;
 // The fitted fragmentation fraction (above; docs/fitted_parameters.md "allocator fragmentation").
-inline constexpr double kAllocatorFragmentation = 0.0567;
+inline constexpr double kAllocatorFragmentation = 0.0518;
 
 struct RuntimeMemory {
   double cuda_context_bytes = 0;
