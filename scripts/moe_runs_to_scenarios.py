@@ -68,6 +68,25 @@ TOPOLOGY = {"H100": "../../../topologies/published/today_dgx_h100_8x400g.toml",
             "B200": "../../../topologies/dgx_b200_8x400g.toml"}
 
 
+# Models whose recipes count the embedding and the loss in the pipeline split ([parallel]
+# account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split; model/spec/pipeline_split.h).
+SPLIT_SOURCES = {
+    # (I): the library recipe's flags; the performance configs start from it and change the layout only.
+    "Qwen3-235B-A22B": "(I) Megatron-Bridge recipes/qwen/qwen3_moe.py qwen3_235b_a22b_pretrain_config: 'Uses "
+                       "account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split'; the "
+                       "performance configs start from that recipe (94 + 2 units over the chunks)",
+}
+
+
+def split_source(c):
+    """The source of a run's counted split where its layers need it and its recipe sets it, else None."""
+    t, m = c["training"], c["model"]
+    chunks = t["pp"] * (t.get("vp") or 1)
+    if t["pp"] < 2 or m["layers"] % chunks == 0 or (m["layers"] + 2) % chunks:
+        return None
+    return SPLIT_SOURCES.get(m["name"].split(" ")[0])
+
+
 def reason_not_run(c):
     """Why ZeroSim cannot run case `c` as its source states it; None when it can."""
     t, m, cl = c["training"], c["model"], c["cluster"]
@@ -77,8 +96,10 @@ def reason_not_run(c):
             return "context parallelism of an MoE model is not modelled yet"
         vp = t.get("vp") or 1
         if m["layers"] % (t["pp"] * vp) != 0:
-            return f"{m['layers']} layers do not split evenly over pipeline {t['pp']} x virtual {vp}: uneven " \
-                   "stages (Megatron's account_for_embedding/loss in pipeline split) are not modelled"
+            # The same Megatron-Bridge row as the today group's (scripts/today_runs_to_scenarios.py), which runs it
+            # with the counted split; one run, one validation point.
+            return "run in the today group as scenarios/published/today/mbridge26.04.01-h100-llama31_405b-1024.toml " \
+                   "(the same Megatron-Bridge table row)"
         return None
     if t.get("tp") is None or t.get("pp") is None or t.get("ep") is None:
         return "layout not stated (headline only)"
@@ -87,9 +108,9 @@ def reason_not_run(c):
     if t["tp"] > 1:
         return "tensor parallelism of an MoE model (expert tensor parallelism) is not modelled yet"
     vp = t.get("vp") or 1
-    if m["layers"] % (t["pp"] * vp) != 0:
-        return f"{m['layers']} layers do not split evenly over pipeline {t['pp']} x virtual {vp}: uneven stages " \
-               "are not modelled"
+    if m["layers"] % (t["pp"] * vp) != 0 and not split_source(c):
+        return f"{m['layers']} layers do not split evenly over pipeline {t['pp']} x virtual {vp}, and no source " \
+               "says how the recipe splits them"
     gpu = cl["gpu"].split()[0].split("-")[0]
     if gpu == "GB200" and cl["total_gpus"] % 72 != 0:
         return f"{cl['total_gpus']} GB200 GPUs do not fill NVL72 racks (ZeroSim's node is the NVLink domain)"
@@ -118,6 +139,9 @@ def approximations(c):
                        "say how it was launched")
     elif m["name"].split(" ")[0] not in RECOMPUTE_NOTE:
         out.append("recompute not printed: none")
+    if c["group"] != "cp" and (split_source(c) or "").startswith("(I)"):
+        out.append("the pipeline split with the embedding and the loss counted: the library recipe's flags, the "
+                   "performance configs' not printed")
     if "FP8" in t["precision"].upper() and t["precision"].upper() not in ("FP8", "FP8-CS"):
         out.append(f"{t['precision']} as TransformerEngine's per-tensor FP8 GEMMs")
     return out
@@ -315,6 +339,9 @@ def scenario(c, model_name):
         lines.append(f"pipeline = {t['pp']}")
     if vp > 1:
         lines += [f"virtual_stages = {vp}", 'schedule = "interleaved_1f1b"']
+    if split_source(c):
+        lines += [f"account_for_embedding_in_pipeline_split = true   # {split_source(c)}",
+                  "account_for_loss_in_pipeline_split = true"]
     lines += [
         "",
         "[[variant]]",
