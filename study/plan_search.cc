@@ -10,6 +10,7 @@
 #include "model/report/evaluate.h"
 #include "model/report/invariants.h"
 #include "model/spec/feasibility.h"
+#include "model/spec/pipeline_split.h"
 #include "study/bands.h"
 #include "study/pareto.h"
 #include "study/progress.h"
@@ -51,7 +52,7 @@ std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z)
 }
 
 std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap, int experts,
-                                               int max_context) {
+                                               int max_context, int layers) {
   std::vector<model::ParallelLayout> out;
   // Context parallelism of a long sequence: each dense layout again with c = 2, 4, ... up to max_context
   // (what does not divide the data-parallel size is left to the layout's own check).
@@ -88,6 +89,13 @@ std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool
         l.tp_comm_overlap = t > 1 && tp_comm_overlap;
         l.pipeline = p;
         l.SetVirtualStages(v);
+        // Chunks that do not divide the layers but divide them with the embedding and the loss counted:
+        // Megatron-Core's split for such models (model/spec/pipeline_split.h; the Llama 3.1 405B and
+        // Qwen3-235B recipes set it).
+        if (layers > 0 && p > 1 && layers % (p * v) != 0 && (layers + 2) % (p * v) == 0) {
+          l.account_for_embedding_in_pipeline_split = true;
+          l.account_for_loss_in_pipeline_split = true;
+        }
         out.push_back(l);
         with_experts(l);
         with_context(l);
@@ -104,6 +112,7 @@ std::string PlanLayoutName(const model::ParallelLayout& l) {
   }
   if (l.pipeline > 1) s += fmt::format(" PP{}", l.pipeline);
   if (l.virtual_stages > 1) s += fmt::format("x{}", l.virtual_stages);
+  if (model::UnevenSplit(l)) s += "+E+L";
   if (l.expert > 1) s += fmt::format(" EP{}", l.expert);
   if (l.context > 1) s += fmt::format(" CP{}", l.context);
   return s;
@@ -134,7 +143,8 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
       // a dense model (context_feasibility.cc).
       const int max_context =
           v.model.seq_len >= kPlanContextMinSequence && !model::IsMoe(v.model) ? kPlanMaxContext : 1;
-      for (const model::ParallelLayout& l : PlanLayouts(c, tp_comm_overlap, v.model.experts, max_context)) {
+      for (const model::ParallelLayout& l :
+           PlanLayouts(c, tp_comm_overlap, v.model.experts, max_context, v.model.layers)) {
         if (listed(v, v.zero, l)) continue;
         out.push_back({v.name + PlanLayoutName(l), &v, v.zero, l});
       }

@@ -142,12 +142,14 @@ inline constexpr int kPlanMaxContext = 32;
 // expert parallelism e = 2, 4, ... dividing the experts (the validation drops an e that does not divide d,
 // and the strategies and layouts expert parallelism is not modelled with). With `max_context` > 1 (a dense
 // model's long sequence: PlanSettings), data parallelism alone and each layout also with context parallelism
-// c = 2, 4,
-// ... up to max_context (the validation drops a c that does not divide d or 2c the sequence).
+// c = 2, 4, ... up to max_context (the validation drops a c that does not divide d or 2c the sequence). For a
+// model of `layers` (> 0) that p v does not divide but L + 2 does, the pipelined layout counts the embedding
+// and the loss in its split (Megatron-Core's account_for_*_in_pipeline_split, model/spec/pipeline_split.h).
 std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap = false,
-                                               int experts = 0, int max_context = 1);
+                                               int experts = 0, int max_context = 1, int layers = 0);
 
-// A searched layout's suffix of a setting's name: " TP8 SP", " PP4", " TP8 SP PP4x2" (p x v), " PP2 EP8".
+// A searched layout's suffix of a setting's name: " TP8 SP", " PP4", " TP8 SP PP4x2" (p x v), " PP2 EP8",
+// " PP8x2+E+L" (the embedding and the loss counted in the split).
 std::string PlanLayoutName(const model::ParallelLayout& l);
 
 // The ZeRO++ settings of a ZeRO-3 config on cluster `c`, from `base`: qwZ x qgZ (qgZ only with two nodes or

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/report/evaluate.h"
+#include "model/spec/pipeline_split.h"
 #include "scratch_dir.h"
 #include "study/number_text.h"
 #include "study/plan_output.h"
@@ -243,11 +244,28 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   for (const model::ParallelLayout& l : cp) cp_names.insert(PlanLayoutName(l));
   EXPECT_EQ(cp_names.size(), cp.size());
   EXPECT_TRUE(cp_names.count(" CP8") && cp_names.count(" TP2 SP CP4") && cp_names.count(" PP2 CP2"));
+  // A model of 30 layers: p v = 4 and 8 do not divide them, but with the embedding and the loss counted 32
+  // units do, so those pipelines count them (Megatron-Core's split); p v = 2 divides 30 and keeps the even
+  // split.
+  const std::vector<model::ParallelLayout> uneven = PlanLayouts(c, false, 0, 1, /*layers=*/30);
+  ASSERT_EQ(uneven.size(), layouts.size());
+  for (const model::ParallelLayout& l : uneven) {
+    const int chunks = l.pipeline * l.virtual_stages;
+    EXPECT_EQ(model::UnevenSplit(l), l.pipeline > 1 && 30 % chunks != 0) << PlanLayoutName(l);
+    EXPECT_TRUE(l.account_for_embedding_in_pipeline_split == l.account_for_loss_in_pipeline_split);
+  }
+  std::set<std::string> uneven_names;
+  for (const model::ParallelLayout& l : uneven) uneven_names.insert(PlanLayoutName(l));
+  EXPECT_TRUE(uneven_names.count(" PP4+E+L") && uneven_names.count(" PP2x2+E+L") &&
+              uneven_names.count(" PP2"));
   // The JSON lines carry the layout.
   const std::string jsonl = PlanJsonl(plan);
   const nlohmann::json line = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
   EXPECT_EQ(line["tensor"], plan.choices[0].best.layout.tensor);
   EXPECT_EQ(line["pipeline"], plan.choices[0].best.layout.pipeline);
+  EXPECT_EQ(line["context"], plan.choices[0].best.layout.context);
+  EXPECT_EQ(line["pipeline_split_counts_embedding_and_loss"],
+            model::UnevenSplit(plan.choices[0].best.layout));
   ASSERT_EQ(line["layouts"].size(), plan.choices[0].layouts.size());
   EXPECT_EQ(line["layouts"][0]["setting"], plan.choices[0].best.name);
   // The runner-up, where another layout fits (the most GPUs leave room for more than one): no faster than the
