@@ -224,6 +224,10 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
     }
     // The ring: K and V of the rank's s/c tokens, kv / t wide each, 16-bit; gathered over c ranks.
     f.cp_kv_bytes = s->context * 2.0 * 2.0 * s->tokens_per_micro_step * KvWidth(m) / s->tensor;
+    // PyTorch's all-gather rotation passes the key/value gradients round the ring in fp32 (_cp_options.
+    // convert_to_f32, its default: grad_key / grad_value accumulate in float32 and travel so): twice the
+    // bytes.
+    f.cp_dkv_bytes = 2.0 * f.cp_kv_bytes;
     // Ulysses: each rank's send buffer of its s/c tokens, Q, K and V ((q + 2 kv) / t wide) before the
     // attention, its output (q / t) after it; 16-bit.
     f.cp_qkv_bytes = 2.0 * s->tokens_per_micro_step * (QueryWidth(m) + 2 * KvWidth(m)) / s->tensor;
@@ -283,6 +287,24 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
     const int compute = emit->Compute(flops, cls, deps);
     all_to_all(backward ? f.cp_qkv_bytes : f.cp_out_bytes, compute);
     return compute;
+  }
+  if (!f.cp_chunk_class.empty() && f.cp_chunk_class[static_cast<size_t>(ts.module)][0] >= 0 &&
+      s.context_comm == ContextComm::kAllGather) {
+    // PyTorch's all-gather rotation (see the header): the gather beside the local 1/c of the kernel, the rest
+    // after it; in the backward the fp32 key/value gradients' ring beside the rest, waited for at the end.
+    const std::array<int, 4>& chunk = f.cp_chunk_class[static_cast<size_t>(ts.module)];
+    const double local = 1.0 / s.context;
+    const int gather =
+        emit->Collective(Queue::kNcclCp, CollectiveKind::kAllGather, GroupKind::kShard, f.cp_kv_bytes, 2.0,
+                         Purpose::kContextParallel, {emit->tail(Queue::kCompute)});
+    const int first = emit->Compute(flops * local, chunk[backward ? 3 : 1], deps);
+    emit->Wait(Queue::kCompute, {gather});
+    if (!backward) return emit->Compute(flops * (1 - local), chunk[0], {first});
+    const int ring = emit->Collective(Queue::kNcclCp, CollectiveKind::kReduceScatter, GroupKind::kShard,
+                                      f.cp_dkv_bytes, 4.0, Purpose::kContextParallel, {first, gather});
+    const int rest = emit->Compute(flops * (1 - local), chunk[2], {first});
+    emit->Wait(Queue::kCompute, {ring});
+    return rest;
   }
   if (!f.cp_chunk_class.empty() && f.cp_chunk_class[static_cast<size_t>(ts.module)][0] >= 0) {
     // Context parallelism's ring (see the header).

@@ -60,6 +60,9 @@ struct ScheduleFrame {
   // 2 kv / t 16-bit values).
   std::vector<std::array<int, 4>> cp_chunk_class;
   double cp_kv_bytes = 0;
+  // ContextComm::kAllGather: the key/value gradients' fp32 ring of the backward, as a reduce-scatter buffer
+  // (2 cp_kv_bytes).
+  double cp_dkv_bytes = 0;
   // Per module, whether it is an attention core (context parallelism's exchanges surround it); with
   // ContextComm::kAllToAll the send buffers of Ulysses' two all-to-alls, Q K V and the output.
   std::vector<bool> cp_attention;
@@ -114,6 +117,14 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
 // DistributedAttention, TE's AttnFuncWithCPAndQKVOA2A): an all-to-all of Q, K and V before the attention core
 // and one of its output after it (the backward: the output's gradient before, Q, K and V's after), each over
 // the context-parallel group on Queue::kNcclCp, the compute stream waiting for each.
+// With PyTorch's all-gather rotation (ContextComm::kAllGather; torch/distributed/tensor/experimental/
+// _attention.py _templated_ring_attention with _AllGatherRotater): the keys' and values' all-gather beside
+// the first sub-attention, on the rank's own chunks (1/c of the kernel), the other c - 1 after the compute
+// stream waits for it; the backward gathers them again the same way, then passes the fp32 key/value gradients
+// round the ring (its dkv_rotater, an all_to_all permute per step) beside the last (c - 1)/c: one
+// reduce-scatter of 2 cp_kv_bytes in 4-byte elements, which the compute stream waits for after the kernel.
+// The per-step kernels are timed as two parts (their c launches and the merges of the partial outputs and
+// log-sum-exps, _SDPAMerger, are not emitted).
 int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep& ts, OpEmitter* emit,
                       std::initializer_list<int> deps);
 

@@ -29,9 +29,11 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
     if (std::optional<model::ContextComm> c = model::ParseContextComm(*name)) {
       l.context_comm = *c;
     } else {
-      t->Fail("context_comm", fmt::format("unknown context_comm \"{}\" (p2p: TransformerEngine's ring; a2a: "
-                                          "DeepSpeed-Ulysses' all-to-alls)",
-                                          *name));
+      t->Fail("context_comm",
+              fmt::format("unknown context_comm \"{}\" (p2p: TransformerEngine's ring; a2a: "
+                          "DeepSpeed-Ulysses' all-to-alls; all_gather: PyTorch's context_parallel, "
+                          "torchtitan's default)",
+                          *name));
     }
   }
   if (std::optional<std::string> name = t->OptionalString("schedule")) {

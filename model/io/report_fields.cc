@@ -129,7 +129,9 @@ const std::vector<ReportField>& ReportFields() {
          }
          const std::string context =
              l.context > 1 ? fmt::format(" CP{}{}", l.context,
-                                         l.context_comm == model::ContextComm::kAllToAll ? " a2a" : "")
+                                         l.context_comm == model::ContextComm::kP2p
+                                             ? ""
+                                             : fmt::format(" {}", model::ContextCommName(l.context_comm)))
                            : "";
          return fmt::format("{}x{}{}{}{}{}", l.tensor, l.data_parallel(gpus), l.sequence_parallel ? " SP" : "",
                             pipeline, expert, context);

@@ -16,7 +16,7 @@ constexpr std::array<const char*, 3> kScheduleNames = {"1f1b", "interleaved_1f1b
 const char* PipelineScheduleName(PipelineSchedule s) { return NameOf(kScheduleNames, s); }
 
 namespace {
-constexpr std::array<const char*, 2> kContextCommNames = {"p2p", "a2a"};
+constexpr std::array<const char*, 3> kContextCommNames = {"p2p", "a2a", "all_gather"};
 }  // namespace
 
 const char* ContextCommName(ContextComm c) { return NameOf(kContextCommNames, c); }

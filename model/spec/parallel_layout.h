@@ -20,14 +20,18 @@ namespace zerosim::model {
 enum class PipelineSchedule { k1F1B, kInterleaved1F1B, kGPipe };
 
 // How a context-parallel group exchanges what attention needs (TransformerEngine's cp_comm_type,
-// Megatron-Core's
-// --cp-comm-type): kP2p, the ring of keys and values beside the attention kernel (TE's default,
-// AttnFuncWithCPAndKVP2P); kAllToAll, DeepSpeed-Ulysses (Jacobs et al. 2023, sec. 3; TE's "a2a",
+// Megatron-Core's --cp-comm-type): kP2p, the ring of keys and values beside the attention kernel (TE's
+// default, AttnFuncWithCPAndKVP2P); kAllToAll, DeepSpeed-Ulysses (Jacobs et al. 2023, sec. 3; TE's "a2a",
 // AttnFuncWithCPAndQKVOA2A): all-to-alls turn each rank's s/c tokens of every head into all s tokens of h/c
-// heads before the attention and back after it, the attention then local.
-enum class ContextComm { kP2p, kAllToAll };
+// heads before the attention and back after it, the attention then local; kAllGather, PyTorch's experimental
+// context_parallel with its all-gather rotater (torch/distributed/tensor/experimental/_attention.py
+// _AllGatherRotater; torchtitan's default context_parallel_rotate_method "allgather"): one all-gather of
+// every rank's keys and values beside the first, local sub-attention, the others after it; in the backward
+// the keys and values gathered again and their fp32 gradients passed round the ring
+// (_templated_ring_attention_backward's dkv_rotater, always all_to_all).
+enum class ContextComm { kP2p, kAllToAll, kAllGather };
 
-// "p2p", "a2a".
+// "p2p", "a2a", "all_gather".
 const char* ContextCommName(ContextComm c);
 std::optional<ContextComm> ParseContextComm(std::string_view name);
 

@@ -153,6 +153,54 @@ TEST(ContextParallel, UlyssesAllToAllsSurroundALocalAttentionOverEveryTokenOfIts
   EXPECT_EQ(p[0].key, "context_comm");
 }
 
+// PyTorch's all-gather rotation (context_comm = "all_gather", torchtitan's default): per block one all-gather
+// of the keys and values in the forward and one in the backward, the same bytes as the ring's, and in the
+// backward the fp32 key/value gradients' ring as one reduce-scatter of twice those bytes in 4-byte elements.
+// Only the local 1/c of the kernel hides the gather, where TransformerEngine's ring hides (c - 1)/c of it: on
+// a slow network it exposes more.
+TEST(ContextParallel, PyTorchsAllGatherRotationGathersOnceAndRingsTheGradientsInFp32) {
+  const ModelSpec m = Small();
+  const ZeroConfig z = Zero1();
+  const ClusterSpec c = testing::PaperCluster(1, 2, 8);
+  const ParallelLayout l = Layout(2, 4, ContextComm::kAllGather);
+  ASSERT_TRUE(testing::Validate(m, z, c, l).empty());
+  const Schedule s = BuildSchedule(m, z, RankShape(c, l));
+  int gathers = 0, rings = 0;
+  const double kv = 4 * 2.0 * 2048 * (4 * 64 / 2) * 2.0;
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCollective || op.purpose != Purpose::kContextParallel) continue;
+    EXPECT_EQ(op.coll.group_size, 4);
+    if (op.coll.kind == CollectiveKind::kAllGather) {
+      ++gathers;
+      EXPECT_DOUBLE_EQ(op.coll.buffer_bytes, kv);
+    } else {
+      ASSERT_EQ(op.coll.kind, CollectiveKind::kReduceScatter);
+      ++rings;
+      EXPECT_DOUBLE_EQ(op.coll.buffer_bytes, 2 * kv);
+      EXPECT_DOUBLE_EQ(op.coll.element_bytes, 4.0);
+    }
+  }
+  EXPECT_EQ(gathers, 4 * 2 * 2);  // 4 blocks x 2 micro-steps x (forward, backward)
+  EXPECT_EQ(rings, 4 * 2);
+  // The same attention work as the ring's: s/c queries against every key, 1/c of the causal triangle.
+  const Schedule ring = BuildSchedule(m, z, RankShape(c, Layout(2, 4)));
+  double flops = 0, ring_flops = 0;
+  for (const Op& op : s.ops) flops += op.kind == OpKind::kCompute ? op.flops : 0;
+  for (const Op& op : ring.ops) ring_flops += op.kind == OpKind::kCompute ? op.flops : 0;
+  EXPECT_NEAR(flops, ring_flops, 1e-9 * ring_flops);
+  // Across slow nodes (c = 16 over two nodes of 8, one 100 Gbps NIC each) the gather hides behind 1/c of the
+  // kernel only: the all-gather rotation is slower than TransformerEngine's ring.
+  ModelSpec long_seq = Small();
+  long_seq.seq_len = 32768;
+  long_seq.max_position_embeddings = 32768;
+  const ParallelLayout ag = Layout(1, 16, ContextComm::kAllGather);
+  const ParallelLayout p2p = Layout(1, 16);
+  const VariantReport a = EvaluateAnalyticVariant("ag", {long_seq, z, c, testing::TestCalibration(), ag});
+  const VariantReport b = EvaluateAnalyticVariant("p2p", {long_seq, z, c, testing::TestCalibration(), p2p});
+  EXPECT_TRUE(a.feasible && b.feasible) << a.infeasible_reason << b.infeasible_reason;
+  EXPECT_GT(a.iteration_time_s, b.iteration_time_s);
+}
+
 TEST(ContextParallel, AnAllToAllOfAContextGroupBesideTensorParallelismSplitsItsBytesByWhereItsMembersSit) {
   // 8 nodes x 4 GPUs, t = 2: a context group of 4 DP ranks of one TP rank spans 2 nodes, 2 members on each.
   // Each rank sends buffer/4 to 1 peer on its node and 2 on the other; 8 groups (2 TP ranks x 4 node pairs).

@@ -208,7 +208,11 @@ DrawnCase DrawCase(uint64_t seed, int index) {
     if (context > 1) {
       scenario += fmt::format("context = {}\n", context);
       // Ulysses' all-to-alls on every other such case where the heads split over t c.
-      if (index % 2 == 0 && (heads / t) % context == 0) scenario += "context_comm = \"a2a\"\n";
+      if (index % 2 == 0 && (heads / t) % context == 0) {
+        scenario += "context_comm = \"a2a\"\n";
+      } else if (index % 4 == 1) {
+        scenario += "context_comm = \"all_gather\"\n";  // PyTorch's rotation (torchtitan)
+      }
       scenario.replace(scenario.find("\n[zero]"), 0, "attention = \"flash\"\n");
     }
   }

@@ -34,7 +34,8 @@ TEST(ContextEngines, TheReplayCarriesTheRingsBytesAndAgreesWithTheAnalyticEngine
   const auto cp = static_cast<size_t>(model::Purpose::kContextParallel);
   for (int tensor : {1, 2}) {
     for (int context : {4, 8, 16}) {
-      for (model::ContextComm comm : {model::ContextComm::kP2p, model::ContextComm::kAllToAll}) {
+      for (model::ContextComm comm :
+           {model::ContextComm::kP2p, model::ContextComm::kAllToAll, model::ContextComm::kAllGather}) {
         if (comm == model::ContextComm::kAllToAll && context * tensor > 16)
           continue;  // the heads split over t c
         model::ParallelLayout l;
