@@ -5,7 +5,8 @@ Reads scenarios/published/memory/runs.json (each run with its source, the quoted
 configuration as stated) and writes one scenario per expressible run under scenarios/published/memory/, with one
 [[expect]] of metric "peak_reserved_GiB": the published value verbatim, compared by `zerosim validate` with the
 modelled reserved memory per GPU (model/report/runtime_memory.h, the caching allocator's peak reserved bytes).
-Runs ZeroSim cannot express (torchtitan's context parallelism) are listed in cases.json with their reason, never bent.
+Runs ZeroSim cannot express are listed in cases.json with their reason, never bent; torchtitan's context parallelism
+runs as [parallel] context_comm = "all_gather" (PyTorch's all-gather rotater, torchtitan's default).
 Validation only: nothing here sets a parameter except the allocator's fragmentation fraction, fitted on these
 points with leave-one-out (docs/fitted_parameters.md).
 
@@ -117,7 +118,7 @@ def scenario(r):
         lines.append("fp8_gemms = true   # torchao Float8Linear")
     if t["fsdp_float8_all_gather"]:
         lines.append("fp8_weight_all_gather = true   # enable_fsdp_float8_all_gather")
-    if t["tp"] > 1 or t["pp"] > 1:
+    if t["tp"] > 1 or t["pp"] > 1 or t["cp"] > 1:
         lines += ["", "[parallel]"]
         if t["tp"] > 1:
             lines += [f"tensor = {t['tp']}", "sequence_parallel = true"]
@@ -130,6 +131,10 @@ def scenario(r):
             if counted:
                 lines += [f"account_for_embedding_in_pipeline_split = true   # {TITAN_SPLIT_SOURCE}",
                           "account_for_loss_in_pipeline_split = true"]
+        if t["cp"] > 1:
+            lines += [f"context = {t['cp']}",
+                      "context_comm = \"all_gather\"   # torchtitan's default context_parallel_rotate_method "
+                      "\"allgather\": PyTorch's context_parallel with its all-gather rotater"]
     lines += [
         "", "[[variant]]", f"name = \"{r['id']}\"", "",
         "[[expect]]", f"variant = \"{r['id']}\"", "metric = \"peak_reserved_GiB\"",
