@@ -16,6 +16,8 @@ Deterministic: the same input gives the same files.
 import json
 import os
 
+from pipeline_splits import TITAN_SPLIT_SOURCE, titan_split_is_counted
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIR = os.path.join(ROOT, "scenarios", "published", "memory")
 TOLERANCE = 0.15  # issue 34: memory within 15% of the published peak reserved memory
@@ -26,39 +28,10 @@ TOPOLOGY = {
 }
 
 
-TITAN_SPLIT_SOURCE = ("(I) torchtitan's generate_split_points as stored from late 2024 (the 9dec370 copy is not "
-                      "stored; no split points given): base L // S layers to the first stage, the remainder one each to the middle stages, the rest "
-                      "to the last; for these layers and stages the same as Megatron-Core's rule with the embedding "
-                      "and the loss counted (checked by scripts/memory_runs_to_scenarios.py)")
-
-
-def titan_default_split(layers, stages):
-    """torchtitan's 2024 default split of `layers` over `stages` (generate_split_points): stage sizes."""
-    base, extra = divmod(layers, stages)
-    sizes = [base]
-    for _ in range(1, stages - 1):
-        take = base + 1 if extra > 0 else base
-        extra -= 1 if extra > 0 else 0
-        sizes.append(take)
-    sizes.append(layers - sum(sizes))
-    return sizes
-
-
-def counted_split(layers, stages):
-    """Megatron-Core's split with the embedding and the loss counted (model/spec/pipeline_split.h), or None."""
-    if (layers + 2) % stages:
-        return None
-    k = (layers + 2) // stages
-    return [k - 1] + [k] * (stages - 2) + [k - 1]
-
-
 def uses_counted_split(r):
     """Whether the run's layers split unevenly as torchtitan does it and ZeroSim's counted split agrees."""
-    t, layers = r["training"], r["model"]["layers"]
-    stages = t["pp"] * t["virtual_stages"]
-    if t["pp"] < 2 or layers % stages == 0:
-        return False
-    return titan_default_split(layers, stages) == counted_split(layers, stages)
+    t = r["training"]
+    return t["pp"] > 1 and titan_split_is_counted(r["model"]["layers"], t["pp"] * t["virtual_stages"])
 
 
 def model_file(m, seq, layers):

@@ -25,6 +25,8 @@ Deterministic: the same input gives the same files.
 import json
 import os
 import re
+
+from pipeline_splits import TITAN_SPLIT_SOURCE, titan_split_is_counted
 from collections import OrderedDict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -452,30 +454,11 @@ SPLIT_SOURCES = {
 }
 
 
-# torchtitan's default split (no pipeline_parallel_split_points): generate_split_points as stored from late 2024
-# gives the first stage L // S layers, one more to each middle stage while the remainder lasts, the rest to the
-# last; used where it equals the counted split (checked here).
-TITAN_SPLIT = ("(I) torchtitan's default split (generate_split_points as stored from late 2024; the 9dec370 copy is "
-               "not stored): for these layers and stages the same as Megatron-Core's with the embedding and the loss "
-               "counted")
-
-
-def titan_default_split(layers, stages):
-    base, extra = divmod(layers, stages)
-    sizes = [base]
-    for _ in range(1, stages - 1):
-        sizes.append(base + (1 if extra > 0 else 0))
-        extra = max(0, extra - 1)
-    return sizes + [layers - sum(sizes)]
-
-
 def split_source(r, layers, pp, v):
     if (layers + 2) % (pp * v):
         return None
     if r["id"].startswith("torchtitan"):
-        k = (layers + 2) // (pp * v)
-        counted = [k - 1] + [k] * (pp * v - 2) + [k - 1]
-        return TITAN_SPLIT if titan_default_split(layers, pp * v) == counted else None
+        return TITAN_SPLIT_SOURCE if titan_split_is_counted(layers, pp * v) else None
     for prefix, source in SPLIT_SOURCES.items():
         if r["id"].startswith(prefix):
             return source

@@ -295,5 +295,28 @@ TEST(PipelineEvaluate, Fsdp2InAStageGathersOnceAndReducesAfterTheLastBackward) {
   EXPECT_GE(r.memory.buffers_bytes, 2.0 * TotalParams(stage));
 }
 
+// The stages are built from the split: with a logit layer as heavy as several blocks (vocabulary 64K at h
+// 2048), the last stage binds; counting the loss as a layer moves a block off it, counting the embedding
+// moves one onto it, so the first pipeline is faster than the second, and both train the same 7-layer model.
+TEST(PipelineEvaluate, StagesAreBuiltFromTheCountedSplit) {
+  ModelSpec m = testing::Gpt(7, 2048, 16);
+  m.vocab = 65536;
+  ParallelLayout loss = Pp(1, 2);
+  loss.account_for_loss_in_pipeline_split = true;
+  ParallelLayout embedding = Pp(1, 2);
+  embedding.account_for_embedding_in_pipeline_split = true;
+  EXPECT_EQ(StageModel(m, loss, 0).layers, 4);
+  EXPECT_EQ(StageModel(m, loss, 1).layers, 3);
+  EXPECT_TRUE(StageModel(m, loss, 1).has_head);
+  EXPECT_EQ(StageModel(m, embedding, 0).layers, 3);
+  EXPECT_EQ(StageModel(m, embedding, 1).layers, 4);
+  const VariantReport a = Evaluate(m, Zero1(8), Cluster(), loss);
+  const VariantReport b = Evaluate(m, Zero1(8), Cluster(), embedding);
+  EXPECT_LT(a.iteration_time_s, b.iteration_time_s);
+  // The same model and tokens: FLOPs per iteration agree, so TFLOPs follow the times.
+  EXPECT_NEAR(a.tflops_per_gpu * a.iteration_time_s, b.tflops_per_gpu * b.iteration_time_s,
+              1e-9 * a.tflops_per_gpu * a.iteration_time_s);
+}
+
 }  // namespace
 }  // namespace zerosim::model

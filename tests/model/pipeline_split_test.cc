@@ -1,13 +1,11 @@
 // The pipeline split (model/spec/pipeline_split.h): Megatron-Core's even split and its split with the
 // embedding and the loss counted as layers (account_for_embedding_in_pipeline_split /
-// account_for_loss_in_pipeline_split), its layout rules (CheckPipelineSplit), and the stages the pipeline
-// evaluation builds from it.
+// account_for_loss_in_pipeline_split) and its layout rules (CheckPipelineSplit); the stages the pipeline
+// evaluation builds from it are tests/model/pipeline_evaluate_test.cc's.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "model/report/evaluate.h"
-#include "model/report/pipeline_evaluate.h"
 #include "model/spec/feasibility.h"
 #include "model/spec/pipeline_split.h"
 #include "test_util.h"
@@ -101,45 +99,6 @@ TEST(PipelineSplit, RulesNameTheirKey) {
   const std::string empty = MessageAt(CheckPipelineSplit(Pp(8, 8, true, true), testing::Gpt(62, 1024, 8)),
                                       "account_for_embedding_in_pipeline_split");
   EXPECT_NE(empty.find("without a transformer layer"), std::string::npos) << empty;
-}
-
-ZeroConfig Zero1(int micro_batches) {
-  ZeroConfig z;
-  z.strategy = Strategy::kZero1;
-  z.gradient_accumulation_steps = micro_batches;
-  z.train_micro_batch_size_per_gpu = 1;
-  z.activation_checkpointing = false;
-  return z;
-}
-
-VariantReport Evaluate(const ModelSpec& m, const ParallelLayout& l) {
-  const ClusterSpec c = testing::PaperCluster(4, 8, 8);
-  const ZeroConfig z = Zero1(8);
-  EXPECT_TRUE(testing::Validate(m, z, c, l).empty()) << DescribeProblems(testing::Validate(m, z, c, l));
-  VariantReport r = EvaluateAnalyticVariant("split", {m, z, c, testing::TestCalibration(), l});
-  EXPECT_TRUE(r.invariant_violation.empty()) << r.invariant_violation;
-  return r;
-}
-
-// The stages are built from the split: with a logit layer as heavy as several blocks (vocabulary 64K at h
-// 2048), the last stage binds; counting the loss as a layer moves a block off it, counting the embedding
-// moves one onto it, so the first pipeline is faster than the second, and both train the same 7-layer model.
-TEST(PipelineSplit, TheStagesTimedAreTheSplits) {
-  ModelSpec m = testing::Gpt(7, 2048, 16);
-  m.vocab = 65536;
-  const ParallelLayout loss = Pp(2, 1, false, true);
-  const ParallelLayout embedding = Pp(2, 1, true, false);
-  EXPECT_EQ(StageModel(m, loss, 0).layers, 4);
-  EXPECT_EQ(StageModel(m, loss, 1).layers, 3);
-  EXPECT_TRUE(StageModel(m, loss, 1).has_head);
-  EXPECT_EQ(StageModel(m, embedding, 0).layers, 3);
-  EXPECT_EQ(StageModel(m, embedding, 1).layers, 4);
-  const VariantReport a = Evaluate(m, loss);
-  const VariantReport b = Evaluate(m, embedding);
-  EXPECT_LT(a.iteration_time_s, b.iteration_time_s);
-  // The same model and tokens: FLOPs per iteration agree, so TFLOPs follow the times.
-  EXPECT_NEAR(a.tflops_per_gpu * a.iteration_time_s, b.tflops_per_gpu * b.iteration_time_s,
-              1e-9 * a.tflops_per_gpu * a.iteration_time_s);
 }
 
 }  // namespace
