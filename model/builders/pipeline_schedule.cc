@@ -79,6 +79,7 @@ PipelineTimeline RunPipeline(PipelineSchedule schedule, int stages, int virtual_
   std::vector<double> forward_end(static_cast<size_t>(virtual_count * m), kNotYet);
   std::vector<double> backward_end(forward_end.size(), kNotYet);
   auto at = [m](int vs, int j) { return static_cast<size_t>(vs * m + j); };
+  const bool per_chunk = times.size() == static_cast<size_t>(virtual_count);
   // With p > 1 the neighbouring virtual stage is always another stage; with one stage there is no transfer.
   const double hop_s = p > 1 ? p2p_s : 0.0;
 
@@ -119,7 +120,7 @@ PipelineTimeline RunPipeline(PipelineSchedule schedule, int stages, int virtual_
           if (dep == kNotYet) break;
           ready = dep;
         }
-        const StagePassTimes& t = times[si];
+        const StagePassTimes& t = per_chunk ? times[static_cast<size_t>(vs)] : times[si];
         const double duration = pass.backward ? t.backward_s : t.forward_s;
         const double start = std::max(free_at[si], ready);
         const double end = start + duration;

@@ -62,9 +62,10 @@ struct PipelineTimeline {
   double bubble_fraction = 0;
 };
 
-// Runs every stage's order (PipelineOrder) with `times[stage]` per pass of one chunk and `p2p_s` per
-// transfer between stages: each pass starts when its stage has finished the pass before (and, with
-// `blocking_sends`, that pass's send) and its dependency has finished plus p2p_s.
+// Runs every stage's order (PipelineOrder) with the pass times of `times` and `p2p_s` per transfer between
+// stages: each pass starts when its stage has finished the pass before (and, with `blocking_sends`, that pass's
+// send) and its dependency has finished plus p2p_s. `times` holds p entries (`times[stage]` for every chunk of
+// the stage) or p v (`times[chunk p + stage]`, each virtual stage its own).
 PipelineTimeline RunPipeline(PipelineSchedule schedule, int stages, int virtual_stages, int micro_batches,
                              const std::vector<StagePassTimes>& times, double p2p_s,
                              bool blocking_sends = true);

@@ -51,6 +51,46 @@ StagePassTimes MeasurePasses(const Schedule& s, const Timing& t, int micro_batch
   return p;
 }
 
+// Each of a stage's v chunks' share of its forward and of its backward pass: the compute stream's op time of
+// the chunk's blocks (and of the embedding on the first chunk, the final norm, logit layer and loss on the
+// last: the modules before the first block and after the last) over the stage's, summed over the
+// micro-batches. With equal chunks and neither end, 1/v each.
+std::vector<StagePassTimes> ChunkShares(const Schedule& s, const Timing& t, const ModelSpec& m,
+                                        const ParallelLayout& l, int stage, int micro_batches) {
+  const int v = l.virtual_stages;
+  // The chunk of each stage-local block.
+  std::vector<int> chunk_of;
+  for (int c = 0; c < v; ++c) {
+    for (int k = 0; k < ChunkLayers(m.layers, l, stage, c); ++k) chunk_of.push_back(c);
+  }
+  int first_block = -1;
+  for (size_t i = 0; i < s.graph.modules.size() && first_block < 0; ++i) {
+    if (s.graph.modules[i].layer >= 0) first_block = static_cast<int>(i);
+  }
+  auto chunk_of_module = [&](int module) {
+    const int layer = s.graph.modules[static_cast<size_t>(module)].layer;
+    if (layer >= 0 && layer < static_cast<int>(chunk_of.size())) return chunk_of[static_cast<size_t>(layer)];
+    return module < first_block ? 0 : v - 1;
+  };
+  std::vector<StagePassTimes> share(static_cast<size_t>(v));
+  StagePassTimes total;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (op.kind != OpKind::kCompute || op.queue != Queue::kCompute || op.module < 0) continue;
+    if (op.micro_step < 0 || op.micro_step >= micro_batches || op.phase == Phase::kOptimizer) continue;
+    const double d = t.finish_s[i] - t.start_s[i];
+    StagePassTimes& c = share[static_cast<size_t>(chunk_of_module(op.module))];
+    const bool backward = op.phase == Phase::kBackward || op.phase == Phase::kRecompute;
+    (backward ? c.backward_s : c.forward_s) += d;
+    (backward ? total.backward_s : total.forward_s) += d;
+  }
+  for (StagePassTimes& c : share) {
+    c.forward_s = total.forward_s > 0 ? c.forward_s / total.forward_s : 1.0 / v;
+    c.backward_s = total.backward_s > 0 ? c.backward_s / total.backward_s : 1.0 / v;
+  }
+  return share;
+}
+
 // One distinct stage: its slice's schedule, serial timing, pass times and report.
 struct StageRun {
   ModelSpec model;
@@ -58,6 +98,7 @@ struct StageRun {
   const Schedule* schedule = nullptr;  // the cache's or `own`
   Timing timing;
   StagePassTimes passes;
+  std::vector<StagePassTimes> chunk_shares;  // ChunkShares
   TierVolumes volumes;
 };
 
@@ -239,6 +280,7 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const Configura
     r.timing = std::move(timed->timing);
     r.volumes = timed->volumes;
     r.passes = MeasurePasses(*r.schedule, r.timing, mb);
+    r.chunk_shares = ChunkShares(*r.schedule, r.timing, m, l, stage, mb);
     runs.push_back(std::move(r));
   }
 
@@ -247,10 +289,15 @@ StatusOr<VariantReport> ComposePipeline(const std::string& name, const Configura
   StatusOr<double> sent = engine.SendSeconds(p2p_bytes, c, l);
   if (!sent.ok()) return Status::Error(fmt::format("pipeline sends: {}", sent.status().message()));
   const double p2p_s = *sent;
-  std::vector<StagePassTimes> chunk_times;
+  // Per virtual stage (chunk c of stage i at c p + i): the stage's passes in its chunks' shares.
+  std::vector<StagePassTimes> chunk_times(static_cast<size_t>(p * v));
   for (int i = 0; i < p; ++i) {
-    const StagePassTimes& s = runs[static_cast<size_t>(kind_of[static_cast<size_t>(i)])].passes;
-    chunk_times.push_back({s.forward_s / v, s.backward_s / v});
+    const StageRun& r = runs[static_cast<size_t>(kind_of[static_cast<size_t>(i)])];
+    for (int chunk = 0; chunk < v; ++chunk) {
+      const StagePassTimes& share = r.chunk_shares[static_cast<size_t>(chunk)];
+      chunk_times[static_cast<size_t>(chunk * p + i)] = {r.passes.forward_s * share.forward_s,
+                                                         r.passes.backward_s * share.backward_s};
+    }
   }
   const PipelineTimeline pipe = RunPipeline(l.schedule, p, v, mb, chunk_times, p2p_s, !l.overlap_p2p_comm);
 

@@ -14,11 +14,12 @@
 //  2. From that schedule's timeline, the stage's pass times: f_i and b_i, the mean span of one micro-batch's
 //     forward and of its backward (recompute included) on the compute stream, from its first compute op's
 //     start to its last's end (tensor-parallel collectives the compute waits for included).
-//  3. RunPipeline (model/builders/pipeline_schedule.h) executes the schedule's orders with chunk passes f_i /
-//  v and
-//     b_i / v and one point-to-point time per activation (or gradient) send (the engine's: P2pSeconds, or
-//     the replay of one steady-state exchange on the whole cluster): the bubble, the flush and the chunks
-//     in flight come out of the orders.
+//  3. RunPipeline (model/builders/pipeline_schedule.h) executes the schedule's orders with each chunk's
+//     passes f_i and b_i times its share of the stage's compute-stream op time (ChunkShares: its blocks', the
+//     embedding's on the first chunk, the final norm's, logit layer's and loss's on the last; 1/v for equal
+//     chunks without either end) and one point-to-point time per activation (or gradient) send (the
+//     engine's: P2pSeconds, or the replay of one steady-state exchange on the whole cluster): the bubble, the
+//     flush and the chunks in flight come out of the orders.
 //  4. Stage i's iteration is its pipeline finish + what its serial schedule spends beyond its passes
 //     (T_i - m (f_i + b_i): the data-parallel reduction left after the last backward, the optimizer, the
 //     host's per-step work); the iteration is the slowest stage's. Its idle time in the pipeline is the
@@ -32,10 +33,8 @@
 //
 // Not modelled (docs/inputs.md): Megatron's cross-stage gradient-norm all-reduce before the
 // optimizer, contention between stages on the fabric's spine and between point-to-point sends and the
-// stage's own collectives, the head's and the embedding's work put on one chunk and the first and last
-// chunks' layer fewer under the counted split (both spread over the stage's v chunks), and in the replay the
-// stages' traffic and the sends sharing links with one another (each is replayed on its own platform) and
-// perturbations (sim::NotReplayed refuses them).
+// stage's own collectives, and in the replay the stages' traffic and the sends sharing links with one another
+// (each is replayed on its own platform) and perturbations (sim::NotReplayed refuses them).
 #pragma once
 
 #include <string>

@@ -89,5 +89,23 @@ TEST(PipelineSchedule, TransfersAddToTheCriticalPath) {
   EXPECT_GE(RunPipeline(PipelineSchedule::k1F1B, p, 1, m, slow, 0.0).makespan_s, m * 6.0);
 }
 
+// Pass times per virtual stage (p v entries): the same as per stage where the chunks are alike; a heavier last
+// chunk (the logit layer and the loss on stage p - 1's chunk v - 1) with the same stage total lengthens the
+// pipeline, since every micro-batch's backward starts behind it.
+TEST(PipelineSchedule, PerChunkPassTimes) {
+  const int p = 4, v = 2, m = 8;
+  const std::vector<StagePassTimes> per_stage(p, StagePassTimes{1.0 / v, 2.0 / v});
+  const std::vector<StagePassTimes> per_chunk(p * v, StagePassTimes{1.0 / v, 2.0 / v});
+  const PipelineTimeline a = RunPipeline(PipelineSchedule::kInterleaved1F1B, p, v, m, per_stage, 0.0);
+  const PipelineTimeline b = RunPipeline(PipelineSchedule::kInterleaved1F1B, p, v, m, per_chunk, 0.0);
+  EXPECT_DOUBLE_EQ(a.makespan_s, b.makespan_s);
+  std::vector<StagePassTimes> heavy_end = per_chunk;
+  heavy_end[(v - 1) * p + p - 1] = {0.8, 1.6};  // stage 3, chunk 1
+  heavy_end[0 * p + p - 1] = {0.2, 0.4};        // stage 3, chunk 0: the stage's total unchanged
+  const PipelineTimeline c = RunPipeline(PipelineSchedule::kInterleaved1F1B, p, v, m, heavy_end, 0.0);
+  EXPECT_DOUBLE_EQ(c.busy_s[p - 1], a.busy_s[p - 1]);
+  EXPECT_GT(c.makespan_s, a.makespan_s);
+}
+
 }  // namespace
 }  // namespace zerosim::model
