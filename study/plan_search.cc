@@ -138,8 +138,10 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
   }
   if (search_layout) {
     for (const io::Variant& v : variants) {
-      // Context parallelism for sequences of 16K tokens and more (the NeMo long-sequence recipes start CP at
-      // 16K-32K: scenarios/published/moe/runs.json), over at most 32 ranks (the published runs' largest), for
+      // Context parallelism for sequences of 8K tokens and more (the NeMo long-sequence recipes start CP at
+      // 16K-32K: scenarios/published/moe/runs.json; Megatron-Bridge's Llama 3.1 405B and NeMo 24.07's Llama 3
+      // 70B recipes run CP2 at 8K to fit: scenarios/published/today), over at most 32 ranks (the published
+      // runs' largest), for
       // a dense model (context_feasibility.cc).
       const int max_context =
           v.model.seq_len >= kPlanContextMinSequence && !model::IsMoe(v.model) ? kPlanMaxContext : 1;

@@ -128,7 +128,7 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
                                       bool search_layout = false, bool tp_comm_overlap = false);
 
 // The sequence from which plan --search-layout tries context parallelism, and the largest c it tries.
-inline constexpr int kPlanContextMinSequence = 16384;
+inline constexpr int kPlanContextMinSequence = 8192;
 inline constexpr int kPlanMaxContext = 32;
 
 // The layouts plan tries on cluster `c` beside data parallelism alone: tensor parallelism t = 1, 2, 4, ...
