@@ -107,6 +107,14 @@ const std::map<std::string, AxisRule>& AxisRules() {
       {"virtual_stages", {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
                             var->parallel.SetVirtualStages(Int(v));
                           })}},
+      {"account_for_embedding_in_pipeline_split",
+       {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+          var->parallel.account_for_embedding_in_pipeline_split = v.boolean;
+        })}},
+      {"account_for_loss_in_pipeline_split",
+       {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+          var->parallel.account_for_loss_in_pipeline_split = v.boolean;
+        })}},
       {"expert", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
                     var->parallel.expert = Int(v);
                   })}},

@@ -215,6 +215,13 @@ TEST(WhatIf, TheLayoutIsASetting) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("do not divide the model's 2 layers"), std::string::npos)
       << s.status().message();
+  // The counted split's keys are axes too: the embedding alone makes 3 units of 2 stages, refused at its key.
+  s = ApplySettings(
+      fs, *base,
+      {"pipeline=2", "gradient_accumulation_steps=4", "account_for_embedding_in_pipeline_split=true"});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("account_for_embedding_in_pipeline_split"), std::string::npos)
+      << s.status().message();
   // virtual_stages alone picks the interleaved schedule (on a base whose layout allows it).
   StatusOr<io::Scenario> v = ApplySettings(fs, *base, {"virtual_stages=2"});
   ASSERT_FALSE(v.ok());  // v > 1 needs a pipeline: refused with its key
