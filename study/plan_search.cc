@@ -80,7 +80,7 @@ std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool
     // divides the node count.
     for (int p = 1; p <= c.nodes; p *= 2) {
       if (c.nodes % p != 0) continue;
-      for (int v : {1, 2}) {
+      for (int v : {1, 2, 4, 8}) {
         if (t == 1 && p == 1) continue;  // the variant as written
         if (v > 1 && p == 1) continue;
         model::ParallelLayout l;

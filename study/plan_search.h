@@ -134,7 +134,8 @@ inline constexpr int kPlanMaxContext = 32;
 // The layouts plan tries on cluster `c` beside data parallelism alone: tensor parallelism t = 1, 2, 4, ...
 // dividing the GPUs per node (t > 1 with sequence parallelism: Megatron's and torchtitan's pairing for TP,
 // Korthikanti et al. 2022) times pipelines of p = 1, 2, 4, ... stages dividing the node count (stages hold
-// whole nodes), each with 1F1B and with two model chunks per stage (interleaved 1F1B). The model validation
+// whole nodes), each with 1F1B and with 2, 4 or 8 model chunks per stage (interleaved 1F1B; Megatron-Bridge's
+// recipes run 4-8 on large models). The model validation
 // drops those the model or the strategy cannot take (p v dividing the layers; DeepSpeed's pipelines run
 // ZeRO-1 only). Not searched: tensor groups across nodes, p that are not powers of two, more chunks. With
 // `tp_comm_overlap` every layout of t > 1 overlaps its TP communication (ParallelLayout::tp_comm_overlap).
