@@ -177,7 +177,7 @@ std::string PlanJsonl(const Plan& plan) {
     line.Add("strategy", std::string_view(model::StrategyName(c.best.zero.strategy)));
     line.Add("tensor", c.best.layout.tensor).Add("sequence_parallel", c.best.layout.sequence_parallel);
     line.Add("pipeline", c.best.layout.pipeline).Add("virtual_stages", c.best.layout.virtual_stages);
-    line.Add("pipeline_split_counts_embedding_and_loss", model::UnevenSplit(c.best.layout));
+    line.Add("pipeline_split_counts_embedding_and_loss", model::CountsEmbeddingOrLoss(c.best.layout));
     line.Add("expert", c.best.layout.expert).Add("context", c.best.layout.context);
     line.Add("tflops_per_gpu", c.best.tflops_per_gpu).Add("tokens_per_s", c.best.tokens_per_s);
     line.Add("mfu", c.best.mfu).Add("expected_mfu", c.best.mfu * c.best.band.center);
@@ -203,7 +203,7 @@ std::string PlanJsonl(const Plan& plan) {
       JsonLine l;
       l.Add("tensor", b.layout.tensor).Add("sequence_parallel", b.layout.sequence_parallel);
       l.Add("pipeline", b.layout.pipeline).Add("virtual_stages", b.layout.virtual_stages);
-      l.Add("pipeline_split_counts_embedding_and_loss", model::UnevenSplit(b.layout));
+      l.Add("pipeline_split_counts_embedding_and_loss", model::CountsEmbeddingOrLoss(b.layout));
       l.Add("expert", b.layout.expert).Add("context", b.layout.context);
       l.Add("setting", b.setting).Add("strategy", std::string_view(model::StrategyName(b.strategy)));
       l.Add("tokens_per_s", b.tokens_per_s).Add("tflops_per_gpu", b.tflops_per_gpu);

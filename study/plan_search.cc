@@ -112,7 +112,7 @@ std::string PlanLayoutName(const model::ParallelLayout& l) {
   }
   if (l.pipeline > 1) s += fmt::format(" PP{}", l.pipeline);
   if (l.virtual_stages > 1) s += fmt::format("x{}", l.virtual_stages);
-  if (model::UnevenSplit(l)) s += "+E+L";
+  if (model::CountsEmbeddingOrLoss(l)) s += "+E+L";
   if (l.expert > 1) s += fmt::format(" EP{}", l.expert);
   if (l.context > 1) s += fmt::format(" CP{}", l.context);
   return s;

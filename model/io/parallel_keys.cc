@@ -22,6 +22,10 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
       t->BoolOr("account_for_embedding_in_pipeline_split", l.account_for_embedding_in_pipeline_split);
   l.account_for_loss_in_pipeline_split =
       t->BoolOr("account_for_loss_in_pipeline_split", l.account_for_loss_in_pipeline_split);
+  l.num_layers_in_first_pipeline_stage = static_cast<int>(t->IntOr(
+      "num_layers_in_first_pipeline_stage", l.num_layers_in_first_pipeline_stage, 1, model::kMaxLayers));
+  l.num_layers_in_last_pipeline_stage = static_cast<int>(t->IntOr(
+      "num_layers_in_last_pipeline_stage", l.num_layers_in_last_pipeline_stage, 1, model::kMaxLayers));
   l.expert = static_cast<int>(t->IntOr("expert", l.expert, 1, model::kMaxGpus));
   l.expert_load_imbalance = t->NumberOr("expert_load_imbalance", l.expert_load_imbalance, 1.0, 1e3);
   l.context = static_cast<int>(t->IntOr("context", l.context, 1, model::kMaxGpus));

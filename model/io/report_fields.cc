@@ -89,6 +89,13 @@ const std::vector<ReportField>& ReportFields() {
       {"parallel.account_for_loss_in_pipeline_split", "", kAny,
        [](const FieldRow& r) -> FieldValue { return V(r).layout.account_for_loss_in_pipeline_split; }, kNoRow,
        {"parallel.account_for_loss_in_pipeline_split", 21}},
+      // The block's last slots (30, 31; `feasible` moved to 33).
+      {"parallel.num_layers_in_first_pipeline_stage", "", kAny,
+       [](const FieldRow& r) { return Int(V(r).layout.num_layers_in_first_pipeline_stage); }, kNoRow,
+       {"parallel.num_layers_in_first_pipeline_stage", 30}},
+      {"parallel.num_layers_in_last_pipeline_stage", "", kAny,
+       [](const FieldRow& r) { return Int(V(r).layout.num_layers_in_last_pipeline_stage); }, kNoRow,
+       {"parallel.num_layers_in_last_pipeline_stage", 31}},
       {"parallel.tensor", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.tensor); }, kRow,
        {"parallel.tensor", 22}},
       {"parallel.sequence_parallel", "", kAny,
@@ -118,9 +125,15 @@ const std::vector<ReportField>& ReportFields() {
          if (l.pipeline > 1) {
            pipeline = l.virtual_stages > 1 ? fmt::format(" PP{}x{}", l.pipeline, l.virtual_stages)
                                            : fmt::format(" PP{}", l.pipeline);
-           // The embedding and the loss counted in the split (pipeline_split.h).
+           // The embedding and the loss counted in the split, or the end stages' layers given (pipeline_split.h).
            if (l.account_for_embedding_in_pipeline_split) pipeline += "+E";
            if (l.account_for_loss_in_pipeline_split) pipeline += "+L";
+           if (l.num_layers_in_first_pipeline_stage > 0) {
+             pipeline += fmt::format(" first {}", l.num_layers_in_first_pipeline_stage);
+           }
+           if (l.num_layers_in_last_pipeline_stage > 0) {
+             pipeline += fmt::format(" last {}", l.num_layers_in_last_pipeline_stage);
+           }
          }
          std::string expert;
          if (l.expert > 1) {
@@ -171,7 +184,7 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).zero.precision.fp8_weight_all_gather; }},
       {"zero.gradient_accumulation_steps", "", kAny,
        [](const FieldRow& r) { return Int(V(r).zero.gradient_accumulation_steps); }},
-      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }, kRow, {"feasible", 30},
+      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }, kRow, {"feasible", 33},
        kNoCause, {"feasible", 380, kMemorySection, TableText::kYesNo}, kHeadline},
       {"infeasible_reason", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).infeasible_reason; }, kRow,
        {"infeasible_reason", 40}},

@@ -115,6 +115,14 @@ const std::map<std::string, AxisRule>& AxisRules() {
        {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
           var->parallel.account_for_loss_in_pipeline_split = v.boolean;
         })}},
+      {"num_layers_in_first_pipeline_stage",
+       {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
+          var->parallel.num_layers_in_first_pipeline_stage = Int(v);
+        })}},
+      {"num_layers_in_last_pipeline_stage",
+       {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
+          var->parallel.num_layers_in_last_pipeline_stage = Int(v);
+        })}},
       {"expert", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
                     var->parallel.expert = Int(v);
                   })}},

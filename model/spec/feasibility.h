@@ -108,8 +108,9 @@ std::vector<Problem> CheckContextLayout(const ParallelLayout& l, const ModelSpec
 
 // The pipeline split's rules, part of CheckLayout (p and v already checked positive; model/spec/
 // pipeline_split.h): p v divides L + e + o (e, o: account_for_embedding_in_pipeline_split,
-// account_for_loss_in_pipeline_split), each flag only with pipeline > 1, every chunk at least one layer.
-// Problems at "pipeline", "virtual_stages" and the two flags.
+// account_for_loss_in_pipeline_split), each flag only with pipeline > 1, every chunk at least one layer; or,
+// with num_layers_in_first/last_pipeline_stage, the other stages share the rest evenly and every stage's
+// layers split over v (not with the flags). Problems at "pipeline", "virtual_stages" and those four keys.
 std::vector<Problem> CheckPipelineSplit(const ParallelLayout& l, const ModelSpec& m);
 
 // What the engines model of context parallelism (parallel_layout.h `context` > 1): Megatron-Core's ring

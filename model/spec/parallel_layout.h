@@ -73,6 +73,12 @@ struct ParallelLayout {
   // instead of L (model/spec/pipeline_split.h). Off: L / (p v) layers in every chunk.
   bool account_for_embedding_in_pipeline_split = false;
   bool account_for_loss_in_pipeline_split = false;
+  // `num_layers_in_first_pipeline_stage`, `num_layers_in_last_pipeline_stage`: Megatron-Core's
+  // TransformerConfig fields of the same names (--decoder-first-pipeline-num-layers /
+  // --decoder-last-pipeline-num-layers): the first (last) stage's layers, the other stages sharing the rest
+  // evenly, each stage's over its v chunks (model/spec/pipeline_split.h). 0: not set.
+  int num_layers_in_first_pipeline_stage = 0;
+  int num_layers_in_last_pipeline_stage = 0;
   // `tensor_across_nodes`: ZeroSim: allow a tensor group larger than a node (every block's collectives on
   // the NICs; Narayanan et al. 2021 sec. 3.2 takeaway 1 shows it slow). Off: t must divide gpus_per_node.
   bool tensor_across_nodes = false;

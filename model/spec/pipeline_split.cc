@@ -4,7 +4,21 @@
 
 namespace zerosim::model {
 
+namespace {
+
+// With the first or last stage's layers given: the stage's layers (get_num_layers_to_build's first branch).
+int GivenStageLayers(int layers, const ParallelLayout& l, int stage) {
+  const int first = l.num_layers_in_first_pipeline_stage, last = l.num_layers_in_last_pipeline_stage;
+  if (stage == 0 && first > 0) return first;
+  if (stage == l.pipeline - 1 && last > 0) return last;
+  const int middle_stages = l.pipeline - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+  return middle_stages > 0 ? (layers - first - last) / middle_stages : 0;
+}
+
+}  // namespace
+
 int ChunkLayers(int layers, const ParallelLayout& l, int stage, int chunk) {
+  if (GivesEndStages(l)) return GivenStageLayers(layers, l, stage) / l.virtual_stages;
   const int e = l.account_for_embedding_in_pipeline_split ? 1 : 0;
   const int o = l.account_for_loss_in_pipeline_split ? 1 : 0;
   const int chunks = l.pipeline * l.virtual_stages;
@@ -17,6 +31,7 @@ int ChunkLayers(int layers, const ParallelLayout& l, int stage, int chunk) {
 }
 
 int StageLayers(int layers, const ParallelLayout& l, int stage) {
+  if (GivesEndStages(l)) return GivenStageLayers(layers, l, stage);
   int n = 0;
   for (int c = 0; c < l.virtual_stages; ++c) n += ChunkLayers(layers, l, stage, c);
   return n;

@@ -11,8 +11,13 @@
 // generate_split_points gives the same split for 126 layers over 8 or 16 stages (the first and last one
 // layer fewer), and the Llama 3 paper (sec. 3.3.2) removes one layer from the first and the last stage.
 //
+// Or the first and (or) last stage's layers are given (num_layers_in_first_pipeline_stage /
+// num_layers_in_last_pipeline_stage; get_transformer_layer_offset's other branch and
+// get_num_layers_to_build): the other stages share the rest evenly, and each stage's layers split evenly over
+// its v chunks. DeepSeek-V3's Megatron recipes use them for its 61 layers.
+//
 // Preconditions (model/spec/feasibility.h CheckLayout): p, v >= 1; (L + e + o) divisible by p v, every
-// virtual stage at least one layer.
+// virtual stage at least one layer; or the given stages' rules (CheckPipelineSplit).
 #pragma once
 
 #include "model/spec/parallel_layout.h"
@@ -36,8 +41,13 @@ int MostStageLayers(int layers, const ParallelLayout& l);
 int StageFirstLayer(int layers, const ParallelLayout& l, int stage);
 
 // Whether the embedding or the loss is counted in the split (either flag set).
-inline bool UnevenSplit(const ParallelLayout& l) {
+inline bool CountsEmbeddingOrLoss(const ParallelLayout& l) {
   return l.account_for_embedding_in_pipeline_split || l.account_for_loss_in_pipeline_split;
+}
+
+// Whether the first or the last stage's layers are given.
+inline bool GivesEndStages(const ParallelLayout& l) {
+  return l.num_layers_in_first_pipeline_stage > 0 || l.num_layers_in_last_pipeline_stage > 0;
 }
 
 }  // namespace zerosim::model

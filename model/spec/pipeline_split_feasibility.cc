@@ -12,8 +12,60 @@
 
 namespace zerosim::model {
 
+namespace {
+
+// The first and (or) last stage's layers given (num_layers_in_first/last_pipeline_stage): Megatron-Core's
+// TransformerConfig rules (the rest shared evenly by the other stages, each stage's layers divisible by v).
+std::vector<Problem> CheckGivenEndStages(const ParallelLayout& l, const ModelSpec& m) {
+  using checks::Add;
+  std::vector<Problem> out;
+  const int p = l.pipeline, v = l.virtual_stages, first = l.num_layers_in_first_pipeline_stage,
+            last = l.num_layers_in_last_pipeline_stage;
+  const char* key = first > 0 ? "num_layers_in_first_pipeline_stage" : "num_layers_in_last_pipeline_stage";
+  if (p == 1) {
+    Add(&out, key, "gives a pipeline stage's layers: it needs pipeline > 1");
+    return out;
+  }
+  if (CountsEmbeddingOrLoss(l)) {
+    Add(&out, key,
+        "the first or last stage's layers given and the embedding or loss counted in the split at once: "
+        "Megatron-Core takes one or the other");
+    return out;
+  }
+  const int middle_stages = p - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+  const int rest = m.layers - first - last;
+  if (rest < 0 || (middle_stages == 0 && rest != 0)) {
+    Add(&out, key,
+        fmt::format("the first and last stages' {} + {} layers {} the model's {}", first, last,
+                    rest < 0 ? "exceed" : "do not make", m.layers));
+    return out;
+  }
+  if (middle_stages > 0 && (rest % middle_stages != 0 || rest / middle_stages < 1)) {
+    Add(&out, key,
+        fmt::format(
+            "the other {} stages cannot share the remaining {} of the model's {} layers evenly (at least "
+            "one each)",
+            middle_stages, rest, m.layers));
+    return out;
+  }
+  // get_num_layers_to_build: each stage's layers over its v chunks ("number of layers at first stage ... must
+  // be divisible by virtual pipeline parallel degree").
+  for (int stage : {0, middle_stages > 0 ? 1 : 0, p - 1}) {
+    const int n = StageLayers(m.layers, l, stage);
+    if (n % v != 0) {
+      Add(&out, "virtual_stages",
+          fmt::format("pipeline stage {}'s {} layers do not split over virtual_stages {}", stage, n, v));
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Problem> CheckPipelineSplit(const ParallelLayout& l, const ModelSpec& m) {
   using checks::Add;
+  if (GivesEndStages(l)) return CheckGivenEndStages(l, m);
   std::vector<Problem> out;
   const int p = l.pipeline, v = l.virtual_stages, chunks = p * v;
   const int e = l.account_for_embedding_in_pipeline_split ? 1 : 0;

@@ -306,6 +306,13 @@ const std::vector<Case>& Cases() {
       {S("parallel", "account_for_loss_in_pipeline_split", "true"),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
         S("parallel", "pipeline", "2")}},
+      // 8 layers over 2 stages: 3 first leave 5 for the last (the split changes the stages' times).
+      {S("parallel", "num_layers_in_first_pipeline_stage", "3"),
+       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
+        S("parallel", "pipeline", "2")}},
+      {S("parallel", "num_layers_in_last_pipeline_stage", "3"),
+       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
+        S("parallel", "pipeline", "2")}},
       {S("parallel", "schedule", "\"gpipe\""),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
         S("parallel", "pipeline", "2")}},

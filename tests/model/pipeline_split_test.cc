@@ -101,5 +101,59 @@ TEST(PipelineSplit, RulesNameTheirKey) {
   EXPECT_NE(empty.find("without a transformer layer"), std::string::npos) << empty;
 }
 
+// The first and last stages' layers given (Megatron-Core's num_layers_in_first/last_pipeline_stage):
+// DeepSeek-V3's 61 layers over 16 stages with 3 first and 2 last leave 56 for the 14 others, 4 each.
+TEST(PipelineSplit, GivenEndStagesShareTheRestEvenly) {
+  ParallelLayout l = Pp(16, 1, false, false);
+  l.num_layers_in_first_pipeline_stage = 3;
+  l.num_layers_in_last_pipeline_stage = 2;
+  EXPECT_EQ(StageLayers(61, l, 0), 3);
+  EXPECT_EQ(StageLayers(61, l, 7), 4);
+  EXPECT_EQ(StageLayers(61, l, 15), 2);
+  EXPECT_EQ(StageFirstLayer(61, l, 15), 59);
+  EXPECT_EQ(MostStageLayers(61, l), 4);
+  EXPECT_TRUE(CheckPipelineSplit(l, testing::Gpt(61, 1024, 8)).empty());
+  // The first alone: the 15 others share 61 - 1 = 60 layers.
+  ParallelLayout first = Pp(16, 1, false, false);
+  first.num_layers_in_first_pipeline_stage = 1;
+  EXPECT_EQ(StageLayers(61, first, 0), 1);
+  EXPECT_EQ(StageLayers(61, first, 15), 4);
+  // With v chunks each stage's layers split evenly over them: 8 x 2 with 4 first and 4 last, 8 in each
+  // middle.
+  ParallelLayout chunks = Pp(8, 2, false, false);
+  chunks.num_layers_in_first_pipeline_stage = 4;
+  chunks.num_layers_in_last_pipeline_stage = 4;
+  EXPECT_EQ(ChunkLayers(56, chunks, 0, 1), 2);
+  EXPECT_EQ(ChunkLayers(56, chunks, 3, 0), 4);
+  EXPECT_TRUE(CheckPipelineSplit(chunks, testing::Gpt(56, 1024, 8)).empty());
+}
+
+TEST(PipelineSplit, GivenEndStagesRulesNameTheirKey) {
+  const ModelSpec m61 = testing::Gpt(61, 1024, 8);
+  ParallelLayout l = Pp(16, 1, false, false);
+  l.num_layers_in_first_pipeline_stage = 4;  // 61 - 4 - 2 = 55 over 14 stages: uneven
+  l.num_layers_in_last_pipeline_stage = 2;
+  EXPECT_NE(MessageAt(CheckPipelineSplit(l, m61), "num_layers_in_first_pipeline_stage").find("evenly"),
+            std::string::npos);
+  // Each stage's layers over v: 3 first layers do not split over 2 chunks.
+  ParallelLayout v2 = Pp(16, 2, false, false);
+  v2.num_layers_in_first_pipeline_stage = 3;
+  v2.num_layers_in_last_pipeline_stage = 2;
+  EXPECT_FALSE(MessageAt(CheckPipelineSplit(v2, m61), "virtual_stages").empty());
+  // Not with the counted split, and not without a pipeline.
+  ParallelLayout both = Pp(16, 1, true, true);
+  both.num_layers_in_first_pipeline_stage = 3;
+  EXPECT_FALSE(MessageAt(CheckPipelineSplit(both, m61), "num_layers_in_first_pipeline_stage").empty());
+  ParallelLayout flat = Pp(1, 1, false, false);
+  flat.num_layers_in_last_pipeline_stage = 2;
+  EXPECT_FALSE(MessageAt(CheckPipelineSplit(flat, m61), "num_layers_in_last_pipeline_stage").empty());
+  // Two stages both given must make the model: 30 + 30 of 61 do not.
+  ParallelLayout two = Pp(2, 1, false, false);
+  two.num_layers_in_first_pipeline_stage = 30;
+  two.num_layers_in_last_pipeline_stage = 30;
+  EXPECT_NE(MessageAt(CheckPipelineSplit(two, m61), "num_layers_in_first_pipeline_stage").find("do not make"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace zerosim::model

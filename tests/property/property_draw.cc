@@ -227,6 +227,14 @@ DrawnCase DrawCase(uint64_t seed, int index) {
     const std::string written = fmt::format("layers = {}\n", layers);
     model.replace(model.find(written), written.size(), fmt::format("layers = {}\n", layers - 2));
   }
+  // The end stages' layers given (num_layers_in_first/last_pipeline_stage) on every eighth pipelined case of
+  // one chunk per stage with two layers or more a stage: one fewer first, one more last, the rest as before.
+  const bool given = !counted && p > 1 && v == 1 && index % 8 == 5 && layers % p == 0 && layers / p >= 2;
+  if (given) {
+    scenario +=
+        fmt::format("num_layers_in_first_pipeline_stage = {}\nnum_layers_in_last_pipeline_stage = {}\n",
+                    layers / p - 1, layers / p + 1);
+  }
   scenario += "\n[[variant]]\nname = \"v\"\n";
 
   out.label = fmt::format(
@@ -237,6 +245,7 @@ DrawnCase DrawCase(uint64_t seed, int index) {
   if (!moe.empty()) out.label += fmt::format(" moe e={}", expert);
   if (context > 1) out.label += fmt::format(" cp={}", context);
   if (counted) out.label += fmt::format(" split+E+L (L{})", layers - 2);
+  if (given) out.label += fmt::format(" first {} last {}", layers / p - 1, layers / p + 1);
   out.files = {{"s.toml", scenario},
                {"t.toml", topology},
                {"m.toml", model + moe},

@@ -251,7 +251,7 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   ASSERT_EQ(uneven.size(), layouts.size());
   for (const model::ParallelLayout& l : uneven) {
     const int chunks = l.pipeline * l.virtual_stages;
-    EXPECT_EQ(model::UnevenSplit(l), l.pipeline > 1 && 30 % chunks != 0) << PlanLayoutName(l);
+    EXPECT_EQ(model::CountsEmbeddingOrLoss(l), l.pipeline > 1 && 30 % chunks != 0) << PlanLayoutName(l);
     EXPECT_TRUE(l.account_for_embedding_in_pipeline_split == l.account_for_loss_in_pipeline_split);
   }
   std::set<std::string> uneven_names;
@@ -265,7 +265,7 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   EXPECT_EQ(line["pipeline"], plan.choices[0].best.layout.pipeline);
   EXPECT_EQ(line["context"], plan.choices[0].best.layout.context);
   EXPECT_EQ(line["pipeline_split_counts_embedding_and_loss"],
-            model::UnevenSplit(plan.choices[0].best.layout));
+            model::CountsEmbeddingOrLoss(plan.choices[0].best.layout));
   ASSERT_EQ(line["layouts"].size(), plan.choices[0].layouts.size());
   EXPECT_EQ(line["layouts"][0]["setting"], plan.choices[0].best.name);
   // The runner-up, where another layout fits (the most GPUs leave room for more than one): no faster than the
