@@ -180,6 +180,10 @@ std::vector<Edit> PcieContext(bool two_sockets) {
 }
 
 const std::vector<Case>& Cases() {
+  // The context of the pipeline keys: ZeRO-1 (DeepSpeed's pipeline engine's) over two stages of 4 micro-batches.
+  const std::vector<Edit> two_stages = {S("zero", "strategy", "\"zero1\""),
+                                        S("training", "gradient_accumulation_steps", "4"),
+                                        S("parallel", "pipeline", "2")};
   static const std::vector<Case> cases = {
       // Topology.
       {T("", "nodes", "4")},
@@ -291,8 +295,7 @@ const std::vector<Case>& Cases() {
       {S("parallel", "pipeline", "2"),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4")}},
       {S("parallel", "virtual_stages", "2"),
-       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
-        S("parallel", "pipeline", "2")}},
+       two_stages},
       {S("parallel", "overlap_p2p_comm", "true"),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
         S("parallel", "pipeline", "2"), S("parallel", "virtual_stages", "2")}},
@@ -301,21 +304,16 @@ const std::vector<Case>& Cases() {
       // 2 stages would give the same stages as the even split (tests/model/pipeline_split_test.cc times
       // them).
       {S("parallel", "account_for_embedding_in_pipeline_split", "true"),
-       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
-        S("parallel", "pipeline", "2")}},
+       two_stages},
       {S("parallel", "account_for_loss_in_pipeline_split", "true"),
-       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
-        S("parallel", "pipeline", "2")}},
+       two_stages},
       // 8 layers over 2 stages: 3 first leave 5 for the last (the split changes the stages' times).
       {S("parallel", "num_layers_in_first_pipeline_stage", "3"),
-       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
-        S("parallel", "pipeline", "2")}},
+       two_stages},
       {S("parallel", "num_layers_in_last_pipeline_stage", "3"),
-       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
-        S("parallel", "pipeline", "2")}},
+       two_stages},
       {S("parallel", "schedule", "\"gpipe\""),
-       {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
-        S("parallel", "pipeline", "2")}},
+       two_stages},
       // [runtime]
       {S("runtime", "launcher", "\"megatron-deepspeed\"")},
       {S("runtime", "cuda_device_max_connections", "1")},
