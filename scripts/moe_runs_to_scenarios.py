@@ -227,6 +227,13 @@ def nemo_flops_per_token(m, s):
     return 12 * L * h * f * 1.5 + 12 * L * h * h * (1 + kv / a + s / h) + 6 * h * v
 
 
+def variant_and_expect(c, metric, value, config):
+    """The scenario's one [[variant]] and its [[expect]] of the published `value` (the lines, after a blank one)."""
+    return ["", "[[variant]]", f'name = "{c["id"]}"', "", "[[expect]]", f'variant = "{c["id"]}"',
+            f'metric = "{metric}"', f"value = {float(value)}", f"tolerance = {TOLERANCE}", f'config = "{config}"',
+            f'source = "{c["source"]} ({c["confidence"]})"']
+
+
 def cp_scenario(c, model_name):
     t, m, cl, measured = c["training"], c["model"], c["cluster"], c["measured"]
     gpus, per_node = cl["total_gpus"], cl["gpus_per_node"]
@@ -282,20 +289,8 @@ def cp_scenario(c, model_name):
         lines += [f"virtual_stages = {vp}", 'schedule = "interleaved_1f1b"']
         if prefix in CP_P2P_OVERLAP:
             lines.append(f"overlap_p2p_comm = true   # {CP_P2P_OVERLAP[prefix]} (S)")
-    lines += [
-        "",
-        "[[variant]]",
-        f'name = "{c["id"]}"',
-        "",
-        "[[expect]]",
-        f'variant = "{c["id"]}"',
-        'metric = "tokens_per_s_per_gpu"',
-        f"value = {float(value)}",
-        f"tolerance = {TOLERANCE}",
-        f'config = "{c["quoted"][:160]} ({derived})"',
-        f'source = "{c["source"]} ({c["confidence"]})"',
-    ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + variant_and_expect(c, "tokens_per_s_per_gpu", value,
+                                                f'{c["quoted"][:160]} ({derived})')) + "\n"
 
 
 def scenario(c, model_name):
@@ -339,23 +334,11 @@ def scenario(c, model_name):
         lines.append(f"pipeline = {t['pp']}")
     if vp > 1:
         lines += [f"virtual_stages = {vp}", 'schedule = "interleaved_1f1b"']
-    if split_source(c):
-        lines += [f"account_for_embedding_in_pipeline_split = true   # {split_source(c)}",
+    split = split_source(c)
+    if split:
+        lines += [f"account_for_embedding_in_pipeline_split = true   # {split}",
                   "account_for_loss_in_pipeline_split = true"]
-    lines += [
-        "",
-        "[[variant]]",
-        f'name = "{c["id"]}"',
-        "",
-        "[[expect]]",
-        f'variant = "{c["id"]}"',
-        f'metric = "{metric}"',
-        f"value = {float(value)}",
-        f"tolerance = {TOLERANCE}",
-        f'config = "{c["quoted"][:200]}"',
-        f'source = "{c["source"]} ({c["confidence"]})"',
-    ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + variant_and_expect(c, metric, value, c["quoted"][:200])) + "\n"
 
 
 def main():
