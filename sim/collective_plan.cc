@@ -21,15 +21,15 @@ const char* ReductionName(Reduction r) {
   return model::NameOf(kNames, r);
 }
 
-Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int shard, int tensor) {
+Layout MakeLayout(const model::ClusterSpec& c, const model::RankGrid& groups, const SimOptions& o) {
+  const int hpz = groups.hpz;
+  const int tensor = groups.tensor;
   Layout l;
   l.real_nodes = c.nodes;
   l.sim_nodes = c.nodes;
   l.gpus_per_node = c.gpus_per_node;
   l.nics = c.nic.count;
-  l.hpz = hpz;
-  l.shard = shard;
-  l.tensor = tensor;
+  l.groups = groups;
   if (c.intra.fabric == model::IntraFabric::kNvLinkMesh) l.intra_rings = model::MeshRings(c.gpus_per_node);
   l.all_pairs_in_node = c.intra.fabric != model::IntraFabric::kNvSwitch;
   if (c.fabric.kind == model::FabricKind::kFatTree && c.fabric.nodes_per_leaf > 0 &&
@@ -44,8 +44,10 @@ Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int
   const bool hpz_in_node = hpz <= c.gpus_per_node && c.gpus_per_node % hpz == 0;
   const int unit = l.level_nodes.empty() ? 1 : l.level_nodes.back();
   // Shard groups over several nodes must tile the shrunk platform at least twice, so that every replica
-  // ring keeps a cross-node edge out of every node as on the real cluster.
-  // The shard group counts DP ranks, N' = N / t of them a node (placement.h DpRanksPerNode).
+  // ring keeps a cross-node edge out of every node as on the real cluster; so must expert and context groups
+  // (groups of consecutive DP ranks alike: placement.h). The widest of them decides.
+  // The groups count DP ranks, N' = N / t of them a node (placement.h DpRanksPerNode).
+  const int shard = std::max({groups.shard, groups.expert, groups.context});
   const int dp_per_node = model::DpRanksPerNode(l.grid());
   const int shard_nodes = shard > dp_per_node ? shard / dp_per_node : 1;
   const bool can_shrink = c.nodes % unit == 0 && c.nodes >= 2 * unit && (2 * unit) % shard_nodes == 0 &&

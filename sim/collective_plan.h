@@ -32,9 +32,9 @@ struct Layout {
   int sim_nodes = 0;      // nodes built on the platform (K, or two symmetry units)
   int gpus_per_node = 0;  // N
   int nics = 1;
-  int hpz = 1;
-  int shard = 0;                 // ranks of a MiCS / HSDP shard group (Schedule::shard_group_size); 0: none
-  int tensor = 1;                // Schedule::tensor: DP groups strided by it, kTensor's groups of it
+  // The schedule's group sizes (placement.h GridOf(schedule): hpz, shard, tensor, expert, context); its nodes
+  // are the platform's (grid()).
+  model::RankGrid groups;
   int intra_rings = 1;           // rings NCCL runs over a node's links at once: 2 on an NVLink mesh of 3-4 GPUs
   // PCIe and mesh nodes: an intra-node all-to-all runs as its flows per pair at every fidelity (the ring-edge
   // stand-in of an NVSwitch node, where every pair crosses the same two ports, would miss the switch uplinks,
@@ -50,7 +50,10 @@ struct Layout {
   // The platform's ranks and group sizes, for model/placement/placement.h (its group instances and their
   // members).
   model::RankGrid grid() const {
-    return {.nodes = sim_nodes, .gpus_per_node = gpus_per_node, .hpz = hpz, .shard = shard, .tensor = tensor};
+    model::RankGrid g = groups;
+    g.nodes = sim_nodes;
+    g.gpus_per_node = gpus_per_node;
+    return g;
   }
   // Real bytes per simulated byte: the platform holds sim_nodes of the real_nodes.
   double scale() const { return static_cast<double>(real_nodes) / sim_nodes; }
@@ -70,11 +73,12 @@ std::vector<int> SlowdownClasses(int nodes, const std::vector<SlowNode>& slow,
 // same on every node and start together for all; each slowdown class gets a node of its own on it) when it
 // has a node per class and hpZ groups fit in a node; other perturbations make kSymmetric replay node
 // classes on the whole platform, as kClasses.
-// A shard group spanning several nodes keeps the platform whole unless two symmetry units hold at least two
-// whole shard groups.
-// `tensor`: the schedule's tensor-parallel size (its DP groups strided by it, placement.h); a tensor group
-// larger than a node keeps the whole platform.
-Layout MakeLayout(const model::ClusterSpec& c, int hpz, const SimOptions& o, int shard = 0, int tensor = 1);
+// A shard, expert or context group spanning several nodes keeps the platform whole unless two symmetry units
+// hold at least two whole groups.
+// `groups`: the schedule's group sizes (placement.h GridOf(schedule): hpz, shard, tensor, expert, context;
+// its nodes and GPUs per node are not read, `c`'s are). Its DP groups are strided by the tensor size; a
+// tensor group larger than a node keeps the whole platform.
+Layout MakeLayout(const model::ClusterSpec& c, const model::RankGrid& groups, const SimOptions& o);
 
 // The SimGrid platform of `layout`: links and efficiencies from `c`; every GPU computes at `gpu_flops`,
 // less on slow nodes; links degraded as `p` says. Errors: a perturbation naming a node, rail or fabric

@@ -23,7 +23,7 @@ StatusOr<double> SimulateSendStep(const model::ClusterSpec& c, const model::Para
   }
   SimOptions whole = o;
   whole.reduction = Reduction::kFull;
-  const Layout layout = MakeLayout(c, /*hpz=*/1, whole, /*shard=*/0, l.tensor);
+  const Layout layout = MakeLayout(c, model::RankGrid{.tensor = l.tensor}, whole);
   // Nothing computes: the GPUs' speed does not matter, but the platform needs one.
   StatusOr<PlatformSpec> spec = MakePlatformSpec(c, layout, c.gpu.peak_flops, o.actor_stack_kib);
   if (!spec.ok()) return spec.status();

@@ -64,7 +64,7 @@ RankClasses MakeRankClasses(const Layout& l, const Perturbations& p) {
   for (int k = 0; k < l.sim_nodes; ++k) own.push_back(OwnSignature(k, l, p));
   // hpZ groups wider than a node (or straddling nodes) couple their nodes: a node's signature then holds
   // the own signatures of the nodes of its groups, in order, and its offset among them.
-  const bool coupled = l.hpz > n || n % l.hpz != 0;
+  const bool coupled = l.groups.hpz > n || n % l.groups.hpz != 0;
   const model::RankGrid grid = l.grid();
   // A cross-node group holds one local rank of every node, so it runs on one rail: when the fabric is
   // perturbed, rails may finish their cross-node collectives at different times, and a class holds one rail.

@@ -464,7 +464,7 @@ StatusOr<SimResult> SimulateSchedule(const model::Schedule& s, const model::Clus
   if (const std::string shape = model::ScheduleShapeMismatch(s, c); !shape.empty())
     return Status::Error(shape);
   const double t0 = WallSeconds();
-  const Layout layout = MakeLayout(c, s.hpz_group_size, o, s.shard_group_size, s.tensor);
+  const Layout layout = MakeLayout(c, model::GridOf(s), o);
   const model::LocalCostModel local = model::MakeLocalCostModel(s, c, cal);
   StatusOr<PlatformSpec> spec =
       MakePlatformSpec(c, layout, local.effective_flops, o.actor_stack_kib, o.perturbations);

@@ -60,7 +60,7 @@ double PredictedBusBw(const std::string& collective, const std::string& algorith
                       double overhead_s, const model::ClusterSpec& c, std::string* picked) {
   const int n = c.total_gpus();
   auto time = [&](model::CollectiveKind kind) {
-    const model::Traffic t = model::CollectiveTraffic(kind, model::GroupKind::kGlobal, n, bytes, c);
+    const model::Traffic t = model::LoneCollectiveTraffic(kind, model::GroupKind::kGlobal, n, bytes, c);
     const model::CollectiveTime ct = model::EstimateCollective(t, c);
     *picked = std::string(ct.algorithm) + "/" + ct.protocol;
     return ct.seconds;
@@ -69,8 +69,8 @@ double PredictedBusBw(const std::string& collective, const std::string& algorith
   if (collective == "all_reduce") {
     // NCCL's tuner picks among ring, tree, single-node NVLS and NVLSTree (model/cost/nccl_allreduce.h); a
     // point that forced one keeps it (NCCL_ALGO=Ring, NVLS).
-    const model::Traffic ring =
-        model::CollectiveTraffic(model::CollectiveKind::kAllReduce, model::GroupKind::kGlobal, n, bytes, c);
+    const model::Traffic ring = model::LoneCollectiveTraffic(model::CollectiveKind::kAllReduce,
+                                                             model::GroupKind::kGlobal, n, bytes, c);
     const unsigned algorithms = algorithm == "ring"       ? model::kNcclRing
                                 : algorithm == "nvls"     ? model::kNcclNvls
                                 : algorithm == "tree"     ? model::kNcclTree

@@ -2,6 +2,7 @@
 // model::Validate against it.
 #pragma once
 
+#include "model/placement/placement.h"
 #include "model/spec/calibration.h"
 #include "model/spec/cluster_spec.h"
 #include "model/spec/model_spec.h"
@@ -10,6 +11,13 @@
 #include "model/spec/zero_config.h"
 
 namespace zerosim::testing {
+
+// The placement of collective `s` by itself on `c` (tensor size `tensor`): the grid whose group of its kind
+// has its size (placement.h PlacementOfGroup), for tests that place one collective outside its schedule.
+inline model::Placement PlacementFor(const model::CollectiveSpec& s, const model::ClusterSpec& c,
+                                     int tensor = 1) {
+  return model::PlacementOfGroup(c, s.group, s.group_size, tensor);
+}
 
 // 24 x 16 V100 (or `nodes` x `gpus_per_node`), NVSwitch 150 GB/s per GPU, `nics` x 100 Gbps per node.
 inline model::ClusterSpec PaperCluster(int nics = 1, int nodes = 24, int gpus_per_node = 16) {

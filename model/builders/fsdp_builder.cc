@@ -253,7 +253,7 @@ class FsdpEmulator {
 Schedule BuildFsdpSchedule(const ModelSpec& m, const ZeroConfig& z, const RankShape& c) {
   Schedule s;
   const ScheduleFrame f = BeginSchedule(m, z, c, &s);
-  OpEmitter emit(&s, c, 1);
+  OpEmitter emit(&s, 1);
   FsdpEmulator fsdp(&s, z, &emit, BytesPerElement(m.dtype), c.pipeline_stage);
   s.reduce_buffer_elements = fsdp.largest_padded();
   const ModuleGraph& g = s.graph;

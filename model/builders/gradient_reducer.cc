@@ -109,9 +109,9 @@ void GradientReducer::ReduceBucket() {
       emit_->Wait(Queue::kReduceStream, {rs});
     }
     if (expert_bytes > 0 && expert_partitions_ > 1) {  // one rank per expert-data-parallel group: none
-      const int rs =
-          emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, GroupKind::kReplica, expert_bytes,
-                            wire, Purpose::kGradientReduce, {emit_->tail(Queue::kReduceStream)});
+      const int rs = emit_->Collective(Queue::kNcclDp, CollectiveKind::kReduceScatter, GroupKind::kExpertData,
+                                       expert_bytes, wire, Purpose::kGradientReduce,
+                                       {emit_->tail(Queue::kReduceStream)});
       emit_->Wait(Queue::kReduceStream, {rs});
     }
     if (group_ == GroupKind::kShard && boundary_ && emit_->group_size(GroupKind::kReplica) > 1) {

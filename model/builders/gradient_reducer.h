@@ -49,8 +49,8 @@ class GradientReducer {
   // parameter would overflow it).
   void CloseBucketsAtSize() { close_at_size_ = true; }
   // Expert parallelism (Schedule::expert > 1): the routed experts' gradients (Param::expert) are
-  // reduce-scattered over their expert-data-parallel group (GroupKind::kReplica of the expert-parallel shard
-  // groups, `expert_data_parallel` ranks), the rest of each bucket over the data-parallel group, as
+  // reduce-scattered over their expert-data-parallel group (GroupKind::kExpertData, `expert_data_parallel`
+  // ranks), the rest of each bucket over the data-parallel group, as
   // Megatron-Core's DDP keeps the experts in buffers of their own (distributed_data_parallel.py,
   // docs/design/moe_cp_sources.md (d)). ZeRO-1/2 only (CheckModelled).
   void ReduceExpertsOver(int expert_data_parallel) { expert_partitions_ = expert_data_parallel; }

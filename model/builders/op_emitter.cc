@@ -7,21 +7,15 @@
 
 namespace zerosim::model {
 
-OpEmitter::OpEmitter(Schedule* s, const RankShape& shape, int hpz_size)
-    : s_(s), shape_(shape), hpz_size_(hpz_size) {
+OpEmitter::OpEmitter(Schedule* s, int hpz_size) : s_(s) {
   std::fill(std::begin(tail_), std::end(tail_), -1);
   s_->hpz_group_size = hpz_size;  // the builder's declaration: the group the replay places kHpz's rings in
 }
 
 int OpEmitter::group_size(GroupKind g) const {
-  // One TP rank's groups: the data-parallel kinds inside its DP group (placement.h, tp-dp-pp order; at t = 1 the
-  // whole cluster).
-  const RankGrid grid{.nodes = shape_.nodes,
-                      .gpus_per_node = shape_.gpus_per_node,
-                      .hpz = hpz_size_,
-                      .shard = s_->shard_group_size,
-                      .tensor = shape_.tensor};
-  return GroupSize(g, grid);
+  // One TP rank's groups: the data-parallel kinds inside its DP group (placement.h, tp-dp-pp order; at t = 1
+  // the whole cluster), on the grid the engines place the schedule's collectives on.
+  return GroupSize(g, GridOf(*s_));
 }
 
 int OpEmitter::Append(Op op, std::initializer_list<int> deps) {
@@ -101,7 +95,6 @@ int OpEmitter::Collective(Queue q, CollectiveKind kind, GroupKind group, double 
   op.coll.kind = kind;
   op.coll.group = group;
   op.coll.group_size = group_size(group);
-  op.coll.tensor = shape_.tensor;
   op.coll.buffer_bytes = buffer_bytes;
   op.coll.element_bytes = element_bytes;
   ClassifyCollective(s_, &op.coll);

@@ -18,7 +18,9 @@ namespace zerosim::model {
 
 class OpEmitter {
  public:
-  OpEmitter(Schedule* s, const RankShape& shape, int hpz_size);
+  // `s` has its frame (schedule_parts.h SetScheduleFrame: its ranks and layout): the groups' sizes are those
+  // of its grid (placement.h GridOf), on which the engines place its collectives.
+  OpEmitter(Schedule* s, int hpz_size);
 
   // Context stamped on every op emitted from now on.
   void SetContext(Phase phase, int micro_step, int module) {
@@ -51,8 +53,6 @@ class OpEmitter {
   int Append(Op op, std::initializer_list<int> deps);
 
   Schedule* s_;
-  RankShape shape_;
-  int hpz_size_;
   int tail_[kNumQueues];
   Phase phase_ = Phase::kForward;
   int micro_step_ = 0;

@@ -204,7 +204,7 @@ Schedule BuildForwardSchedule(const ModelSpec& m, const ZeroConfig& z, const Ran
   std::vector<TraceStep> trace;
   for (int i = 0; i < static_cast<int>(g.modules.size()); ++i) trace.push_back({i, Phase::kForward});
 
-  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
+  OpEmitter emit(&s, z.zero_hpz_partition_size);
   FetchCoordinator fetch(g, z, &emit);
   if (gather == ForwardGather::kCoordinator) fetch.BeginPass(&trace);
   double peak = 0;
@@ -254,7 +254,7 @@ Schedule BuildFullGatherSchedule(const ModelSpec& m, const ZeroConfig& z, const 
   pass.seq_len = 1;
   Schedule s;
   Begin(&s, z, c, BuildLoraGraph(pass, 1.0, r).graph, 0.0);
-  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
+  OpEmitter emit(&s, z.zero_hpz_partition_size);
   emit.SetContext(Phase::kForward, 0, -1);
   std::vector<int> all;
   for (int p = 0; p < static_cast<int>(s.graph.params.size()); ++p) all.push_back(p);
@@ -312,7 +312,7 @@ Schedule BuildLoraTrainingSchedule(const ModelSpec& m, const ZeroConfig& z, cons
     }
   }
 
-  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
+  OpEmitter emit(&s, z.zero_hpz_partition_size);
   FetchCoordinator fetch(g, z, &emit);
   GradientReducer reduce(g, z, c.nodes, c.gpus_per_node, &emit);
   fetch.BeginPass(&trace);

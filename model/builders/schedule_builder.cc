@@ -22,7 +22,7 @@ Schedule BuildStage3Schedule(const ModelSpec& m, const ZeroConfig& z, const Rank
   const bool mics = TraitsOf(z.strategy).parameters == ShardOver::kShardGroup;
   const int shards = s.param_shards;  // the shard group (MiCS) or the data-parallel group
   s.reduce_buffer_elements = z.contiguous_gradients ? z.reduce_bucket_size : 0;
-  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
+  OpEmitter emit(&s, z.zero_hpz_partition_size);
   FetchCoordinator fetch(s.graph, z, &emit);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
 

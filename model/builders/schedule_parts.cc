@@ -117,13 +117,8 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
                                                                 .shard = z.shard_group_size(),
                                                                 .tensor = c.tensor});
   }
-  // The expert-parallel groups are placed as shard groups of e DP ranks (placement.h kShard: e consecutive DP
-  // ranks of one TP rank, Megatron's expert grid; kReplica their expert-data-parallel complement). Strategies
-  // with shard groups of their own are refused beside expert parallelism (feasibility.cc CheckModelled).
-  if (c.expert > 1) s->shard_group_size = c.expert;
-  // So are the context-parallel groups: c consecutive DP ranks of one TP rank (Megatron's tp-cp-dp-pp order);
-  // strategies with shard groups of their own are refused beside them (context_feasibility.cc).
-  if (c.context > 1) s->shard_group_size = c.context;
+  // The expert- and context-parallel groups have kinds and sizes of their own (placement.h kExpert,
+  // kExpertData, kContext: RankGrid::expert and ::context, from the layout's e and c above).
   // Each state over the ranks the strategy divides it across (strategy.h TraitsOf).
   const StrategyTraits& traits = TraitsOf(z.strategy);
   auto shards = [s](ShardOver over) {
@@ -246,11 +241,10 @@ void TensorCollective(OpEmitter* emit, CollectiveKind kind, double bytes, double
   emit->Wait(Queue::kCompute, {c});
 }
 
-// An all-to-all of send buffer `bytes` over the shard-group kind (an expert- or context-parallel group) on
-// `queue` after `dep`, then the compute stream's wait for it; returns the wait.
-int WaitedAllToAll(OpEmitter* emit, Queue queue, double bytes, Purpose purpose, int dep) {
-  const int c =
-      emit->Collective(queue, CollectiveKind::kAllToAll, GroupKind::kShard, bytes, 2.0, purpose, {dep});
+// An all-to-all of send buffer `bytes` over `group` (kExpert or kContext) on `queue` after `dep`, then the
+// compute stream's wait for it; returns the wait.
+int WaitedAllToAll(OpEmitter* emit, Queue queue, GroupKind group, double bytes, Purpose purpose, int dep) {
+  const int c = emit->Collective(queue, CollectiveKind::kAllToAll, group, bytes, 2.0, purpose, {dep});
   return emit->Wait(Queue::kCompute, {c});
 }
 
@@ -268,7 +262,8 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
     // Expert parallelism (see the header): the all-to-all before the experts' pass where its rows arrive
     // (forward dispatch, backward combine gradient), after it where they leave.
     auto all_to_all = [&](int dep) {
-      return WaitedAllToAll(emit, Queue::kNcclEp, f.ep_buffer_bytes, Purpose::kExpertParallel, dep);
+      return WaitedAllToAll(emit, Queue::kNcclEp, GroupKind::kExpert, f.ep_buffer_bytes,
+                            Purpose::kExpertParallel, dep);
     };
     const bool before = backward == (ep == EpRole::kCombine);
     if (before) all_to_all(emit->tail(Queue::kCompute));
@@ -281,7 +276,7 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
     // Ulysses' all-to-alls (see the header): Q, K, V before and the output after in the forward, the output's
     // gradient before and Q, K, V's after in the backward; the compute stream waits for each.
     auto all_to_all = [&](double bytes, int dep) {
-      return WaitedAllToAll(emit, Queue::kNcclCp, bytes, Purpose::kContextParallel, dep);
+      return WaitedAllToAll(emit, Queue::kNcclCp, GroupKind::kContext, bytes, Purpose::kContextParallel, dep);
     };
     all_to_all(backward ? f.cp_out_bytes : f.cp_qkv_bytes, emit->tail(Queue::kCompute));
     const int compute = emit->Compute(flops, cls, deps);
@@ -295,12 +290,12 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
     const std::array<int, 4>& chunk = f.cp_chunk_class[static_cast<size_t>(ts.module)];
     const double local = 1.0 / s.context;
     const int gather =
-        emit->Collective(Queue::kNcclCp, CollectiveKind::kAllGather, GroupKind::kShard, f.cp_kv_bytes, 2.0,
+        emit->Collective(Queue::kNcclCp, CollectiveKind::kAllGather, GroupKind::kContext, f.cp_kv_bytes, 2.0,
                          Purpose::kContextParallel, {emit->tail(Queue::kCompute)});
     const int first = emit->Compute(flops * local, chunk[backward ? 3 : 1], deps);
     emit->Wait(Queue::kCompute, {gather});
     if (!backward) return emit->Compute(flops * (1 - local), chunk[0], {first});
-    const int ring = emit->Collective(Queue::kNcclCp, CollectiveKind::kReduceScatter, GroupKind::kShard,
+    const int ring = emit->Collective(Queue::kNcclCp, CollectiveKind::kReduceScatter, GroupKind::kContext,
                                       f.cp_dkv_bytes, 4.0, Purpose::kContextParallel, {first, gather});
     const int rest = emit->Compute(flops * (1 - local), chunk[2], {first});
     emit->Wait(Queue::kCompute, {ring});
@@ -311,11 +306,11 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
     const std::array<int, 4>& chunk = f.cp_chunk_class[static_cast<size_t>(ts.module)];
     const double last = 1.0 / s.context;
     const int gather =
-        emit->Collective(Queue::kNcclCp, CollectiveKind::kAllGather, GroupKind::kShard, f.cp_kv_bytes, 2.0,
+        emit->Collective(Queue::kNcclCp, CollectiveKind::kAllGather, GroupKind::kContext, f.cp_kv_bytes, 2.0,
                          Purpose::kContextParallel, {emit->tail(Queue::kCompute)});
     int ring = gather;
     if (backward) {
-      ring = emit->Collective(Queue::kNcclCp, CollectiveKind::kReduceScatter, GroupKind::kShard,
+      ring = emit->Collective(Queue::kNcclCp, CollectiveKind::kReduceScatter, GroupKind::kContext,
                               f.cp_kv_bytes, 2.0, Purpose::kContextParallel, {gather});
     }
     const int early = emit->Compute(flops * (1 - last), chunk[backward ? 2 : 0], deps);

@@ -82,11 +82,11 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z_in, const R
   // Stage 2 reduces in every backward as its gradients are partitioned (strategy.h TraitsOf).
   const bool stage2 = TraitsOf(z.strategy).gradients != ShardOver::kNone;
   s.reduce_buffer_elements = z.contiguous_gradients ? z.reduce_bucket_size : 0;
-  OpEmitter emit(&s, c, 1);
+  OpEmitter emit(&s, 1);
   GradientReducer reduce(s.graph, z, c.nodes, c.gpus_per_node, &emit);
   if (megatron_overlap) reduce.CloseBucketsAtSize();  // the buckets MegatronBuckets forms
   // Expert parallelism: the routed experts' states live in the expert-data-parallel group of d / e ranks
-  // (GroupKind::kReplica of the expert-parallel shard groups: schedule_parts.cc BeginSchedule).
+  // (GroupKind::kExpertData, placement.h).
   const int edp = s.data_parallel_size() / s.expert;
   if (s.expert > 1) reduce.ReduceExpertsOver(edp);
   // The all-gathers of updated parameters: `dense` elements over the data-parallel group, `experts` over the
@@ -101,9 +101,9 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z_in, const R
     }
     if (experts > 0 && edp > 1) {
       const double buffer = experts * bytes;
-      last = last >= 0 ? emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kReplica,
+      last = last >= 0 ? emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kExpertData,
                                          buffer, bytes, Purpose::kForwardAllGather, {last})
-                       : emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kReplica,
+                       : emit.Collective(Queue::kNcclDp, CollectiveKind::kAllGather, GroupKind::kExpertData,
                                          buffer, bytes, Purpose::kForwardAllGather, deps);
     }
     return last;

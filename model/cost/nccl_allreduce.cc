@@ -298,21 +298,22 @@ Traffic WireOf(const CollectiveSpec& s, const Traffic& ring, const CollectiveTim
 
 }  // namespace
 
-TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c) {
-  return TierScaleOf(s, CollectiveTraffic(s, c), tuned, c);
+TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const Placement& placement) {
+  return TierScaleOf(s, CollectiveTraffic(s, placement), tuned, placement.cluster);
 }
 
-Traffic WireTraffic(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c) {
-  return WireOf(s, CollectiveTraffic(s, c), tuned, c);
+Traffic WireTraffic(const CollectiveSpec& s, const CollectiveTime& tuned, const Placement& placement) {
+  return WireOf(s, CollectiveTraffic(s, placement), tuned, placement.cluster);
 }
 
-Traffic WireTraffic(const CollectiveSpec& s, const ClusterSpec& c) {
-  if (!IsTunedAllReduce(s, c)) return CollectiveTraffic(s, c);
-  return WireTraffic(s, EstimateScheduledCollective(s, c), c);
+Traffic WireTraffic(const CollectiveSpec& s, const Placement& placement) {
+  if (!IsTunedAllReduce(s, placement.cluster)) return CollectiveTraffic(s, placement);
+  return WireTraffic(s, EstimateScheduledCollective(s, placement), placement);
 }
 
-CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c) {
-  const Traffic ring = CollectiveTraffic(s, c);
+CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const Placement& placement) {
+  const ClusterSpec& c = placement.cluster;
+  const Traffic ring = CollectiveTraffic(s, placement);
   if (!IsTunedAllReduce(s, c)) return EstimateCollective(ring, c);
   CollectiveTime t = EstimateAllReduce(ring, s.buffer_bytes, TunerView(s, c));
   // The ring's step structure, carrying the tuner's latency in total (the replay delays by each step's).

@@ -113,16 +113,17 @@ Traffic ScaleTraffic(const Traffic& ring, const TierScale& scale, const char* al
 // see a fat tree's oversubscribed uplinks), transfer_s is theirs: the factor is at most 1, and no algorithm
 // moves its bytes faster than the links allow.
 // algorithm and protocol stay the tuner's.
-CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const ClusterSpec& c);
+// `placement`: the schedule's (placement.h), on whose cluster `c` below is.
+CollectiveTime EstimateScheduledCollective(const CollectiveSpec& s, const Placement& placement);
 
 // The bytes `s` puts on each tier on `c`: CollectiveTraffic(s, c) (the placement's ring), or for a tuned
 // all-reduce the algorithm the tuner picked (`tuned`: EstimateScheduledCollective(s, c)), ScaleTraffic of its
 // AllReduceTierScale. What the engines load the links with, the invariants bound the time by, and the
 // report counts.
-Traffic WireTraffic(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c);
+Traffic WireTraffic(const CollectiveSpec& s, const CollectiveTime& tuned, const Placement& placement);
 // Its per-tier factors over CollectiveTraffic(s, c): AllReduceTierScale of the tuner's pick, 1 and 1 for any
 // other.
-TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const ClusterSpec& c);
-Traffic WireTraffic(const CollectiveSpec& s, const ClusterSpec& c);  // times s itself
+TierScale WireTierScale(const CollectiveSpec& s, const CollectiveTime& tuned, const Placement& placement);
+Traffic WireTraffic(const CollectiveSpec& s, const Placement& placement);  // times s itself
 
 }  // namespace zerosim::model

@@ -167,23 +167,19 @@ NcclCommShape ShapeOf(GroupKind group, int group_size, const GroupPlacement& pl,
 
 }  // namespace
 
-NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c) {
+NcclCommShape CommShapeOf(GroupKind group, int group_size, const Placement& placement) {
   if (group_size <= 1) return {1, 1};
-  // The groups whose members on a node may be strided: replica, cross-node and shard-cross-node groups.
-  const bool strided =
-      group == GroupKind::kReplica || group == GroupKind::kCrossNode || group == GroupKind::kShardCrossNode;
-  CollectiveSpec spec;  // its members' grid: the group sizes the kind implies (placement.h GridOfCollective)
-  spec.group = group;
-  spec.group_size = group_size;
-  return ShapeOf(group, group_size, PlaceGroup(group, group_size, c), GridOfCollective(spec, c), strided, c);
+  // The groups whose members on a node may be strided: replica (and expert-data), cross-node and
+  // shard-cross-node groups; with t > 1 every kind's members are strided by t. Count the rails they leave
+  // through.
+  const bool strided = placement.grid.tensor > 1 || group == GroupKind::kReplica ||
+                       group == GroupKind::kExpertData || group == GroupKind::kCrossNode ||
+                       group == GroupKind::kShardCrossNode;
+  return ShapeOf(group, group_size, placement.Place(group), placement.grid, strided, placement.cluster);
 }
 
-NcclCommShape CommShapeOf(const CollectiveSpec& s, const ClusterSpec& c) {
-  if (s.tensor == 1) return CommShapeOf(s.group, s.group_size, c);
-  if (s.group_size <= 1) return {1, 1};
-  // Every kind's members may be strided by t: count the rails they leave through.
-  const RankGrid grid = GridOfCollective(s, c);
-  return ShapeOf(s.group, s.group_size, PlaceGroup(s.group, grid, c), grid, /*count_rails=*/true, c);
+NcclCommShape CommShapeOf(const CollectiveSpec& s, const Placement& placement) {
+  return CommShapeOf(s.group, s.group_size, placement);
 }
 
 NcclCommChannels CommChannels(const ClusterSpec& c, const NcclCommShape& shape) {
@@ -263,9 +259,10 @@ NcclCommChannels CommChannels(const ClusterSpec& c, const NcclCommShape& shape) 
   return out;
 }
 
-int CollectiveChannels(const CollectiveSpec& op, const CollectiveTime& t, const ClusterSpec& c) {
+int CollectiveChannels(const CollectiveSpec& op, const CollectiveTime& t, const Placement& placement) {
   if (op.group_size <= 1) return 1;
-  const NcclCommChannels comm = CommChannels(c, CommShapeOf(op, c));
+  const ClusterSpec& c = placement.cluster;
+  const NcclCommChannels comm = CommChannels(c, CommShapeOf(op, placement));
   if (op.kind == CollectiveKind::kAllToAll) return comm.p2p_channels;
   const std::string_view algorithm = t.algorithm;
   if (algorithm == "NVLS" || algorithm == "NVLSTree") {
@@ -295,8 +292,8 @@ double SmShare(int channels, const ClusterSpec& c) {
   return std::min(1.0, static_cast<double>(channels) / c.gpu.sms);
 }
 
-double CollectiveSmShare(const CollectiveSpec& op, const CollectiveTime& t, const ClusterSpec& c) {
-  return SmShare(CollectiveChannels(op, t, c), c);
+double CollectiveSmShare(const CollectiveSpec& op, const CollectiveTime& t, const Placement& placement) {
+  return SmShare(CollectiveChannels(op, t, placement), placement.cluster);
 }
 
 int NcclChannels(const ClusterSpec& c) {

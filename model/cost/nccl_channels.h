@@ -50,6 +50,7 @@
 #pragma once
 
 #include "model/cost/collective_time.h"
+#include "model/placement/placement.h"
 #include "model/schedule/schedule.h"
 #include "model/spec/cluster_spec.h"
 
@@ -64,12 +65,12 @@ struct NcclCommShape {
   int rails = 0;
 };
 
-// The communicator one instance of `group` (group_size ranks, placed as placement.h's PlaceGroup says) forms
-// on `c`.
-NcclCommShape CommShapeOf(GroupKind group, int group_size, const ClusterSpec& c);
-// The communicator of collective `s`: the above at t = 1; with the layout's t > 1 its group placed on the
-// tp-dp-pp grid (placement.h GridOfCollective: a TP rank's DP group has N' = N / t members a node, strided by t).
-NcclCommShape CommShapeOf(const CollectiveSpec& s, const ClusterSpec& c);
+// The communicator one instance of `group` (group_size ranks) forms where `placement` puts it (placement.h:
+// with the layout's t > 1 on the tp-dp-pp grid, a TP rank's DP group has N' = N / t members a node, strided
+// by t).
+NcclCommShape CommShapeOf(GroupKind group, int group_size, const Placement& placement);
+// The communicator of collective `s` of a schedule placed as `placement`.
+NcclCommShape CommShapeOf(const CollectiveSpec& s, const Placement& placement);
 
 struct NcclCommChannels {
   int channels = 1;             // comm->nChannels: the CTAs of a collective large enough to use them all
@@ -85,13 +86,14 @@ NcclCommChannels CommChannels(const ClusterSpec& c, const NcclCommShape& shape);
 
 // The CTAs one collective of the schedule launches (step 4), given the algorithm and protocol NCCL's tuner
 // took for it (`t`, EstimateScheduledCollective). At least 1.
-int CollectiveChannels(const CollectiveSpec& op, const CollectiveTime& t, const ClusterSpec& c);
+int CollectiveChannels(const CollectiveSpec& op, const CollectiveTime& t, const Placement& placement);
 
 // Fraction of a GPU's SMs `channels` CTAs hold: channels / SMs, at most 1 (0 for a GPU without an SM count).
 double SmShare(int channels, const ClusterSpec& c);
 
-// The share of the GPU one collective's kernel holds while it runs: SmShare(CollectiveChannels(op, t, c), c).
-double CollectiveSmShare(const CollectiveSpec& op, const CollectiveTime& t, const ClusterSpec& c);
+// The share of the GPU one collective's kernel holds while it runs: SmShare(CollectiveChannels(op, t,
+// placement), placement.cluster).
+double CollectiveSmShare(const CollectiveSpec& op, const CollectiveTime& t, const Placement& placement);
 
 // Channels of the communicator of all GPUs of `c` (the global ring: ZeRO-3's gathers, the whole-cluster
 // all-reduce NCCL's tuner times), and their SM share: what the report prints as the cluster's NCCL channels.

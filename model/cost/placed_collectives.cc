@@ -12,13 +12,14 @@ namespace zerosim::model {
 std::vector<PlacedCollective> PlaceCollectives(const Schedule& s, const ClusterSpec& c) {
   std::vector<PlacedCollective> out;
   out.reserve(s.collective_classes.size());
+  const Placement placement(c, GridOf(s));  // the schedule's declared groups, once
   for (const CollectiveSpec& spec : s.collective_classes) {
     PlacedCollective p;
-    p.ring = CollectiveTraffic(spec, c);
-    p.time = EstimateScheduledCollective(spec, c);
-    p.wire = WireTraffic(spec, p.time, c);
-    p.tier = WireTierScale(spec, p.time, c);
-    p.sm_share = CollectiveSmShare(spec, p.time, c);
+    p.ring = CollectiveTraffic(spec, placement);
+    p.time = EstimateScheduledCollective(spec, placement);
+    p.wire = WireTraffic(spec, p.time, placement);
+    p.tier = WireTierScale(spec, p.time, placement);
+    p.sm_share = CollectiveSmShare(spec, p.time, placement);
     p.tuned = IsTunedAllReduce(spec, c);
     out.push_back(p);
   }

@@ -6,6 +6,16 @@ namespace zerosim::model {
 
 int RailOf(int local_rank, int gpus_per_node, int nics) { return local_rank * nics / gpus_per_node; }
 
+RankGrid GridOf(const Schedule& s) {
+  return {.nodes = s.nodes,
+          .gpus_per_node = s.gpus_per_node,
+          .hpz = s.hpz_group_size,
+          .shard = s.shard_group_size,
+          .tensor = s.tensor,
+          .expert = s.expert,
+          .context = s.context};
+}
+
 RankGrid GridOf(const ClusterSpec& c, int hpz, int shard) { return {c.nodes, c.gpus_per_node, hpz, shard}; }
 
 RankGrid GridOf(const ClusterSpec& c, int hpz, int shard, const ParallelLayout& layout) {
@@ -23,13 +33,23 @@ RankCoord CoordOf(int rank, const RankGrid& g) {
 
 int RankOf(const RankCoord& c, const RankGrid& g) { return (c.pp * g.data() + c.dp) * g.tensor + c.tp; }
 
-RankGrid GridOfCollective(const CollectiveSpec& s, const ClusterSpec& c) {
-  RankGrid grid{.nodes = c.nodes, .gpus_per_node = c.gpus_per_node, .tensor = s.tensor};
-  if (s.group == GroupKind::kHpz) grid.hpz = s.group_size;
-  if (s.group == GroupKind::kShard) grid.shard = s.group_size;
-  if (s.group == GroupKind::kReplica) grid.shard = grid.data() / s.group_size;
-  if (s.group == GroupKind::kShardCrossNode) grid.shard = s.group_size * DpRanksPerNode(grid);
-  return grid;
+Placement::Placement(const ClusterSpec& c, const RankGrid& groups) : cluster(c), grid(groups) {
+  grid.nodes = c.nodes;
+  grid.gpus_per_node = c.gpus_per_node;
+}
+
+Placement PlacementOfGroup(const ClusterSpec& c, GroupKind group, int size, int tensor) {
+  RankGrid grid{.nodes = c.nodes,
+                .gpus_per_node = c.gpus_per_node,
+                .tensor = group == GroupKind::kTensor ? size : tensor};
+  if (group == GroupKind::kHpz) grid.hpz = size;
+  if (group == GroupKind::kShard) grid.shard = size;
+  if (group == GroupKind::kReplica) grid.shard = grid.data() / size;
+  if (group == GroupKind::kShardCrossNode) grid.shard = size * DpRanksPerNode(grid);
+  if (group == GroupKind::kExpert) grid.expert = size;
+  if (group == GroupKind::kExpertData) grid.expert = grid.data() / size;
+  if (group == GroupKind::kContext) grid.context = size;
+  return Placement(c, grid);
 }
 
 bool StagesAlignWithNodes(const RankGrid& g) {
@@ -78,6 +98,9 @@ int FlatInstances(GroupKind group, const RankGrid& g) {
       return ShardOf(g);
     case GroupKind::kShardCrossNode:
       return g.ranks() / ShardNodes(g);
+    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
+    case GroupKind::kExpertData:
+    case GroupKind::kContext:
     case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
     case GroupKind::kPipeline:
     case GroupKind::kEmbedding:
@@ -114,6 +137,9 @@ std::vector<int> FlatMembers(GroupKind group, int instance, const RankGrid& g) {
       for (int k = 0; k < ShardNodes(g); ++k) m.push_back(first + k * n);
       break;
     }
+    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
+    case GroupKind::kExpertData:
+    case GroupKind::kContext:
     case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
     case GroupKind::kPipeline:
     case GroupKind::kEmbedding:
@@ -140,6 +166,9 @@ int FlatInstanceOf(GroupKind group, int rank, const RankGrid& g) {
       return rank % ShardOf(g);
     case GroupKind::kShardCrossNode:
       return rank / ShardStride(g) * n + rank % n;
+    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
+    case GroupKind::kExpertData:
+    case GroupKind::kContext:
     case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
     case GroupKind::kPipeline:
     case GroupKind::kEmbedding:
@@ -166,6 +195,9 @@ int FlatSize(GroupKind group, const RankShape& cluster, int hpz_size, int shard_
       return cluster.total_gpus() / s;
     case GroupKind::kShardCrossNode:
       return std::max(1, s / cluster.gpus_per_node);
+    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
+    case GroupKind::kExpertData:
+    case GroupKind::kContext:
     case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
     case GroupKind::kPipeline:
     case GroupKind::kEmbedding:
@@ -206,6 +238,9 @@ GroupPlacement FlatPlace(GroupKind group, int g, const ClusterSpec& c) {
       pl.nodes = pl.span_nodes = g;
       pl.per_node = n;
       break;
+    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
+    case GroupKind::kExpertData:
+    case GroupKind::kContext:
     case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
     case GroupKind::kPipeline:
     case GroupKind::kEmbedding:
@@ -214,6 +249,30 @@ GroupPlacement FlatPlace(GroupKind group, int g, const ClusterSpec& c) {
   }
   pl.per_leaf = std::max(pl.per_leaf, pl.per_node);
   return pl;
+}
+
+// The kind and grid the data-parallel rules place `group` as: kExpert and kContext are shard groups of their
+// own size (e, c), kExpertData the replica groups of the expert groups (placement.h); every other kind is
+// itself.
+struct Flat {
+  GroupKind group;
+  RankGrid grid;
+};
+Flat AsFlat(GroupKind group, const RankGrid& g) {
+  RankGrid as = g;
+  switch (group) {
+    case GroupKind::kExpert:
+      as.shard = g.expert;
+      return {GroupKind::kShard, as};
+    case GroupKind::kExpertData:
+      as.shard = g.expert;
+      return {GroupKind::kReplica, as};
+    case GroupKind::kContext:
+      as.shard = g.context;
+      return {GroupKind::kShard, as};
+    default:
+      return {group, g};
+  }
 }
 
 bool IsLayoutKind(GroupKind group) {
@@ -288,13 +347,15 @@ GroupPlacement LayoutPlace(GroupKind group, const RankGrid& g, const ClusterSpec
 
 }  // namespace
 
-int GroupInstances(GroupKind group, const RankGrid& g) {
-  if (IsLayoutKind(group)) return LayoutInstances(group, g);
+int GroupInstances(GroupKind kind, const RankGrid& grid) {
+  if (IsLayoutKind(kind)) return LayoutInstances(kind, grid);
+  const auto [group, g] = AsFlat(kind, grid);
   return g.tensor * g.pipeline * FlatInstances(group, DpGrid(g));
 }
 
-std::vector<int> GroupMembers(GroupKind group, int instance, const RankGrid& g) {
-  if (IsLayoutKind(group)) return LayoutMembers(group, instance, g);
+std::vector<int> GroupMembers(GroupKind kind, int instance, const RankGrid& grid) {
+  if (IsLayoutKind(kind)) return LayoutMembers(kind, instance, grid);
+  const auto [group, g] = AsFlat(kind, grid);
   const RankGrid dp = DpGrid(g);
   const int per_group = FlatInstances(group, dp);
   const int dp_group = instance / per_group;  // pp t + tp
@@ -303,26 +364,24 @@ std::vector<int> GroupMembers(GroupKind group, int instance, const RankGrid& g) 
   return m;
 }
 
-int InstanceOf(GroupKind group, int rank, const RankGrid& g) {
-  if (IsLayoutKind(group)) return LayoutInstanceOf(group, rank, g);
+int InstanceOf(GroupKind kind, int rank, const RankGrid& grid) {
+  if (IsLayoutKind(kind)) return LayoutInstanceOf(kind, rank, grid);
+  const auto [group, g] = AsFlat(kind, grid);
   const RankGrid dp = DpGrid(g);
   const RankCoord c = CoordOf(rank, g);
   return (c.pp * g.tensor + c.tp) * FlatInstances(group, dp) + FlatInstanceOf(group, c.dp, dp);
 }
 
-int GroupSize(GroupKind group, const RankGrid& g) {
-  if (IsLayoutKind(group)) return LayoutSize(group, g);
+int GroupSize(GroupKind kind, const RankGrid& grid) {
+  if (IsLayoutKind(kind)) return LayoutSize(kind, grid);
+  const auto [group, g] = AsFlat(kind, grid);
   const RankGrid dp = DpGrid(g);
   return FlatSize(group, RankShape(dp.nodes, dp.gpus_per_node), dp.hpz, dp.shard);
 }
 
-GroupPlacement PlaceGroup(GroupKind group, int group_size, const ClusterSpec& cluster) {
-  if (IsLayoutKind(group)) return LayoutPlace(group, GridOf(cluster, 1), cluster);
-  return FlatPlace(group, group_size, cluster);
-}
-
-GroupPlacement PlaceGroup(GroupKind group, const RankGrid& g, const ClusterSpec& cluster) {
-  if (IsLayoutKind(group)) return LayoutPlace(group, g, cluster);
+GroupPlacement PlaceGroup(GroupKind kind, const RankGrid& grid, const ClusterSpec& cluster) {
+  if (IsLayoutKind(kind)) return LayoutPlace(kind, grid, cluster);
+  const auto [group, g] = AsFlat(kind, grid);
   // The DP group's virtual cluster, its fat-tree leaves those of its virtual nodes (consecutive virtual nodes
   // are `stride` real nodes apart: t / N with TP across nodes).
   const RankGrid dp = DpGrid(g);

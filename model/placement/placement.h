@@ -29,6 +29,11 @@
 //    position i);
 //  - kShardCrossNode: inside one shard group of s > N' DP ranks, those of one virtual local rank, one per
 //    node (s/N' of them); with s <= N' the group of one rank.
+//  - kExpert, kExpertData: placed as kShard and kReplica are with s = e (RankGrid::expert): e consecutive DP
+//    ranks (Megatron-Core's expert grid with the expert tensor size t), and the d/e DP ranks of one position
+//    in their expert group (the expert-data-parallel group);
+//  - kContext: placed as kShard with s = c (RankGrid::context): c consecutive DP ranks (tp-cp-dp-pp order).
+//  Each has its own size, so they live beside a MiCS or HSDP shard group of another size.
 // Instance numbering of the data-parallel kinds: (pp t + tp) x (instances per DP group) + the virtual
 // instance above; at t = p = 1 exactly today's numbers.
 // Layout kinds:
@@ -95,6 +100,8 @@ struct RankGrid {
   int shard = 0;     // DP ranks of a shard group (Schedule::shard_group_size); 0: one node's, N'
   int tensor = 1;    // t: ranks of a tensor-parallel group
   int pipeline = 1;  // p: pipeline stages
+  int expert = 1;    // e: DP ranks of an expert-parallel group (kExpert)
+  int context = 1;   // c: DP ranks of a context-parallel group (kContext)
   int ranks() const { return nodes * gpus_per_node; }
   // d: ranks of one stage's data-parallel group, ranks() / (t p).
   int data() const { return ranks() / (tensor * pipeline); }
@@ -114,19 +121,16 @@ RankCoord CoordOf(int rank, const RankGrid& grid);
 // The rank with coordinates `c` (each in range): (c.pp d + c.dp) t + c.tp; the inverse of CoordOf.
 int RankOf(const RankCoord& c, const RankGrid& grid);
 
+// The grid a schedule's collectives are placed on: its ranks (nodes, GPUs per node) and the group sizes its
+// builder declared (hpZ, shard, tensor, expert, context; one pipeline stage's schedule: p = 1).
+RankGrid GridOf(const Schedule& s);
+
 // The grid of the whole cluster `c` with hpZ groups of `hpz` ranks and shard groups of `shard` (0: one node),
 // t = p = 1 (pure data parallelism).
 RankGrid GridOf(const ClusterSpec& c, int hpz, int shard = 0);
 
 // The same with the layout's tensor and pipeline sizes (`hpz` and `shard` in DP ranks).
 RankGrid GridOf(const ClusterSpec& c, int hpz, int shard, const ParallelLayout& layout);
-
-// The grid one collective of a schedule is placed on (its CollectiveSpec: kind, size, and the layout's t): the
-// cluster's nodes and GPUs per node with t, and the group sizes its kind implies, as the t = 1 closed forms take
-// them from the size (kHpz: h = its size; kShard: s = its size; kReplica: s = d / its size, one member per shard
-// group of the d = P / t DP ranks; kShardCrossNode: s = its size x N', one member per node the shard group spans).
-// The analytic traffic (traffic.h) and NCCL's communicator shapes (nccl_channels.h) place a collective on it.
-RankGrid GridOfCollective(const CollectiveSpec& s, const ClusterSpec& c);
 
 // Whether every pipeline stage holds whole nodes: p == 1 or t d a multiple of N. Precondition of the data-
 // parallel kinds' members (their virtual cluster is whole nodes of the stage) and of every closed form below
@@ -172,13 +176,6 @@ struct GroupPlacement {
   // whole DP group (the same leaves spanned where it has several members, leaves and nodes powers of two).
   int span_nodes = 1;
 };
-// The closed form of what GroupMembers enumerates at t = p = 1 (per_node and per_leaf where an instance spans
-// several nodes), for `group_size` ranks per instance: traffic.h counts ring edges from it without listing
-// members. The layout kinds (kTensor, kPipeline, kEmbedding) are then groups of one rank (group_size 1):
-// place them at t, p > 1 with the RankGrid overload. Equals PlaceGroup(group, grid, cluster) for the grid of
-// t = p = 1 whose group `group` has `group_size` ranks.
-GroupPlacement PlaceGroup(GroupKind group, int group_size, const ClusterSpec& cluster);
-
 // The closed form of what GroupMembers enumerates on `grid` (whose nodes and GPUs per node are `cluster`'s;
 // the cluster's fabric gives the fat-tree leaves): instances, nodes and span_nodes of one instance, per_node
 // (instances on a node the kind touches; meaningful where nodes > 1) and per_leaf (instances under a leaf;
@@ -187,5 +184,28 @@ GroupPlacement PlaceGroup(GroupKind group, int group_size, const ClusterSpec& cl
 // StagesAlignWithNodes(grid), and for per_leaf a leaf size and a stage's nodes that divide one another
 // (powers of two).
 GroupPlacement PlaceGroup(GroupKind group, const RankGrid& grid, const ClusterSpec& cluster);
+
+// A schedule's ranks placed on a cluster: the cluster (nodes, GPUs, NICs, fabric) and the grid of the group
+// sizes the schedule's builder declared (GridOf(schedule)), with the cluster's nodes and GPUs per node. Built
+// once per schedule and cluster (cost/placed_collectives.h PlaceCollectives, report/runtime_memory.cc); every
+// collective of the schedule is placed on it by its group kind: the engines never read a group's sizes from
+// the collectives.
+struct Placement {
+  Placement(const ClusterSpec& c, const RankGrid& groups);
+  ClusterSpec cluster;
+  RankGrid grid;
+  int Size(GroupKind group) const { return GroupSize(group, grid); }
+  GroupPlacement Place(GroupKind group) const { return PlaceGroup(group, grid, cluster); }
+  std::vector<int> Members(GroupKind group, int instance) const {
+    return GroupMembers(group, instance, grid);
+  }
+};
+
+// The placement of a lone collective over `group` of `size` ranks on the whole cluster `c` (tensor size
+// `tensor`, p = 1): the grid whose kind has that size (kTensor: t = size; kHpz: h = size; kShard: s = size;
+// kReplica: s = d / size; kShardCrossNode: s = size x N'; kExpert: e = size; kExpertData: e = d / size;
+// kContext: c = size; d = P / t). For what times one collective outside a schedule (study/nccl_check.cc,
+// tests); a schedule's collectives are placed on GridOf(schedule).
+Placement PlacementOfGroup(const ClusterSpec& c, GroupKind group, int size, int tensor = 1);
 
 }  // namespace zerosim::model

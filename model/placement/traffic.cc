@@ -34,12 +34,12 @@ Traffic RingTraffic(const GroupPlacement& pl, int g, double buffer_bytes, int ro
   return t;
 }
 
-// An all-to-all over each instance of a group placed as `pl` (an expert- or context-parallel group, placed as
-// a shard group of g ranks: schedule_parts.cc): each rank sends buffer/g to each other member, m - 1 of them
-// on its own node (NVLink) and g - m on the instance's other nodes (its NIC), m = g / (nodes the instance
-// spans); a node's NICs carry the m members of each of the per_node instances it hosts; a leaf's uplinks the
-// share its members (m of each of the instance's nodes under the leaf) address outside it. One direct
-// exchange step per tier (NCCL's all-to-all is a grouped send/recv to every peer at once).
+// An all-to-all over each instance of a group placed as `pl` (an expert- or context-parallel group: g
+// consecutive DP ranks, placement.h kExpert, kContext): each rank sends buffer/g to each other member, m - 1
+// of them on its own node (NVLink) and g - m on the instance's other nodes (its NIC), m = g / (nodes the
+// instance spans); a node's NICs carry the m members of each of the per_node instances it hosts; a leaf's
+// uplinks the share its members (m of each of the instance's nodes under the leaf) address outside it. One
+// direct exchange step per tier (NCCL's all-to-all is a grouped send/recv to every peer at once).
 Traffic GroupAllToAll(const GroupPlacement& pl, int g, double buffer_bytes, const ClusterSpec& c) {
   Traffic t;
   const double m = static_cast<double>(g) / pl.nodes;
@@ -61,19 +61,23 @@ Traffic GroupAllToAll(const GroupPlacement& pl, int g, double buffer_bytes, cons
 
 }  // namespace
 
-Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, double buffer_bytes,
-                          const ClusterSpec& c) {
+Traffic CollectiveTraffic(const CollectiveSpec& s, const Placement& placement) {
+  const ClusterSpec& c = placement.cluster;
   const int p = c.total_gpus();
-  const int g = group_size;
+  const int g = s.group_size;
+  const double buffer_bytes = s.buffer_bytes;
   if (g <= 1) return Traffic{};
-  if (kind != CollectiveKind::kAllToAll) {
-    // Rings inside a node (hpZ, local) run P/g at once, one per group; PlaceGroup says where each sits.
-    return RingTraffic(PlaceGroup(group, g, c), g, buffer_bytes, kind == CollectiveKind::kAllReduce ? 2 : 1,
-                       c);
+  if (s.kind != CollectiveKind::kAllToAll) {
+    // Rings inside a node (hpZ, local) run P/g at once, one per group; the placement says where each sits
+    // (one TP rank's groups on the tp-dp-pp grid: placement.h).
+    return RingTraffic(placement.Place(s.group), g, buffer_bytes,
+                       s.kind == CollectiveKind::kAllReduce ? 2 : 1, c);
   }
+  // qgZ's all-to-alls over the cross-node and local groups (t = 1: feasibility.h CheckLayout), and those of
+  // the expert- and context-parallel groups (any t).
   Traffic t;
   const double out_per_rank = buffer_bytes * (g - 1) / g;
-  if (group == GroupKind::kCrossNode) {
+  if (s.group == GroupKind::kCrossNode) {
     t.cross_total_bytes = p * out_per_rank;
     t.max_node_nic_bytes = c.gpus_per_node * out_per_rank;
     if (SpansLeaves(c, c.nodes)) {
@@ -82,32 +86,31 @@ Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, 
       t.max_leaf_uplink_bytes = c.fabric.nodes_per_leaf * t.max_node_nic_bytes * outside;
     }
     t.inter_steps = 1;
-  } else if (group == GroupKind::kLocal || group == GroupKind::kHpz) {
+  } else if (s.group == GroupKind::kLocal || s.group == GroupKind::kHpz) {
     t.intra_total_bytes = p * out_per_rank;
     t.max_gpu_port_bytes = out_per_rank;
     t.intra_steps = 1;
   } else {
-    t = GroupAllToAll(PlaceGroup(group, g, c), g, buffer_bytes, c);
+    t = GroupAllToAll(placement.Place(s.group), g, buffer_bytes, c);
   }
   return t;
 }
 
-Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster) {
-  if (s.tensor == 1) return CollectiveTraffic(s.kind, s.group, s.group_size, s.buffer_bytes, cluster);
-  // One TP rank's collective (schedule.h CollectiveSpec::tensor): its group placed on the tp-dp-pp grid
-  // (placement.h). Rings, and the all-to-alls of a shard group (Ulysses' context-parallel exchange); qgZ's
-  // all-to-alls and hpZ need t = 1 (feasibility.h CheckLayout). The shard group of MiCS, HSDP and the expert-
-  // and context-parallel groups from the size of the kind (GridOfCollective).
-  const RankGrid grid = GridOfCollective(s, cluster);
-  const GroupPlacement pl = PlaceGroup(s.group, grid, cluster);
-  if (s.kind == CollectiveKind::kAllToAll) return GroupAllToAll(pl, s.group_size, s.buffer_bytes, cluster);
-  return RingTraffic(pl, s.group_size, s.buffer_bytes, s.kind == CollectiveKind::kAllReduce ? 2 : 1, cluster);
+Traffic LoneCollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, double buffer_bytes,
+                              const ClusterSpec& cluster) {
+  CollectiveSpec s;
+  s.kind = kind;
+  s.group = group;
+  s.group_size = group_size;
+  s.buffer_bytes = buffer_bytes;
+  return CollectiveTraffic(s, PlacementOfGroup(cluster, group, group_size));
 }
 
 TierVolumes SumTraffic(const Schedule& s, const ClusterSpec& cluster) {
+  const Placement placement(cluster, GridOf(s));
   std::vector<Traffic> traffic;  // by collective class
   traffic.reserve(s.collective_classes.size());
-  for (const CollectiveSpec& k : s.collective_classes) traffic.push_back(CollectiveTraffic(k, cluster));
+  for (const CollectiveSpec& k : s.collective_classes) traffic.push_back(CollectiveTraffic(k, placement));
   TierVolumes v;
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective) continue;

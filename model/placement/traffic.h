@@ -21,6 +21,7 @@
 #include <array>
 #include <vector>
 
+#include "model/placement/placement.h"
 #include "model/schedule/schedule.h"
 #include "model/spec/cluster_spec.h"
 
@@ -47,17 +48,20 @@ struct TierVolumes {
   double intra_total() const { return intra_node[1] + intra_node[2] + intra_node[3] + intra_node[4]; }
 };
 
-// The traffic of one collective of `kind` over `group` with per-rank `buffer_bytes`.
-Traffic CollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, double buffer_bytes,
-                          const ClusterSpec& cluster);
+// The traffic of one collective (its kind, group, group size and per-rank buffer) of a schedule placed as
+// `placement` (placement.h: the schedule's grid on the cluster). Precondition: s.group_size is the size of
+// its group on the placement's grid (the builder emits each collective over its declared groups).
+Traffic CollectiveTraffic(const CollectiveSpec& s, const Placement& placement);
 
-// The same for a scheduled collective (its kind, group, group size and buffer).
-Traffic CollectiveTraffic(const CollectiveSpec& s, const ClusterSpec& cluster);
+// The traffic of a lone collective of `kind` over `group` of `group_size` ranks with per-rank `buffer_bytes`,
+// outside a schedule (nccl-tests' points, study/nccl_check.cc): CollectiveTraffic on PlacementOfGroup.
+Traffic LoneCollectiveTraffic(CollectiveKind kind, GroupKind group, int group_size, double buffer_bytes,
+                              const ClusterSpec& cluster);
 
 // Cross-node and intra-node bytes of a whole schedule on `cluster`, per purpose, summed over all GPUs, every
-// collective counted as its placement's ring or all-to-all (CollectiveTraffic; the bytes NCCL's tuned
-// all-reduces put on the wire instead: placed_collectives.h WireVolumes). Preconditions: the schedule was
-// built for the cluster's shape.
+// collective counted as its placement's ring or all-to-all (CollectiveTraffic on Placement(cluster,
+// GridOf(s)); the bytes NCCL's tuned all-reduces put on the wire instead: placed_collectives.h WireVolumes).
+// Preconditions: the schedule was built for the cluster's shape.
 TierVolumes SumTraffic(const Schedule& s, const ClusterSpec& cluster);
 
 }  // namespace zerosim::model

@@ -16,7 +16,7 @@ double NcclBufferBytes(const Schedule& s, const ClusterSpec& c) {
   // their own process groups, model/schedule/schedule.h Queue).
   // A schedule has a handful of distinct groups among tens of thousands of collectives: a small sorted list
   // (the order a std::set would give, so the sum below is the same) instead of a tree insert per op.
-  // Each with one of its collectives, whose spec places it (t included: nccl_channels.h CommShapeOf).
+  // Each with one of its collectives, placed on the schedule's grid (nccl_channels.h CommShapeOf).
   using Comm = std::tuple<GroupKind, int, bool>;
   std::vector<std::pair<Comm, CollectiveSpec>> comms;
   for (const Op& op : s.ops) {
@@ -31,9 +31,10 @@ double NcclBufferBytes(const Schedule& s, const ClusterSpec& c) {
             });
   const double per_channel = kNcclLlBufferBytes + kNcclLl128BufferBytes + kNcclSimpleBufferBytes;
   double bytes = 0;
+  const Placement placement(c, GridOf(s));
   for (const auto& [comm, spec] : comms) {
     const auto& [group, size, all_to_all] = comm;
-    const NcclCommShape shape = CommShapeOf(spec, c);
+    const NcclCommShape shape = CommShapeOf(spec, placement);
     if (all_to_all) {
       // A peer in the node over NVLink, every other one through the network.
       const double local_peers = std::max(0, shape.gpus_per_node - 1);

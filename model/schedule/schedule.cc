@@ -23,9 +23,9 @@ constexpr std::array<const char*, kNumPurposes> kPurposeNames = {"none",
                                                                  "context_parallel"};
 constexpr std::array<const char*, 4> kCollectiveKindNames = {"all_gather", "reduce_scatter", "all_to_all",
                                                              "all_reduce"};
-constexpr std::array<const char*, 10> kGroupKindNames = {
-    "global",           "hpz",    "local",    "cross_node", "shard", "replica",
-    "shard_cross_node", "tensor", "pipeline", "embedding"};
+constexpr std::array<const char*, 13> kGroupKindNames = {
+    "global", "hpz",         "local",   "cross_node", "shard",    "replica",  "shard_cross_node",
+    "expert", "expert_data", "context", "tensor",     "pipeline", "embedding"};
 static_assert(static_cast<size_t>(Phase::kOptimizer) + 1 == kPhaseNames.size());
 static_assert(static_cast<size_t>(CollectiveKind::kAllReduce) + 1 == kCollectiveKindNames.size());
 static_assert(static_cast<size_t>(GroupKind::kEmbedding) + 1 == kGroupKindNames.size());

@@ -89,6 +89,11 @@ enum class GroupKind : uint8_t {
   kShard,           // s consecutive ranks (a node-major ring; several nodes when s > N)
   kReplica,         // the P/s ranks with the same position in their shard group (one per shard group)
   kShardCrossNode,  // inside one shard group spanning s/N nodes, the ranks with the same local rank
+  // Groups of expert and context parallelism (placement.h), each with its own size beside the shard group's
+  // (RankGrid::expert, RankGrid::context), so they compose with the strategies' kinds above:
+  kExpert,      // e consecutive ranks: an MoE block's dispatch and combine (Megatron's expert grid)
+  kExpertData,  // the P/e ranks with the same position in their expert group: the routed experts' states
+  kContext,     // c consecutive ranks: the attention blocks' key/value exchange (Megatron's tp-cp-dp-pp)
   // Groups of a tensor/pipeline layout (model/placement/placement.h; ranks ordered tp-dp-pp, t = p = 1 today,
   // when these are groups of one rank and the kinds above are unchanged; with t, p > 1 the kinds above live
   // inside one stage's data-parallel group):
@@ -102,10 +107,7 @@ inline constexpr int kNumGroupKinds = static_cast<int>(GroupKind::kCount);
 struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::kAllGather;
   GroupKind group = GroupKind::kGlobal;
-  int group_size = 0;
-  // The layout's tensor-parallel size t: the data-parallel kinds' instances are strided by it
-  // (placement.h, tp-dp-pp rank order) and kTensor's are its groups; 1 without tensor parallelism.
-  int tensor = 1;
+  int group_size = 0;  // ranks of one instance of `group` on the schedule's grid (placement.h GridOf)
   // Per rank: all-gather output, reduce-scatter input, all-to-all send buffer (incl. its own slice).
   double buffer_bytes = 0;
   double element_bytes = 2;  // on the wire: 2 fp16/bf16, 1 int8, 0.5 int4, 4 fp32 scales
@@ -114,7 +116,7 @@ struct CollectiveSpec {
   int collective_class = -1;
   // Equal in what the engines time and count: every field but the class index.
   bool SameCollective(const CollectiveSpec& o) const {
-    return kind == o.kind && group == o.group && group_size == o.group_size && tensor == o.tensor &&
+    return kind == o.kind && group == o.group && group_size == o.group_size &&
            buffer_bytes == o.buffer_bytes && element_bytes == o.element_bytes;
   }
 };

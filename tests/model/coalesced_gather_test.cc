@@ -31,8 +31,11 @@ std::vector<double> FetchHostOps(int n, double numel, int gpus, Phase phase, Zer
   g.modules.push_back(mod);
   if (!model_view_cost) z.runtime.host_tensor_view_s = kView;
   const ClusterSpec c = testing::PaperCluster(1, gpus / 16, 16);
-  Schedule s;
-  OpEmitter emit(&s, c, z.zero_hpz_partition_size);
+  Schedule s;  // its frame: the ranks its groups are sized on (placement.h GridOf)
+  s.nodes = c.nodes;
+  s.gpus_per_node = c.gpus_per_node;
+  s.world_size = c.total_gpus();
+  OpEmitter emit(&s, z.zero_hpz_partition_size);
   FetchCoordinator fc(g, z, &emit);
   const std::vector<TraceStep> trace{{0, phase}};
   fc.BeginPass(&trace);

@@ -13,7 +13,7 @@ TEST(CollectiveTime, RingAllGatherEqualsTheClosedForm) {
   const ClusterSpec c = testing::PaperCluster(4);
   const int p = c.total_gpus(), k = c.nodes;
   const double bytes = 906e6;  // one 18B block in fp16
-  const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, p, bytes, c);
+  const Traffic t = LoneCollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, p, bytes, c);
   EXPECT_EQ(t.inter_steps, k - 1);
   EXPECT_EQ(t.intra_steps, p - k);
   // NCCL Simple: base + (P-K) intra steps + (K-1) network steps; then (P-1)/P of the buffer through the
@@ -29,7 +29,7 @@ TEST(CollectiveTime, RingAllGatherEqualsTheClosedForm) {
 TEST(CollectiveTime, IntraNodeRingIsLimitedByNvSwitch) {
   const ClusterSpec c = testing::PaperCluster(1);
   const double bytes = 1e9;
-  const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kHpz, 16, bytes, c);
+  const Traffic t = LoneCollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kHpz, 16, bytes, c);
   EXPECT_EQ(t.cross_total_bytes, 0.0);
   EXPECT_DOUBLE_EQ(t.intra_total_bytes, c.total_gpus() * 15.0 / 16.0 * bytes);
   const NcclProtocol& s = c.nccl.simple;
@@ -45,7 +45,7 @@ TEST(CollectiveTime, RingsStayBelowNcclsArchitectureCap) {
   ClusterSpec c = testing::PaperCluster(1, 1, 8);
   c.intra.bandwidth_Bps = 300e9;
   const double bytes = 8e9;
-  const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, 8, bytes, c);
+  const Traffic t = LoneCollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, 8, bytes, c);
   EXPECT_DOUBLE_EQ(t.ring_rank_bytes, 7.0 / 8.0 * bytes);
   const NcclProtocol& s = c.nccl.simple;
   const double latency = s.base_latency_s + 7 * s.intra_step_latency_s;
@@ -56,7 +56,7 @@ TEST(CollectiveTime, RingsStayBelowNcclsArchitectureCap) {
   c.intra.bandwidth_Bps = 450e9;
   EXPECT_NEAR(EstimateCollective(t, c).seconds, latency + 7.0 / 8.0 * bytes / 370e9, 1e-12);
   // All-to-all is not a ring: no cap.
-  const Traffic a = CollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kLocal, 8, bytes, c);
+  const Traffic a = LoneCollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kLocal, 8, bytes, c);
   EXPECT_EQ(a.ring_rank_bytes, 0.0);
 }
 
@@ -82,7 +82,8 @@ TEST(CollectiveTime, ReleaseTablesAreNcclsOwn) {
 TEST(CollectiveTime, LowLatencyProtocolPaysMoreInsideNodesWhenTheRingSpansNodes) {
   // NCCL <= 2.17: LL's intra-node step latency x1.8 when nNodes > 1. A tiny all-gather over 2 nodes of 16.
   ClusterSpec c = testing::PaperCluster(2);
-  const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, c.total_gpus(), 64, c);
+  const Traffic t =
+      LoneCollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, c.total_gpus(), 64, c);
   const CollectiveTime got = EstimateCollective(t, c);
   ASSERT_STREQ(got.protocol, "LL");
   const NcclProtocol& ll = c.nccl.ll;
@@ -94,14 +95,16 @@ TEST(CollectiveTime, LowLatencyProtocolPaysMoreInsideNodesWhenTheRingSpansNodes)
 
 TEST(CollectiveTime, SmallMessagesUseALowLatencyProtocol) {
   const ClusterSpec c = testing::PaperCluster(1);
-  const Traffic t = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, c.total_gpus(), 4096, c);
+  const Traffic t =
+      LoneCollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, c.total_gpus(), 4096, c);
   EXPECT_STREQ(EstimateCollective(t, c).protocol, "LL");
 }
 
 TEST(CollectiveTime, CrossNodeAllToAllSharesTheNodesNics) {
   const ClusterSpec c = testing::PaperCluster(2);
   const double buffer = 64e6;  // per GPU
-  const Traffic t = CollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kCrossNode, c.nodes, buffer, c);
+  const Traffic t =
+      LoneCollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kCrossNode, c.nodes, buffer, c);
   const double out_per_gpu = buffer * (c.nodes - 1.0) / c.nodes;
   EXPECT_DOUBLE_EQ(t.cross_total_bytes, c.total_gpus() * out_per_gpu);
   EXPECT_DOUBLE_EQ(t.max_node_nic_bytes, c.gpus_per_node * out_per_gpu);
@@ -116,10 +119,12 @@ TEST(CollectiveTime, OversubscribedLeafUplinksSlowAllToAllButNotRings) {
   const double bytes = 1e9;
   ClusterSpec flat = c;
   flat.fabric.oversubscription = 1;
-  const Traffic a2a = CollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kCrossNode, c.nodes, bytes, c);
+  const Traffic a2a =
+      LoneCollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kCrossNode, c.nodes, bytes, c);
   // 4 nodes under a leaf send 12/15 of their traffic out of it, over uplinks of 4 NICs / 4.
   EXPECT_GT(EstimateCollective(a2a, c).seconds, 3 * EstimateCollective(a2a, flat).seconds);
-  const Traffic ring = CollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, c.total_gpus(), bytes, c);
+  const Traffic ring =
+      LoneCollectiveTraffic(CollectiveKind::kAllGather, GroupKind::kGlobal, c.total_gpus(), bytes, c);
   EXPECT_DOUBLE_EQ(EstimateCollective(ring, c).seconds, EstimateCollective(ring, flat).seconds);
 }
 
@@ -138,7 +143,7 @@ TEST(CollectiveTime, NvlsAllReduceEqualsTheClosedForm) {
   // nccl-tests' busbw of it, 2 (n-1)/n * bytes / time, tends to the maintainer's ~480 GB/s.
   EXPECT_NEAR(1.75 * bytes / nvls / 1e9, 481.25, 1.0);
   // NCCL's tuner takes NVLS over the ring (370 GB/s busbw) for large buffers ...
-  const Traffic ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 8, bytes, c);
+  const Traffic ring = LoneCollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 8, bytes, c);
   const CollectiveTime big = EstimateAllReduce(ring, bytes, c);
   EXPECT_STREQ(big.algorithm, "NVLS");
   EXPECT_NEAR(big.seconds / nvls, 1.0, 1e-12);
@@ -148,7 +153,8 @@ TEST(CollectiveTime, NvlsAllReduceEqualsTheClosedForm) {
   EXPECT_NEAR(forced.seconds, 8.4e-6 + 14 * 3.4e-6 + 1.75 * bytes / 370e9, 1e-9);
   // Small buffers stay on the ring (LL): NVLS's 25 us latency alone exceeds it.
   const double small = 64 * 1024;
-  const Traffic small_ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 8, small, c);
+  const Traffic small_ring =
+      LoneCollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 8, small, c);
   EXPECT_STRNE(EstimateAllReduce(small_ring, small, c).algorithm, "NVLS");
 }
 
@@ -191,7 +197,7 @@ TEST(CollectiveTime, NvlsLosesToTheRingOnFewGpus) {
   c.intra.bandwidth_Bps = 450e9;
   ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &c.nccl));
   const double bytes = 8e9;
-  const Traffic ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 3, bytes, c);
+  const Traffic ring = LoneCollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, 3, bytes, c);
   EXPECT_STRNE(EstimateAllReduce(ring, bytes, c).algorithm, "NVLS");
 }
 

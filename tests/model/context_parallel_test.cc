@@ -63,7 +63,7 @@ CpOps CountCpOps(const Schedule& s) {
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective || op.purpose != Purpose::kContextParallel) continue;
     EXPECT_EQ(op.queue, Queue::kNcclCp);
-    EXPECT_EQ(op.coll.group, GroupKind::kShard);
+    EXPECT_EQ(op.coll.group, GroupKind::kContext);
     (op.coll.kind == CollectiveKind::kAllGather ? out.gathers : out.reduce_scatters) += 1;
     out.group_size = op.coll.group_size;
     out.bytes = op.coll.buffer_bytes;
@@ -207,11 +207,10 @@ TEST(ContextParallel, AnAllToAllOfAContextGroupBesideTensorParallelismSplitsItsB
   const ClusterSpec c = testing::PaperCluster(1, 8, 4);
   CollectiveSpec s;
   s.kind = CollectiveKind::kAllToAll;
-  s.group = GroupKind::kShard;
+  s.group = GroupKind::kContext;
   s.group_size = 4;
-  s.tensor = 2;
   s.buffer_bytes = 64e6;
-  const Traffic t = CollectiveTraffic(s, c);
+  const Traffic t = CollectiveTraffic(s, testing::PlacementFor(s, c, /*tensor=*/2));
   EXPECT_DOUBLE_EQ(t.cross_total_bytes, 8 * 4 * 64e6 / 4 * 2);
   EXPECT_DOUBLE_EQ(t.intra_total_bytes, 8 * 4 * 64e6 / 4 * 1);
 }

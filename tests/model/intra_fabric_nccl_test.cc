@@ -41,7 +41,7 @@ ClusterSpec PcieServer(const char* gpu, double gpu_link_Bps) {
 // the node, GB/s; `algorithm` receives the tuner's pick.
 double AllReduceBusGBps(const ClusterSpec& c, double bytes, std::string* algorithm) {
   const int n = c.total_gpus();
-  const Traffic ring = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, n, bytes, c);
+  const Traffic ring = LoneCollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, n, bytes, c);
   const CollectiveTime t = EstimateAllReduce(ring, bytes, c, kNcclAllAlgorithms);
   *algorithm = std::string(t.algorithm) + "/" + t.protocol;
   return bytes * 2.0 * (n - 1) / n / t.seconds / 1e9;

@@ -157,12 +157,12 @@ EpOps CountEpOps(const Schedule& s) {
     if (op.purpose == Purpose::kExpertParallel) {
       EXPECT_EQ(op.queue, Queue::kNcclEp);
       EXPECT_EQ(op.coll.kind, CollectiveKind::kAllToAll);
-      EXPECT_EQ(op.coll.group, GroupKind::kShard);
+      EXPECT_EQ(op.coll.group, GroupKind::kExpert);
       ++out.all_to_alls;
       out.buffer_bytes = op.coll.buffer_bytes;
       out.expert_group = op.coll.group_size;
     }
-    if (op.purpose == Purpose::kGradientReduce && op.coll.group == GroupKind::kReplica)
+    if (op.purpose == Purpose::kGradientReduce && op.coll.group == GroupKind::kExpertData)
       ++out.expert_reductions;
   }
   return out;
@@ -185,7 +185,7 @@ TEST(Moe, ExpertParallelismAddsFourAllToAllsPerMoeBlockAndMicroStep) {
   // The experts' gradients reduce-scattered over their expert-data-parallel group of 32 / 8 ranks.
   EXPECT_GE(ep.expert_reductions, 1);
   for (const Op& op : s.ops) {
-    if (op.kind == OpKind::kCollective && op.coll.group == GroupKind::kReplica) {
+    if (op.kind == OpKind::kCollective && op.coll.group == GroupKind::kExpertData) {
       EXPECT_EQ(op.coll.group_size, 4);
     }
   }
@@ -238,13 +238,13 @@ TEST(Moe, AnAllToAllAcrossNodesSplitsItsBytesBetweenNvlinkAndTheNics) {
   ClusterSpec c = testing::PaperCluster(1, 4, 8);
   const double buffer = 64e6;
   // 16 ranks over 2 nodes, 2 instances: each rank sends buffer/16 to 7 peers on its node and 8 off it.
-  const Traffic t = CollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kShard, 16, buffer, c);
+  const Traffic t = LoneCollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kExpert, 16, buffer, c);
   EXPECT_DOUBLE_EQ(t.intra_total_bytes, 32 * buffer / 16 * 7);
   EXPECT_DOUBLE_EQ(t.cross_total_bytes, 32 * buffer / 16 * 8);
   EXPECT_DOUBLE_EQ(t.max_node_nic_bytes, 8 * buffer / 16 * 8);
   EXPECT_DOUBLE_EQ(t.max_gpu_port_bytes, buffer / 16 * 7);
   // Inside one node: nothing crosses.
-  const Traffic in_node = CollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kShard, 8, buffer, c);
+  const Traffic in_node = LoneCollectiveTraffic(CollectiveKind::kAllToAll, GroupKind::kExpert, 8, buffer, c);
   EXPECT_EQ(in_node.cross_total_bytes, 0.0);
   EXPECT_DOUBLE_EQ(in_node.intra_total_bytes, 32 * buffer / 8 * 7);
 }

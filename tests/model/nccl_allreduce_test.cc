@@ -23,7 +23,7 @@ ClusterSpec FourHopperNodes() {
 }
 
 Traffic RingOf(double bytes, const ClusterSpec& c) {
-  return CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, c.total_gpus(), bytes, c);
+  return LoneCollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kGlobal, c.total_gpus(), bytes, c);
 }
 
 // tuning.cc at v2.27.7-1, worked by hand for 1 MiB on 4 x 8 GPUs (ppn 8, floor(log2 4) = 2,
@@ -154,19 +154,19 @@ TEST(NcclAllReduce, TrainingAllReduceIsTheTunersPick) {
   s.group = GroupKind::kGlobal;
   s.group_size = c.total_gpus();
   s.buffer_bytes = 1 << 20;
-  const CollectiveTime small = EstimateScheduledCollective(s, c);
+  const CollectiveTime small = EstimateScheduledCollective(s, testing::PlacementFor(s, c));
   EXPECT_STREQ(small.algorithm, "Tree");
   EXPECT_STREQ(small.protocol, "LL128");
   const double tree_transfer_s = s.buffer_bytes / 51.75e9;
   EXPECT_NEAR(small.seconds, 65.5e-6 + tree_transfer_s, 1e-11);
   const NcclProtocol& p = small.params;
-  EXPECT_EQ(CollectiveTraffic(s, c).intra_steps, 56);
-  EXPECT_EQ(CollectiveTraffic(s, c).inter_steps, 6);
+  EXPECT_EQ(CollectiveTraffic(s, testing::PlacementFor(s, c)).intra_steps, 56);
+  EXPECT_EQ(CollectiveTraffic(s, testing::PlacementFor(s, c)).inter_steps, 6);
   EXPECT_NEAR(p.base_latency_s + 56 * p.intra_step_latency_s + 6 * p.inter_step_latency_s, 65.5e-6, 1e-12);
   EXPECT_NEAR(p.bandwidth_factor, 2.0 * s.buffer_bytes / 200e9 / tree_transfer_s, 1e-9);
 
   s.buffer_bytes = 1 << 30;
-  const CollectiveTime big = EstimateScheduledCollective(s, c);
+  const CollectiveTime big = EstimateScheduledCollective(s, testing::PlacementFor(s, c));
   EXPECT_STREQ(big.algorithm, "Ring");
   EXPECT_STREQ(big.protocol, "Simple");
   EXPECT_NEAR(big.seconds, 1.4 * (8.4 + 56 * 3.4 + 6 * 14) * 1e-6 + 2.0 * 31 / 32 * s.buffer_bytes / 200e9,
@@ -174,22 +174,22 @@ TEST(NcclAllReduce, TrainingAllReduceIsTheTunersPick) {
 
   CollectiveSpec rs = s;
   rs.kind = CollectiveKind::kReduceScatter;
-  EXPECT_EQ(EstimateScheduledCollective(rs, c).seconds,
-            EstimateCollective(CollectiveTraffic(rs, c), c).seconds);
+  EXPECT_EQ(EstimateScheduledCollective(rs, testing::PlacementFor(rs, c)).seconds,
+            EstimateCollective(CollectiveTraffic(rs, testing::PlacementFor(rs, c)), c).seconds);
   CollectiveSpec replica = s;
   replica.group = GroupKind::kReplica;
   replica.group_size = 4;
   replica.buffer_bytes = 1 << 20;
-  EXPECT_EQ(EstimateScheduledCollective(replica, c).seconds,
-            EstimateCollective(CollectiveTraffic(replica, c), c).seconds);
+  EXPECT_EQ(EstimateScheduledCollective(replica, testing::PlacementFor(replica, c)).seconds,
+            EstimateCollective(CollectiveTraffic(replica, testing::PlacementFor(replica, c)), c).seconds);
 }
 
 // What a tuned all-reduce puts on the links is its algorithm's bytes (AllReduceTierScale), so that no
 // algorithm moves its bytes faster than the line rate: the busiest link's bytes over its line rate are at
 // most the tuner's transfer time, and the replay's bandwidth factor is at most 1.
 void ExpectNoFasterThanTheLinks(const CollectiveSpec& s, const ClusterSpec& c) {
-  const CollectiveTime t = EstimateScheduledCollective(s, c);
-  const Traffic wire = WireTraffic(s, t, c);
+  const CollectiveTime t = EstimateScheduledCollective(s, testing::PlacementFor(s, c));
+  const Traffic wire = WireTraffic(s, t, testing::PlacementFor(s, c));
   EXPECT_LE(wire.max_node_nic_bytes / c.node_nic_Bps(), t.transfer_s * (1 + 1e-12)) << t.algorithm;
   EXPECT_LE(wire.max_gpu_port_bytes / c.intra.bandwidth_Bps, t.transfer_s * (1 + 1e-12)) << t.algorithm;
   EXPECT_GT(t.params.bandwidth_factor, 0) << t.algorithm;
@@ -214,36 +214,35 @@ TEST(NcclAllReduce, TensorGroupInsideANodeIsTunedAsOneNode) {
   CollectiveSpec s;
   s.kind = CollectiveKind::kAllReduce;
   s.group = GroupKind::kTensor;
-  s.tensor = 8;
   s.group_size = 8;
   s.buffer_bytes = 64.0 * 1024 * 1024;  // one block's activations, b s h x 2 bytes, order of magnitude
   ASSERT_TRUE(IsTunedAllReduce(s, c));
   const ClusterSpec view = TunerView(s, c);
   EXPECT_EQ(view.nodes, 1);
   EXPECT_EQ(view.gpus_per_node, 8);
-  const CollectiveTime t8 = EstimateScheduledCollective(s, c);
+  const CollectiveTime t8 = EstimateScheduledCollective(s, testing::PlacementFor(s, c));
   EXPECT_STREQ(t8.algorithm, "NVLS");
   EXPECT_NEAR(t8.seconds, NvlsAllReduceSeconds(s.buffer_bytes, 8, view), 1e-12);
   // Faster than the ring EstimateCollective timed it as before.
-  EXPECT_LT(t8.seconds, EstimateCollective(CollectiveTraffic(s, c), c).seconds);
+  EXPECT_LT(t8.seconds, EstimateCollective(CollectiveTraffic(s, testing::PlacementFor(s, c)), c).seconds);
   ExpectNoFasterThanTheLinks(s, c);
 
   CollectiveSpec t4 = s;
-  t4.tensor = t4.group_size = 4;
-  EXPECT_STREQ(EstimateScheduledCollective(t4, c).algorithm, "NVLS");
-  EXPECT_NEAR(EstimateScheduledCollective(t4, c).seconds,
+  t4.group_size = 4;
+  EXPECT_STREQ(EstimateScheduledCollective(t4, testing::PlacementFor(t4, c)).algorithm, "NVLS");
+  EXPECT_NEAR(EstimateScheduledCollective(t4, testing::PlacementFor(t4, c)).seconds,
               NvlsAllReduceSeconds(s.buffer_bytes, 4, TunerView(t4, c)), 1e-12);
 
   CollectiveSpec t2 = s;
-  t2.tensor = t2.group_size = 2;
+  t2.group_size = 2;
   ASSERT_TRUE(IsTunedAllReduce(t2, c));
-  EXPECT_STRNE(EstimateScheduledCollective(t2, c).algorithm, "NVLS");
+  EXPECT_STRNE(EstimateScheduledCollective(t2, testing::PlacementFor(t2, c)).algorithm, "NVLS");
 
   CollectiveSpec across = s;  // 16 ranks over two nodes
-  across.tensor = across.group_size = 16;
+  across.group_size = 16;
   EXPECT_FALSE(IsTunedAllReduce(across, c));
-  EXPECT_EQ(EstimateScheduledCollective(across, c).seconds,
-            EstimateCollective(CollectiveTraffic(across, c), c).seconds);
+  EXPECT_EQ(EstimateScheduledCollective(across, testing::PlacementFor(across, c)).seconds,
+            EstimateCollective(CollectiveTraffic(across, testing::PlacementFor(across, c)), c).seconds);
 
   CollectiveSpec gather = s;  // sequence parallelism's all-gathers are rings
   gather.kind = CollectiveKind::kAllGather;
@@ -252,7 +251,7 @@ TEST(NcclAllReduce, TensorGroupInsideANodeIsTunedAsOneNode) {
   ClusterSpec ampere = c;  // no NVLS before Hopper: the tuner's ring or chain
   ampere.gpu.name = "A100-SXM4-80GB";
   ampere.intra.bandwidth_Bps = 300e9;
-  EXPECT_STRNE(EstimateScheduledCollective(s, ampere).algorithm, "NVLS");
+  EXPECT_STRNE(EstimateScheduledCollective(s, testing::PlacementFor(s, ampere)).algorithm, "NVLS");
 }
 
 // Tree (4 x 8, 1 MiB): every node's NICs and every GPU port carry 2 x bytes one way, the ring 2 x 31/32.
@@ -262,32 +261,34 @@ TEST(NcclAllReduce, TensorGroupInsideANodeIsTunedAsOneNode) {
 TEST(NcclAllReduce, WireTrafficIsTheAlgorithms) {
   ClusterSpec c = FourHopperNodes();
   const CollectiveSpec tree = WholeClusterAllReduce(1 << 20, c);
-  ASSERT_STREQ(EstimateScheduledCollective(tree, c).algorithm, "Tree");
-  const Traffic tree_wire = WireTraffic(tree, c);
+  ASSERT_STREQ(EstimateScheduledCollective(tree, testing::PlacementFor(tree, c)).algorithm, "Tree");
+  const Traffic tree_wire = WireTraffic(tree, testing::PlacementFor(tree, c));
   EXPECT_NEAR(tree_wire.max_node_nic_bytes, 2.0 * tree.buffer_bytes, 1e-6);
   EXPECT_NEAR(tree_wire.max_gpu_port_bytes, 2.0 * tree.buffer_bytes, 1e-6);
-  EXPECT_NEAR(CollectiveTraffic(tree, c).max_node_nic_bytes, 2.0 * 31 / 32 * tree.buffer_bytes, 1e-6);
+  EXPECT_NEAR(CollectiveTraffic(tree, testing::PlacementFor(tree, c)).max_node_nic_bytes,
+              2.0 * 31 / 32 * tree.buffer_bytes, 1e-6);
   ExpectNoFasterThanTheLinks(tree, c);
 
   c.nodes = 2;
   ASSERT_TRUE(NcclLibraryForRelease("2.19.3", &c.nccl));
   const double gib = 1 << 30;
   const CollectiveSpec nvls_tree = WholeClusterAllReduce(gib, c);
-  ASSERT_STREQ(EstimateScheduledCollective(nvls_tree, c).algorithm, "NVLSTree");
-  const Traffic nt = WireTraffic(nvls_tree, c);
+  ASSERT_STREQ(EstimateScheduledCollective(nvls_tree, testing::PlacementFor(nvls_tree, c)).algorithm,
+               "NVLSTree");
+  const Traffic nt = WireTraffic(nvls_tree, testing::PlacementFor(nvls_tree, c));
   EXPECT_NEAR(nt.max_node_nic_bytes, gib, 1e-3);
   EXPECT_NEAR(nt.cross_total_bytes, 2 * gib, 1e-3);
   EXPECT_NEAR(nt.max_gpu_port_bytes, gib * 9 / 8, 1e-3);
   EXPECT_EQ(nt.ring_rank_bytes, 0);                          // not a ring: NCCL's ring bus cap does not apply
-  EXPECT_EQ(nt.inter_steps,
-            CollectiveTraffic(nvls_tree, c).inter_steps);  // the replay keeps the ring's steps
+  EXPECT_EQ(nt.inter_steps, CollectiveTraffic(nvls_tree, testing::PlacementFor(nvls_tree, c))
+                                .inter_steps);  // the replay keeps the ring's steps
   ExpectNoFasterThanTheLinks(nvls_tree, c);
 
   c.nodes = 1;
   ASSERT_TRUE(NcclLibraryForRelease("2.27.7", &c.nccl));
   const CollectiveSpec nvls = WholeClusterAllReduce(gib, c);
-  ASSERT_STREQ(EstimateScheduledCollective(nvls, c).algorithm, "NVLS");
-  const Traffic n = WireTraffic(nvls, c);
+  ASSERT_STREQ(EstimateScheduledCollective(nvls, testing::PlacementFor(nvls, c)).algorithm, "NVLS");
+  const Traffic n = WireTraffic(nvls, testing::PlacementFor(nvls, c));
   EXPECT_NEAR(n.max_gpu_port_bytes, gib * 9 / 8, 1e-3);
   EXPECT_NEAR(n.intra_total_bytes, 9 * gib, 1e-3);
   EXPECT_EQ(n.cross_total_bytes, 0);
@@ -296,10 +297,12 @@ TEST(NcclAllReduce, WireTrafficIsTheAlgorithms) {
   // Any other collective, and a ring pick, put the placement's ring on the links.
   CollectiveSpec rs = nvls;
   rs.kind = CollectiveKind::kReduceScatter;
-  EXPECT_EQ(WireTraffic(rs, c), CollectiveTraffic(rs, c));
+  EXPECT_EQ(WireTraffic(rs, testing::PlacementFor(rs, c)),
+            CollectiveTraffic(rs, testing::PlacementFor(rs, c)));
   ASSERT_TRUE(NcclLibraryForRelease("2.12.12", &c.nccl));  // before NVLS: the ring at 1 GiB
-  ASSERT_STREQ(EstimateScheduledCollective(nvls, c).algorithm, "Ring");
-  EXPECT_EQ(WireTraffic(nvls, c), CollectiveTraffic(nvls, c));
+  ASSERT_STREQ(EstimateScheduledCollective(nvls, testing::PlacementFor(nvls, c)).algorithm, "Ring");
+  EXPECT_EQ(WireTraffic(nvls, testing::PlacementFor(nvls, c)),
+            CollectiveTraffic(nvls, testing::PlacementFor(nvls, c)));
 }
 
 // A schedule's volumes on a cluster count each tuned all-reduce at its algorithm's bytes, per purpose;
@@ -320,8 +323,10 @@ TEST(NcclAllReduce, WireVolumesCountTheAlgorithmsBytes) {
   const TierVolumes ring = SumTraffic(s, c);
   const TierVolumes v = WireVolumes(s, c);
   const auto g = static_cast<size_t>(Purpose::kGradientReduce);
-  EXPECT_NEAR(v.cross_node[g], WireTraffic(op.coll, c).cross_total_bytes, 1e-3);
-  EXPECT_NEAR(v.intra_node[g], WireTraffic(op.coll, c).intra_total_bytes, 1e-3);
+  EXPECT_NEAR(v.cross_node[g], WireTraffic(op.coll, testing::PlacementFor(op.coll, c)).cross_total_bytes,
+              1e-3);
+  EXPECT_NEAR(v.intra_node[g], WireTraffic(op.coll, testing::PlacementFor(op.coll, c)).intra_total_bytes,
+              1e-3);
   EXPECT_LT(v.cross_node[g], ring.cross_node[g]);  // NVLSTree halves the ring's NIC bytes on 2 nodes
 }
 

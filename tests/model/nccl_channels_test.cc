@@ -32,7 +32,8 @@ TEST(NcclChannels, DgxTwoRunsTwoChannelsPerNicAndTwelveInsideTheNode) {
     const ClusterSpec c = PaperCluster(nics);
     EXPECT_EQ(NcclChannels(c), 2 * nics) << nics;
     EXPECT_DOUBLE_EQ(NcclSmShare(c), 2.0 * nics / 80) << nics;
-    const NcclCommChannels local = CommChannels(c, CommShapeOf(GroupKind::kHpz, 16, c));
+    const NcclCommChannels local =
+        CommChannels(c, CommShapeOf(GroupKind::kHpz, 16, PlacementOfGroup(c, GroupKind::kHpz, 16)));
     EXPECT_EQ(local.graph_channels, 6);
     EXPECT_DOUBLE_EQ(local.graph_speed_GBps, 21);
     EXPECT_EQ(local.channels, 12) << nics;
@@ -49,7 +50,9 @@ TEST(NcclChannels, ChannelsFollowTheBandwidthZeroSimsLinksDeliver) {
     c.nccl.intra_bandwidth_efficiency = 0.1479;
     c.nccl.inter_bandwidth_efficiency = 0.7608;
     counts.push_back(NcclChannels(c));
-    EXPECT_EQ(CommChannels(c, CommShapeOf(GroupKind::kHpz, 16, c)).channels, 2);
+    EXPECT_EQ(
+        CommChannels(c, CommShapeOf(GroupKind::kHpz, 16, PlacementOfGroup(c, GroupKind::kHpz, 16))).channels,
+        2);
   }
   EXPECT_EQ(counts, (std::vector<int>{2, 4, 6, 6}));
 }
@@ -95,15 +98,22 @@ TEST(NcclChannels, HopperAtTwoTwentySeven) {
   EXPECT_EQ(global.nvls_channels, 16);
   // One GPU per node (qgZ's cross-node group): its NIC alone, one channel at 48, duplicated (one channel is
   // not more than 4) to 2 x 24, doubled by connect.cc: 4; no NVLS for a single GPU.
-  const NcclCommChannels cross = CommChannels(c, CommShapeOf(GroupKind::kCrossNode, 4, c));
+  const NcclCommChannels cross =
+      CommChannels(c, CommShapeOf(GroupKind::kCrossNode, 4, PlacementOfGroup(c, GroupKind::kCrossNode, 4)));
   EXPECT_EQ(cross.channels, 4);
   EXPECT_EQ(cross.nvls_channels, 0);
   // NCCL_MAX_NCHANNELS caps the count, but 2.25 on raises it again to the NVLS channels (connect.cc).
   c.nccl.max_channels = 4;
   EXPECT_EQ(CommChannels(c, {8, 4}).channels, 16);
-  EXPECT_EQ(CommChannels(c, CommShapeOf(GroupKind::kCrossNode, 4, c)).channels, 4);
+  EXPECT_EQ(
+      CommChannels(c, CommShapeOf(GroupKind::kCrossNode, 4, PlacementOfGroup(c, GroupKind::kCrossNode, 4)))
+          .channels,
+      4);
   c.nccl.max_channels = 2;
-  EXPECT_EQ(CommChannels(c, CommShapeOf(GroupKind::kCrossNode, 4, c)).channels, 2);
+  EXPECT_EQ(
+      CommChannels(c, CommShapeOf(GroupKind::kCrossNode, 4, PlacementOfGroup(c, GroupKind::kCrossNode, 4)))
+          .channels,
+      2);
 }
 
 TEST(NcclChannels, SmallCollectivesLaunchFewerChannels) {
@@ -113,24 +123,27 @@ TEST(NcclChannels, SmallCollectivesLaunchFewerChannels) {
   const CollectiveSpec big = Spec(CollectiveKind::kAllGather, GroupKind::kGlobal, c, 1e9);
   CollectiveTime simple;
   simple.protocol = "Simple";
-  EXPECT_EQ(CollectiveChannels(big, simple, c), 16);
+  EXPECT_EQ(CollectiveChannels(big, simple, testing::PlacementFor(big, c)), 16);
   const CollectiveSpec small = Spec(CollectiveKind::kAllGather, GroupKind::kGlobal, c, 100e3);
-  EXPECT_EQ(CollectiveChannels(small, simple, c), 3);  // 100e3 / 32768 = 3.05: 3 x 32768 <= 1e5 < 4 x 32768
+  EXPECT_EQ(CollectiveChannels(small, simple, testing::PlacementFor(small, c)),
+            3);  // 100e3 / 32768 = 3.05: 3 x 32768 <= 1e5 < 4 x 32768
   CollectiveTime ll;
   ll.protocol = "LL";
   const CollectiveSpec mid = Spec(CollectiveKind::kAllGather, GroupKind::kGlobal, c, 10e6);
-  EXPECT_EQ(CollectiveChannels(mid, ll, c), 6);  // 512 x 8 x 384 = 1.57 MB per channel
-  EXPECT_DOUBLE_EQ(CollectiveSmShare(mid, ll, c), 6.0 / 80);
+  EXPECT_EQ(CollectiveChannels(mid, ll, testing::PlacementFor(mid, c)),
+            6);  // 512 x 8 x 384 = 1.57 MB per channel
+  EXPECT_DOUBLE_EQ(CollectiveSmShare(mid, ll, testing::PlacementFor(mid, c)), 6.0 / 80);
   // All-to-all: grouped send/recv on the p2p channels, the communicator's rounded up to a power of two.
   const CollectiveSpec a2a = Spec(CollectiveKind::kAllToAll, GroupKind::kLocal, c, 1e3);
-  EXPECT_EQ(CollectiveChannels(a2a, simple, c), 16);
+  EXPECT_EQ(CollectiveChannels(a2a, simple, testing::PlacementFor(a2a, c)), 16);
 }
 
 TEST(NcclChannels, TheChannelsSettingFixesEveryCount) {
   ClusterSpec c = PaperCluster(4);
   c.nccl.channels = 3;
   EXPECT_EQ(NcclChannels(c), 3);
-  const NcclCommChannels local = CommChannels(c, CommShapeOf(GroupKind::kHpz, 16, c));
+  const NcclCommChannels local =
+      CommChannels(c, CommShapeOf(GroupKind::kHpz, 16, PlacementOfGroup(c, GroupKind::kHpz, 16)));
   EXPECT_EQ(local.channels, 3);
   EXPECT_EQ(local.p2p_channels, 3);
 }
@@ -147,7 +160,8 @@ namespace {
 // channel at 12 GB/s per NIC, DgxTwoRuns... above) where the share nic.count x 4 / 8 would give 2.
 TEST(NcclChannels, StridedMembersUseEveryRailTheySitOn) {
   const ClusterSpec c = PaperCluster(4, 2, 8);
-  const NcclCommShape replica = CommShapeOf(GroupKind::kReplica, c.total_gpus() / 2, c);
+  const NcclCommShape replica = CommShapeOf(GroupKind::kReplica, c.total_gpus() / 2,
+                                            PlacementOfGroup(c, GroupKind::kReplica, c.total_gpus() / 2));
   EXPECT_EQ(replica.gpus_per_node, 4);
   EXPECT_EQ(replica.nodes, 2);
   EXPECT_EQ(replica.rails, 4);
@@ -156,8 +170,9 @@ TEST(NcclChannels, StridedMembersUseEveryRailTheySitOn) {
   contiguous_share.rails = 0;  // what the share rule gives: 4 x 4 / 8 = 2 NICs
   EXPECT_EQ(CommChannels(c, contiguous_share).graph_channels, 2);
   // Consecutive members: the share is their rails (hpZ of 4 ranks: GPUs 0-3 on NICs 0 and 1).
-  EXPECT_EQ(CommShapeOf(GroupKind::kHpz, 4, c).rails, 0);
-  EXPECT_EQ(CommShapeOf(GroupKind::kCrossNode, 2, c).rails, 1);  // one GPU per node, one NIC
+  EXPECT_EQ(CommShapeOf(GroupKind::kHpz, 4, PlacementOfGroup(c, GroupKind::kHpz, 4)).rails, 0);
+  EXPECT_EQ(CommShapeOf(GroupKind::kCrossNode, 2, PlacementOfGroup(c, GroupKind::kCrossNode, 2)).rails,
+            1);  // one GPU per node, one NIC
 }
 
 // With tensor parallelism a TP rank's data-parallel communicator is strided by t (placement.h, tp-dp-pp order):
@@ -171,14 +186,14 @@ TEST(NcclChannels, ATensorRanksDataParallelCommunicatorIsStridedByT) {
   dp.kind = CollectiveKind::kReduceScatter;
   dp.group = GroupKind::kGlobal;
   dp.group_size = 16;
-  dp.tensor = 2;
   dp.buffer_bytes = 1e9;
-  const NcclCommShape shape = CommShapeOf(dp, c);
+  const Placement t2 = testing::PlacementFor(dp, c, /*tensor=*/2);
+  const NcclCommShape shape = CommShapeOf(dp, t2);
   EXPECT_EQ(shape.gpus_per_node, 4);
   EXPECT_EQ(shape.nodes, 4);
   EXPECT_EQ(shape.rails, 4);
   EXPECT_EQ(CommChannels(c, shape).graph_channels, 4);
-  const NcclCommShape flat = CommShapeOf(GroupKind::kGlobal, 16, c);
+  const NcclCommShape flat = CommShapeOf(GroupKind::kGlobal, 16, PlacementOfGroup(c, GroupKind::kGlobal, 16));
   EXPECT_EQ(flat.rails, 0);
   EXPECT_EQ(CommChannels(c, flat).graph_channels, 2);
   // The tensor-parallel communicator itself: t = 2 consecutive GPUs of one node.
@@ -186,7 +201,7 @@ TEST(NcclChannels, ATensorRanksDataParallelCommunicatorIsStridedByT) {
   tp.kind = CollectiveKind::kAllReduce;
   tp.group = GroupKind::kTensor;
   tp.group_size = 2;
-  const NcclCommShape tensor = CommShapeOf(tp, c);
+  const NcclCommShape tensor = CommShapeOf(tp, t2);
   EXPECT_EQ(tensor.gpus_per_node, 2);
   EXPECT_EQ(tensor.nodes, 1);
 }

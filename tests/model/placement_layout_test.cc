@@ -18,9 +18,10 @@
 namespace zerosim::model {
 namespace {
 
-constexpr GroupKind kDpKinds[] = {GroupKind::kGlobal,        GroupKind::kHpz,   GroupKind::kLocal,
-                                  GroupKind::kCrossNode,     GroupKind::kShard, GroupKind::kReplica,
-                                  GroupKind::kShardCrossNode};
+constexpr GroupKind kDpKinds[] = {GroupKind::kGlobal,         GroupKind::kHpz,    GroupKind::kLocal,
+                                  GroupKind::kCrossNode,      GroupKind::kShard,  GroupKind::kReplica,
+                                  GroupKind::kShardCrossNode, GroupKind::kExpert, GroupKind::kExpertData,
+                                  GroupKind::kContext};
 
 std::vector<GroupKind> AllKinds() {
   std::vector<GroupKind> out;
@@ -41,11 +42,14 @@ struct Case {
 std::string Name(const RankGrid& g, int leaf) {
   return std::to_string(g.nodes) + "x" + std::to_string(g.gpus_per_node) + " t " + std::to_string(g.tensor) +
          " p " + std::to_string(g.pipeline) + " leaf " + std::to_string(leaf) + " hpz " +
-         std::to_string(g.hpz) + " shard " + std::to_string(g.shard);
+         std::to_string(g.hpz) + " shard " + std::to_string(g.shard) + " expert " + std::to_string(g.expert) +
+         " context " + std::to_string(g.context);
 }
 
 // Every valid layout (t divides N or is a multiple of it, t p divides P) whose stages hold whole nodes, with
-// hpZ sizes dividing a node's DP ranks N' and shard sizes dividing N' or multiples of it dividing d.
+// hpZ sizes dividing a node's DP ranks N' and shard sizes dividing N' or multiples of it dividing d; the
+// expert and context groups of such sizes too (the expert group the shard group's, or one rank where that is
+// a node's; the context group the next size in the list), so that each kind is seen beside another's size.
 std::vector<Case> Cases() {
   struct Shape {
     int nodes, gpus;
@@ -79,8 +83,10 @@ std::vector<Case> Cases() {
             if (d % (k * per_node) == 0) shards.push_back(k * per_node);
           }
           for (int hpz = 1; hpz <= per_node && hpz <= d; hpz *= 2) {
-            for (int s : shards) {
-              const RankGrid g = GridOf(c, hpz, s, layout);
+            for (size_t i = 0; i < shards.size(); ++i) {
+              RankGrid g = GridOf(c, hpz, shards[i], layout);
+              g.expert = std::max(1, shards[i]);
+              g.context = std::max(1, shards[(i + 1) % shards.size()]);
               out.push_back({c, g, Name(g, leaf)});
             }
           }
@@ -205,6 +211,25 @@ TEST(PlacementLayout, DataParallelGroupsAreTheStagesDpGroups) {
   }
 }
 
+TEST(PlacementLayout, ExpertAndContextGroupsAreShardGroupsOfTheirOwnSize) {
+  int beside_another_shard = 0;
+  for (const Case& k : Cases()) {
+    SCOPED_TRACE(k.name);
+    RankGrid expert = k.grid;
+    expert.shard = k.grid.expert;
+    RankGrid context = k.grid;
+    context.shard = k.grid.context;
+    EXPECT_EQ(Instances(GroupKind::kExpert, k.grid), Instances(GroupKind::kShard, expert));
+    EXPECT_EQ(Instances(GroupKind::kExpertData, k.grid), Instances(GroupKind::kReplica, expert));
+    EXPECT_EQ(Instances(GroupKind::kContext, k.grid), Instances(GroupKind::kShard, context));
+    EXPECT_EQ(GroupSize(GroupKind::kExpert, k.grid), k.grid.expert);
+    EXPECT_EQ(GroupSize(GroupKind::kContext, k.grid), k.grid.context);
+    EXPECT_EQ(GroupSize(GroupKind::kExpertData, k.grid), k.grid.data() / k.grid.expert);
+    if (GroupSize(GroupKind::kShard, k.grid) != k.grid.context) ++beside_another_shard;
+  }
+  EXPECT_GT(beside_another_shard, 0);  // the kinds do not read the shard group's size
+}
+
 TEST(PlacementLayout, PlaceGroupCountsWhatTheMembersSpan) {
   std::map<GroupKind, int> leaves_checked;  // cases whose per_leaf was checked, by kind
   for (const Case& k : Cases()) {
@@ -222,7 +247,7 @@ TEST(PlacementLayout, PlaceGroupCountsWhatTheMembersSpan) {
         EXPECT_EQ(pl.nodes, static_cast<int>(nodes.size()));
         const int range = nodes.back() - nodes.front() + 1;
         // kReplica's span is its DP group's node range (the closed form before layouts), at least its own.
-        if (kind == GroupKind::kReplica) {
+        if (kind == GroupKind::kReplica || kind == GroupKind::kExpertData) {
           EXPECT_GE(pl.span_nodes, range);
           if (fat && nodes.size() > 1) {  // a replica group of one rank spans nothing
             EXPECT_EQ(pl.span_nodes > k.c.fabric.nodes_per_leaf, range > k.c.fabric.nodes_per_leaf);
@@ -324,6 +349,9 @@ TEST(PlacementLayout, WithoutTensorOrPipelineEveryKindIsAsBefore) {
     const RankGrid old_grid = GridOf(k.c, k.grid.hpz, k.grid.shard);
     const RankGrid g = GridOf(k.c, k.grid.hpz, k.grid.shard, ParallelLayout{});
     for (GroupKind kind : AllKinds()) {
+      // The expert and context kinds came after layouts: ExpertAndContextGroupsAreShardGroupsOfTheirOwnSize.
+      if (kind == GroupKind::kExpert || kind == GroupKind::kExpertData || kind == GroupKind::kContext)
+        continue;
       SCOPED_TRACE(k.name + " " + GroupKindName(kind));
       ASSERT_EQ(GroupInstances(kind, g), legacy::Instances(kind, old_grid));
       ASSERT_EQ(GroupInstances(kind, old_grid), legacy::Instances(kind, old_grid));
@@ -335,7 +363,7 @@ TEST(PlacementLayout, WithoutTensorOrPipelineEveryKindIsAsBefore) {
       }
       const int size = GroupSize(kind, k.grid);
       EXPECT_EQ(GroupSize(kind, g), size);
-      const GroupPlacement a = PlaceGroup(kind, size, k.c);
+      const GroupPlacement a = PlacementOfGroup(k.c, kind, size).Place(kind);  // the lone group's grid
       const GroupPlacement b = PlaceGroup(kind, g, k.c);
       EXPECT_EQ(a.instances, b.instances);
       EXPECT_EQ(a.nodes, b.nodes);

@@ -118,8 +118,7 @@ TEST(Placement, PlaceGroupCountsWhatTheMembersSpan) {
   for (const Case& k : Cases()) {
     for (GroupKind kind : kKinds) {
       SCOPED_TRACE(k.name + " " + GroupKindName(kind));
-      const int g = GroupSize(kind, k.grid);
-      const GroupPlacement pl = PlaceGroup(kind, g, k.c);
+      const GroupPlacement pl = PlaceGroup(kind, k.grid, k.c);
       const std::vector<std::vector<int>> instances = Instances(kind, k.grid);
       EXPECT_EQ(pl.instances, static_cast<int>(instances.size()));
       std::map<int, int> per_node;  // instances with members on a node
@@ -191,7 +190,7 @@ TEST(Placement, RingTrafficEqualsTheEnumeratedRingEdges) {
       for (const auto& ring : rings) {
         SCOPED_TRACE(k.name + " " + GroupKindName(kind) + " rounds " + std::to_string(ring.rounds));
         const Traffic expected = EnumeratedRing(kind, k, buffer_bytes, ring.rounds);
-        const Traffic t = CollectiveTraffic(ring.kind, kind, g, buffer_bytes, k.c);
+        const Traffic t = LoneCollectiveTraffic(ring.kind, kind, g, buffer_bytes, k.c);
         EXPECT_EQ(t.intra_total_bytes, expected.intra_total_bytes);
         EXPECT_EQ(t.cross_total_bytes, expected.cross_total_bytes);
         EXPECT_EQ(t.max_gpu_port_bytes, expected.max_gpu_port_bytes);
@@ -235,7 +234,7 @@ TEST(Placement, AllToAllTrafficEqualsTheEnumeratedPairs) {
       for (const auto& [_, b] : port) e.max_gpu_port_bytes = std::max(e.max_gpu_port_bytes, b);
       for (const auto& [_, b] : nic) e.max_node_nic_bytes = std::max(e.max_node_nic_bytes, b);
       for (const auto& [_, b] : uplink) e.max_leaf_uplink_bytes = std::max(e.max_leaf_uplink_bytes, b);
-      const Traffic t = CollectiveTraffic(CollectiveKind::kAllToAll, kind, g, buffer_bytes, k.c);
+      const Traffic t = LoneCollectiveTraffic(CollectiveKind::kAllToAll, kind, g, buffer_bytes, k.c);
       EXPECT_EQ(t.intra_total_bytes, e.intra_total_bytes);
       EXPECT_EQ(t.cross_total_bytes, e.cross_total_bytes);
       EXPECT_EQ(t.max_gpu_port_bytes, e.max_gpu_port_bytes);

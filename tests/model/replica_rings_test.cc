@@ -58,14 +58,14 @@ TEST(ReplicaRings, AReplicaRingLeavesANodeThroughTheNicsOfItsMembers) {
   c.fabric.kind = FabricKind::kRailOptimized;
   sim::SimOptions o;
   o.reduction = sim::Reduction::kFull;
-  const sim::Layout l = sim::MakeLayout(c, 1, o, /*shard=*/2);
+  const sim::Layout l = sim::MakeLayout(c, model::RankGrid{.shard = 2}, o);
   CollectiveSpec spec;
   spec.kind = CollectiveKind::kAllReduce;
   spec.group = GroupKind::kReplica;
   spec.group_size = 8;
   spec.buffer_bytes = 8e6;
   PlacedCollective placed;
-  placed.ring = CollectiveTraffic(spec, c);
+  placed.ring = CollectiveTraffic(spec, testing::PlacementFor(spec, c));
   StatusOr<std::vector<sim::PlanStep>> plan =
       sim::PlanCollective(spec, placed, l, sim::Fidelity::kMacro, {0});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
@@ -93,7 +93,7 @@ TEST(ReplicaRings, LeafUplinksCarryAnEdgeOfEveryReplicaInstanceUnderTheLeaf) {
   c.fabric.kind = FabricKind::kFatTree;
   c.fabric.nodes_per_leaf = 2;
   c.fabric.oversubscription = 4;
-  const Traffic t = CollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kReplica, 2, 1e6, c);
+  const Traffic t = LoneCollectiveTraffic(CollectiveKind::kAllReduce, GroupKind::kReplica, 2, 1e6, c);
   EXPECT_NEAR(t.max_leaf_uplink_bytes, 2 * t.ring_rank_bytes, 1e-9 * t.ring_rank_bytes);  // 1 before
   EXPECT_NEAR(t.max_node_nic_bytes, t.ring_rank_bytes, 1e-9 * t.ring_rank_bytes);
   // Both engines on a whole iteration (+17% sim against analytic before).

@@ -40,8 +40,12 @@ TEST(RuntimeMemory, NcclBuffersAreChannelsTimesTheThreeProtocolBuffers) {
     hsdp.strategy = Strategy::kFsdpHybridShard;
     hsdp.framework = Framework::kFsdp;
     const Schedule h = BuildSchedule(m, hsdp, c);
-    const int shard = CommChannels(c, CommShapeOf(GroupKind::kShard, c.gpus_per_node, c)).channels;
-    const int replica = CommChannels(c, CommShapeOf(GroupKind::kReplica, c.nodes, c)).channels;
+    const int shard = CommChannels(c, CommShapeOf(GroupKind::kShard, c.gpus_per_node,
+                                                  PlacementOfGroup(c, GroupKind::kShard, c.gpus_per_node)))
+                          .channels;
+    const int replica = CommChannels(c, CommShapeOf(GroupKind::kReplica, c.nodes,
+                                                    PlacementOfGroup(c, GroupKind::kReplica, c.nodes)))
+                            .channels;
     EXPECT_DOUBLE_EQ(NcclBufferBytes(h, c), (shard + replica) * per_channel) << c.nodes;
   }
 }

@@ -192,7 +192,7 @@ double LinkSeconds(const ClusterSpec& c, const Schedule& s) {
   for (const Op& op : s.ops) {
     if (op.kind != OpKind::kCollective) continue;
     // What the op puts on the links: the placement's ring, or a tuned all-reduce's algorithm's bytes.
-    const Traffic t = WireTraffic(op.coll, c);
+    const Traffic t = WireTraffic(op.coll, testing::PlacementFor(op.coll, c));
     if (t.max_node_nic_bytes > 0) nic += t.max_node_nic_bytes / c.node_nic_Bps();
     if (t.max_gpu_port_bytes > 0) port += t.max_gpu_port_bytes / c.intra.bandwidth_Bps;
     if (t.max_leaf_uplink_bytes > 0) leaf += t.max_leaf_uplink_bytes / LeafUplinkBps(c);
@@ -300,7 +300,8 @@ void RunAnalytic(uint64_t seed, int draws) {
     EXPECT_EQ(bad, "") << "draw " << i << " (seed " << seed << "): " << Describe(x);
     for (const Op& op : s.ops) {  // which algorithms NCCL's tuner took for the whole-cluster all-reduces
       if (op.kind != OpKind::kCollective || !IsTunedAllReduce(op.coll, x.c)) continue;
-      const std::string a = EstimateScheduledCollective(op.coll, x.c).algorithm;
+      const std::string a =
+          EstimateScheduledCollective(op.coll, testing::PlacementFor(op.coll, x.c)).algorithm;
       for (size_t j = 0; j < kAlgorithms.size(); ++j) picked[j] += a == kAlgorithms[j] ? 1 : 0;
     }
     // Monotone in the network: twice the NIC bandwidth, and twice the NICs where the node takes them (the

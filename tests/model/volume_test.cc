@@ -102,7 +102,7 @@ TEST_F(PaperVolumes, ZeroPlusPlusMovesThreeQuartersOfTheModel) {
   for (const Op& op : sched.ops) {
     if (op.kind != OpKind::kCollective || op.purpose != Purpose::kForwardAllGather) continue;
     (op.coll.element_bytes == 4.0 ? fwd_scales : fwd_codes) +=
-        CollectiveTraffic(op.coll, c_).cross_total_bytes / k_;
+        CollectiveTraffic(op.coll, testing::PlacementFor(op.coll, c_)).cross_total_bytes / k_;
   }
   // The persistent parameters' post-step gathers stay fp16 (2 bytes on the wire).
   EXPECT_NEAR(fwd_codes / ((0.5 * s.gathered_bytes + s.persistent_bytes) * ring_), 1.0, 1e-12);

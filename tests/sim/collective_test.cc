@@ -87,7 +87,8 @@ TEST(Collective, WholeClusterAllReduceReplaysTheTunersPick) {
   ASSERT_TRUE(model::NcclLibraryForRelease("2.27.7", &c.nccl));
   for (double bytes : {1024.0 * 1024, 1024.0 * 1024 * 1024}) {
     const model::Op op = CollectiveOp(c, CollectiveKind::kAllReduce, GroupKind::kGlobal, bytes);
-    const model::CollectiveTime tuned = model::EstimateScheduledCollective(op.coll, c);
+    const model::CollectiveTime tuned =
+        model::EstimateScheduledCollective(op.coll, testing::PlacementFor(op.coll, c));
     EXPECT_STREQ(tuned.algorithm, bytes < 1e9 ? "Tree" : "Ring");
     sim::SimOptions step;
     step.fidelity = sim::Fidelity::kStep;

@@ -14,7 +14,8 @@ using model::GroupKind;
 // The bandwidth part of a collective's simulated time (its NCCL latency is a fixed delay).
 double TransferTime(const model::Op& op, const model::ClusterSpec& c) {
   return SimulatedTime(ScheduleOf(c, {op}), c) -
-         model::EstimateCollective(model::CollectiveTraffic(op.coll, c), c).latency_s;
+         model::EstimateCollective(model::CollectiveTraffic(op.coll, testing::PlacementFor(op.coll, c)), c)
+             .latency_s;
 }
 
 // How much slower the bandwidth term of one collective is on `tree` than on the same nodes on one switch.
@@ -79,7 +80,8 @@ TEST(Contention, ConcurrentRingsShareTheNics) {
       CollectiveOp(c, CollectiveKind::kReduceScatter, GroupKind::kGlobal, 1e9, 1, model::Queue::kNcclWorld);
   StatusOr<sim::SimResult> r = sim::SimulateIsolated(ScheduleOf(c, {ag, rs}), c, TestCalibration(), {});
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const model::CollectiveTime t = model::EstimateCollective(model::CollectiveTraffic(ag.coll, c), c);
+  const model::CollectiveTime t =
+      model::EstimateCollective(model::CollectiveTraffic(ag.coll, testing::PlacementFor(ag.coll, c)), c);
   for (int op : {0, 1}) {
     EXPECT_NEAR(r->timing.finish_s[static_cast<size_t>(op)], t.latency_s + 2 * t.transfer_s, 1e-6 * t.seconds);
   }

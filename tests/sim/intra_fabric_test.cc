@@ -60,7 +60,8 @@ TEST(IntraFabric, PcieRingRunsAtItsBottleneckInBothEngines) {
   EXPECT_DOUBLE_EQ(fast.intra.bandwidth_Bps, 32e9);
   const double bytes = 1e9;
   const model::Op op = CollectiveOp(fast, CollectiveKind::kAllGather, GroupKind::kLocal, bytes);
-  const model::CollectiveTime t = model::EstimateScheduledCollective(op.coll, fast);
+  const model::CollectiveTime t =
+      model::EstimateScheduledCollective(op.coll, testing::PlacementFor(op.coll, fast));
   EXPECT_NEAR(t.transfer_s / (bytes * 7 / 8 / (0.75 * 32e9)), 1.0, 1e-9) << t.protocol;
   EXPECT_NEAR(SimulatedTime(ScheduleOf(fast, {op}), fast) / AnalyticTime(op, fast), 1.0, 0.02);
 
@@ -68,8 +69,10 @@ TEST(IntraFabric, PcieRingRunsAtItsBottleneckInBothEngines) {
   const model::ClusterSpec slow = Pcie(1, 16e9);
   EXPECT_DOUBLE_EQ(slow.intra.bandwidth_Bps, 16e9);
   const model::Op op_slow = CollectiveOp(slow, CollectiveKind::kReduceScatter, GroupKind::kLocal, bytes);
-  EXPECT_NEAR(model::EstimateScheduledCollective(op_slow.coll, slow).transfer_s / (bytes * 7 / 8 / (0.75 * 16e9)),
-              1.0, 1e-9);
+  EXPECT_NEAR(
+      model::EstimateScheduledCollective(op_slow.coll, testing::PlacementFor(op_slow.coll, slow)).transfer_s /
+          (bytes * 7 / 8 / (0.75 * 16e9)),
+      1.0, 1e-9);
   EXPECT_NEAR(SimulatedTime(ScheduleOf(slow, {op_slow}), slow) / AnalyticTime(op_slow, slow), 1.0, 0.02);
 }
 
@@ -90,7 +93,8 @@ TEST(IntraFabric, PcieAllToAllSharesTheSocketLinkInTheReplay) {
   const model::Op op = CollectiveOp(c, CollectiveKind::kAllToAll, GroupKind::kLocal, bytes);
   const double analytic = AnalyticTime(op, c);
   const double simulated = SimulatedTime(ScheduleOf(c, {op}), c);
-  const double latency = model::EstimateScheduledCollective(op.coll, c).latency_s;
+  const double latency =
+      model::EstimateScheduledCollective(op.coll, testing::PlacementFor(op.coll, c)).latency_s;
   EXPECT_NEAR((analytic - latency) / (bytes * 7 / 8 / 32e9), 1.0, 1e-9);
   EXPECT_NEAR((simulated - latency) / (2 * bytes / 32e9), 1.0, 1e-6);
 }
@@ -104,7 +108,9 @@ TEST(IntraFabric, MeshRingsUseBothDirectionsOfEveryPair) {
   EXPECT_DOUBLE_EQ(model::NcclRingBusBandwidthCap(c), 160e9);
   const double bytes = 2e9;
   const model::Op op = CollectiveOp(c, CollectiveKind::kAllGather, GroupKind::kLocal, bytes);
-  EXPECT_NEAR(model::EstimateScheduledCollective(op.coll, c).transfer_s / (bytes * 3 / 4 / 160e9), 1.0, 1e-9);
+  EXPECT_NEAR(model::EstimateScheduledCollective(op.coll, testing::PlacementFor(op.coll, c)).transfer_s /
+                  (bytes * 3 / 4 / 160e9),
+              1.0, 1e-9);
   const model::Schedule s = ScheduleOf(c, {op});
   EXPECT_NEAR(SimulatedTime(s, c) / AnalyticTime(op, c), 1.0, 0.02);
 
@@ -112,8 +118,10 @@ TEST(IntraFabric, MeshRingsUseBothDirectionsOfEveryPair) {
   model::ClusterSpec uncapped = c;
   uncapped.nccl.ring_bus_bandwidth_cap_Bps = 1e15;
   EXPECT_NEAR(SimulatedTime(s, uncapped) / AnalyticTime(op, uncapped), 1.0, 0.02);
-  EXPECT_NEAR(model::EstimateScheduledCollective(op.coll, uncapped).transfer_s / (bytes * 3 / 4 / 200e9), 1.0,
-              1e-9);
+  EXPECT_NEAR(
+      model::EstimateScheduledCollective(op.coll, testing::PlacementFor(op.coll, uncapped)).transfer_s /
+          (bytes * 3 / 4 / 200e9),
+      1.0, 1e-9);
 }
 
 TEST(IntraFabric, MeshAcrossNodesAgrees) {

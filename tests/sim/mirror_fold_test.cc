@@ -66,7 +66,7 @@ TEST(MirrorFold, ExactOnAThreeLevelFatTree) {
 TEST(MirrorFold, MirrorSymmetryIsChecked) {
   // Two units of two nodes of 4 GPUs: a ring over all 16 GPUs is mirror-symmetric, one edge alone is not.
   model::ClusterSpec c = PaperCluster(1, 4, 4);
-  sim::Layout l = sim::MakeLayout(c, 1, {});
+  sim::Layout l = sim::MakeLayout(c, model::RankGrid{}, {});
   l.sim_nodes = 4;
   EXPECT_EQ(sim::MirrorOf(1, l), 9);
   EXPECT_EQ(sim::MirrorOf(12, l), 4);

@@ -32,8 +32,10 @@ TEST(NvlinkDomain, AGroupInsideTheDomainRunsAtNvlinkRateInBothEngines) {
   ASSERT_EQ(inside.coll.group_size, 16);
   ASSERT_EQ(across.coll.group_size, 16);
 
-  const model::CollectiveTime in = model::EstimateScheduledCollective(inside.coll, domain);
-  const model::CollectiveTime out = model::EstimateScheduledCollective(across.coll, trays);
+  const model::CollectiveTime in =
+      model::EstimateScheduledCollective(inside.coll, testing::PlacementFor(inside.coll, domain));
+  const model::CollectiveTime out =
+      model::EstimateScheduledCollective(across.coll, testing::PlacementFor(across.coll, trays));
   // Inside: each GPU sends 15/16 of the buffer at NCCL's ring bus bandwidth over NVLink5, 0.8 x 900 GB/s.
   EXPECT_NEAR(in.transfer_s / (bytes * 15 / 16 / (0.8 * 900e9)), 1.0, 1e-9) << in.protocol;
   // Across one-tray nodes each ring leaves a node once, through one of its 4 NICs (one ring a rail): the ring
@@ -42,7 +44,9 @@ TEST(NvlinkDomain, AGroupInsideTheDomainRunsAtNvlinkRateInBothEngines) {
   EXPECT_GT(out.seconds, 3.5 * in.seconds);
   // The trays change nothing inside the domain: a one-tray 16-GPU NVSwitch node costs the same.
   const model::ClusterSpec board = Blackwell(2, 16, 1);
-  EXPECT_DOUBLE_EQ(model::EstimateScheduledCollective(inside.coll, board).seconds, in.seconds);
+  EXPECT_DOUBLE_EQ(
+      model::EstimateScheduledCollective(inside.coll, testing::PlacementFor(inside.coll, board)).seconds,
+      in.seconds);
 
   // The SimGrid replay gives the same times.
   EXPECT_NEAR(SimulatedTime(ScheduleOf(domain, {inside}), domain) / AnalyticTime(inside, domain), 1.0, 1e-6);

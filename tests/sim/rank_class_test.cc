@@ -116,7 +116,7 @@ TEST(RankClasses, ClassesOfNodes) {
   up.group = 1;
   up.bandwidth_factor = 0.5;
   o.perturbations.links.push_back(up);
-  const sim::Layout l = sim::MakeLayout(c, /*hpz=*/1, o);
+  const sim::Layout l = sim::MakeLayout(c, model::RankGrid{}, o);
   EXPECT_TRUE(l.node_classes);
   EXPECT_EQ(l.sim_nodes, 8);
   const sim::RankClasses rc = sim::MakeRankClasses(l, o.perturbations);

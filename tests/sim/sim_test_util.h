@@ -103,7 +103,7 @@ inline double SimulatedTime(const model::Schedule& s, const model::ClusterSpec& 
 // The analytic (NCCL cost model) time of one collective op alone, as schedules time it (a whole-cluster
 // all-reduce at NCCL's tuner's pick, nccl_allreduce.h).
 inline double AnalyticTime(const model::Op& op, const model::ClusterSpec& c) {
-  return model::EstimateScheduledCollective(op.coll, c).seconds;
+  return model::EstimateScheduledCollective(op.coll, testing::PlacementFor(op.coll, c)).seconds;
 }
 
 // The results of replaying one schedule twice, under two sets of options.
