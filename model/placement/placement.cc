@@ -98,13 +98,7 @@ int FlatInstances(GroupKind group, const RankGrid& g) {
       return ShardOf(g);
     case GroupKind::kShardCrossNode:
       return g.ranks() / ShardNodes(g);
-    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
-    case GroupKind::kExpertData:
-    case GroupKind::kContext:
-    case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
-    case GroupKind::kPipeline:
-    case GroupKind::kEmbedding:
-    case GroupKind::kCount:
+    default:  // never called for the layout kinds (IsLayoutKind) nor those placed as others (AsFlat)
       break;
   }
   return 1;
@@ -137,13 +131,7 @@ std::vector<int> FlatMembers(GroupKind group, int instance, const RankGrid& g) {
       for (int k = 0; k < ShardNodes(g); ++k) m.push_back(first + k * n);
       break;
     }
-    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
-    case GroupKind::kExpertData:
-    case GroupKind::kContext:
-    case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
-    case GroupKind::kPipeline:
-    case GroupKind::kEmbedding:
-    case GroupKind::kCount:
+    default:  // never called for the layout kinds (IsLayoutKind) nor those placed as others (AsFlat)
       break;
   }
   return m;
@@ -166,13 +154,7 @@ int FlatInstanceOf(GroupKind group, int rank, const RankGrid& g) {
       return rank % ShardOf(g);
     case GroupKind::kShardCrossNode:
       return rank / ShardStride(g) * n + rank % n;
-    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
-    case GroupKind::kExpertData:
-    case GroupKind::kContext:
-    case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
-    case GroupKind::kPipeline:
-    case GroupKind::kEmbedding:
-    case GroupKind::kCount:
+    default:  // never called for the layout kinds (IsLayoutKind) nor those placed as others (AsFlat)
       break;
   }
   return 0;
@@ -195,13 +177,7 @@ int FlatSize(GroupKind group, const RankShape& cluster, int hpz_size, int shard_
       return cluster.total_gpus() / s;
     case GroupKind::kShardCrossNode:
       return std::max(1, s / cluster.gpus_per_node);
-    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
-    case GroupKind::kExpertData:
-    case GroupKind::kContext:
-    case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
-    case GroupKind::kPipeline:
-    case GroupKind::kEmbedding:
-    case GroupKind::kCount:
+    default:  // never called for the layout kinds (IsLayoutKind) nor those placed as others (AsFlat)
       break;
   }
   return 1;
@@ -238,13 +214,7 @@ GroupPlacement FlatPlace(GroupKind group, int g, const ClusterSpec& c) {
       pl.nodes = pl.span_nodes = g;
       pl.per_node = n;
       break;
-    case GroupKind::kExpert:  // placed as kShard / kReplica (AsFlat): never called for them
-    case GroupKind::kExpertData:
-    case GroupKind::kContext:
-    case GroupKind::kTensor:  // layout kinds: never called for them (IsLayoutKind)
-    case GroupKind::kPipeline:
-    case GroupKind::kEmbedding:
-    case GroupKind::kCount:
+    default:  // never called for the layout kinds (IsLayoutKind) nor those placed as others (AsFlat)
       break;
   }
   pl.per_leaf = std::max(pl.per_leaf, pl.per_node);
