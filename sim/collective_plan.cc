@@ -47,7 +47,9 @@ Layout MakeLayout(const model::ClusterSpec& c, const model::RankGrid& groups, co
   // ring keeps a cross-node edge out of every node as on the real cluster; so must expert and context groups
   // (groups of consecutive DP ranks alike: placement.h). The widest of them decides.
   // The groups count DP ranks, N' = N / t of them a node (placement.h DpRanksPerNode).
-  const int shard = std::max({groups.shard, groups.expert, groups.context});
+  // A folded expert group (placement.h RankGrid::expert_folded) is e consecutive ranks: e / t DP ranks' span.
+  const int expert = groups.expert_folded ? std::max(1, groups.expert / groups.tensor) : groups.expert;
+  const int shard = std::max({groups.shard, expert, groups.context});
   const int dp_per_node = model::DpRanksPerNode(l.grid());
   const int shard_nodes = shard > dp_per_node ? shard / dp_per_node : 1;
   const bool can_shrink = c.nodes % unit == 0 && c.nodes >= 2 * unit && (2 * unit) % shard_nodes == 0 &&

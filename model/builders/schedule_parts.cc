@@ -28,6 +28,7 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
   s->sequence_parallel = c.sequence_parallel;
   s->tp_comm_overlap = c.tp_comm_overlap;
   s->expert = c.expert;
+  s->expert_tensor = c.expert_tensor;
   s->expert_load_imbalance = c.expert_load_imbalance;
   s->context = c.context;
   s->context_comm = c.context_comm;
@@ -61,6 +62,7 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
   layout.context_comm = c.context_comm;
   layout.sequence_parallel = c.sequence_parallel;
   layout.expert = c.expert;
+  layout.expert_tensor = c.expert_tensor;
   layout.expert_load_imbalance = c.expert_load_imbalance;
   SetScheduleFrame(s, z, c, BuildModuleGraph(m, tokens, layout), z.gradient_accumulation_steps, tokens);
   ApplyFp8Gemms(z.precision, &s->graph);  // precision.h: FP8 linear layers
@@ -200,8 +202,10 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
                           : mod.name.ends_with("moe.experts.dense_4h_to_h") ? EpRole::kCombine
                                                                             : EpRole::kNone);
     }
+    // The rank's routed rows: T k rho, its T the s/t sequence-parallel tokens when t > 1 (folded).
+    const double sp = s->sequence_parallel ? s->tensor : 1.0;
     f.ep_buffer_bytes =
-        2.0 * s->tokens_per_micro_step * m.experts_per_token * s->expert_load_imbalance * m.hidden;
+        2.0 * s->tokens_per_micro_step / sp * m.experts_per_token * s->expert_load_imbalance * m.hidden;
   }
   if (s->context > 1) {
     const bool ulysses = s->context_comm == ContextComm::kAllToAll;

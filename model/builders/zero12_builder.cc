@@ -87,7 +87,7 @@ Schedule BuildZero12Schedule(const ModelSpec& m, const ZeroConfig& z_in, const R
   if (megatron_overlap) reduce.CloseBucketsAtSize();  // the buckets MegatronBuckets forms
   // Expert parallelism: the routed experts' states live in the expert-data-parallel group of d / e ranks
   // (GroupKind::kExpertData, placement.h).
-  const int edp = s.data_parallel_size() / s.expert;
+  const int edp = s.layout().expert_data_parallel(s.world_size);
   if (s.expert > 1) reduce.ReduceExpertsOver(edp);
   // The all-gathers of updated parameters: `dense` elements over the data-parallel group, `experts` over the
   // expert-data-parallel group (Megatron-Core's expert buffers, distributed_data_parallel.py), each a

@@ -27,6 +27,7 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
   l.num_layers_in_last_pipeline_stage = static_cast<int>(t->IntOr(
       "num_layers_in_last_pipeline_stage", l.num_layers_in_last_pipeline_stage, 1, model::kMaxLayers));
   l.expert = static_cast<int>(t->IntOr("expert", l.expert, 1, model::kMaxGpus));
+  l.expert_tensor = static_cast<int>(t->IntOr("expert_tensor", l.expert_tensor, 1, model::kMaxGpus));
   l.expert_load_imbalance = t->NumberOr("expert_load_imbalance", l.expert_load_imbalance, 1.0, 1e3);
   l.context = static_cast<int>(t->IntOr("context", l.context, 1, model::kMaxGpus));
   if (std::optional<std::string> name = t->OptionalString("context_comm")) {

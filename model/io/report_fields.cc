@@ -78,6 +78,10 @@ const std::vector<ReportField>& ReportFields() {
       // The layout (model/spec/parallel_layout.h): tensor parallelism beside the data parallelism of zero.*.
       {"parallel.expert", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.expert); }, kNoRow,
        {"parallel.expert", 17}},
+      // ETP (Megatron's expert_tensor_parallel_size; t unless stated): 1 beside t > 1 folds the expert grid.
+      {"parallel.expert_tensor", "", kAny,
+       [](const FieldRow& r) { return Int(V(r).layout.expert_tensor_size()); }, kNoRow,
+       {"parallel.expert_tensor", 32}},
       {"parallel.context", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.context); }, kNoRow,
        {"parallel.context", 18}},
       {"parallel.context_comm", "", kAny,
@@ -137,8 +141,9 @@ const std::vector<ReportField>& ReportFields() {
          }
          std::string expert;
          if (l.expert > 1) {
-           expert = l.expert_load_imbalance > 1 ? fmt::format(" EP{} imbalance {:g}", l.expert, l.expert_load_imbalance)
-                                                : fmt::format(" EP{}", l.expert);
+           expert = fmt::format(" EP{}", l.expert);
+           if (l.expert_folded()) expert += " ETP1";
+           if (l.expert_load_imbalance > 1) expert += fmt::format(" imbalance {:g}", l.expert_load_imbalance);
          }
          const std::string context =
              l.context > 1 ? fmt::format(" CP{}{}", l.context,

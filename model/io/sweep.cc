@@ -126,6 +126,9 @@ const std::map<std::string, AxisRule>& AxisRules() {
       {"expert", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
                     var->parallel.expert = Int(v);
                   })}},
+      {"expert_tensor", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
+                           var->parallel.expert_tensor = Int(v);
+                         })}},
       {"context", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
                      var->parallel.context = Int(v);
                    })}},

@@ -13,7 +13,8 @@ RankGrid GridOf(const Schedule& s) {
           .shard = s.shard_group_size,
           .tensor = s.tensor,
           .expert = s.expert,
-          .context = s.context};
+          .context = s.context,
+          .expert_folded = s.layout().expert_folded()};
 }
 
 RankGrid GridOf(const ClusterSpec& c, int hpz, int shard) { return {c.nodes, c.gpus_per_node, hpz, shard}; }
@@ -233,9 +234,11 @@ Flat AsFlat(GroupKind group, const RankGrid& g) {
   switch (group) {
     case GroupKind::kExpert:
       as.shard = g.expert;
+      if (g.expert_folded) as.tensor = 1;  // over the stage's ranks
       return {GroupKind::kShard, as};
     case GroupKind::kExpertData:
       as.shard = g.expert;
+      if (g.expert_folded) as.tensor = 1;
       return {GroupKind::kReplica, as};
     case GroupKind::kContext:
       as.shard = g.context;

@@ -31,7 +31,9 @@
 //    node (s/N' of them); with s <= N' the group of one rank.
 //  - kExpert, kExpertData: placed as kShard and kReplica are with s = e (RankGrid::expert): e consecutive DP
 //    ranks (Megatron-Core's expert grid with the expert tensor size t), and the d/e DP ranks of one position
-//    in their expert group (the expert-data-parallel group);
+//    in their expert group (the expert-data-parallel group); with RankGrid::expert_folded (ETP 1 beside t >
+//    1) the same rules over a stage's ranks as if t were 1: e consecutive ranks, and the t d / e at one
+//    position;
 //  - kContext: placed as kShard with s = c (RankGrid::context): c consecutive DP ranks (tp-cp-dp-pp order).
 //  Each has its own size, so they live beside a MiCS or HSDP shard group of another size.
 // Instance numbering of the data-parallel kinds: (pp t + tp) x (instances per DP group) + the virtual
@@ -71,6 +73,7 @@ struct RankShape {
         sequence_parallel(l.sequence_parallel),
         tp_comm_overlap(l.tp_comm_overlap),
         expert(l.expert),
+        expert_tensor(l.expert_tensor),
         expert_load_imbalance(l.expert_load_imbalance),
         context(l.context),
         context_comm(l.context_comm) {}
@@ -80,6 +83,7 @@ struct RankShape {
   bool sequence_parallel = false;  // ParallelLayout::sequence_parallel
   bool tp_comm_overlap = false;    // ParallelLayout::tp_comm_overlap
   int expert = 1;                  // ParallelLayout::expert
+  int expert_tensor = 0;           // ParallelLayout::expert_tensor
   double expert_load_imbalance = 1.0;  // ParallelLayout::expert_load_imbalance
   int context = 1;                     // ParallelLayout::context
   ContextComm context_comm = ContextComm::kP2p;  // ParallelLayout::context_comm
@@ -100,8 +104,11 @@ struct RankGrid {
   int shard = 0;     // DP ranks of a shard group (Schedule::shard_group_size); 0: one node's, N'
   int tensor = 1;    // t: ranks of a tensor-parallel group
   int pipeline = 1;  // p: pipeline stages
-  int expert = 1;    // e: DP ranks of an expert-parallel group (kExpert)
+  int expert = 1;    // e: DP ranks of an expert-parallel group (kExpert); ranks where expert_folded
   int context = 1;   // c: DP ranks of a context-parallel group (kContext)
+  // The expert grid folds the tensor ranks in (ParallelLayout::expert_folded): kExpert is e consecutive ranks
+  // of a stage, kExpertData the ranks at one position of theirs (the t = 1 rules over the stage's ranks).
+  bool expert_folded = false;
   int ranks() const { return nodes * gpus_per_node; }
   // d: ranks of one stage's data-parallel group, ranks() / (t p).
   int data() const { return ranks() / (tensor * pipeline); }

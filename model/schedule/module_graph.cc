@@ -64,7 +64,9 @@ int AddRowLinear(GraphBuilder* b, const std::string& name, int layer, int64_t in
 // The MLP of an MoE block on one rank of an expert-parallel group of e = layout.expert ranks, as
 // Megatron-Core's MoELayer runs it with the all-to-all token dispatcher
 // (megatron/core/transformer/moe/moe_layer.py, router.py, token_dispatcher.py MoEAlltoAllTokenDispatcher;
-// docs/design/moe_cp_sources.md (c)); t = 1 (CheckModelled). Modules in forward order:
+// docs/design/moe_cp_sources.md (c)); t = 1, or t > 1 with the expert grid folded (ParallelLayout::
+// expert_folded: each rank routes its own s/t tokens, `tokens` here, and runs its E/e experts whole; no
+// tensor-parallel collective inside the block). Modules in forward order:
 //  - moe.router: the h -> E linear layer (TopKRouter, no bias) on the rank's tokens, then the score function
 //    and top-k over tokens x E fp32 scores (read and write them, 8 bytes each) and the routing map;
 //    Megatron's FLOP count leaves it out (forward_flops 0), its time is counted;
@@ -251,7 +253,8 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
     AddRowLinear(&b, p + "attention.dense", l, q, h, t, linear_bias, tokens, bias_dropout_add_bytes / sp);
     b.AddNorm(p + "post_attention_layernorm", l, h, norm_bias, tokens / sp);
     if (IsMoeLayer(m, l)) {
-      AddMoeMlp(&b, m, p, l, tokens, layout, bias_dropout_add_bytes);
+      // With t > 1 (folded: CheckMoeModelled) the block runs on the rank's s/t sequence-parallel tokens.
+      AddMoeMlp(&b, m, p, l, tokens / sp, layout, bias_dropout_add_bytes / sp);
     } else if (gated) {
       // Gate and up projections fused as Megatron's dense_h_to_4h with 2f outputs, then one fused
       // bias-SwiGLU/GeGLU kernel: read 2f, write f values per token.

@@ -203,6 +203,7 @@ struct Schedule {
   bool sequence_parallel = false;
   bool tp_comm_overlap = false;  // ParallelLayout::tp_comm_overlap
   int expert = 1;                // ParallelLayout::expert (e)
+  int expert_tensor = 0;         // ParallelLayout::expert_tensor (0: t)
   double expert_load_imbalance = 1.0;  // ParallelLayout::expert_load_imbalance
   double expert_elements =
       0;  // the local routed experts' parameters (in partitioned_elements), sharded over d/e
@@ -214,6 +215,7 @@ struct Schedule {
     l.sequence_parallel = sequence_parallel;
     l.tp_comm_overlap = tp_comm_overlap;
     l.expert = expert;
+    l.expert_tensor = expert_tensor;
     l.expert_load_imbalance = expert_load_imbalance;
     l.context = context;
     l.context_comm = context_comm;
@@ -223,9 +225,11 @@ struct Schedule {
   // the data-parallel group (1: none): the routed experts' over shards / e of them (their
   // expert-data-parallel group: Megatron-Core's distributed optimizer shards each buffer over the group it
   // reduces in, distributed_data_parallel.py; docs/design/moe_cp_sources.md (d)), the rest over `shards`.
+  // Folded (ParallelLayout::expert_folded): the expert-data-parallel group holds t shards / e ranks.
   double ShardedElements(int shards) const {
     if (shards <= 1 || expert <= 1) return partitioned_elements / shards;
-    return (partitioned_elements - expert_elements) / shards + expert_elements / (shards / expert);
+    const int expert_shards = layout().expert_folded() ? shards * tensor / expert : shards / expert;
+    return (partitioned_elements - expert_elements) / shards + expert_elements / expert_shards;
   }
   // d = P / t, the ranks the strategy shards over.
   int data_parallel_size() const { return layout().data_parallel(world_size); }

@@ -383,7 +383,15 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
       Add(&out, "expert",
           fmt::format("expert parallelism {} does not divide the model's {} experts", l.expert, m.experts));
     }
-    if (gpus % (t * p) == 0 && (gpus / (t * p)) % l.expert != 0) {
+    if (l.expert_folded()) {
+      // Folded (ETP 1): the expert grid's EP x EDP is a stage's t d ranks (parallel_state.py).
+      if (gpus % p == 0 && (gpus / p) % l.expert != 0) {
+        Add(&out, "expert",
+            fmt::format("expert parallelism {} with expert_tensor 1 does not divide a pipeline stage's {} "
+                        "ranks (GPUs / pipeline)",
+                        l.expert, gpus / p));
+      }
+    } else if (gpus % (t * p) == 0 && (gpus / (t * p)) % l.expert != 0) {
       Add(&out, "expert",
           fmt::format("expert parallelism {} does not divide the data-parallel size {} (GPUs / "
                       "(tensor x pipeline))",

@@ -12,10 +12,32 @@ std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& 
   auto refuse = [](const char* key, std::string message) {
     return std::vector<Problem>{{key, std::move(message), ProblemKind::kNotModelled}};
   };
+  // Tensor parallelism beside MoE blocks: only with the expert grid folded (ETP 1: each rank runs whole
+  // experts on its s/t tokens, parallel_layout.h expert_folded), which needs sequence parallelism
+  // (Megatron-Core: "During training, when using Mixture of Experts with tensor parallelism, sequence
+  // parallelism must be used", transformer_config.py). Experts split over tensor ranks (ETP = t > 1) are not
+  // modelled.
   if (l.tensor > 1) {
-    return refuse("tensor",
-                  "an MoE model with tensor > 1 (expert tensor parallelism, the MoE block's sequence "
-                  "gather) is not modelled yet: MoE models run with tensor = 1");
+    if (l.expert_tensor_size() != 1) {
+      return refuse(
+          "expert_tensor",
+          fmt::format("an MoE model with tensor {} and expert tensor parallelism {} (every expert's "
+                      "GEMMs split over the tensor ranks) is not modelled: set expert_tensor = 1 "
+                      "(Megatron-Core's MoE parallel folding: whole experts per rank)",
+                      l.tensor, l.expert_tensor_size()));
+    }
+    if (!l.sequence_parallel) {
+      return refuse("sequence_parallel",
+                    "an MoE model with tensor > 1 needs sequence_parallel = true (Megatron-Core requires "
+                    "it for MoE with tensor parallelism)");
+    }
+    if (m.shared_expert_ffn > 0) {
+      return refuse("tensor", "shared experts beside tensor parallelism are not modelled: run tensor = 1");
+    }
+    if (l.expert == 1) {
+      // Whole experts on every tensor rank would reduce their gradients over t d ranks: not modelled.
+      return refuse("expert", "an MoE model with tensor > 1 and expert = 1 is not modelled: set expert > 1");
+    }
   }
   if (rlhf) return refuse("rlhf", "RLHF phases of an MoE model are not modelled");
   if (RecomputeOf(z) == RecomputePolicy::kSelectiveOp) {

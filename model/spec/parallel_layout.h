@@ -89,6 +89,16 @@ struct ParallelLayout {
   // group is e consecutive DP ranks of one TP rank, the expert-data-parallel group (which reduces the
   // experts' gradients) the d/e ranks at one position of theirs. 1: every rank holds every expert.
   int expert = 1;
+  // `expert_tensor`: Megatron-Core's --expert-tensor-parallel-size (ETP), the ranks one expert's GEMMs are
+  // split over; 0: t, Megatron's default (TransformerConfig expert_tensor_parallel_size None -> the TP size).
+  // With ETP = 1 beside t > 1 ("MoE parallel folding", Liu et al. 2025, arXiv:2504.14960 sec. 3;
+  // Megatron-Core parallel_state.py's expert rank generator, order "tp-ep-dp-pp" with tp = ETP) the expert
+  // grid folds the tensor ranks in: an expert-parallel group is e consecutive ranks of a stage (crossing the
+  // tensor groups), the expert-data-parallel group the t d / e ranks at one position of theirs, and each rank
+  // runs its E/e experts whole on its own s/t tokens (sequence parallelism: the MoE block runs between the
+  // sequence-split norms, no tensor-parallel collective inside it: moe_layer.py, token_dispatcher.py with tp
+  // size 1).
+  int expert_tensor = 0;
   // `expert_load_imbalance`: rows the busiest rank of an expert-parallel group receives over the mean (rho >=
   // 1), which sets the experts' GEMM time and receive bytes of every rank (the slowest paces the all-to-all
   // and the pipeline). 1: balanced, as NVIDIA's published MoE throughputs force it
@@ -120,8 +130,14 @@ struct ParallelLayout {
   int batch_parallel(int gpus) const { return data_parallel(gpus) / context; }
   // The tokens of one sequence of `seq_len` a rank holds: s / c (CheckLayout: 2c divides s).
   double rank_tokens(int seq_len) const { return static_cast<double>(seq_len) / context; }
-  // The expert-data-parallel size d / e (Megatron's EDP with ETP = t).
-  int expert_data_parallel(int gpus) const { return data_parallel(gpus) / expert; }
+  // ETP: `expert_tensor`, or t where it is 0.
+  int expert_tensor_size() const { return expert_tensor > 0 ? expert_tensor : tensor; }
+  // Whether the expert grid folds the tensor ranks in (ETP = 1 beside t > 1, expert parallelism on).
+  bool expert_folded() const { return expert > 1 && tensor > 1 && expert_tensor_size() == 1; }
+  // The expert-data-parallel size: d / e (ETP = t), t d / e when folded (Megatron's EDP = t d / (ETP e)).
+  int expert_data_parallel(int gpus) const {
+    return expert_folded() ? data_parallel(gpus) * tensor / expert : data_parallel(gpus) / expert;
+  }
   // Whether it is pure data parallelism (t = p = 1).
   bool data_parallel_only() const { return tensor == 1 && pipeline == 1; }
   // Whether each pipeline stage of `gpus` ranks holds whole nodes of `gpus_per_node`: p == 1, or a stage's

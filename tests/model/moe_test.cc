@@ -268,18 +268,92 @@ TEST(Moe, LayoutsThatBreakTheRulesOrLeaveTheModelledGroundAreRefusedAtTheirKey) 
   ASSERT_FALSE(p.empty());
   EXPECT_EQ(p[0].key, "expert");
   EXPECT_EQ(p[0].kind, ProblemKind::kNotModelled);
-  // Tensor parallelism of an MoE model: not modelled yet.
+  // Tensor parallelism of an MoE model: only with the expert grid folded (expert_tensor = 1), sequence
+  // parallelism and expert parallelism, without shared experts.
+  ModelSpec routed = m;
+  routed.shared_expert_ffn = 0;
+  // The key of the first problem, "" for none.
+  auto refused_at = [&c](const ModelSpec& model, const ParallelLayout& layout) {
+    const std::vector<Problem> q = testing::Validate(model, Zero1(), c, layout);
+    return q.empty() ? std::string() : q[0].key;
+  };
   ParallelLayout tp;
   tp.tensor = 2;
-  p = testing::Validate(m, Zero1(), c, tp);
-  ASSERT_FALSE(p.empty());
-  EXPECT_EQ(p[0].key, "tensor");
-  EXPECT_EQ(p[0].kind, ProblemKind::kNotModelled);
+  tp.expert = 8;
+  EXPECT_EQ(refused_at(routed, tp),
+            "expert_tensor");  // ETP defaults to t: experts split over the tensor ranks
+  EXPECT_EQ(testing::Validate(routed, Zero1(), c, tp)[0].kind, ProblemKind::kNotModelled);
+  tp.expert_tensor = 1;
+  EXPECT_EQ(refused_at(routed, tp), "sequence_parallel");
+  tp.sequence_parallel = true;
+  EXPECT_EQ(refused_at(routed, tp), "");
+  tp.expert = 1;
+  EXPECT_EQ(refused_at(routed, tp), "expert");
+  tp.expert = 64;  // folded: e counts ranks of the stage (32), not DP ranks
+  EXPECT_EQ(refused_at(routed, tp), "expert");
+  tp.expert = 8;
+  EXPECT_EQ(refused_at(m, tp), "tensor");  // shared experts beside TP
   // An imbalance below 1 is no imbalance.
   l.expert_load_imbalance = 0.5;
   p = testing::Validate(m, Zero1(), c, l);
   ASSERT_FALSE(p.empty());
   EXPECT_EQ(p[0].key, "expert_load_imbalance");
+}
+
+// MoE parallel folding (parallel_layout.h expert_folded): with t = 2 and ETP 1 each rank routes its s/t
+// sequence-parallel tokens to e consecutive ranks (crossing the tensor pairs), runs its E/e experts whole,
+// and the MoE block has no tensor-parallel collective; the experts' gradients go over t d / e ranks.
+TEST(Moe, AFoldedExpertGridRunsWholeExpertsOnTheSequenceSplitTokens) {
+  ModelSpec m = Small();
+  m.shared_expert_ffn = 0;
+  const ZeroConfig z = Zero1();
+  const ClusterSpec c = testing::PaperCluster(1, 4, 8);  // 32 ranks
+  ParallelLayout plain;
+  plain.expert = 8;
+  ParallelLayout folded = plain;
+  folded.tensor = 2;
+  folded.sequence_parallel = true;
+  folded.expert_tensor = 1;
+  ASSERT_TRUE(testing::Validate(m, z, c, folded).empty());
+  const Schedule a = BuildSchedule(m, z, RankShape(c, plain));
+  const Schedule b = BuildSchedule(m, z, RankShape(c, folded));
+  const EpOps ea = CountEpOps(a), eb = CountEpOps(b);
+  EXPECT_EQ(eb.all_to_alls, ea.all_to_alls);
+  EXPECT_EQ(eb.expert_group, 8);
+  EXPECT_DOUBLE_EQ(eb.buffer_bytes, ea.buffer_bytes / 2);  // s/t tokens' rows
+  // The group is 8 consecutive ranks: inside a node, across the tensor pairs.
+  const Placement placement(c, GridOf(b));
+  EXPECT_EQ(placement.Members(GroupKind::kExpert, 1), (std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15}));
+  EXPECT_EQ(placement.Size(GroupKind::kExpertData), 4);  // t d / e = 2 x 16 / 8
+  for (const Op& op : b.ops) {
+    if (op.kind == OpKind::kCollective && op.coll.group == GroupKind::kExpertData) {
+      EXPECT_EQ(op.coll.group_size, 4);
+    }
+  }
+  // Whole experts: the rank holds the same expert elements as without tensor parallelism, and the MoE
+  // modules carry no tensor-parallel collective (TP collectives per micro-step: the 4 blocks' attention and
+  // the dense block's MLP, as for a dense model of 4 blocks with one MLP).
+  EXPECT_DOUBLE_EQ(b.expert_elements, a.expert_elements);
+  int tp_in_moe = 0;
+  for (const Op& op : b.ops) {
+    if (op.kind != OpKind::kCollective || op.purpose != Purpose::kTensorParallel || op.module < 0) continue;
+    if (b.graph.modules[static_cast<size_t>(op.module)].name.find(".moe.") != std::string::npos) ++tp_in_moe;
+  }
+  EXPECT_EQ(tp_in_moe, 0);
+  for (const Module& mod : b.graph.modules) {
+    if (mod.name.ends_with("moe.experts.dense_h_to_4h")) {
+      EXPECT_EQ(mod.work.gemms[0].n, 2 * 256);                    // the expert's whole width
+      EXPECT_DOUBLE_EQ(mod.work.gemms[0].m, 2048.0 / 2 * 2 / 2);  // s/t tokens x k over 16/8 local experts
+    }
+  }
+  // The states: experts over t d / e = 4 ranks, the rest (1/t of it on each rank) over d = 16.
+  const MemoryBreakdown ma = EstimateMemory(m, z, c, a);
+  const MemoryBreakdown mb = EstimateMemory(m, z, c, b);
+  EXPECT_LT(mb.parameters_bytes, ma.parameters_bytes);
+  const double dense_a = a.partitioned_elements - a.expert_elements;
+  const double dense_b = b.partitioned_elements - b.expert_elements;
+  EXPECT_NEAR(b.ShardedElements(16), dense_b / 16 + b.expert_elements / 4, 1.0);
+  EXPECT_NEAR(a.ShardedElements(32), dense_a / 32 + a.expert_elements / 4, 1.0);
 }
 
 TEST(Moe, MoreExpertParallelismOverTheSameNodesNeverShrinksTheCrossNodeBytes) {

@@ -88,6 +88,11 @@ std::vector<Case> Cases() {
               g.expert = std::max(1, shards[i]);
               g.context = std::max(1, shards[(i + 1) % shards.size()]);
               out.push_back({c, g, Name(g, leaf)});
+              if (t > 1) {  // the expert grid folded: e counts ranks (t of them per DP rank of the size)
+                g.expert_folded = true;
+                g.expert *= t;
+                out.push_back({c, g, Name(g, leaf) + " folded"});
+              }
             }
           }
         }
@@ -165,6 +170,8 @@ TEST(PlacementLayout, InstancesPartitionTheRanksAndShareTheirKindsCoordinates) {
             EXPECT_EQ(c.dp, first.dp);
             EXPECT_EQ(c.pp, first.pp);
             EXPECT_EQ(c.tp, static_cast<int>(j));
+          } else if (g.expert_folded && (kind == GroupKind::kExpert || kind == GroupKind::kExpertData)) {
+            EXPECT_EQ(c.pp, first.pp);  // the stage's ranks, across the tensor groups
           } else if (IsDpKind(kind)) {
             EXPECT_EQ(c.tp, first.tp);
             EXPECT_EQ(c.pp, first.pp);
@@ -211,9 +218,33 @@ TEST(PlacementLayout, DataParallelGroupsAreTheStagesDpGroups) {
   }
 }
 
+TEST(PlacementLayout, AFoldedExpertGroupIsConsecutiveRanksOfAStage) {
+  int folded = 0;
+  for (const Case& k : Cases()) {
+    if (!k.grid.expert_folded) continue;
+    SCOPED_TRACE(k.name);
+    const RankGrid& g = k.grid;
+    const int e = g.expert;
+    const int stage = g.ranks() / g.pipeline;
+    ASSERT_EQ(GroupSize(GroupKind::kExpert, g), e);
+    ASSERT_EQ(GroupSize(GroupKind::kExpertData, g), stage / e);
+    for (const std::vector<int>& m : Instances(GroupKind::kExpert, g)) {
+      for (size_t j = 0; j < m.size(); ++j) EXPECT_EQ(m[j], m.front() + static_cast<int>(j));
+      EXPECT_EQ(m.front() % e, 0);
+    }
+    for (const std::vector<int>& m : Instances(GroupKind::kExpertData, g)) {
+      for (size_t j = 1; j < m.size(); ++j) EXPECT_EQ(m[j] - m[j - 1], e);
+      EXPECT_EQ(m.front() % stage, m.front() % e);  // starts at its position in the stage's first group
+    }
+    ++folded;
+  }
+  EXPECT_GT(folded, 0);
+}
+
 TEST(PlacementLayout, ExpertAndContextGroupsAreShardGroupsOfTheirOwnSize) {
   int beside_another_shard = 0;
   for (const Case& k : Cases()) {
+    if (k.grid.expert_folded) continue;  // AFoldedExpertGroupIsConsecutiveRanksOfAStage
     SCOPED_TRACE(k.name);
     RankGrid expert = k.grid;
     expert.shard = k.grid.expert;

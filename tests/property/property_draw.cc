@@ -195,6 +195,18 @@ DrawnCase DrawCase(uint64_t seed, int index) {
     scenario += fmt::format("expert = {}\n", expert);
     if (index % 6 == 1) scenario += "expert_load_imbalance = 1.5\n";
   }
+  // And beside tensor parallelism with sequence parallelism under zero1 and zero2, the expert grid folded
+  // (expert_tensor = 1): the largest e of 2 ... 16 dividing the experts and a stage's ranks.
+  bool folded = false;
+  if (index % 3 == 1 && t > 1 && sp && (strategy == "zero1" || strategy == "zero2")) {
+    const int experts = index % 2 == 0 ? 8 : 16;
+    moe = fmt::format("experts = {}\nexperts_per_token = 2\nmoe_ffn_hidden = {}\n", experts, hidden);
+    for (int e : {2, 4, 8, 16}) {
+      if (experts % e == 0 && (gpus / p) % e == 0) expert = e;
+    }
+    folded = expert > 1;
+    scenario += fmt::format("expert = {}\nexpert_tensor = 1\n", expert);
+  }
   // Context parallelism on every third case of a dense model (from the index, as above) whose strategy has no
   // shard groups of its own: the largest c of 2, 4 dividing the data-parallel size, FlashAttention.
   int context = 1;
@@ -242,7 +254,7 @@ DrawnCase DrawCase(uint64_t seed, int index) {
       nodes, gpus_per_node, gpu.name, nics, nic_gbps, nvlink_GBps, release,
       fabric.substr(8, fabric.find('"', 8) - 8), strategy, layers, hidden, t, sp ? " sp" : "",
       overlap ? " overlap" : "", p, v);
-  if (!moe.empty()) out.label += fmt::format(" moe e={}", expert);
+  if (!moe.empty()) out.label += fmt::format(" moe e={}{}", expert, folded ? " etp1" : "");
   if (context > 1) out.label += fmt::format(" cp={}", context);
   if (counted) out.label += fmt::format(" split+E+L (L{})", layers - 2);
   if (given) out.label += fmt::format(" first {} last {}", layers / p - 1, layers / p + 1);

@@ -1,10 +1,12 @@
 // Expert parallelism on both engines (issue 37): the replay carries the schedule's expert-parallel bytes per
 // tier (its all-to-all flows, sim/collective_plan.cc AddGroupAllToAll) and times an MoE layout within 2% of
-// the analytic engine, on one switch and on a 2:1 fat tree whose leaf uplinks the all-to-all crosses, where
-// both engines see the all-to-all slow down against the same nodes on one switch.
+// the analytic engine (plain, and folded beside tensor parallelism), on one switch and on a 2:1 fat tree
+// whose leaf uplinks the all-to-all crosses, where both engines see the all-to-all slow down against the same
+// nodes on one switch.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "model/analytic/analytic.h"
 #include "model/builders/schedule_builder.h"
@@ -42,9 +44,13 @@ TEST(MoeEngines, TheReplayCarriesTheAllToAllsBytesAndAgreesWithTheAnalyticEngine
   double single_switch_s = 0;
   for (const model::ClusterSpec& c : {PaperCluster(1, 8, 8), FatTree()}) {
     const bool fat = c.fabric.kind == model::FabricKind::kFatTree;
-    for (int e : {8, 16, 32}) {
+    // Plain (t = 1) and folded (t = 2, ETP 1: e consecutive ranks across the tensor pairs) expert grids.
+    for (const auto& [e, t] : {std::pair{8, 1}, {16, 1}, {32, 1}, {8, 2}, {16, 2}, {32, 2}}) {
       model::ParallelLayout l;
       l.expert = e;
+      l.tensor = t;
+      l.sequence_parallel = t > 1;
+      l.expert_tensor = 1;
       const model::Schedule s = model::BuildSchedule(m, z, model::RankShape(c, l));
       const model::TierVolumes expected = model::SumTraffic(s, c);
       const auto ep = static_cast<size_t>(model::Purpose::kExpertParallel);
@@ -55,7 +61,8 @@ TEST(MoeEngines, TheReplayCarriesTheAllToAllsBytesAndAgreesWithTheAnalyticEngine
         o.reduction = reduction;
         StatusOr<sim::SimResult> r = sim::SimulateIsolated(s, c, TestCalibration(), o);
         const std::string where = std::string(fat ? "fat tree" : "one switch") +
-                                  ", e = " + std::to_string(e) + ", " + sim::ReductionName(reduction);
+                                  ", e = " + std::to_string(e) + ", t = " + std::to_string(t) + ", " +
+                                  sim::ReductionName(reduction);
         ASSERT_TRUE(r.ok()) << where << ": " << r.status().message();
         EXPECT_NEAR(r->volumes.cross_node[ep], expected.cross_node[ep], 1e-9 * expected.cross_node[ep] + 1e-3)
             << where;
@@ -64,8 +71,8 @@ TEST(MoeEngines, TheReplayCarriesTheAllToAllsBytesAndAgreesWithTheAnalyticEngine
         EXPECT_NEAR(r->timing.iteration_s, analytic.iteration_s, 0.02 * analytic.iteration_s) << where;
       }
       // e = 32 spans 4 nodes, two fat-tree leaves: half of its node-crossing bytes climb the 2:1 uplinks.
-      if (e == 32 && !fat) single_switch_s = analytic.iteration_s;
-      if (e == 32 && fat) {
+      if (e == 32 && t == 1 && !fat) single_switch_s = analytic.iteration_s;
+      if (e == 32 && t == 1 && fat) {
         EXPECT_GT(expected.cross_node[ep], 0);
         EXPECT_GT(analytic.iteration_s, single_switch_s);
       }
