@@ -19,7 +19,7 @@ tokens/s per GPU it implies by the table's own count, NeMo's non-causal Megatron
 
 Runs ZeroSim cannot express yet are listed in scenarios/published/moe/cases.json with their reason (`zerosim
 validate` prints the inventory), never bent: multi-head latent attention (DeepSeek-V3),
-expert tensor parallelism (TP > 1 on an MoE model),
+expert tensor parallelism (TP > 1 on an MoE model) where no source states ETP 1 (MoE parallel folding: ETP_SOURCES),
 uneven pipeline stages, GB200 jobs that do not fill NVL72 racks, runs without a stated layout.
 
 Usage: python3 scripts/moe_runs_to_scenarios.py   (from anywhere; writes into this source tree)
@@ -64,6 +64,17 @@ RECOMPUTE_NOTE = {
                     '(Megatron-Bridge 07eea52d scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py '
                     'H100 and B200 BF16)\nrecompute_moe_act = true',
 }
+# Models whose performance configs fold the expert grid (expert_tensor_parallel_size = 1 beside TP > 1: [parallel]
+# expert_tensor = 1), with what else those configs set for the TP > 1 rows that ZeroSim does not model (S).
+ETP_SOURCES = {
+    "Qwen3-235B-A22B": "Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py @01b2977e: "
+                       "BASE_QWEN3_235B_A22B_CONFIG expert_tensor_parallel_size=1; H100 BF16/FP8_CS V1: TP 2, PP 8, "
+                       "VP 4, EP 32, GBS 2048, moe_token_dispatcher_type alltoall",
+}
+ETP_UNMODELLED = {
+    "Qwen3-235B-A22B": "the H100 configs' moe_a2a_overlap=True (the dispatch and combine of one micro-batch beside "
+                       "another's compute) is not modelled: ZeroSim's all-to-alls are waited for",
+}
 TOPOLOGY = {"H100": "../../../topologies/published/today_dgx_h100_8x400g.toml",
             "B200": "../../../topologies/dgx_b200_8x400g.toml"}
 
@@ -105,8 +116,9 @@ def reason_not_run(c):
         return "layout not stated (headline only)"
     if "DeepSeek" in name:
         return "multi-head latent attention (DeepSeek-V3's MLA) is not modelled"
-    if t["tp"] > 1:
-        return "tensor parallelism of an MoE model (expert tensor parallelism) is not modelled yet"
+    if t["tp"] > 1 and name.split(" ")[0] not in ETP_SOURCES:
+        return "tensor parallelism of an MoE model whose expert tensor parallelism no source states (only ETP 1, " \
+               "MoE parallel folding, is modelled)"
     vp = t.get("vp") or 1
     if m["layers"] % (t["pp"] * vp) != 0 and not split_source(c):
         return f"{m['layers']} layers do not split evenly over pipeline {t['pp']} x virtual {vp}, and no source " \
@@ -144,6 +156,9 @@ def approximations(c):
                    "performance configs' not printed")
     if "FP8" in t["precision"].upper() and t["precision"].upper() not in ("FP8", "FP8-CS"):
         out.append(f"{t['precision']} as TransformerEngine's per-tensor FP8 GEMMs")
+    if c["group"] != "cp" and t["tp"] > 1:
+        out.append("expert_tensor = 1 (ETP not printed): the model's performance configs, "
+                   + ETP_UNMODELLED[m["name"].split(" ")[0]])
     return out
 
 
@@ -330,6 +345,9 @@ def scenario(c, model_name):
     if fp8:
         lines.append(f"fp8_gemms = true   # {t['precision']}: every FP8 recipe as TransformerEngine's per-tensor GEMMs")
     lines += ["", "[parallel]", f"expert = {t['ep']}"]
+    if t["tp"] > 1:
+        lines += [f"tensor = {t['tp']}", "sequence_parallel = true   # Megatron-Core requires it for MoE with TP (S)",
+                  f"expert_tensor = 1   # {ETP_SOURCES[m['name'].split(' ')[0]]} (S)"]
     if t["pp"] > 1:
         lines.append(f"pipeline = {t['pp']}")
     if vp > 1:
