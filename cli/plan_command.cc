@@ -34,7 +34,7 @@ int PlanCommand(int argc, char** argv) {
   double budget_usd = 0, target_days = 0;
   int top = 20;
   bool search_batch = false;
-  bool search_layout = false, tp_comm_overlap = false;
+  bool search_layout = false, tp_comm_overlap = false, fold_experts = false;
   bool no_goodput = false;
   bool quiet = false;
   int64_t global_batch = kNoGlobalBatch;
@@ -67,12 +67,19 @@ int PlanCommand(int argc, char** argv) {
       "tp-comm-overlap", po::bool_switch(&tp_comm_overlap),
       "with --search-layout: the searched tensor-parallel layouts overlap their TP communication with the "
       "GEMMs (Megatron-Core's --tp-comm-overlap, torchtitan's async TP; docs/inputs.md tp_comm_overlap)")(
+      "fold-experts", po::bool_switch(&fold_experts),
+      "with --search-layout: an MoE model's layouts of tensor parallelism 2 also with the expert grid folded "
+      "(expert_tensor = 1, e >= 4: Megatron-Core's MoE parallel folding; docs/inputs.md expert_tensor); "
+      "about 3x "
+      "the plan's time")(
       "global-batch", po::value<int64_t>(&global_batch)->value_name("N"),
       "with --search-batch: the target global batch in sequences per optimizer step (sets the "
       "accumulation; a setting that cannot train exactly N is not a candidate)")(
-      "quiet,q", po::bool_switch(&quiet), "no progress display on stderr (shown for a plan running over a second)")(
+      "quiet,q", po::bool_switch(&quiet),
+      "no progress display on stderr (shown for a plan running over a second)")(
       "no-goodput", po::bool_switch(&no_goodput),
-      "days, GPU-hours and cost as if every hour trained: no interruptions, restarts or checkpoints (by default "
+      "days, GPU-hours and cost as if every hour trained: no interruptions, restarts or checkpoints (by "
+      "default "
       "they carry the sweep's [goodput], or the Llama 3 paper's rates; model/spec/goodput.h)")(
       "jsonl", po::value<std::string>(&jsonl)->value_name("FILE"),
       "also write every cluster that can train the model as one JSON line (its axes, best setting, "
@@ -101,6 +108,12 @@ int PlanCommand(int argc, char** argv) {
   }
   if (top < 1) {
     fmt::print(stderr, "zerosim plan: --top must be at least 1, got {}\n", top);
+    return kExitUsage;
+  }
+  if (fold_experts && !search_layout) {
+    fmt::print(stderr,
+               "zerosim plan: --fold-experts applies to the layouts --search-layout tries: give both, or "
+               "set [parallel] expert_tensor in the scenario\n");
     return kExitUsage;
   }
   if (tp_comm_overlap && !search_layout) {
@@ -149,6 +162,7 @@ int PlanCommand(int argc, char** argv) {
   plan_options.search_batch = search_batch;
   plan_options.search_layout = search_layout;
   plan_options.tp_comm_overlap = tp_comm_overlap;
+  plan_options.fold_experts = fold_experts;
   plan_options.goodput = !no_goodput;
   plan_options.progress = !quiet;
   plan_options.global_batch = global_batch == kNoGlobalBatch ? 0 : global_batch;

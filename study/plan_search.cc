@@ -52,7 +52,7 @@ std::string PlanSettingName(const io::Variant& from, const model::ZeroConfig& z)
 }
 
 std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap, int experts,
-                                               int max_context, int layers) {
+                                               int max_context, int layers, bool fold_experts) {
   std::vector<model::ParallelLayout> out;
   // Context parallelism of a long sequence: each dense layout again with c = 2, 4, ... up to max_context
   // (what does not divide the data-parallel size is left to the layout's own check).
@@ -64,12 +64,19 @@ std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool
     }
   };
   with_context(model::ParallelLayout{});
-  // Expert parallelism of an MoE model: each layout again with e = 2, 4, ... dividing the experts.
+  // Expert parallelism of an MoE model: each layout again with e = 2, 4, ... dividing the experts. With
+  // `fold_experts`, those of tensor parallelism 2 fold the expert grid (expert_tensor = 1: whole experts per
+  // rank, e >= 4 consecutive ranks of a stage; parallel_layout.h expert_folded), as Megatron-Bridge's
+  // Qwen3-235B H100 config runs it (TP 2, EP 32); without it the validation refuses MoE layouts of t > 1.
   auto with_experts = [&](const model::ParallelLayout& base) {
     for (int e = 2; e <= experts; e *= 2) {
       if (experts % e != 0) continue;
       model::ParallelLayout l = base;
       l.expert = e;
+      if (fold_experts && l.tensor == 2) {
+        if (e < 2 * l.tensor) continue;
+        l.expert_tensor = 1;
+      }
       out.push_back(l);
     }
   };
@@ -113,13 +120,13 @@ std::string PlanLayoutName(const model::ParallelLayout& l) {
   if (l.pipeline > 1) s += fmt::format(" PP{}", l.pipeline);
   if (l.virtual_stages > 1) s += fmt::format("x{}", l.virtual_stages);
   if (model::CountsEmbeddingOrLoss(l)) s += "+E+L";
-  if (l.expert > 1) s += fmt::format(" EP{}", l.expert);
+  if (l.expert > 1) s += fmt::format(" EP{}{}", l.expert, l.expert_folded() ? " ETP1" : "");
   if (l.context > 1) s += fmt::format(" CP{}", l.context);
   return s;
 }
 
 std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c,
-                                      bool search_layout, bool tp_comm_overlap) {
+                                      bool search_layout, bool tp_comm_overlap, bool fold_experts) {
   std::vector<PlanSetting> out;
   auto listed = [&](const io::Variant& v, const model::ZeroConfig& z, const model::ParallelLayout& l) {
     return std::any_of(out.begin(), out.end(), [&](const PlanSetting& s) {
@@ -146,7 +153,7 @@ std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, 
       const int max_context =
           v.model.seq_len >= kPlanContextMinSequence && !model::IsMoe(v.model) ? kPlanMaxContext : 1;
       for (const model::ParallelLayout& l :
-           PlanLayouts(c, tp_comm_overlap, v.model.experts, max_context, v.model.layers)) {
+           PlanLayouts(c, tp_comm_overlap, v.model.experts, max_context, v.model.layers, fold_experts)) {
         if (listed(v, v.zero, l)) continue;
         out.push_back({v.name + PlanLayoutName(l), &v, v.zero, l});
       }
@@ -192,7 +199,7 @@ StatusOr<Plan> PlanSweep(const io::SweepSpec& spec, const PlanOptions& o) {
     c.baseline = p.variants.front().name;
     bool found = false;
     const std::vector<PlanSetting> settings =
-        PlanSettings(p.variants, p.cluster, o.search_layout, o.tp_comm_overlap);
+        PlanSettings(p.variants, p.cluster, o.search_layout, o.tp_comm_overlap, o.fold_experts);
     auto consider = [&](model::VariantReport&& r) {
       // The fastest setting of each layout (PlanChoice::layouts).
       auto same = std::find_if(c.layouts.begin(), c.layouts.end(),

@@ -35,6 +35,9 @@ struct PlanOptions {
   // (ParallelLayout::tp_comm_overlap: the user's stack is Megatron-Core with TransformerEngine's userbuffers, or
   // torchtitan with async TP).
   bool tp_comm_overlap = false;
+  // With search_layout: an MoE model's layouts of tensor parallelism 2 also with the expert grid folded
+  // (PlanLayouts `fold_experts`). Off by default: it makes an MoE plan about 3x slower.
+  bool fold_experts = false;
   // false: every hour trains (the ideal figures); true: days, GPU-hours and cost carry the sweep's goodput
   // (io::SweepSpec::goodput, model/spec/goodput.h) unless the sweep switches it off.
   bool goodput = true;
@@ -125,7 +128,8 @@ struct Plan {
 // With `search_layout`, then every variant as written with each of PlanLayouts (the model validation drops
 // the layouts a strategy or the model cannot take).
 std::vector<PlanSetting> PlanSettings(const std::vector<io::Variant>& variants, const model::ClusterSpec& c,
-                                      bool search_layout = false, bool tp_comm_overlap = false);
+                                      bool search_layout = false, bool tp_comm_overlap = false,
+                                      bool fold_experts = false);
 
 // The sequence from which plan --search-layout tries context parallelism, and the largest c it tries.
 inline constexpr int kPlanContextMinSequence = 8192;
@@ -146,8 +150,12 @@ inline constexpr int kPlanMaxContext = 32;
 // c = 2, 4, ... up to max_context (the validation drops a c that does not divide d or 2c the sequence). For a
 // model of `layers` (> 0) that p v does not divide but L + 2 does, the pipelined layout counts the embedding
 // and the loss in its split (Megatron-Core's account_for_*_in_pipeline_split, model/spec/pipeline_split.h).
+// With `fold_experts`, an MoE layout of t = 2 and e >= 4 folds the expert grid (expert_tensor = 1,
+// parallel_layout.h expert_folded: Megatron-Bridge's Qwen3-235B H100 layout, TP 2 EP 32); wider folded tensor
+// groups are not searched (a scenario's variants can state them).
 std::vector<model::ParallelLayout> PlanLayouts(const model::ClusterSpec& c, bool tp_comm_overlap = false,
-                                               int experts = 0, int max_context = 1, int layers = 0);
+                                               int experts = 0, int max_context = 1, int layers = 0,
+                                               bool fold_experts = false);
 
 // A searched layout's suffix of a setting's name: " TP8 SP", " PP4", " TP8 SP PP4x2" (p x v), " PP2 EP8",
 // " PP8x2+E+L" (the embedding and the loss counted in the split).

@@ -237,6 +237,17 @@ TEST_F(PlanTest, TheLayoutSearchFindsATensorLayoutWhereDataParallelismDoesNotFit
   for (const model::ParallelLayout& l : moe) moe_names.insert(PlanLayoutName(l));
   EXPECT_EQ(moe_names.size(), moe.size());
   EXPECT_TRUE(moe_names.count(" EP8") && moe_names.count(" PP2 EP4") && moe_names.count(" TP2 SP EP2"));
+  // Folded: the TP2 layouts' e = 2 is dropped (e >= 4), e = 4 and 8 fold the expert grid; nothing else moves.
+  const std::vector<model::ParallelLayout> folded = PlanLayouts(c, false, 8, 1, 0, /*fold_experts=*/true);
+  size_t tp2 = 0;
+  for (const model::ParallelLayout& l : layouts) tp2 += l.tensor == 2 ? 1 : 0;
+  EXPECT_EQ(folded.size(), moe.size() - tp2);
+  for (const model::ParallelLayout& l : folded) {
+    EXPECT_EQ(l.expert_folded(), l.tensor == 2 && l.expert > 1) << PlanLayoutName(l);
+  }
+  std::set<std::string> folded_names;
+  for (const model::ParallelLayout& l : folded) folded_names.insert(PlanLayoutName(l));
+  EXPECT_TRUE(folded_names.count(" TP2 SP EP4 ETP1") && !folded_names.count(" TP2 SP EP2"));
   // A long sequence: data parallelism alone and each layout again with c = 2, 4, 8.
   const std::vector<model::ParallelLayout> cp = PlanLayouts(c, false, 0, /*max_context=*/8);
   EXPECT_EQ(cp.size(), layouts.size() + 3u * (layouts.size() + 1u));
