@@ -9,27 +9,61 @@
 
 namespace zerosim::io {
 
+const std::vector<ParallelKey>& ParallelKeys() {
+  using T = ParallelKey::Type;
+  using model::ParallelLayout;
+  static const std::vector<ParallelKey> keys = {
+      {"tensor", T::kInt, 1, model::kMaxGpus,
+       [](ParallelLayout* l, double v) { l->tensor = static_cast<int>(v); }},
+      {"sequence_parallel", T::kBool, 0, 1,
+       [](ParallelLayout* l, double v) { l->sequence_parallel = v != 0; }},
+      {"tp_comm_overlap", T::kBool, 0, 1, [](ParallelLayout* l, double v) { l->tp_comm_overlap = v != 0; }},
+      {"pipeline", T::kInt, 1, model::kMaxLayers,
+       [](ParallelLayout* l, double v) { l->pipeline = static_cast<int>(v); }},
+      // The schedule it implies, unless the table names one (ReadParallelKeys reads `schedule` after).
+      {"virtual_stages", T::kInt, 1, model::kMaxLayers,
+       [](ParallelLayout* l, double v) { l->SetVirtualStages(static_cast<int>(v)); }},
+      {"tensor_across_nodes", T::kBool, 0, 1,
+       [](ParallelLayout* l, double v) { l->tensor_across_nodes = v != 0; }},
+      {"overlap_p2p_comm", T::kBool, 0, 1, [](ParallelLayout* l, double v) { l->overlap_p2p_comm = v != 0; }},
+      {"account_for_embedding_in_pipeline_split", T::kBool, 0, 1,
+       [](ParallelLayout* l, double v) { l->account_for_embedding_in_pipeline_split = v != 0; }},
+      {"account_for_loss_in_pipeline_split", T::kBool, 0, 1,
+       [](ParallelLayout* l, double v) { l->account_for_loss_in_pipeline_split = v != 0; }},
+      {"num_layers_in_first_pipeline_stage", T::kInt, 1, model::kMaxLayers,
+       [](ParallelLayout* l, double v) { l->num_layers_in_first_pipeline_stage = static_cast<int>(v); }},
+      {"num_layers_in_last_pipeline_stage", T::kInt, 1, model::kMaxLayers,
+       [](ParallelLayout* l, double v) { l->num_layers_in_last_pipeline_stage = static_cast<int>(v); }},
+      {"expert", T::kInt, 1, model::kMaxGpus,
+       [](ParallelLayout* l, double v) { l->expert = static_cast<int>(v); }},
+      {"expert_tensor", T::kInt, 1, model::kMaxGpus,
+       [](ParallelLayout* l, double v) { l->expert_tensor = static_cast<int>(v); }},
+      {"expert_load_imbalance", T::kNumber, 1.0, 1e3,
+       [](ParallelLayout* l, double v) { l->expert_load_imbalance = v; }},
+      {"context", T::kInt, 1, model::kMaxGpus,
+       [](ParallelLayout* l, double v) { l->context = static_cast<int>(v); }},
+  };
+  return keys;
+}
+
 model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayout& base) {
   model::ParallelLayout l = base;
-  l.tensor = static_cast<int>(t->IntOr("tensor", l.tensor, 1, model::kMaxGpus));
-  l.sequence_parallel = t->BoolOr("sequence_parallel", l.sequence_parallel);
-  l.tp_comm_overlap = t->BoolOr("tp_comm_overlap", l.tp_comm_overlap);
-  l.pipeline = static_cast<int>(t->IntOr("pipeline", l.pipeline, 1, model::kMaxLayers));
-  l.virtual_stages = static_cast<int>(t->IntOr("virtual_stages", l.virtual_stages, 1, model::kMaxLayers));
-  l.tensor_across_nodes = t->BoolOr("tensor_across_nodes", l.tensor_across_nodes);
-  l.overlap_p2p_comm = t->BoolOr("overlap_p2p_comm", l.overlap_p2p_comm);
-  l.account_for_embedding_in_pipeline_split =
-      t->BoolOr("account_for_embedding_in_pipeline_split", l.account_for_embedding_in_pipeline_split);
-  l.account_for_loss_in_pipeline_split =
-      t->BoolOr("account_for_loss_in_pipeline_split", l.account_for_loss_in_pipeline_split);
-  l.num_layers_in_first_pipeline_stage = static_cast<int>(t->IntOr(
-      "num_layers_in_first_pipeline_stage", l.num_layers_in_first_pipeline_stage, 1, model::kMaxLayers));
-  l.num_layers_in_last_pipeline_stage = static_cast<int>(t->IntOr(
-      "num_layers_in_last_pipeline_stage", l.num_layers_in_last_pipeline_stage, 1, model::kMaxLayers));
-  l.expert = static_cast<int>(t->IntOr("expert", l.expert, 1, model::kMaxGpus));
-  l.expert_tensor = static_cast<int>(t->IntOr("expert_tensor", l.expert_tensor, 1, model::kMaxGpus));
-  l.expert_load_imbalance = t->NumberOr("expert_load_imbalance", l.expert_load_imbalance, 1.0, 1e3);
-  l.context = static_cast<int>(t->IntOr("context", l.context, 1, model::kMaxGpus));
+  for (const ParallelKey& k : ParallelKeys()) {
+    t->MarkKnown(k.key);  // for "did you mean" on a misspelt key
+    if (!t->Has(k.key)) continue;
+    switch (k.type) {
+      case ParallelKey::Type::kInt:
+        k.set(&l, static_cast<double>(
+                      t->IntOr(k.key, 0, static_cast<int64_t>(k.min), static_cast<int64_t>(k.max))));
+        break;
+      case ParallelKey::Type::kBool:
+        k.set(&l, t->BoolOr(k.key, false) ? 1.0 : 0.0);
+        break;
+      case ParallelKey::Type::kNumber:
+        k.set(&l, t->NumberOr(k.key, 0, k.min, k.max));
+        break;
+    }
+  }
   if (std::optional<std::string> name = t->OptionalString("context_comm")) {
     if (std::optional<model::ContextComm> c = model::ParseContextComm(*name)) {
       l.context_comm = *c;
@@ -47,8 +81,6 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
     } else {
       t->Fail("schedule", fmt::format("unknown schedule \"{}\" (1f1b, interleaved_1f1b, gpipe)", *name));
     }
-  } else if (t->Has("virtual_stages")) {
-    l.SetVirtualStages(l.virtual_stages);  // the schedule virtual_stages implies
   }
   return l;
 }

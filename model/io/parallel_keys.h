@@ -1,20 +1,39 @@
-// Reading the parallel layout (model/spec/parallel_layout.h) from a TOML table: a scenario's `[parallel]`
-// table and each `[[variant]]`, whose keys override the scenario's. Every key is optional: absent keys keep
-// `base`'s value (the default layout, t = p = 1, for `[parallel]`). Syntax and ranges only: whether the
-// layout fits the model and the cluster is model::CheckLayout, part of the caller's one configuration check.
+// The parallel layout's input keys (model/spec/parallel_layout.h), as one list: a scenario's `[parallel]`
+// table and each `[[variant]]` (whose keys override the scenario's) are read from it, and the sweep axes and
+// `--set` names of the same keys are made from it (model/io/sweep.cc), with the same value types and ranges;
+// docs/inputs.md has a row for each (tests/io/parallel_keys_test.cc checks all three). A new layout key is
+// one entry in ParallelKeys (issue 36 item 5: the input twin of the report's field list).
+//
+// Every key is optional: absent keys keep `base`'s value (the default layout, t = p = 1, for `[parallel]`).
+// Syntax and ranges only: whether the layout fits the model and the cluster is model::CheckLayout, part of
+// the caller's one configuration check.
 #pragma once
+
+#include <vector>
 
 #include "model/io/table_reader.h"
 #include "model/spec/parallel_layout.h"
 
 namespace zerosim::io {
 
-// Reads tensor, sequence_parallel, tp_comm_overlap, pipeline, virtual_stages, schedule ("1f1b",
-// "interleaved_1f1b", "gpipe"), account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split,
-// num_layers_in_first_pipeline_stage and num_layers_in_last_pipeline_stage (1 to kMaxLayers),
-// tensor_across_nodes, expert and expert_tensor (1 to kMaxGpus) and expert_load_imbalance (1 to
-// 1000) present in `t` over `base`. A table that sets virtual_stages but no schedule gets the schedule it
-// implies (interleaved_1f1b for virtual_stages > 1, else 1f1b unless `base` was gpipe).
+// One numeric or boolean layout key: its name (the TOML key, the sweep axis and the `--set` name), its type
+// and range, and where its value goes in a ParallelLayout (booleans as 0 and 1).
+struct ParallelKey {
+  enum class Type { kInt, kBool, kNumber };
+  const char* key;
+  Type type;
+  double min = 0;  // kInt, kNumber: the inclusive range
+  double max = 0;
+  void (*set)(model::ParallelLayout* l, double value) = nullptr;
+};
+
+// The layout's numeric and boolean keys, in reading order. Not in it (names, read by ReadParallelKeys
+// itself): `schedule` ("1f1b", "interleaved_1f1b", "gpipe") and `context_comm` ("p2p", "a2a", "all_gather").
+const std::vector<ParallelKey>& ParallelKeys();
+
+// Reads ParallelKeys present in `t` over `base`, then `context_comm` and `schedule`. `virtual_stages` sets
+// the schedule it implies (ParallelLayout::SetVirtualStages: interleaved 1F1B for v > 1, back to 1F1B for v =
+// 1 unless `base` was GPipe) unless the table names the schedule.
 model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayout& base);
 
 }  // namespace zerosim::io

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/io/parallel_keys.h"
 #include "model/io/prices.h"
 #include "model/io/table_reader.h"
 #include "model/spec/feasibility.h"
@@ -37,122 +38,93 @@ const std::map<std::string, AxisRule>& AxisRules() {
   using model::ClusterSpec;
   // topology and model read files, tokens_per_gpu depends on the sequence: the study applies them
   // (study/sweep_grid.cc MakePoint), so they have no target here.
-  static const std::map<std::string, AxisRule> rules = {
-      {"topology", {Kind::kFile, 0, 0, {}}},
-      {"model", {Kind::kFile, 0, 0, {}}},
-      {"nodes", {Kind::kInt, 1, model::kMaxNodes, Cluster([](const AxisValue& v, ClusterSpec* c) {
-                   c->nodes = Int(v);
-                 })}},
-      {"gpus_per_node",
-       {Kind::kInt, 1, model::kMaxGpusPerNode,
-        Cluster([](const AxisValue& v, ClusterSpec* c) { c->gpus_per_node = Int(v); })}},
-      {"nic.count", {Kind::kInt, 1, model::kMaxGpusPerNode, Cluster([](const AxisValue& v, ClusterSpec* c) {
-                       c->nic.count = Int(v);
-                     })}},
-      {"nic.bandwidth", {Kind::kBandwidth, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
-                           c->nic.bandwidth_Bps = v.number;
-                         })}},
-      {"intra.bandwidth", {Kind::kBandwidth, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
-                             c->intra.bandwidth_Bps = v.number;
-                           })}},
-      // A board power limit (model/spec/gpu_power.h; CheckCluster refuses one outside the part's range).
-      {"gpu.power_limit", {Kind::kPower, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
-                             c->gpu.power_limit_W = v.number;
-                           })}},
-      {"fabric.oversubscription", {Kind::kNumber, 1, 1e6, Cluster([](const AxisValue& v, ClusterSpec* c) {
-                                     c->fabric.oversubscription = v.number;
-                                   })}},
-      {"fabric.nodes_per_leaf",
-       {Kind::kInt, 1, model::kMaxNodes,
-        Cluster([](const AxisValue& v, ClusterSpec* c) { c->fabric.nodes_per_leaf = Int(v); })}},
-      {"tokens_per_gpu",
-       {Kind::kInt, 1, static_cast<double>(model::kMaxSequence * model::kMaxMicroBatch), {}}},
-      {"seq_len", {Kind::kInt, 1, model::kMaxSequence, EachVariant([](const AxisValue& v, Variant* var) {
-                     var->model.seq_len = Int(v);
+  static const std::map<std::string, AxisRule> rules = [] {
+    std::map<std::string, AxisRule> r = {
+        {"topology", {Kind::kFile, 0, 0, {}}},
+        {"model", {Kind::kFile, 0, 0, {}}},
+        {"nodes", {Kind::kInt, 1, model::kMaxNodes, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                     c->nodes = Int(v);
                    })}},
-      {"zero_quantized_weights", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
-                                    var->zero.zero_quantized_weights = v.boolean;
-                                  })}},
-      {"zero_hpz_partition_size",
-       {Kind::kInt, 1, model::kMaxGpusPerNode,
-        EachVariant([](const AxisValue& v, Variant* var) { var->zero.zero_hpz_partition_size = Int(v); })}},
-      {"zero_quantized_gradients", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
-                                      var->zero.zero_quantized_gradients = v.boolean;
-                                    })}},
-      {"reduce_bucket_size", {Kind::kCount, 1, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
-                                var->zero.reduce_bucket_size = v.number;
-                              })}},
-      {"stage3_prefetch_bucket_size",
-       {Kind::kCount, 0, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
-          var->zero.stage3_prefetch_bucket_size = v.number;
-        })}},
-      {"stage3_max_live_parameters",
-       {Kind::kCount, 0, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
-          var->zero.stage3_max_live_parameters = v.number;
-        })}},
-      // The layout ([parallel], model/io/parallel_keys.cc: the same ranges; virtual_stages sets the schedule
-      // it implies) and the micro-batches per iteration ([training], zero_keys.cc).
-      {"tensor", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
-                    var->parallel.tensor = Int(v);
-                  })}},
-      {"sequence_parallel", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
-                               var->parallel.sequence_parallel = v.boolean;
+        {"gpus_per_node",
+         {Kind::kInt, 1, model::kMaxGpusPerNode,
+          Cluster([](const AxisValue& v, ClusterSpec* c) { c->gpus_per_node = Int(v); })}},
+        {"nic.count", {Kind::kInt, 1, model::kMaxGpusPerNode, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                         c->nic.count = Int(v);
+                       })}},
+        {"nic.bandwidth", {Kind::kBandwidth, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                             c->nic.bandwidth_Bps = v.number;
+                           })}},
+        {"intra.bandwidth", {Kind::kBandwidth, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                               c->intra.bandwidth_Bps = v.number;
                              })}},
-      {"tp_comm_overlap", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
-                             var->parallel.tp_comm_overlap = v.boolean;
-                           })}},
-      {"pipeline", {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
-                      var->parallel.pipeline = Int(v);
-                    })}},
-      {"virtual_stages", {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
-                            var->parallel.SetVirtualStages(Int(v));
-                          })}},
-      {"account_for_embedding_in_pipeline_split",
-       {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
-          var->parallel.account_for_embedding_in_pipeline_split = v.boolean;
-        })}},
-      {"account_for_loss_in_pipeline_split",
-       {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
-          var->parallel.account_for_loss_in_pipeline_split = v.boolean;
-        })}},
-      {"num_layers_in_first_pipeline_stage",
-       {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
-          var->parallel.num_layers_in_first_pipeline_stage = Int(v);
-        })}},
-      {"num_layers_in_last_pipeline_stage",
-       {Kind::kInt, 1, model::kMaxLayers, EachVariant([](const AxisValue& v, Variant* var) {
-          var->parallel.num_layers_in_last_pipeline_stage = Int(v);
-        })}},
-      {"expert", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
-                    var->parallel.expert = Int(v);
-                  })}},
-      {"expert_tensor", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
-                           var->parallel.expert_tensor = Int(v);
-                         })}},
-      {"context", {Kind::kInt, 1, model::kMaxGpus, EachVariant([](const AxisValue& v, Variant* var) {
-                     var->parallel.context = Int(v);
-                   })}},
-      {"expert_load_imbalance", {Kind::kNumber, 1.0, 1e3, EachVariant([](const AxisValue& v, Variant* var) {
-                                   var->parallel.expert_load_imbalance = v.number;
-                                 })}},
-      {"gradient_accumulation_steps",
-       {Kind::kInt, 1, static_cast<double>(model::kMaxGradientAccumulation),
-        EachVariant(
-            [](const AxisValue& v, Variant* var) { var->zero.gradient_accumulation_steps = Int(v); })}},
-      // [runtime] launcher (zero_keys.cc: the same names), with the hardware queue count it implies unless
-      // the scenario states cuda_device_max_connections (ApplyRuntime).
-      {"launcher", {Kind::kLauncher, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
-                      const auto l = static_cast<model::Launcher>(Int(v));
-                      var->zero.runtime.launcher = l;
-                      if (!var->zero.runtime.cuda_device_max_connections_stated) {
-                        var->zero.runtime.cuda_device_max_connections = model::LauncherHardwareQueues(l);
-                      }
-                    })}},
-      // [runtime] memory_reserve's range (zero_keys.cc).
-      {"memory_reserve", {Kind::kNumber, 0, 0.49, EachVariant([](const AxisValue& v, Variant* var) {
-                            var->zero.runtime.memory_reserve = v.number;
-                          })}},
-  };
+        // A board power limit (model/spec/gpu_power.h; CheckCluster refuses one outside the part's range).
+        {"gpu.power_limit", {Kind::kPower, 0, 0, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                               c->gpu.power_limit_W = v.number;
+                             })}},
+        {"fabric.oversubscription", {Kind::kNumber, 1, 1e6, Cluster([](const AxisValue& v, ClusterSpec* c) {
+                                       c->fabric.oversubscription = v.number;
+                                     })}},
+        {"fabric.nodes_per_leaf",
+         {Kind::kInt, 1, model::kMaxNodes,
+          Cluster([](const AxisValue& v, ClusterSpec* c) { c->fabric.nodes_per_leaf = Int(v); })}},
+        {"tokens_per_gpu",
+         {Kind::kInt, 1, static_cast<double>(model::kMaxSequence * model::kMaxMicroBatch), {}}},
+        {"seq_len", {Kind::kInt, 1, model::kMaxSequence, EachVariant([](const AxisValue& v, Variant* var) {
+                       var->model.seq_len = Int(v);
+                     })}},
+        {"zero_quantized_weights", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+                                      var->zero.zero_quantized_weights = v.boolean;
+                                    })}},
+        {"zero_hpz_partition_size",
+         {Kind::kInt, 1, model::kMaxGpusPerNode,
+          EachVariant([](const AxisValue& v, Variant* var) { var->zero.zero_hpz_partition_size = Int(v); })}},
+        {"zero_quantized_gradients", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+                                        var->zero.zero_quantized_gradients = v.boolean;
+                                      })}},
+        {"reduce_bucket_size", {Kind::kCount, 1, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
+                                  var->zero.reduce_bucket_size = v.number;
+                                })}},
+        {"stage3_prefetch_bucket_size",
+         {Kind::kCount, 0, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
+            var->zero.stage3_prefetch_bucket_size = v.number;
+          })}},
+        {"stage3_max_live_parameters",
+         {Kind::kCount, 0, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
+            var->zero.stage3_max_live_parameters = v.number;
+          })}},
+        // The micro-batches per iteration ([training], zero_keys.cc).
+        {"gradient_accumulation_steps",
+         {Kind::kInt, 1, static_cast<double>(model::kMaxGradientAccumulation),
+          EachVariant(
+              [](const AxisValue& v, Variant* var) { var->zero.gradient_accumulation_steps = Int(v); })}},
+        // [runtime] launcher (zero_keys.cc: the same names), with the hardware queue count it implies unless
+        // the scenario states cuda_device_max_connections (ApplyRuntime).
+        {"launcher", {Kind::kLauncher, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
+                        const auto l = static_cast<model::Launcher>(Int(v));
+                        var->zero.runtime.launcher = l;
+                        if (!var->zero.runtime.cuda_device_max_connections_stated) {
+                          var->zero.runtime.cuda_device_max_connections = model::LauncherHardwareQueues(l);
+                        }
+                      })}},
+        // [runtime] memory_reserve's range (zero_keys.cc).
+        {"memory_reserve", {Kind::kNumber, 0, 0.49, EachVariant([](const AxisValue& v, Variant* var) {
+                              var->zero.runtime.memory_reserve = v.number;
+                            })}},
+    };
+    // The layout's keys (model/io/parallel_keys.h ParallelKeys: the loader's names, types and ranges).
+    for (const ParallelKey& k : ParallelKeys()) {
+      const bool boolean = k.type == ParallelKey::Type::kBool;
+      const Kind kind = boolean                             ? Kind::kBool
+                        : k.type == ParallelKey::Type::kInt ? Kind::kInt
+                                                            : Kind::kNumber;
+      auto* set = k.set;
+      r.emplace(k.key,
+                AxisRule{kind, k.min, k.max, EachVariant([set, boolean](const AxisValue& v, Variant* var) {
+                           set(&var->parallel, boolean ? (v.boolean ? 1.0 : 0.0) : v.number);
+                         })});
+    }
+    return r;
+  }();
   return rules;
 }
 

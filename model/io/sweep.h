@@ -9,6 +9,7 @@
 // fabric.oversubscription), alphabetical within each group.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -79,8 +80,8 @@ StatusOr<SweepSpec> ParseSettings(const FileSource& fs, const Scenario& base, co
 
 // Where an axis's value goes: a field of the cluster, or a field of every variant (one of the two). The
 // axes and their targets are one list (sweep.cc AxisRules): a new axis is one entry there.
-using ClusterSetter = void (*)(const AxisValue& v, model::ClusterSpec* c);
-using VariantSetter = void (*)(const AxisValue& v, Variant* var);
+using ClusterSetter = std::function<void(const AxisValue& v, model::ClusterSpec* c)>;
+using VariantSetter = std::function<void(const AxisValue& v, Variant* var)>;
 struct AxisTarget {
   ClusterSetter cluster = nullptr;
   VariantSetter variant = nullptr;

@@ -404,6 +404,16 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
     Add(&out, "expert_load_imbalance",
         fmt::format("the busiest rank's rows over the mean must be at least 1, got {}",
                     l.expert_load_imbalance));
+  } else if (l.expert_load_imbalance != 1.0 && !IsMoe(m)) {
+    Add(&out, "expert_load_imbalance",
+        "applies to a mixture-of-experts model's routed experts (`experts` in the model); this model has "
+        "none");
+  }
+  // ETP only means something beside expert parallelism (every input used or refused).
+  if (l.expert_tensor > 0 && l.expert <= 1) {
+    Add(&out, "expert_tensor",
+        fmt::format("expert_tensor {} applies to expert parallelism: set expert > 1 (an MoE model)",
+                    l.expert_tensor));
   }
   // A shard group (MiCS, HSDP) partitions over the d data-parallel ranks (design sec. 5 step 1); t = p = 1 is
   // CheckZero's rule over all GPUs.

@@ -34,10 +34,7 @@ std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& 
     if (m.shared_expert_ffn > 0) {
       return refuse("tensor", "shared experts beside tensor parallelism are not modelled: run tensor = 1");
     }
-    if (l.expert == 1) {
-      // Whole experts on every tensor rank would reduce their gradients over t d ranks: not modelled.
-      return refuse("expert", "an MoE model with tensor > 1 and expert = 1 is not modelled: set expert > 1");
-    }
+    // expert = 1 beside expert_tensor = 1 is refused at expert_tensor (CheckLayout).
   }
   if (rlhf) return refuse("rlhf", "RLHF phases of an MoE model are not modelled");
   if (RecomputeOf(z) == RecomputePolicy::kSelectiveOp) {

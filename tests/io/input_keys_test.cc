@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 
 #include "model/io/file_source.h"
 #include "model/io/loaders.h"
+#include "model/io/parallel_keys.h"
 #include "model/io/report_json.h"
 #include "model/report/evaluate.h"
 #include "model/spec/feasibility.h"
@@ -294,8 +296,7 @@ const std::vector<Case>& Cases() {
        {S("parallel", "tensor", "2"), S("parallel", "sequence_parallel", "true")}},
       {S("parallel", "pipeline", "2"),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4")}},
-      {S("parallel", "virtual_stages", "2"),
-       two_stages},
+      {S("parallel", "virtual_stages", "2"), two_stages},
       {S("parallel", "overlap_p2p_comm", "true"),
        {S("zero", "strategy", "\"zero1\""), S("training", "gradient_accumulation_steps", "4"),
         S("parallel", "pipeline", "2"), S("parallel", "virtual_stages", "2")}},
@@ -303,17 +304,18 @@ const std::vector<Case>& Cases() {
       // 8 layers over 2 stages: counting the embedding alone (9 units) is refused at its key; 10 units over
       // 2 stages would give the same stages as the even split (tests/model/pipeline_split_test.cc times
       // them).
-      {S("parallel", "account_for_embedding_in_pipeline_split", "true"),
-       two_stages},
-      {S("parallel", "account_for_loss_in_pipeline_split", "true"),
-       two_stages},
+      {S("parallel", "account_for_embedding_in_pipeline_split", "true"), two_stages},
+      {S("parallel", "account_for_loss_in_pipeline_split", "true"), two_stages},
       // 8 layers over 2 stages: 3 first leave 5 for the last (the split changes the stages' times).
-      {S("parallel", "num_layers_in_first_pipeline_stage", "3"),
-       two_stages},
-      {S("parallel", "num_layers_in_last_pipeline_stage", "3"),
-       two_stages},
-      {S("parallel", "schedule", "\"gpipe\""),
-       two_stages},
+      {S("parallel", "num_layers_in_first_pipeline_stage", "3"), two_stages},
+      {S("parallel", "num_layers_in_last_pipeline_stage", "3"), two_stages},
+      {S("parallel", "schedule", "\"gpipe\""), two_stages},
+      // The MoE keys on this dense model: each refused at its name (tests/model/moe_test.cc runs them on MoE
+      // models); context parallelism of its sequences.
+      {S("parallel", "expert", "2")},
+      {S("parallel", "expert_tensor", "1")},
+      {S("parallel", "expert_load_imbalance", "1.5")},
+      {S("parallel", "context", "2")},
       // [runtime]
       {S("runtime", "launcher", "\"megatron-deepspeed\"")},
       {S("runtime", "cuda_device_max_connections", "1")},
@@ -381,6 +383,18 @@ TEST(InputKeys, EveryKeyChangesTheResultOrIsRefusedAtItsName) {
     } else {
       EXPECT_NE(changed, base) << where << ": accepted and changed nothing: " << changed;
     }
+  }
+}
+
+// Every key of the layout's one list (model/io/parallel_keys.h) is a case or an exception: a new layout key
+// cannot skip this test.
+TEST(InputKeys, EveryLayoutKeyIsCovered) {
+  for (const ParallelKey& k : ParallelKeys()) {
+    const std::string name = std::string("parallel.") + k.key;
+    const bool is_case = std::any_of(Cases().begin(), Cases().end(), [&](const Case& c) {
+      return c.change.table == "parallel" && c.change.key == k.key;
+    });
+    EXPECT_TRUE(is_case || kExceptions.count(name) > 0) << name;
   }
 }
 

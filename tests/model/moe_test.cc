@@ -287,8 +287,8 @@ TEST(Moe, LayoutsThatBreakTheRulesOrLeaveTheModelledGroundAreRefusedAtTheirKey) 
   EXPECT_EQ(refused_at(routed, tp), "sequence_parallel");
   tp.sequence_parallel = true;
   EXPECT_EQ(refused_at(routed, tp), "");
-  tp.expert = 1;
-  EXPECT_EQ(refused_at(routed, tp), "expert");
+  tp.expert = 1;  // ETP without expert parallelism
+  EXPECT_EQ(refused_at(routed, tp), "expert_tensor");
   tp.expert = 64;  // folded: e counts ranks of the stage (32), not DP ranks
   EXPECT_EQ(refused_at(routed, tp), "expert");
   tp.expert = 8;
