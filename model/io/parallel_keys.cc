@@ -10,7 +10,7 @@
 namespace zerosim::io {
 
 const std::vector<ParallelKey>& ParallelKeys() {
-  using T = ParallelKey::Type;
+  using T = KeyType;
   using model::ParallelLayout;
   static const std::vector<ParallelKey> keys = {
       {"tensor", T::kInt, 1, model::kMaxGpus,
@@ -48,22 +48,7 @@ const std::vector<ParallelKey>& ParallelKeys() {
 
 model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayout& base) {
   model::ParallelLayout l = base;
-  for (const ParallelKey& k : ParallelKeys()) {
-    t->MarkKnown(k.key);  // for "did you mean" on a misspelt key
-    if (!t->Has(k.key)) continue;
-    switch (k.type) {
-      case ParallelKey::Type::kInt:
-        k.set(&l, static_cast<double>(
-                      t->IntOr(k.key, 0, static_cast<int64_t>(k.min), static_cast<int64_t>(k.max))));
-        break;
-      case ParallelKey::Type::kBool:
-        k.set(&l, t->BoolOr(k.key, false) ? 1.0 : 0.0);
-        break;
-      case ParallelKey::Type::kNumber:
-        k.set(&l, t->NumberOr(k.key, 0, k.min, k.max));
-        break;
-    }
-  }
+  ReadKeys(t, ParallelKeys(), &l);
   if (std::optional<std::string> name = t->OptionalString("context_comm")) {
     if (std::optional<model::ContextComm> c = model::ParseContextComm(*name)) {
       l.context_comm = *c;

@@ -11,21 +11,14 @@
 
 #include <vector>
 
+#include "model/io/input_key.h"
 #include "model/io/table_reader.h"
 #include "model/spec/parallel_layout.h"
 
 namespace zerosim::io {
 
-// One numeric or boolean layout key: its name (the TOML key, the sweep axis and the `--set` name), its type
-// and range, and where its value goes in a ParallelLayout (booleans as 0 and 1).
-struct ParallelKey {
-  enum class Type { kInt, kBool, kNumber };
-  const char* key;
-  Type type;
-  double min = 0;  // kInt, kNumber: the inclusive range
-  double max = 0;
-  void (*set)(model::ParallelLayout* l, double value) = nullptr;
-};
+// One numeric or boolean layout key (input_key.h).
+using ParallelKey = InputKey<model::ParallelLayout>;
 
 // The layout's numeric and boolean keys, in reading order. Not in it (names, read by ReadParallelKeys
 // itself): `schedule` ("1f1b", "interleaved_1f1b", "gpipe") and `context_comm` ("p2p", "a2a", "all_gather").

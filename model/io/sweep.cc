@@ -9,6 +9,7 @@
 #include "model/io/parallel_keys.h"
 #include "model/io/prices.h"
 #include "model/io/table_reader.h"
+#include "model/io/zero_keys.h"
 #include "model/spec/feasibility.h"
 #include "model/spec/strategy.h"
 
@@ -33,8 +34,24 @@ int Int(const AxisValue& v) { return static_cast<int>(v.number); }
 AxisTarget Cluster(ClusterSetter f) { return {f, nullptr}; }
 AxisTarget EachVariant(VariantSetter f) { return {nullptr, f}; }
 
+// An axis for each key of `keys` (input_key.h), its value set into the part of every variant `of` names.
+template <typename Target>
+void AddKeyAxes(const std::vector<InputKey<Target>>& keys, Target* (*of)(Variant*),
+                std::map<std::string, AxisRule>* rules) {
+  for (const InputKey<Target>& k : keys) {
+    const Kind kind = k.type == KeyType::kBool    ? Kind::kBool
+                      : k.type == KeyType::kInt   ? Kind::kInt
+                      : k.type == KeyType::kCount ? Kind::kCount
+                                                  : Kind::kNumber;
+    auto* set = k.set;
+    rules->emplace(
+        k.key, AxisRule{kind, k.min, k.max, EachVariant([set, of, kind](const AxisValue& v, Variant* var) {
+                          set(of(var), kind == Kind::kBool ? (v.boolean ? 1.0 : 0.0) : v.number);
+                        })});
+  }
+}
+
 const std::map<std::string, AxisRule>& AxisRules() {
-  constexpr double kCountMax = TableReader::kCountMax;
   using model::ClusterSpec;
   // topology and model read files, tokens_per_gpu depends on the sequence: the study applies them
   // (study/sweep_grid.cc MakePoint), so they have no target here.
@@ -72,26 +89,6 @@ const std::map<std::string, AxisRule>& AxisRules() {
         {"seq_len", {Kind::kInt, 1, model::kMaxSequence, EachVariant([](const AxisValue& v, Variant* var) {
                        var->model.seq_len = Int(v);
                      })}},
-        {"zero_quantized_weights", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
-                                      var->zero.zero_quantized_weights = v.boolean;
-                                    })}},
-        {"zero_hpz_partition_size",
-         {Kind::kInt, 1, model::kMaxGpusPerNode,
-          EachVariant([](const AxisValue& v, Variant* var) { var->zero.zero_hpz_partition_size = Int(v); })}},
-        {"zero_quantized_gradients", {Kind::kBool, 0, 0, EachVariant([](const AxisValue& v, Variant* var) {
-                                        var->zero.zero_quantized_gradients = v.boolean;
-                                      })}},
-        {"reduce_bucket_size", {Kind::kCount, 1, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
-                                  var->zero.reduce_bucket_size = v.number;
-                                })}},
-        {"stage3_prefetch_bucket_size",
-         {Kind::kCount, 0, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
-            var->zero.stage3_prefetch_bucket_size = v.number;
-          })}},
-        {"stage3_max_live_parameters",
-         {Kind::kCount, 0, kCountMax, EachVariant([](const AxisValue& v, Variant* var) {
-            var->zero.stage3_max_live_parameters = v.number;
-          })}},
         // The micro-batches per iteration ([training], zero_keys.cc).
         {"gradient_accumulation_steps",
          {Kind::kInt, 1, static_cast<double>(model::kMaxGradientAccumulation),
@@ -111,18 +108,12 @@ const std::map<std::string, AxisRule>& AxisRules() {
                               var->zero.runtime.memory_reserve = v.number;
                             })}},
     };
-    // The layout's keys (model/io/parallel_keys.h ParallelKeys: the loader's names, types and ranges).
-    for (const ParallelKey& k : ParallelKeys()) {
-      const bool boolean = k.type == ParallelKey::Type::kBool;
-      const Kind kind = boolean                             ? Kind::kBool
-                        : k.type == ParallelKey::Type::kInt ? Kind::kInt
-                                                            : Kind::kNumber;
-      auto* set = k.set;
-      r.emplace(k.key,
-                AxisRule{kind, k.min, k.max, EachVariant([set, boolean](const AxisValue& v, Variant* var) {
-                           set(&var->parallel, boolean ? (v.boolean ? 1.0 : 0.0) : v.number);
-                         })});
-    }
+    // The layout's and the ZeRO settings' plain keys (model/io/input_key.h: the loaders' names, types and
+    // ranges).
+    AddKeyAxes(
+        ParallelKeys(), +[](Variant* var) { return &var->parallel; }, &r);
+    AddKeyAxes(
+        ZeroKeys(), +[](Variant* var) { return &var->zero; }, &r);
     return r;
   }();
   return rules;

@@ -10,6 +10,62 @@
 
 namespace zerosim::io {
 
+const std::vector<InputKey<model::ZeroConfig>>& ZeroKeys() {
+  using T = KeyType;
+  using model::ZeroConfig;
+  constexpr double kCount = TableReader::kCountMax;
+  constexpr double kInt = TableReader::kIntMax;
+  static const std::vector<InputKey<ZeroConfig>> keys = {
+      {"mics_shard_size", T::kInt, 1, 1 << 20,
+       [](ZeroConfig* z, double v) { z->mics_shard_size = static_cast<int>(v); }},
+      {"hsdp_shard_size", T::kInt, 1, 1 << 20,
+       [](ZeroConfig* z, double v) { z->fsdp.hsdp_shard_size = static_cast<int>(v); }},
+      {"mics_hierarchical_params_gather", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->mics_hierarchical_params_gather = v != 0; }},
+      {"allgather_bucket_size", T::kCount, 1, kCount,
+       [](ZeroConfig* z, double v) { z->allgather_bucket_size = v; }},
+      {"limit_all_gathers", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->fsdp.limit_all_gathers = v != 0; }},
+      {"forward_prefetch", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->fsdp.forward_prefetch = v != 0; }},
+      {"zero_quantized_weights", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->zero_quantized_weights = v != 0; }},
+      {"zero_hpz_partition_size", T::kInt, 1, model::kMaxGpusPerNode,
+       [](ZeroConfig* z, double v) { z->zero_hpz_partition_size = static_cast<int>(v); }},
+      {"zero_quantized_gradients", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->zero_quantized_gradients = v != 0; }},
+      {"zero_quantized_nontrainable_weights", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->zero_quantized_nontrainable_weights = v != 0; }},
+      {"weight_quantization_group_target", T::kCount, 8, kCount,
+       [](ZeroConfig* z, double v) { z->weight_quantization_group_target = static_cast<int64_t>(v); }},
+      {"stage3_prefetch_bucket_size", T::kCount, 0, kCount,
+       [](ZeroConfig* z, double v) { z->stage3_prefetch_bucket_size = v; }},
+      {"stage3_max_live_parameters", T::kCount, 0, kCount,
+       [](ZeroConfig* z, double v) { z->stage3_max_live_parameters = v; }},
+      {"stage3_max_reuse_distance", T::kCount, 0, kCount,
+       [](ZeroConfig* z, double v) { z->stage3_max_reuse_distance = v; }},
+      {"stage3_param_persistence_threshold", T::kCount, 0, kCount,
+       [](ZeroConfig* z, double v) { z->stage3_param_persistence_threshold = v; }},
+      {"reduce_bucket_size", T::kCount, 1, kCount,
+       [](ZeroConfig* z, double v) { z->reduce_bucket_size = v; }},
+      {"contiguous_gradients", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->contiguous_gradients = v != 0; }},
+      // Megatron-Core's DDP overlap options (zero_config.h); CheckZero refuses them beside other strategies.
+      {"overlap_grad_reduce", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->overlap_grad_reduce = v != 0; }},
+      {"overlap_param_gather", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->overlap_param_gather = v != 0; }},
+      {"ddp_bucket_size", T::kCount, 0, kCount, [](ZeroConfig* z, double v) { z->ddp_bucket_size = v; }},
+      {"max_ongoing_fetch_events", T::kInt, 0, kInt,
+       [](ZeroConfig* z, double v) { z->max_ongoing_fetch_events = static_cast<int>(v); }},
+      {"max_param_reduce_events", T::kInt, 0, kInt,
+       [](ZeroConfig* z, double v) { z->max_param_reduce_events = static_cast<int>(v); }},
+      {"hpz_recompute_uses_secondary", T::kBool, 0, 1,
+       [](ZeroConfig* z, double v) { z->hpz_recompute_uses_secondary = v != 0; }},
+  };
+  return keys;
+}
+
 model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   model::ZeroConfig z = base;
   // `strategy` (model/spec/strategy.h) picks the schedule; DeepSpeed's `stage` 1/2/3 alone means zero1/2/3.
@@ -38,13 +94,7 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   // The framework follows the strategy; [runtime] framework, where given, must agree (ApplyRuntime, then
   // model::CheckZero).
   z.framework = model::FrameworkOf(z.strategy);
-  z.mics_shard_size = static_cast<int>(t->IntOr("mics_shard_size", z.mics_shard_size, 1, 1 << 20));
-  z.fsdp.hsdp_shard_size = static_cast<int>(t->IntOr("hsdp_shard_size", z.fsdp.hsdp_shard_size, 1, 1 << 20));
-  z.mics_hierarchical_params_gather =
-      t->BoolOr("mics_hierarchical_params_gather", z.mics_hierarchical_params_gather);
-  z.allgather_bucket_size = t->CountOr("allgather_bucket_size", z.allgather_bucket_size, 1);
-  z.fsdp.limit_all_gathers = t->BoolOr("limit_all_gathers", z.fsdp.limit_all_gathers);
-  z.fsdp.forward_prefetch = t->BoolOr("forward_prefetch", z.fsdp.forward_prefetch);
+  ReadKeys(t, ZeroKeys(), &z);  // the plain keys (ZeroKeys above)
   if (std::optional<std::string> bp = t->OptionalString("backward_prefetch")) {
     if (*bp == "none") {
       z.fsdp.backward_prefetch = model::FsdpBackwardPrefetch::kNone;
@@ -58,13 +108,6 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
     }
   }
 
-  z.zero_quantized_weights = t->BoolOr("zero_quantized_weights", z.zero_quantized_weights);
-  z.zero_hpz_partition_size = static_cast<int>(
-      t->IntOr("zero_hpz_partition_size", z.zero_hpz_partition_size, 1, model::kMaxGpusPerNode));
-  z.zero_quantized_gradients = t->BoolOr("zero_quantized_gradients", z.zero_quantized_gradients);
-  z.zero_quantized_nontrainable_weights =
-      t->BoolOr("zero_quantized_nontrainable_weights", z.zero_quantized_nontrainable_weights);
-
   z.weight_quantization_bits = static_cast<int>(t->IntOr("weight_quantization_bits", z.weight_quantization_bits, 1));
   if (z.weight_quantization_bits != 8) {
     t->Fail("weight_quantization_bits", "qwZ's kernels quantize weights to int8 only (8)");
@@ -74,15 +117,7 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
   if (z.gradient_quantization_bits != 4) {
     t->Fail("gradient_quantization_bits", "qgZ's kernels quantize gradients to int4 only (4)");
   }
-  z.weight_quantization_group_target = static_cast<int64_t>(
-      t->CountOr("weight_quantization_group_target", static_cast<double>(z.weight_quantization_group_target), 8));
 
-  z.stage3_prefetch_bucket_size = t->CountOr("stage3_prefetch_bucket_size", z.stage3_prefetch_bucket_size, 0);
-  z.stage3_max_live_parameters = t->CountOr("stage3_max_live_parameters", z.stage3_max_live_parameters, 0);
-  z.stage3_max_reuse_distance = t->CountOr("stage3_max_reuse_distance", z.stage3_max_reuse_distance, 0);
-  z.stage3_param_persistence_threshold =
-      t->CountOr("stage3_param_persistence_threshold", z.stage3_param_persistence_threshold, 0);
-  z.reduce_bucket_size = t->CountOr("reduce_bucket_size", z.reduce_bucket_size, 1);
   // DeepSpeed's overlap_comm default is true for stage 3 and false for stages 1 and 2 (zero/config.py
   // overlap_comm_valid).
   const bool zero12 = model::TraitsOf(z.strategy).builder == model::StrategyTraits::Builder::kZero12;
@@ -92,15 +127,7 @@ model::ZeroConfig ReadZeroKeys(TableReader* t, const model::ZeroConfig& base) {
     t->Fail("overlap_comm",
             "ZeroSim models overlap_comm = true (DeepSpeed's stage-3 default) only for stage 3");
   }
-  z.contiguous_gradients = t->BoolOr("contiguous_gradients", z.contiguous_gradients);
-  // Megatron-Core's DDP overlap options (zero_config.h); CheckZero refuses them beside other strategies.
-  z.overlap_grad_reduce = t->BoolOr("overlap_grad_reduce", z.overlap_grad_reduce);
-  z.overlap_param_gather = t->BoolOr("overlap_param_gather", z.overlap_param_gather);
-  z.ddp_bucket_size = t->CountOr("ddp_bucket_size", z.ddp_bucket_size, 0);
 
-  z.max_ongoing_fetch_events = static_cast<int>(t->IntOr("max_ongoing_fetch_events", z.max_ongoing_fetch_events, 0));
-  z.max_param_reduce_events = static_cast<int>(t->IntOr("max_param_reduce_events", z.max_param_reduce_events, 0));
-  z.hpz_recompute_uses_secondary = t->BoolOr("hpz_recompute_uses_secondary", z.hpz_recompute_uses_secondary);
   z.runtime.host_overhead_per_module_s = t->QuantityOr("host_overhead_per_module", Dimension::kTime,
                                                        z.runtime.host_overhead_per_module_s, false);
   z.runtime.host_tensor_view_s =

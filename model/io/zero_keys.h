@@ -8,12 +8,20 @@
 #include <string_view>
 #include <vector>
 
+#include "model/io/input_key.h"
 #include "model/io/table_reader.h"
 #include "model/spec/feasibility.h"
 #include "model/spec/model_spec.h"
 #include "model/spec/zero_config.h"
 
 namespace zerosim::io {
+
+// The ZeRO settings' plain keys (input_key.h): each read the same way in [zero] and [[variant]], and a sweep
+// axis /
+// `--set` name with the same range (io/sweep.cc). The keys with rules of their own (strategy, stage, the
+// quantization bits, overlap_comm, backward_prefetch, the host times, the precision keys) are read by
+// ReadZeroKeys itself.
+const std::vector<InputKey<model::ZeroConfig>>& ZeroKeys();
 
 // Reads the ZeRO keys present in `t` over `base`: their syntax and ranges. Whether they can run on the
 // cluster (model::CheckZero: the hpZ size divides the GPUs per node, ...) is the caller's one check of the

@@ -17,6 +17,7 @@
 #include "model/io/loaders.h"
 #include "model/io/parallel_keys.h"
 #include "model/io/report_json.h"
+#include "model/io/zero_keys.h"
 #include "model/report/evaluate.h"
 #include "model/spec/feasibility.h"
 #include "sim/sim_evaluate.h"
@@ -386,15 +387,17 @@ TEST(InputKeys, EveryKeyChangesTheResultOrIsRefusedAtItsName) {
   }
 }
 
-// Every key of the layout's one list (model/io/parallel_keys.h) is a case or an exception: a new layout key
-// cannot skip this test.
-TEST(InputKeys, EveryLayoutKeyIsCovered) {
-  for (const ParallelKey& k : ParallelKeys()) {
-    const std::string name = std::string("parallel.") + k.key;
+// Every key of the layout's and the ZeRO settings' lists (model/io/input_key.h) is a case or an exception: a
+// new key cannot skip this test.
+TEST(InputKeys, EveryListedKeyIsCovered) {
+  std::vector<std::pair<std::string, std::string>> listed;  // (table, key)
+  for (const ParallelKey& k : ParallelKeys()) listed.emplace_back("parallel", k.key);
+  for (const InputKey<model::ZeroConfig>& k : ZeroKeys()) listed.emplace_back("zero", k.key);
+  for (const auto& [table, key] : listed) {
     const bool is_case = std::any_of(Cases().begin(), Cases().end(), [&](const Case& c) {
-      return c.change.table == "parallel" && c.change.key == k.key;
+      return c.change.table == table && c.change.key == key;
     });
-    EXPECT_TRUE(is_case || kExceptions.count(name) > 0) << name;
+    EXPECT_TRUE(is_case || kExceptions.count(table + "." + key) > 0) << table << "." << key;
   }
 }
 
