@@ -29,6 +29,7 @@ void SetScheduleFrame(Schedule* s, const ZeroConfig& z, const RankShape& c, Modu
   s->tp_comm_overlap = c.tp_comm_overlap;
   s->expert = c.expert;
   s->expert_tensor = c.expert_tensor;
+  s->moe_token_dispatcher = c.moe_token_dispatcher;
   s->expert_load_imbalance = c.expert_load_imbalance;
   s->context = c.context;
   s->context_comm = c.context_comm;
@@ -206,6 +207,11 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
     const double sp = s->sequence_parallel ? s->tensor : 1.0;
     f.ep_buffer_bytes =
         2.0 * s->tokens_per_micro_step / sp * m.experts_per_token * s->expert_load_imbalance * m.hidden;
+    // The allgather dispatcher's buffers (schedule_parts.h), over the e ranks of the expert group.
+    const double group_tokens = static_cast<double>(s->expert) * s->tokens_per_micro_step / sp;
+    f.ep_hidden_bytes = group_tokens * 2.0 * m.hidden;
+    f.ep_gather_bytes = group_tokens * (2.0 * m.hidden + 5.0 * m.experts);
+    f.ep_gradient_scatter_bytes = group_tokens * (2.0 * m.hidden + 4.0 * m.experts);
   }
   if (s->context > 1) {
     const bool ulysses = s->context_comm == ContextComm::kAllToAll;
@@ -265,14 +271,26 @@ int EmitModuleCompute(const Schedule& s, const ScheduleFrame& f, const TraceStep
   if (ep != EpRole::kNone) {
     // Expert parallelism (see the header): the all-to-all before the experts' pass where its rows arrive
     // (forward dispatch, backward combine gradient), after it where they leave.
-    auto all_to_all = [&](int dep) {
-      return WaitedAllToAll(emit, Queue::kNcclEp, GroupKind::kExpert, f.ep_buffer_bytes,
-                            Purpose::kExpertParallel, dep);
+    // With the allgather dispatcher (parallel_layout.h MoeDispatcher) the tokens arrive by an all-gather and
+    // leave by a reduce-scatter (in the backward the gradients: the combine's gathered, the dispatch's
+    // scattered).
+    const bool gather = s.moe_token_dispatcher == MoeDispatcher::kAllGather;
+    auto exchange = [&](bool arriving, int dep) {
+      if (!gather) {
+        return WaitedAllToAll(emit, Queue::kNcclEp, GroupKind::kExpert, f.ep_buffer_bytes,
+                              Purpose::kExpertParallel, dep);
+      }
+      const double bytes = arriving ? (backward ? f.ep_hidden_bytes : f.ep_gather_bytes)
+                                    : (backward ? f.ep_gradient_scatter_bytes : f.ep_hidden_bytes);
+      const int c = emit->Collective(Queue::kNcclEp,
+                                     arriving ? CollectiveKind::kAllGather : CollectiveKind::kReduceScatter,
+                                     GroupKind::kExpert, bytes, 2.0, Purpose::kExpertParallel, {dep});
+      return emit->Wait(Queue::kCompute, {c});
     };
     const bool before = backward == (ep == EpRole::kCombine);
-    if (before) all_to_all(emit->tail(Queue::kCompute));
+    if (before) exchange(true, emit->tail(Queue::kCompute));
     const int compute = emit->Compute(flops, cls, deps);
-    if (!before) all_to_all(compute);
+    if (!before) exchange(false, compute);
     return compute;
   }
   if (!f.cp_attention.empty() && f.cp_attention[static_cast<size_t>(ts.module)] &&

@@ -53,6 +53,14 @@ struct ScheduleFrame {
   // sizing).
   std::vector<EpRole> ep_role;
   double ep_buffer_bytes = 0;
+  // With the allgather dispatcher (ParallelLayout::moe_token_dispatcher; parallel_layout.h MoeDispatcher),
+  // per rank: the all-gathered output of the dispatch (e T x (2h + 5E) bytes: hidden states, routing map,
+  // fp32 probabilities) and of the combine's gradient (e T x 2h), the reduce-scattered input of the combine
+  // (e T x 2h) and of the dispatch's gradient (e T x (2h + 4E): the hidden states' and the probabilities'
+  // gradients).
+  double ep_gather_bytes = 0;
+  double ep_gradient_scatter_bytes = 0;
+  double ep_hidden_bytes = 0;
   // With context parallelism (Schedule::context > 1; empty otherwise), per module: for the attention cores
   // the compute classes of the forward's and the backward's two parts around the ring (the first (c - 1)/c,
   // the last 1/c: forward first, forward last, backward first, backward last), -1 for the others; and the

@@ -60,6 +60,17 @@ model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayo
                           *name));
     }
   }
+  if (std::optional<std::string> name = t->OptionalString("moe_token_dispatcher_type")) {
+    if (std::optional<model::MoeDispatcher> d = model::ParseMoeDispatcher(*name)) {
+      l.moe_token_dispatcher = *d;
+    } else {
+      t->Fail(
+          "moe_token_dispatcher_type",
+          fmt::format("unknown moe_token_dispatcher_type \"{}\" (alltoall, allgather, flex: Megatron-Core's "
+                      "names)",
+                      *name));
+    }
+  }
   if (std::optional<std::string> name = t->OptionalString("schedule")) {
     if (std::optional<model::PipelineSchedule> s = model::ParsePipelineSchedule(*name)) {
       l.schedule = *s;

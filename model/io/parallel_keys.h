@@ -21,12 +21,13 @@ namespace zerosim::io {
 using ParallelKey = InputKey<model::ParallelLayout>;
 
 // The layout's numeric and boolean keys, in reading order. Not in it (names, read by ReadParallelKeys
-// itself): `schedule` ("1f1b", "interleaved_1f1b", "gpipe") and `context_comm` ("p2p", "a2a", "all_gather").
+// itself): `schedule` ("1f1b", "interleaved_1f1b", "gpipe"), `context_comm` ("p2p", "a2a", "all_gather") and
+// `moe_token_dispatcher_type` ("alltoall", "allgather", "flex").
 const std::vector<ParallelKey>& ParallelKeys();
 
-// Reads ParallelKeys present in `t` over `base`, then `context_comm` and `schedule`. `virtual_stages` sets
-// the schedule it implies (ParallelLayout::SetVirtualStages: interleaved 1F1B for v > 1, back to 1F1B for v =
-// 1 unless `base` was GPipe) unless the table names the schedule.
+// Reads ParallelKeys present in `t` over `base`, then `context_comm`, `moe_token_dispatcher_type` and
+// `schedule`. `virtual_stages` sets the schedule it implies (ParallelLayout::SetVirtualStages: interleaved
+// 1F1B for v > 1, back to 1F1B for v = 1 unless `base` was GPipe) unless the table names the schedule.
 model::ParallelLayout ReadParallelKeys(TableReader* t, const model::ParallelLayout& base);
 
 }  // namespace zerosim::io

@@ -82,6 +82,11 @@ const std::vector<ReportField>& ReportFields() {
       {"parallel.expert_tensor", "", kAny,
        [](const FieldRow& r) { return Int(V(r).layout.expert_tensor_size()); }, kNoRow,
        {"parallel.expert_tensor", 32}},
+      {"parallel.moe_token_dispatcher_type", "", kAny,
+       [](const FieldRow& r) -> FieldValue {
+         return std::string(model::MoeDispatcherName(V(r).layout.moe_token_dispatcher));
+       },
+       kNoRow, {"parallel.moe_token_dispatcher_type", 33}},
       {"parallel.context", "", kAny, [](const FieldRow& r) { return Int(V(r).layout.context); }, kNoRow,
        {"parallel.context", 18}},
       {"parallel.context_comm", "", kAny,
@@ -143,6 +148,9 @@ const std::vector<ReportField>& ReportFields() {
          if (l.expert > 1) {
            expert = fmt::format(" EP{}", l.expert);
            if (l.expert_folded()) expert += " ETP1";
+           if (l.moe_token_dispatcher != model::MoeDispatcher::kAllToAll) {
+             expert += fmt::format(" {}", model::MoeDispatcherName(l.moe_token_dispatcher));
+           }
            if (l.expert_load_imbalance > 1) expert += fmt::format(" imbalance {:g}", l.expert_load_imbalance);
          }
          const std::string context =
@@ -189,7 +197,7 @@ const std::vector<ReportField>& ReportFields() {
        [](const FieldRow& r) -> FieldValue { return V(r).zero.precision.fp8_weight_all_gather; }},
       {"zero.gradient_accumulation_steps", "", kAny,
        [](const FieldRow& r) { return Int(V(r).zero.gradient_accumulation_steps); }},
-      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }, kRow, {"feasible", 33},
+      {"feasible", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).feasible; }, kRow, {"feasible", 34},
        kNoCause, {"feasible", 380, kMemorySection, TableText::kYesNo}, kHeadline},
       {"infeasible_reason", "", kAny, [](const FieldRow& r) -> FieldValue { return V(r).infeasible_reason; }, kRow,
        {"infeasible_reason", 40}},

@@ -75,6 +75,7 @@ struct RankShape {
         expert(l.expert),
         expert_tensor(l.expert_tensor),
         expert_load_imbalance(l.expert_load_imbalance),
+        moe_token_dispatcher(l.moe_token_dispatcher),
         context(l.context),
         context_comm(l.context_comm) {}
   int nodes = 1;
@@ -85,6 +86,7 @@ struct RankShape {
   int expert = 1;                  // ParallelLayout::expert
   int expert_tensor = 0;           // ParallelLayout::expert_tensor
   double expert_load_imbalance = 1.0;  // ParallelLayout::expert_load_imbalance
+  MoeDispatcher moe_token_dispatcher = MoeDispatcher::kAllToAll;  // ParallelLayout::moe_token_dispatcher
   int context = 1;                     // ParallelLayout::context
   ContextComm context_comm = ContextComm::kP2p;  // ParallelLayout::context_comm
   // The ranks are one stage of a pipeline (model/report/pipeline_evaluate.h, which builds each stage's

@@ -205,6 +205,7 @@ struct Schedule {
   int expert = 1;                // ParallelLayout::expert (e)
   int expert_tensor = 0;         // ParallelLayout::expert_tensor (0: t)
   double expert_load_imbalance = 1.0;  // ParallelLayout::expert_load_imbalance
+  MoeDispatcher moe_token_dispatcher = MoeDispatcher::kAllToAll;  // ParallelLayout::moe_token_dispatcher
   double expert_elements =
       0;  // the local routed experts' parameters (in partitioned_elements), sharded over d/e
   int context = 1;  // ParallelLayout::context (c)
@@ -217,6 +218,7 @@ struct Schedule {
     l.expert = expert;
     l.expert_tensor = expert_tensor;
     l.expert_load_imbalance = expert_load_imbalance;
+    l.moe_token_dispatcher = moe_token_dispatcher;
     l.context = context;
     l.context_comm = context_comm;
     return l;

@@ -409,7 +409,13 @@ std::vector<Problem> CheckLayout(const ParallelLayout& l, const ModelSpec& m, co
         "applies to a mixture-of-experts model's routed experts (`experts` in the model); this model has "
         "none");
   }
-  // ETP only means something beside expert parallelism (every input used or refused).
+  // The dispatcher and ETP only mean something beside expert parallelism (every input used or refused).
+  if (l.moe_token_dispatcher != MoeDispatcher::kAllToAll && l.expert <= 1) {
+    Add(&out, "moe_token_dispatcher_type",
+        fmt::format(
+            "moe_token_dispatcher_type \"{}\" applies to expert parallelism: set expert > 1 (an MoE model)",
+            MoeDispatcherName(l.moe_token_dispatcher)));
+  }
   if (l.expert_tensor > 0 && l.expert <= 1) {
     Add(&out, "expert_tensor",
         fmt::format("expert_tensor {} applies to expert parallelism: set expert > 1 (an MoE model)",

@@ -46,6 +46,12 @@ std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& 
                   "interleaved virtual stages with dense blocks first (first_dense_layers) are "
                   "not modelled: a stage's chunks would mix dense and MoE blocks");
   }
+  if (l.moe_token_dispatcher == MoeDispatcher::kFlex) {
+    return refuse(
+        "moe_token_dispatcher_type",
+        "the flex dispatcher (DeepEP / HybridEP's fused dispatch and combine kernels) is not modelled: "
+        "alltoall or allgather");
+  }
   if (l.expert > 1) {
     const StrategyTraits& traits = TraitsOf(z.strategy);
     if (traits.parameters != ShardOver::kNone || HasShardGroup(z.strategy)) {

@@ -21,6 +21,14 @@ constexpr std::array<const char*, 3> kContextCommNames = {"p2p", "a2a", "all_gat
 
 const char* ContextCommName(ContextComm c) { return NameOf(kContextCommNames, c); }
 
+constexpr std::array<const char*, 3> kMoeDispatcherNames = {"alltoall", "allgather", "flex"};
+
+const char* MoeDispatcherName(MoeDispatcher d) { return NameOf(kMoeDispatcherNames, d); }
+
+std::optional<MoeDispatcher> ParseMoeDispatcher(std::string_view name) {
+  return ValueNamed<MoeDispatcher>(kMoeDispatcherNames, name);
+}
+
 std::optional<ContextComm> ParseContextComm(std::string_view name) {
   return ValueNamed<ContextComm>(kContextCommNames, name);
 }

@@ -35,6 +35,24 @@ enum class ContextComm { kP2p, kAllToAll, kAllGather };
 const char* ContextCommName(ContextComm c);
 std::optional<ContextComm> ParseContextComm(std::string_view name);
 
+// How an MoE block's tokens reach their experts' ranks and come back (Megatron-Core's
+// moe_token_dispatcher_type, megatron/core/transformer/moe/token_dispatcher.py):
+//  - kAllToAll ("alltoall", MoEAlltoAllTokenDispatcher): each rank sends its routed rows (T k rho h values)
+//  to
+//    their experts' ranks and back by all-to-alls over the expert-parallel group;
+//  - kAllGather ("allgather", MoEAllGatherTokenDispatcher): every rank gathers all the group's tokens (hidden
+//    states [T, h] 16-bit, the routing map [T, E] as bytes and the probabilities [T, E] fp32, over the tensor
+//    x expert group: gather_from_sequence_parallel_region_to_moe), permutes the rows of its local experts,
+//    and the outputs go back by a reduce-scatter of [e T, h]
+//    (reduce_scatter_to_sequence_parallel_region_from_moe); in the backward the two swap (the gradients of
+//    the hidden states, and of the probabilities, fp32);
+//  - kFlex ("flex": DeepEP / HybridEP's fused dispatch and combine kernels): a name the loader reads, refused
+//  as not
+//    modelled.
+enum class MoeDispatcher { kAllToAll, kAllGather, kFlex };
+const char* MoeDispatcherName(MoeDispatcher d);
+std::optional<MoeDispatcher> ParseMoeDispatcher(std::string_view name);
+
 // "1f1b", "interleaved_1f1b", "gpipe".
 const char* PipelineScheduleName(PipelineSchedule s);
 std::optional<PipelineSchedule> ParsePipelineSchedule(std::string_view name);
@@ -116,6 +134,9 @@ struct ParallelLayout {
   int context = 1;
   // `context_comm`: how the context-parallel group exchanges what attention needs (ContextComm above).
   ContextComm context_comm = ContextComm::kP2p;
+  // `moe_token_dispatcher_type`: how an MoE block's tokens reach their experts (MoeDispatcher above;
+  // Megatron-Core's default alltoall, what its MoE README recommends with expert parallelism).
+  MoeDispatcher moe_token_dispatcher = MoeDispatcher::kAllToAll;
 
   // Sets `virtual_stages` = v and the schedule Megatron runs with it: interleaved 1F1B when v > 1
   // (schedules.py get_forward_backward_func), back to 1F1B when v = 1 after an interleaved one; GPipe stays.

@@ -316,6 +316,7 @@ const std::vector<Case>& Cases() {
       {S("parallel", "expert", "2")},
       {S("parallel", "expert_tensor", "1")},
       {S("parallel", "expert_load_imbalance", "1.5")},
+      {S("parallel", "moe_token_dispatcher_type", "\"allgather\"")},
       {S("parallel", "context", "2")},
       // [runtime]
       {S("runtime", "launcher", "\"megatron-deepspeed\"")},

@@ -3,7 +3,9 @@
 // states' sharding, the all-to-all's placement, and the refusals of what is not modelled.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <utility>
 
 #include "model/builders/schedule_builder.h"
 #include "model/io/file_source.h"
@@ -354,6 +356,48 @@ TEST(Moe, AFoldedExpertGridRunsWholeExpertsOnTheSequenceSplitTokens) {
   const double dense_b = b.partitioned_elements - b.expert_elements;
   EXPECT_NEAR(b.ShardedElements(16), dense_b / 16 + b.expert_elements / 4, 1.0);
   EXPECT_NEAR(a.ShardedElements(32), dense_a / 32 + a.expert_elements / 4, 1.0);
+}
+
+// Megatron-Core's MoEAllGatherTokenDispatcher (parallel_layout.h MoeDispatcher): the dispatch all-gathers the
+// group's tokens (hidden states, routing map, fp32 probabilities), the combine reduce-scatters the outputs;
+// in the backward the combine's gradient is gathered and the dispatch's (hidden states and probabilities)
+// scattered.
+TEST(Moe, TheAllgatherDispatcherGathersTheGroupsTokensAndScattersTheOutputs) {
+  const ModelSpec m = Small();  // 16 experts, h 1024, s 2048
+  ZeroConfig z = Zero1();
+  z.activation_checkpointing = false;
+  const ClusterSpec c = testing::PaperCluster(1, 4, 8);
+  ParallelLayout l;
+  l.expert = 8;
+  l.moe_token_dispatcher = MoeDispatcher::kAllGather;
+  ASSERT_TRUE(testing::Validate(m, z, c, l).empty());
+  const Schedule s = BuildSchedule(m, z, RankShape(c, l));
+  std::map<std::pair<CollectiveKind, double>, int> seen;  // (kind, buffer bytes) -> count
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCollective || op.purpose != Purpose::kExpertParallel) continue;
+    EXPECT_EQ(op.coll.group, GroupKind::kExpert);
+    EXPECT_EQ(op.coll.group_size, 8);
+    ++seen[{op.coll.kind, op.coll.buffer_bytes}];
+  }
+  const double tokens = 8.0 * 2048;  // the group's e T tokens
+  const double hidden = tokens * 2 * 1024;
+  // 3 MoE blocks x 2 micro-steps, each of the four once per block and micro-step.
+  EXPECT_EQ((seen[{CollectiveKind::kAllGather, tokens * (2 * 1024 + 5 * 16)}]), 6);  // forward dispatch
+  EXPECT_EQ((seen[{CollectiveKind::kReduceScatter, hidden}]), 6);                    // forward combine
+  EXPECT_EQ((seen[{CollectiveKind::kAllGather, hidden}]), 6);                        // the combine's gradient
+  EXPECT_EQ((seen[{CollectiveKind::kReduceScatter, tokens * (2 * 1024 + 4 * 16)}]), 6);  // the dispatch's
+  EXPECT_EQ(seen.size(), 4u);                                                            // and no all-to-all
+  // The key's rules: only beside expert parallelism; the flex dispatcher is not modelled.
+  l.expert = 1;
+  std::vector<Problem> p = testing::Validate(m, z, c, l);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].key, "moe_token_dispatcher_type");
+  l.expert = 8;
+  l.moe_token_dispatcher = MoeDispatcher::kFlex;
+  p = testing::Validate(m, z, c, l);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].key, "moe_token_dispatcher_type");
+  EXPECT_EQ(p[0].kind, ProblemKind::kNotModelled);
 }
 
 TEST(Moe, MoreExpertParallelismOverTheSameNodesNeverShrinksTheCrossNodeBytes) {

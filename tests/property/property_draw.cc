@@ -194,6 +194,8 @@ DrawnCase DrawCase(uint64_t seed, int index) {
     }
     scenario += fmt::format("expert = {}\n", expert);
     if (index % 6 == 1) scenario += "expert_load_imbalance = 1.5\n";
+    // The allgather dispatcher on every other expert-parallel case of these (index % 12 == 4, 10).
+    if (expert > 1 && index % 6 == 4) scenario += "moe_token_dispatcher_type = \"allgather\"\n";
   }
   // And beside tensor parallelism with sequence parallelism under zero1 and zero2, the expert grid folded
   // (expert_tensor = 1): the largest e of 2 ... 16 dividing the experts and a stage's ranks.
