@@ -170,6 +170,10 @@ ScheduleFrame BeginSchedule(const ModelSpec& m, const ZeroConfig& z, const RankS
       if (n.ends_with("attention.query_key_value") || n.ends_with("mlp.dense_h_to_4h"))
         role = TpRole::kColumn;
       if (n.ends_with("attention.dense") || n.ends_with("mlp.dense_4h_to_h")) role = TpRole::kRow;
+      // An MoE block's shared experts: the dense MLP's split (module_graph.cc AddMoeMlp); its routed experts
+      // have no tensor-parallel role (the expert grid folded).
+      if (n.ends_with("shared_experts.dense_h_to_4h")) role = TpRole::kColumn;
+      if (n.ends_with("shared_experts.dense_4h_to_h")) role = TpRole::kRow;
       if (n == "embedding.word_embeddings") role = TpRole::kEmbedding;
       if (static_cast<int>(i) == g.head_module) role = TpRole::kHead;
       f.tp_role.push_back(role);

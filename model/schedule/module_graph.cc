@@ -98,9 +98,15 @@ void AddMoeMlp(GraphBuilder* b, const ModelSpec& m, const std::string& p, int la
                std::move(router));
 
   if (fs > 0) {
-    b->AddLinear(p + "moe.shared_experts.dense_h_to_4h", layer, h, up * fs, false, tokens,
-                 (gated ? 3.0 : 2.0) * kAct * tokens * static_cast<double>(fs), 1);
-    b->AddLinear(p + "moe.shared_experts.dense_4h_to_h", layer, fs, h, false, tokens, 0.0, 0);
+    // Megatron-Core's SharedExpertMLP (moe/shared_experts.py) is an MLP with the dense one's tensor-parallel
+    // split: a column-parallel fc1 of up fs / t outputs and a row-parallel fc2 of fs / t inputs on the whole
+    // sequence (with sequence parallelism fc1 gathers it and fc2 reduce-scatters: the schedule's TP
+    // collectives of these modules, schedule_parts.cc); t = 1: whole on every rank, on the rank's tokens.
+    const int64_t t = layout.tensor;
+    const double sequence = layout.sequence_parallel ? tokens * static_cast<double>(t) : tokens;
+    b->AddLinear(p + "moe.shared_experts.dense_h_to_4h", layer, h, up * fs / t, false, sequence,
+                 (gated ? 3.0 : 2.0) * kAct * sequence * static_cast<double>(fs / t), 1);
+    b->AddLinear(p + "moe.shared_experts.dense_4h_to_h", layer, fs / t, h, false, sequence, 0.0, 0);
   }
 
   const int64_t local = experts / layout.expert;  // CheckLayout: e divides E

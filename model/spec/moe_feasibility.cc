@@ -31,8 +31,11 @@ std::vector<Problem> CheckMoeModelled(const ModelSpec& m, const ParallelLayout& 
                     "an MoE model with tensor > 1 needs sequence_parallel = true (Megatron-Core requires "
                     "it for MoE with tensor parallelism)");
     }
-    if (m.shared_expert_ffn > 0) {
-      return refuse("tensor", "shared experts beside tensor parallelism are not modelled: run tensor = 1");
+    if (m.shared_expert_ffn % l.tensor != 0) {
+      return {{"tensor",
+               fmt::format("tensor {} does not divide the shared experts' width {} (a column-parallel fc1, "
+                           "Megatron-Core's SharedExpertMLP)",
+                           l.tensor, m.shared_expert_ffn)}};
     }
     // expert = 1 beside expert_tensor = 1 is refused at expert_tensor (CheckLayout).
   }

@@ -294,7 +294,10 @@ TEST(Moe, LayoutsThatBreakTheRulesOrLeaveTheModelledGroundAreRefusedAtTheirKey) 
   tp.expert = 64;  // folded: e counts ranks of the stage (32), not DP ranks
   EXPECT_EQ(refused_at(routed, tp), "expert");
   tp.expert = 8;
-  EXPECT_EQ(refused_at(m, tp), "tensor");  // shared experts beside TP
+  EXPECT_EQ(refused_at(m, tp), "");  // shared experts beside TP: the dense MLP's split
+  ModelSpec odd = m;
+  odd.shared_expert_ffn = 511;  // not divisible by t
+  EXPECT_EQ(refused_at(odd, tp), "tensor");
   // An imbalance below 1 is no imbalance.
   l.expert_load_imbalance = 0.5;
   p = testing::Validate(m, Zero1(), c, l);
@@ -398,6 +401,40 @@ TEST(Moe, TheAllgatherDispatcherGathersTheGroupsTokensAndScattersTheOutputs) {
   ASSERT_FALSE(p.empty());
   EXPECT_EQ(p[0].key, "moe_token_dispatcher_type");
   EXPECT_EQ(p[0].kind, ProblemKind::kNotModelled);
+}
+
+// Shared experts beside a folded expert grid (t = 2): Megatron-Core's SharedExpertMLP is split like the dense
+// MLP, a column-parallel fc1 and a row-parallel fc2 on the whole sequence with their TP collectives, while
+// the routed experts run whole on s/t tokens; one rank's block does 1/t of the block's FLOPs.
+TEST(Moe, SharedExpertsBesideAFoldedGridAreSplitLikeTheDenseMlp) {
+  const ModelSpec m = Small();  // shared expert of width 512
+  ZeroConfig z = Zero1();
+  z.activation_checkpointing = false;
+  const ClusterSpec c = testing::PaperCluster(1, 4, 8);
+  ParallelLayout l;
+  l.tensor = 2;
+  l.sequence_parallel = true;
+  l.expert = 8;
+  l.expert_tensor = 1;
+  ASSERT_TRUE(testing::Validate(m, z, c, l).empty());
+  const Schedule s = BuildSchedule(m, z, RankShape(c, l));
+  std::map<std::string, int> tp_collectives;  // by module name suffix
+  for (const Op& op : s.ops) {
+    if (op.kind != OpKind::kCollective || op.purpose != Purpose::kTensorParallel || op.module < 0) continue;
+    const std::string& name = s.graph.modules[static_cast<size_t>(op.module)].name;
+    if (name.find(".moe.") != std::string::npos) ++tp_collectives[name.substr(name.find(".moe.") + 1)];
+  }
+  // Per MoE block (3) and micro-step (2), as the dense MLP's: fc1 gathers its input in the forward and again
+  // in the backward (for the weight gradient) and reduce-scatters its input gradient; fc2 reduce-scatters its
+  // output and gathers its output gradient. None on the router or the routed experts.
+  EXPECT_EQ(tp_collectives["moe.shared_experts.dense_h_to_4h"], 3 * 2 * 3);
+  EXPECT_EQ(tp_collectives["moe.shared_experts.dense_4h_to_h"], 3 * 2 * 2);
+  EXPECT_EQ(tp_collectives.size(), 2u);
+  double block_flops = 0;
+  for (const Module& mod : s.graph.modules) {
+    if (mod.layer == 1) block_flops += mod.forward_flops;
+  }
+  EXPECT_NEAR(block_flops / (ForwardFlopsOfLayer(m, 1, 2048) / 2), 1.0, 1e-12);
 }
 
 TEST(Moe, MoreExpertParallelismOverTheSameNodesNeverShrinksTheCrossNodeBytes) {

@@ -35,7 +35,6 @@ model::ClusterSpec FatTree() {
 }
 
 TEST(MoeEngines, TheReplayCarriesTheAllToAllsBytesAndAgreesWithTheAnalyticEngine) {
-  const model::ModelSpec m = SmallMoe();
   model::ZeroConfig z;
   z.strategy = model::Strategy::kZero1;
   z.stage = 1;
@@ -45,19 +44,18 @@ TEST(MoeEngines, TheReplayCarriesTheAllToAllsBytesAndAgreesWithTheAnalyticEngine
   for (const model::ClusterSpec& c : {PaperCluster(1, 8, 8), FatTree()}) {
     const bool fat = c.fabric.kind == model::FabricKind::kFatTree;
     // Plain (t = 1) and folded (t = 2, ETP 1: e consecutive ranks across the tensor pairs) expert grids.
-    // And the allgather dispatcher (parallel_layout.h MoeDispatcher) on e = 16, t = 1 and 2.
+    // And the allgather dispatcher (parallel_layout.h MoeDispatcher) on e = 16, t = 1 and 2; and shared
+    // experts beside the folded grid (split like the dense MLP, with their TP collectives).
     struct Layout {
       int e, t;
-      bool allgather;
+      bool allgather = false;
+      bool shared = false;
     };
-    for (const auto& [e, t, allgather] : {Layout{8, 1, false},
-                                          {16, 1, false},
-                                          {32, 1, false},
-                                          {8, 2, false},
-                                          {16, 2, false},
-                                          {32, 2, false},
-                                          {16, 1, true},
-                                          {16, 2, true}}) {
+    for (const auto& [e, t, allgather, shared] :
+         {Layout{8, 1}, Layout{16, 1}, Layout{32, 1}, Layout{8, 2}, Layout{16, 2}, Layout{32, 2},
+          Layout{16, 1, true}, Layout{16, 2, true}, Layout{16, 2, false, true}}) {
+      model::ModelSpec m = SmallMoe();
+      if (shared) m.shared_expert_ffn = 1024;
       model::ParallelLayout l;
       l.expert = e;
       l.tensor = t;
@@ -75,7 +73,8 @@ TEST(MoeEngines, TheReplayCarriesTheAllToAllsBytesAndAgreesWithTheAnalyticEngine
         StatusOr<sim::SimResult> r = sim::SimulateIsolated(s, c, TestCalibration(), o);
         const std::string where = std::string(fat ? "fat tree" : "one switch") +
                                   ", e = " + std::to_string(e) + ", t = " + std::to_string(t) +
-                                  (allgather ? ", allgather" : "") + ", " + sim::ReductionName(reduction);
+                                  (allgather ? ", allgather" : "") + (shared ? ", shared experts" : "") +
+                                  ", " + sim::ReductionName(reduction);
         ASSERT_TRUE(r.ok()) << where << ": " << r.status().message();
         EXPECT_NEAR(r->volumes.cross_node[ep], expected.cross_node[ep], 1e-9 * expected.cross_node[ep] + 1e-3)
             << where;
@@ -84,8 +83,8 @@ TEST(MoeEngines, TheReplayCarriesTheAllToAllsBytesAndAgreesWithTheAnalyticEngine
         EXPECT_NEAR(r->timing.iteration_s, analytic.iteration_s, 0.02 * analytic.iteration_s) << where;
       }
       // e = 32 spans 4 nodes, two fat-tree leaves: half of its node-crossing bytes climb the 2:1 uplinks.
-      if (e == 32 && t == 1 && !allgather && !fat) single_switch_s = analytic.iteration_s;
-      if (e == 32 && t == 1 && !allgather && fat) {
+      if (e == 32 && t == 1 && !allgather && !shared && !fat) single_switch_s = analytic.iteration_s;
+      if (e == 32 && t == 1 && !allgather && !shared && fat) {
         EXPECT_GT(expected.cross_node[ep], 0);
         EXPECT_GT(analytic.iteration_s, single_switch_s);
       }
