@@ -124,13 +124,13 @@ SweepPoint MakePoint(const io::SweepSpec& s, size_t index) {
   // Every other axis through its target (io::AxisTargetOf): the cluster's fields, then each variant's; the
   // sequence length before tokens_per_gpu, which reads it.
   for (size_t a = 0; a < s.axes.size(); ++a) {
-    if (const io::AxisTarget t = io::AxisTargetOf(s.axes[a].key); t.cluster != nullptr) {
+    if (const io::AxisTarget& t = io::AxisTargetOf(s.axes[a].key); t.cluster != nullptr) {
       t.cluster(*chosen[a], &p.cluster);
     }
   }
   for (Variant& var : p.variants) {
     for (size_t a = 0; a < s.axes.size(); ++a) {
-      if (const io::AxisTarget t = io::AxisTargetOf(s.axes[a].key); t.variant != nullptr) {
+      if (const io::AxisTarget& t = io::AxisTargetOf(s.axes[a].key); t.variant != nullptr) {
         t.variant(*chosen[a], &var);
       }
     }

@@ -230,9 +230,10 @@ const model::PriceModel& PriceOf(const SweepSpec& s, const model::ClusterSpec& c
   return it == s.price_by_gpu.end() ? s.price : it->second;
 }
 
-AxisTarget AxisTargetOf(const std::string& key) {
+const AxisTarget& AxisTargetOf(const std::string& key) {
+  static const AxisTarget kNone;
   const auto rule = AxisRules().find(key);
-  return rule == AxisRules().end() ? AxisTarget{} : rule->second.target;
+  return rule == AxisRules().end() ? kNone : rule->second.target;
 }
 
 const std::vector<std::string>& SweepAxisKeys() {

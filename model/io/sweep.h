@@ -89,7 +89,8 @@ struct AxisTarget {
 
 // The target of axis `key`; empty for `topology` and `model` (they name files) and `tokens_per_gpu` (it
 // depends on the sequence length), which study/sweep_grid.cc applies itself, and for unknown keys.
-AxisTarget AxisTargetOf(const std::string& key);
+// A reference into the axes' one list (no copy of its setters per point).
+const AxisTarget& AxisTargetOf(const std::string& key);
 
 // The axis keys a sweep may use (docs/sweeps.md).
 const std::vector<std::string>& SweepAxisKeys();

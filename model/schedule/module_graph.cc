@@ -65,8 +65,8 @@ int AddRowLinear(GraphBuilder* b, const std::string& name, int layer, int64_t in
 // Megatron-Core's MoELayer runs it with the all-to-all token dispatcher
 // (megatron/core/transformer/moe/moe_layer.py, router.py, token_dispatcher.py MoEAlltoAllTokenDispatcher;
 // docs/design/moe_cp_sources.md (c)); t = 1, or t > 1 with the expert grid folded (ParallelLayout::
-// expert_folded: each rank routes its own s/t tokens, `tokens` here, and runs its E/e experts whole; no
-// tensor-parallel collective inside the block). Modules in forward order:
+// expert_folded: each rank routes its own s/t sequence-parallel share of `sequence_tokens` and runs its E/e
+// experts whole; no tensor-parallel collective inside the block). Modules in forward order:
 //  - moe.router: the h -> E linear layer (TopKRouter, no bias) on the rank's tokens, then the score function
 //    and top-k over tokens x E fp32 scores (read and write them, 8 bytes each) and the routing map;
 //    Megatron's FLOP count leaves it out (forward_flops 0), its time is counted;
@@ -83,8 +83,13 @@ int AddRowLinear(GraphBuilder* b, const std::string& name, int layer, int64_t in
 // busiest rank receives rho = expert_load_imbalance times that, which the GEMMs and activations here are
 // sized by. The reported FLOPs are Megatron's (2 T k per multiply-add of an expert's matrices, unaffected by
 // rho).
-void AddMoeMlp(GraphBuilder* b, const ModelSpec& m, const std::string& p, int layer, double tokens,
-               const ParallelLayout& layout, double bias_dropout_add_bytes) {
+void AddMoeMlp(GraphBuilder* b, const ModelSpec& m, const std::string& p, int layer, double sequence_tokens,
+               const ParallelLayout& layout, double sequence_bias_dropout_add_bytes) {
+  // The routed experts (and the router) run on the rank's s/t sequence-parallel tokens (t = 1, or t > 1
+  // folded: CheckMoeModelled), the shared experts on the whole sequence split like the dense MLP.
+  const double sp = layout.sequence_parallel ? layout.tensor : 1.0;
+  const double tokens = sequence_tokens / sp;
+  const double bias_dropout_add_bytes = sequence_bias_dropout_add_bytes / sp;
   const int64_t h = m.hidden, fe = m.moe_ffn_hidden, fs = m.shared_expert_ffn, experts = m.experts;
   const bool gated = m.mlp != MlpKind::kGelu;
   const int64_t up = gated ? 2 : 1;  // fc1's output width per unit of the expert's width (gate and up fused)
@@ -103,10 +108,9 @@ void AddMoeMlp(GraphBuilder* b, const ModelSpec& m, const std::string& p, int la
     // sequence (with sequence parallelism fc1 gathers it and fc2 reduce-scatters: the schedule's TP
     // collectives of these modules, schedule_parts.cc); t = 1: whole on every rank, on the rank's tokens.
     const int64_t t = layout.tensor;
-    const double sequence = layout.sequence_parallel ? tokens * static_cast<double>(t) : tokens;
-    b->AddLinear(p + "moe.shared_experts.dense_h_to_4h", layer, h, up * fs / t, false, sequence,
-                 (gated ? 3.0 : 2.0) * kAct * sequence * static_cast<double>(fs / t), 1);
-    b->AddLinear(p + "moe.shared_experts.dense_4h_to_h", layer, fs / t, h, false, sequence, 0.0, 0);
+    b->AddLinear(p + "moe.shared_experts.dense_h_to_4h", layer, h, up * fs / t, false, sequence_tokens,
+                 (gated ? 3.0 : 2.0) * kAct * sequence_tokens * static_cast<double>(fs / t), 1);
+    b->AddLinear(p + "moe.shared_experts.dense_4h_to_h", layer, fs / t, h, false, sequence_tokens, 0.0, 0);
   }
 
   const int64_t local = experts / layout.expert;  // CheckLayout: e divides E
@@ -259,8 +263,7 @@ ModuleGraph BuildModuleGraph(const ModelSpec& m, double tokens, const ParallelLa
     AddRowLinear(&b, p + "attention.dense", l, q, h, t, linear_bias, tokens, bias_dropout_add_bytes / sp);
     b.AddNorm(p + "post_attention_layernorm", l, h, norm_bias, tokens / sp);
     if (IsMoeLayer(m, l)) {
-      // With t > 1 (folded: CheckMoeModelled) the block runs on the rank's s/t sequence-parallel tokens.
-      AddMoeMlp(&b, m, p, l, tokens / sp, layout, bias_dropout_add_bytes / sp);
+      AddMoeMlp(&b, m, p, l, tokens, layout, bias_dropout_add_bytes);
     } else if (gated) {
       // Gate and up projections fused as Megatron's dense_h_to_4h with 2f outputs, then one fused
       // bias-SwiGLU/GeGLU kernel: read 2f, write f values per token.

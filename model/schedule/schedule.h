@@ -230,8 +230,8 @@ struct Schedule {
   // Folded (ParallelLayout::expert_folded): the expert-data-parallel group holds t shards / e ranks.
   double ShardedElements(int shards) const {
     if (shards <= 1 || expert <= 1) return partitioned_elements / shards;
-    const int expert_shards = layout().expert_folded() ? shards * tensor / expert : shards / expert;
-    return (partitioned_elements - expert_elements) / shards + expert_elements / expert_shards;
+    return (partitioned_elements - expert_elements) / shards +
+           expert_elements / layout().expert_shards(shards);
   }
   // d = P / t, the ranks the strategy shards over.
   int data_parallel_size() const { return layout().data_parallel(world_size); }

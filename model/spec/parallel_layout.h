@@ -155,10 +155,12 @@ struct ParallelLayout {
   int expert_tensor_size() const { return expert_tensor > 0 ? expert_tensor : tensor; }
   // Whether the expert grid folds the tensor ranks in (ETP = 1 beside t > 1, expert parallelism on).
   bool expert_folded() const { return expert > 1 && tensor > 1 && expert_tensor_size() == 1; }
-  // The expert-data-parallel size: d / e (ETP = t), t d / e when folded (Megatron's EDP = t d / (ETP e)).
-  int expert_data_parallel(int gpus) const {
-    return expert_folded() ? data_parallel(gpus) * tensor / expert : data_parallel(gpus) / expert;
-  }
+  // The ranks the routed experts' states are divided over where the other states are divided over `shards` of
+  // the d data-parallel ranks: shards / e (ETP = t), t shards / e when folded (Megatron's EDP = t d / (ETP
+  // e)).
+  int expert_shards(int shards) const { return expert_folded() ? shards * tensor / expert : shards / expert; }
+  // The expert-data-parallel size: expert_shards of the whole d.
+  int expert_data_parallel(int gpus) const { return expert_shards(data_parallel(gpus)); }
   // Whether it is pure data parallelism (t = p = 1).
   bool data_parallel_only() const { return tensor == 1 && pipeline == 1; }
   // Whether each pipeline stage of `gpus` ranks holds whole nodes of `gpus_per_node`: p == 1, or a stage's
